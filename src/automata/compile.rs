@@ -1,0 +1,181 @@
+//! Compiling a [`RuleSet`] to a [`RuleSystem`]: Thompson NFA → subset construction →
+//! Hopcroft minimization, per pattern, over one alphabet for the whole rule system.
+//!
+//! All literals are interned first, so every DFA's class map covers the same alphabet.
+//! A pattern whose NFA or DFA would pass the configured caps gets an
+//! [`Code::AutomatonTooLarge`] diagnostic and matches nothing; the others still compile.
+//! Then `lint` checks the languages. Each pattern also gets a "core" DFA without its
+//! leading and trailing `$*`, from which match spans are found.
+
+use super::alphabet::Alphabet;
+use super::determinize::determinize;
+use super::dfa::Dfa;
+use super::lint;
+use super::minimize::minimize;
+use super::nfa::{self, Nfa, TooLarge};
+use super::rule_system::{CompiledPattern, Core, RuleSystem};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::syntax::{Formula, RuleSet, ast};
+
+/// Default for [`CompileConfig::max_nfa_states`].
+pub const DEFAULT_MAX_NFA_STATES: usize = 200_000;
+/// Default for [`CompileConfig::max_dfa_states`].
+pub const DEFAULT_MAX_DFA_STATES: usize = 10_000;
+/// Default for [`CompileConfig::max_search_states`].
+pub const DEFAULT_MAX_SEARCH_STATES: usize = 20_000;
+
+/// Limits of the compiler.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompileConfig {
+    /// Most Thompson NFA states one pattern may need (`x{m,n}` expands). Default
+    /// [`DEFAULT_MAX_NFA_STATES`].
+    pub max_nfa_states: usize,
+    /// Most DFA states the subset construction may create for one pattern, before
+    /// minimization. Default [`DEFAULT_MAX_DFA_STATES`].
+    pub max_dfa_states: usize,
+    /// Most product states a language check (for instance "can a sentence match no
+    /// label?") may explore before giving up silently. Default
+    /// [`DEFAULT_MAX_SEARCH_STATES`].
+    pub max_search_states: usize,
+}
+
+impl Default for CompileConfig {
+    fn default() -> CompileConfig {
+        CompileConfig {
+            max_nfa_states: DEFAULT_MAX_NFA_STATES,
+            max_dfa_states: DEFAULT_MAX_DFA_STATES,
+            max_search_states: DEFAULT_MAX_SEARCH_STATES,
+        }
+    }
+}
+
+/// Compiles a rule set; diagnostics cover automata that passed a cap and language
+/// problems (see `docs/diagnostics.md`, W03xx and E0305).
+pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diagnostic>) {
+    let mut alphabet = Alphabet::default();
+    let mut diagnostics = Vec::new();
+
+    // 1. NFAs for every pattern and its core; this interns every literal.
+    struct Built {
+        nfa: Result<Nfa, TooLarge>,
+        core: Option<(Result<Nfa, TooLarge>, bool, bool)>,
+    }
+    let built: Vec<Built> = rules
+        .patterns
+        .iter()
+        .map(|pattern| {
+            let nfa = nfa::build(&[&pattern.regex], &mut alphabet, config.max_nfa_states);
+            let (stripped_start, core, stripped_end) = split_core(&pattern.regex);
+            let core = (stripped_start || stripped_end).then(|| {
+                (
+                    nfa::build(&core, &mut alphabet, config.max_nfa_states),
+                    stripped_start,
+                    stripped_end,
+                )
+            });
+            Built { nfa, core }
+        })
+        .collect();
+
+    // 2. DFAs, now that the alphabet is complete.
+    let to_dfa = |nfa: &Result<Nfa, TooLarge>| -> Result<Dfa, TooLarge> {
+        let nfa = nfa.as_ref().map_err(|&e| e)?;
+        Ok(minimize(&determinize(
+            nfa,
+            &alphabet,
+            config.max_dfa_states,
+        )?))
+    };
+    let mut patterns = Vec::with_capacity(rules.patterns.len());
+    for (def, built) in rules.patterns.iter().zip(&built) {
+        let dfa = match to_dfa(&built.nfa) {
+            Ok(dfa) => Some(dfa),
+            Err(TooLarge) => {
+                let what = if built.nfa.is_err() { "NFA" } else { "DFA" };
+                let cap = if built.nfa.is_err() {
+                    config.max_nfa_states
+                } else {
+                    config.max_dfa_states
+                };
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::AutomatonTooLarge,
+                        def.name_range,
+                        format!(
+                            "the automaton of pattern `{}` needs more than {cap} {what} states; the pattern is ignored",
+                            def.name
+                        ),
+                    )
+                    .with_help(
+                        "a wildcard loop followed by a fixed-length tail (`$* a $ $ $ $`) or large \
+                         repetition counts blow automata up; end such patterns with `$*`, or raise \
+                         --max-dfa-states",
+                    ),
+                );
+                None
+            }
+        };
+        let core = match (&dfa, &built.core) {
+            (Some(_), Some((nfa, stripped_start, stripped_end))) => {
+                to_dfa(nfa).ok().map(|dfa| Core {
+                    dfa,
+                    stripped_start: *stripped_start,
+                    stripped_end: *stripped_end,
+                })
+            }
+            _ => None,
+        };
+        patterns.push(CompiledPattern {
+            name: def.name.clone(),
+            line: def.line,
+            labels: def.labels.clone(),
+            dfa,
+            core,
+        });
+    }
+
+    let system = RuleSystem {
+        alphabet,
+        patterns,
+        labels: rules
+            .labels
+            .iter()
+            .map(|label| label.name.clone())
+            .collect(),
+        label_formulas: rules
+            .labels
+            .iter()
+            .map(|label| match label.rules.as_slice() {
+                [rule] => rule.formula.clone(),
+                rules => Formula::Or(rules.iter().map(|rule| rule.formula.clone()).collect()),
+            })
+            .collect(),
+        default: rules.default,
+    };
+    diagnostics.extend(lint::check(&system, rules, config));
+    (system, diagnostics)
+}
+
+fn is_dollar_star(regex: &ast::Regex) -> bool {
+    matches!(
+        &regex.kind,
+        ast::RegexKind::Repeat { inner, min: 0, max: None } if inner.kind == ast::RegexKind::Any
+    )
+}
+
+/// Splits a regex into (leading `$*` stripped?, the rest, trailing `$*` stripped?).
+fn split_core(regex: &ast::Regex) -> (bool, Vec<&ast::Regex>, bool) {
+    let items: Vec<&ast::Regex> = match &regex.kind {
+        ast::RegexKind::Concat(items) => items.iter().collect(),
+        _ => vec![regex],
+    };
+    let leading = items.iter().take_while(|item| is_dollar_star(item)).count();
+    let rest = &items[leading..];
+    let trailing = rest
+        .iter()
+        .rev()
+        .take_while(|item| is_dollar_star(item))
+        .count();
+    let core = rest[..rest.len() - trailing].to_vec();
+    (leading > 0, core, trailing > 0)
+}

@@ -1,0 +1,180 @@
+//! Subset construction from a Thompson NFA to a complete DFA over symbol classes.
+//!
+//! Before determinizing, the global alphabet is cut into the pattern's own classes:
+//! two symbols belong to one class when every atom of the NFA treats them alike. A pattern
+//! such as `$* won $*` has two classes (`won`, everything else) however many literals the
+//! whole rule system has, so the subset construction runs over a handful of classes and
+//! the class map sends each global symbol to its class in O(1).
+//!
+//! The construction is the textbook one (ε-closures of NFA state sets, one DFA state per
+//! distinct set, the empty set kept as the dead state so that the DFA is complete). It is
+//! exponential in the worst case (`$* a $ $ $ … $` has 2^n states); the number of DFA
+//! states is capped, and passing the cap returns [`TooLarge`] rather than exhausting
+//! memory. Minimization is in `minimize.rs`.
+
+use super::alphabet::{Alphabet, Atom};
+use super::nfa::{Nfa, NfaState, TooLarge};
+use std::collections::HashMap;
+
+/// A complete DFA as the subset construction makes it; state 0 is the start.
+#[derive(Debug, Clone)]
+pub(crate) struct RawDfa {
+    /// Global symbol → class.
+    pub(crate) class_map: Vec<u16>,
+    pub(crate) n_classes: usize,
+    /// `table[state * n_classes + class]` is the next state.
+    pub(crate) table: Vec<u32>,
+    pub(crate) accepting: Vec<bool>,
+}
+
+/// Determinizes `nfa`, with at most `max_states` DFA states.
+pub(crate) fn determinize(
+    nfa: &Nfa,
+    alphabet: &Alphabet,
+    max_states: usize,
+) -> Result<RawDfa, TooLarge> {
+    let (class_map, accepts, atom_index, n_classes) = classes(nfa, alphabet)?;
+    let n_atoms = accepts.len() / n_classes.max(1);
+
+    let mut closure = Closure::new(nfa.states.len());
+    let mut sets: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut queue: Vec<Vec<u32>> = Vec::new();
+    let start = closure.of(nfa, [nfa.start].into_iter());
+    sets.insert(start.clone(), 0);
+    queue.push(start);
+    let mut table = Vec::new();
+    let mut accepting = Vec::new();
+    let mut next_targets = Vec::new();
+    let mut done = 0;
+    while done < queue.len() {
+        let set = queue[done].clone();
+        done += 1;
+        accepting.push(
+            set.iter()
+                .any(|&s| matches!(nfa.states[s as usize], NfaState::Accept)),
+        );
+        for class in 0..n_classes {
+            next_targets.clear();
+            for &s in &set {
+                if let NfaState::Atom(_, target) = nfa.states[s as usize] {
+                    let atom = atom_index[s as usize] as usize;
+                    if accepts[class * n_atoms + atom] {
+                        next_targets.push(target);
+                    }
+                }
+            }
+            let next = closure.of(nfa, next_targets.iter().copied());
+            let id = match sets.get(&next) {
+                Some(&id) => id,
+                None => {
+                    if queue.len() >= max_states {
+                        return Err(TooLarge);
+                    }
+                    let id = queue.len() as u32;
+                    sets.insert(next.clone(), id);
+                    queue.push(next);
+                    id
+                }
+            };
+            table.push(id);
+        }
+    }
+    Ok(RawDfa {
+        class_map,
+        n_classes,
+        table,
+        accepting,
+    })
+}
+
+/// The pattern's symbol classes: (class map, `accepts[class * n_atoms + atom]`,
+/// NFA state → atom index, number of classes).
+#[allow(clippy::type_complexity)]
+fn classes(
+    nfa: &Nfa,
+    alphabet: &Alphabet,
+) -> Result<(Vec<u16>, Vec<bool>, Vec<u32>, usize), TooLarge> {
+    let mut atoms: Vec<Atom> = Vec::new();
+    let mut atom_index = vec![u32::MAX; nfa.states.len()];
+    for (i, state) in nfa.states.iter().enumerate() {
+        if let NfaState::Atom(atom, _) = state {
+            atom_index[i] = atoms.len() as u32;
+            atoms.push(*atom);
+        }
+    }
+    // Candidates: the three "other" classes and every literal the NFA mentions. A symbol
+    // the NFA does not mention behaves like the "other" class of its kind.
+    let mut candidates = vec![
+        Alphabet::OTHER_WORD,
+        Alphabet::OTHER_NUMBER,
+        Alphabet::OTHER_PUNCT,
+    ];
+    candidates.extend(atoms.iter().filter_map(|atom| match atom {
+        Atom::Symbol(id) => Some(*id),
+        _ => None,
+    }));
+    candidates.sort_unstable();
+    candidates.dedup();
+
+    let mut by_signature: HashMap<Vec<bool>, u16> = HashMap::new();
+    let mut accepts = Vec::new();
+    let mut class_map = vec![0u16; alphabet.len()];
+    let mut class_of_candidate = Vec::with_capacity(candidates.len());
+    for &symbol in &candidates {
+        let signature: Vec<bool> = atoms.iter().map(|&a| alphabet.accepts(a, symbol)).collect();
+        let n = by_signature.len();
+        if n >= usize::from(u16::MAX) {
+            return Err(TooLarge);
+        }
+        let class = *by_signature.entry(signature.clone()).or_insert_with(|| {
+            accepts.extend_from_slice(&signature);
+            n as u16
+        });
+        class_of_candidate.push(class);
+    }
+    // The three "other" classes have the smallest ids, so they are candidates 0, 1 and 2.
+    for symbol in alphabet.ids() {
+        let other = Alphabet::other(alphabet.kind(symbol));
+        class_map[symbol.index()] = class_of_candidate[other.index()];
+    }
+    for (i, &symbol) in candidates.iter().enumerate() {
+        class_map[symbol.index()] = class_of_candidate[i];
+    }
+    let n_classes = by_signature.len();
+    Ok((class_map, accepts, atom_index, n_classes))
+}
+
+/// ε-closure with a reusable visited stamp; keeps only atom and accept states, sorted.
+struct Closure {
+    stamp: Vec<u32>,
+    generation: u32,
+    stack: Vec<u32>,
+}
+
+impl Closure {
+    fn new(n_states: usize) -> Closure {
+        Closure {
+            stamp: vec![0; n_states],
+            generation: 0,
+            stack: Vec::new(),
+        }
+    }
+
+    fn of(&mut self, nfa: &Nfa, from: impl Iterator<Item = u32>) -> Vec<u32> {
+        self.generation += 1;
+        let mut set = Vec::new();
+        self.stack.extend(from);
+        while let Some(s) = self.stack.pop() {
+            if self.stamp[s as usize] == self.generation {
+                continue;
+            }
+            self.stamp[s as usize] = self.generation;
+            match &nfa.states[s as usize] {
+                NfaState::Epsilon(targets) => self.stack.extend(targets.iter().copied()),
+                NfaState::Atom(..) | NfaState::Accept => set.push(s),
+            }
+        }
+        set.sort_unstable();
+        set
+    }
+}

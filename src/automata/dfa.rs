@@ -1,0 +1,267 @@
+//! Minimal complete DFAs over a rule system's symbol classes, and their graph view.
+//!
+//! Matching runs on a dense table (`table[state * n_classes + class]`) after one lookup
+//! in the class map, so a token costs two array reads; a run stops early in the dead
+//! state. The canonical form (classes numbered by their smallest symbol, states in
+//! breadth-first order from the start) makes equal languages give equal values, which is
+//! the standard test for language equivalence and what `lint` uses to find duplicates.
+//! petgraph serves the graph view only: trimming to useful states and DOT export.
+
+use super::alphabet::{Alphabet, SymbolId};
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::{Dfs, Reversed};
+use std::collections::HashMap;
+use std::collections::VecDeque;
+
+/// A DFA state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StateId(pub u32);
+
+impl StateId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A minimal complete DFA; the start state is state 0.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Dfa {
+    // Invariant: every entry < n_classes; class_map.len() is the alphabet's size.
+    class_map: Vec<u16>,
+    n_classes: usize,
+    // Invariant: table.len() == accepting.len() * n_classes; every entry < accepting.len().
+    table: Vec<u32>,
+    accepting: Vec<bool>,
+    dead: Option<StateId>,
+}
+
+impl Dfa {
+    /// Builds the canonical form of a minimal DFA: merges classes with equal columns,
+    /// numbers classes by first occurrence in symbol order and states breadth-first.
+    pub(crate) fn canonical(
+        class_map: Vec<u16>,
+        n_classes: usize,
+        table: Vec<u32>,
+        accepting: Vec<bool>,
+        start: u32,
+    ) -> Dfa {
+        let n = accepting.len();
+        // 1. Classes with equal columns are one class; number them by first occurrence.
+        let mut column_class: HashMap<Vec<u32>, u16> = HashMap::new();
+        let mut old_to_new = vec![u16::MAX; n_classes];
+        let mut new_class_map = Vec::with_capacity(class_map.len());
+        let mut representative = Vec::new();
+        for &old in &class_map {
+            let old = usize::from(old);
+            if old_to_new[old] == u16::MAX {
+                let column: Vec<u32> = (0..n).map(|s| table[s * n_classes + old]).collect();
+                let next = column_class.len() as u16;
+                let new = *column_class.entry(column).or_insert_with(|| {
+                    representative.push(old);
+                    next
+                });
+                old_to_new[old] = new;
+            }
+            new_class_map.push(old_to_new[old]);
+        }
+        let k = representative.len();
+        // 2. States breadth-first from the start.
+        let mut order = vec![u32::MAX; n];
+        let mut queue = VecDeque::from([start]);
+        order[start as usize] = 0;
+        let mut visited = vec![start];
+        while let Some(s) = queue.pop_front() {
+            for &old in &representative {
+                let t = table[s as usize * n_classes + old];
+                if order[t as usize] == u32::MAX {
+                    order[t as usize] = visited.len() as u32;
+                    visited.push(t);
+                    queue.push_back(t);
+                }
+            }
+        }
+        let mut new_table = Vec::with_capacity(visited.len() * k);
+        let mut new_accepting = Vec::with_capacity(visited.len());
+        for &s in &visited {
+            new_accepting.push(accepting[s as usize]);
+            for &old in &representative {
+                new_table.push(order[table[s as usize * n_classes + old] as usize]);
+            }
+        }
+        let dead = (0..visited.len()).find(|&s| {
+            !new_accepting[s]
+                && new_table[s * k..(s + 1) * k]
+                    .iter()
+                    .all(|&t| t as usize == s)
+        });
+        Dfa {
+            class_map: new_class_map,
+            n_classes: k,
+            table: new_table,
+            accepting: new_accepting,
+            dead: dead.map(|s| StateId(s as u32)),
+        }
+    }
+
+    /// The start state.
+    pub fn start(&self) -> StateId {
+        StateId(0)
+    }
+
+    pub fn n_states(&self) -> usize {
+        self.accepting.len()
+    }
+
+    /// Number of symbol classes the DFA distinguishes.
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// The class of a symbol.
+    pub fn class_of(&self, symbol: SymbolId) -> usize {
+        usize::from(self.class_map[symbol.index()])
+    }
+
+    /// The state after reading one token of class `class`.
+    pub fn next_by_class(&self, state: StateId, class: usize) -> StateId {
+        StateId(self.table[state.index() * self.n_classes + class])
+    }
+
+    /// The state after reading one symbol.
+    pub fn next(&self, state: StateId, symbol: SymbolId) -> StateId {
+        self.next_by_class(state, self.class_of(symbol))
+    }
+
+    pub fn is_accepting(&self, state: StateId) -> bool {
+        self.accepting[state.index()]
+    }
+
+    /// The state from which nothing is accepted, if the DFA has one.
+    pub fn dead_state(&self) -> Option<StateId> {
+        self.dead
+    }
+
+    /// Whether the whole symbol sequence is in the language.
+    pub fn is_match(&self, symbols: &[SymbolId]) -> bool {
+        let mut state = 0u32;
+        let dead = self.dead.map_or(u32::MAX, |d| d.0);
+        for &symbol in symbols {
+            state = self.table
+                [state as usize * self.n_classes + usize::from(self.class_map[symbol.index()])];
+            if state == dead {
+                return false;
+            }
+        }
+        self.accepting[state as usize]
+    }
+
+    /// Whether the language is empty.
+    pub fn accepts_nothing(&self) -> bool {
+        !self.accepting.contains(&true)
+    }
+
+    /// Whether every token sequence, the empty one included, is in the language.
+    pub fn accepts_everything(&self) -> bool {
+        self.accepting.len() == 1 && self.accepting[0]
+    }
+
+    /// The symbols of each class, in symbol order.
+    pub fn class_members(&self) -> Vec<Vec<SymbolId>> {
+        let mut members = vec![Vec::new(); self.n_classes];
+        for (symbol, &class) in self.class_map.iter().enumerate() {
+            members[usize::from(class)].push(SymbolId(symbol as u32));
+        }
+        members
+    }
+
+    /// The useful part of the DFA as a graph: states reachable from the start that can
+    /// reach an accepting state (the dead state is gone), one edge per (source, target)
+    /// carrying the classes that take it. Node weights are the states.
+    pub fn graph(&self) -> DiGraph<StateId, Vec<usize>> {
+        let mut full: DiGraph<StateId, Vec<usize>> = DiGraph::new();
+        let nodes: Vec<NodeIndex> = (0..self.n_states())
+            .map(|s| full.add_node(StateId(s as u32)))
+            .collect();
+        let mut edges: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+        for s in 0..self.n_states() {
+            for c in 0..self.n_classes {
+                let t = self.table[s * self.n_classes + c] as usize;
+                edges.entry((s, t)).or_default().push(c);
+            }
+        }
+        let mut edge_list: Vec<_> = edges.into_iter().collect();
+        edge_list.sort();
+        for ((s, t), classes) in edge_list {
+            full.add_edge(nodes[s], nodes[t], classes);
+        }
+        // Co-reachable: states from which an accepting state can be reached.
+        let mut useful = vec![false; self.n_states()];
+        let reversed = Reversed(&full);
+        for s in (0..self.n_states()).filter(|&s| self.accepting[s]) {
+            let mut dfs = Dfs::new(reversed, nodes[s]);
+            while let Some(node) = dfs.next(reversed) {
+                useful[node.index()] = true;
+            }
+        }
+        // Reachable from the start through useful states only.
+        let mut keep = vec![false; self.n_states()];
+        if useful[0] {
+            let mut dfs = Dfs::new(&full, nodes[0]);
+            while let Some(node) = dfs.next(&full) {
+                keep[node.index()] = useful[node.index()];
+            }
+        }
+        full.filter_map(
+            |node, &state| keep[node.index()].then_some(state),
+            |edge, classes| {
+                let (s, t) = full.edge_endpoints(edge)?;
+                (keep[s.index()] && keep[t.index()]).then(|| classes.clone())
+            },
+        )
+    }
+
+    /// A short description of a set of classes, in the rules syntax: `$`, `%`, `&`,
+    /// literals, joined by ` | `. A class containing every other word is written `$` when
+    /// it also holds every other number and punctuation token.
+    pub fn describe_classes(&self, classes: &[usize], alphabet: &Alphabet) -> String {
+        let mut in_set = vec![false; self.n_classes];
+        for &c in classes {
+            in_set[c] = true;
+        }
+        let has = |symbol: SymbolId| in_set[self.class_of(symbol)];
+        let (word, number, punct) = (
+            has(Alphabet::OTHER_WORD),
+            has(Alphabet::OTHER_NUMBER),
+            has(Alphabet::OTHER_PUNCT),
+        );
+        let mut parts: Vec<String> = Vec::new();
+        if word && number && punct {
+            parts.push("$".into());
+        } else {
+            if word {
+                parts.push("<other word>".into());
+            }
+            if number {
+                parts.push("%".into());
+            }
+            if punct {
+                parts.push("&".into());
+            }
+        }
+        for symbol in alphabet.ids().skip(3) {
+            if !has(symbol) {
+                continue;
+            }
+            let implied = match alphabet.kind(symbol) {
+                crate::text::TokenKind::Word => word,
+                crate::text::TokenKind::Number => number,
+                crate::text::TokenKind::Punct => punct,
+            };
+            if !implied {
+                let text = alphabet.literal(symbol).unwrap_or_default();
+                parts.push(crate::syntax::spell_token(alphabet.kind(symbol), text));
+            }
+        }
+        parts.join(" | ")
+    }
+}

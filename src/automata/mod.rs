@@ -1,0 +1,30 @@
+//! Automata: token regexes to minimal DFAs, the exact rule system, its metrics and its
+//! graph views.
+//!
+//! Pipeline per pattern: `nfa` (Thompson) → `determinize` (subset construction over the
+//! pattern's symbol classes, capped) → `minimize` (Hopcroft, canonical numbering). The
+//! [`RuleSystem`] puts the DFAs of a rules file together with its label formulas;
+//! `lint` checks languages, `metrics` evaluates on a labeled corpus, `dot` draws.
+//! petgraph stays inside this module, behind [`Dfa::graph`].
+
+mod alphabet;
+mod compile;
+mod determinize;
+mod dfa;
+mod dot;
+mod lint;
+mod metrics;
+mod minimize;
+mod nfa;
+mod rule_system;
+mod search;
+
+pub use alphabet::{Alphabet, Atom, SymbolId};
+pub use compile::{
+    CompileConfig, DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_NFA_STATES, DEFAULT_MAX_SEARCH_STATES,
+    compile,
+};
+pub use dfa::{Dfa, StateId};
+pub use dot::{pattern_dot, system_dot};
+pub use metrics::{Evaluation, LabelMetrics, PatternMetrics, evaluate};
+pub use rule_system::{Classification, CompiledPattern, RuleSystem, Scratch};

@@ -1,0 +1,160 @@
+//! Thompson's construction: a token regex becomes an ε-NFA over [`Atom`]s.
+//!
+//! One state per atom plus O(1) ε-states per operator; `x{m,n}` is expanded into m copies
+//! of `x` and n−m nested optional copies, `x{m,}`-style loops into a star. Literals are
+//! interned into the [`Alphabet`]; a literal the tokenizer cannot produce becomes
+//! [`Atom::Nothing`]. The number of states is capped: a regex whose expansion would pass
+//! the cap is rejected with [`TooLarge`] instead of exhausting memory.
+
+use super::alphabet::{Alphabet, Atom};
+use crate::syntax::{Literal, ast, classify_literal};
+
+#[derive(Debug, Clone)]
+pub(crate) enum NfaState {
+    /// ε-transitions to these states.
+    Epsilon(Vec<u32>),
+    /// One token accepted by the atom, then the target.
+    Atom(Atom, u32),
+    Accept,
+}
+
+/// An ε-NFA with one start and one accepting state.
+#[derive(Debug, Clone)]
+pub(crate) struct Nfa {
+    pub(crate) states: Vec<NfaState>,
+    pub(crate) start: u32,
+}
+
+/// The NFA would need more than the allowed number of states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TooLarge;
+
+/// Builds the NFA of the concatenation of `items` (a whole regex is a one-item slice).
+pub(crate) fn build(
+    items: &[&ast::Regex],
+    alphabet: &mut Alphabet,
+    max_states: usize,
+) -> Result<Nfa, TooLarge> {
+    let mut builder = Builder {
+        states: Vec::new(),
+        alphabet,
+        max_states,
+    };
+    let (start, end) = builder.concat(items.iter().copied())?;
+    let accept = builder.push(NfaState::Accept)?;
+    builder.connect(end, accept);
+    Ok(Nfa {
+        states: builder.states,
+        start,
+    })
+}
+
+struct Builder<'a> {
+    states: Vec<NfaState>,
+    alphabet: &'a mut Alphabet,
+    max_states: usize,
+}
+
+impl Builder<'_> {
+    fn push(&mut self, state: NfaState) -> Result<u32, TooLarge> {
+        if self.states.len() >= self.max_states {
+            return Err(TooLarge);
+        }
+        self.states.push(state);
+        Ok(self.states.len() as u32 - 1)
+    }
+
+    fn empty(&mut self) -> Result<u32, TooLarge> {
+        self.push(NfaState::Epsilon(Vec::new()))
+    }
+
+    /// Adds an ε-edge from `from`, which must be an ε-state.
+    fn connect(&mut self, from: u32, to: u32) {
+        if let NfaState::Epsilon(targets) = &mut self.states[from as usize] {
+            targets.push(to);
+        }
+    }
+
+    /// A fragment: (start state, end ε-state to be connected onwards).
+    fn regex(&mut self, regex: &ast::Regex) -> Result<(u32, u32), TooLarge> {
+        match &regex.kind {
+            ast::RegexKind::Word(text) | ast::RegexKind::Quoted(text) => {
+                let quoted = matches!(regex.kind, ast::RegexKind::Quoted(_));
+                let atom = match classify_literal(text, quoted, regex.range) {
+                    Literal::Token(kind) => Atom::Symbol(self.alphabet.intern(text, kind)),
+                    Literal::Unproducible(_) => Atom::Nothing,
+                };
+                self.atom(atom)
+            }
+            ast::RegexKind::Any => self.atom(Atom::Any),
+            ast::RegexKind::Number => self.atom(Atom::Number),
+            ast::RegexKind::Punct => self.atom(Atom::Punct),
+            ast::RegexKind::Error => self.atom(Atom::Nothing),
+            ast::RegexKind::Concat(items) => self.concat(items.iter()),
+            ast::RegexKind::Alt(branches) => {
+                let start = self.empty()?;
+                let end = self.empty()?;
+                for branch in branches {
+                    let (s, e) = self.regex(branch)?;
+                    self.connect(start, s);
+                    self.connect(e, end);
+                }
+                Ok((start, end))
+            }
+            ast::RegexKind::Repeat { inner, min, max } => {
+                let start = self.empty()?;
+                let mut end = start;
+                for _ in 0..*min {
+                    let (s, e) = self.regex(inner)?;
+                    self.connect(end, s);
+                    end = e;
+                }
+                match max {
+                    None => {
+                        // Star: loop back through a hub state.
+                        let hub = self.empty()?;
+                        let (s, e) = self.regex(inner)?;
+                        self.connect(end, hub);
+                        self.connect(hub, s);
+                        self.connect(e, hub);
+                        let exit = self.empty()?;
+                        self.connect(hub, exit);
+                        end = exit;
+                    }
+                    Some(max) => {
+                        let exit = self.empty()?;
+                        for _ in *min..*max {
+                            let (s, e) = self.regex(inner)?;
+                            self.connect(end, s);
+                            self.connect(end, exit);
+                            end = e;
+                        }
+                        self.connect(end, exit);
+                        end = exit;
+                    }
+                }
+                Ok((start, end))
+            }
+        }
+    }
+
+    fn atom(&mut self, atom: Atom) -> Result<(u32, u32), TooLarge> {
+        let end = self.empty()?;
+        let start = self.push(NfaState::Atom(atom, end))?;
+        Ok((start, end))
+    }
+
+    fn concat<'r>(
+        &mut self,
+        items: impl Iterator<Item = &'r ast::Regex>,
+    ) -> Result<(u32, u32), TooLarge> {
+        let start = self.empty()?;
+        let mut end = start;
+        for item in items {
+            let (s, e) = self.regex(item)?;
+            self.connect(end, s);
+            end = e;
+        }
+        Ok((start, end))
+    }
+}

@@ -1,0 +1,194 @@
+//! The exact rule system: the classifier a `.rules` file defines.
+//!
+//! Each pattern is a minimal DFA that must match the whole token sequence; each label's
+//! truth is the OR of its rules' formulas over pattern matches; the prediction is the
+//! first firing label in priority order (ties go to the label whose first rule comes
+//! first), or the `default` when none fires (`docs/rules-language.md`, "Classification").
+//! Classifying a sentence costs one tokenization, one hash lookup per token and, per
+//! pattern, one table walk that stops at the dead state; [`Scratch`] keeps the buffers so
+//! that classifying a corpus allocates nothing per sentence.
+
+use super::alphabet::{Alphabet, SymbolId};
+use super::dfa::Dfa;
+use crate::syntax::{Formula, LabelId, PatternId};
+use crate::text::Tokens;
+use std::ops::Range;
+
+/// A compiled pattern.
+#[derive(Debug, Clone)]
+pub struct CompiledPattern {
+    pub name: String,
+    /// 1-based line of its statement.
+    pub line: u32,
+    /// The labels it votes for (its polarity).
+    pub labels: Vec<LabelId>,
+    /// `None` when the automaton passed the state cap; such a pattern matches nothing.
+    pub dfa: Option<Dfa>,
+    /// The pattern without its leading and trailing `$*`, for spans; `None` when the
+    /// pattern has neither (its span is the whole sentence).
+    pub(crate) core: Option<Core>,
+}
+
+/// The pattern without leading and trailing `$*`, and which ends were stripped.
+#[derive(Debug, Clone)]
+pub(crate) struct Core {
+    pub(crate) dfa: Dfa,
+    pub(crate) stripped_start: bool,
+    pub(crate) stripped_end: bool,
+}
+
+/// The classifier defined by a rules file.
+#[derive(Debug, Clone)]
+pub struct RuleSystem {
+    pub(crate) alphabet: Alphabet,
+    pub(crate) patterns: Vec<CompiledPattern>,
+    /// Label names in priority order.
+    pub(crate) labels: Vec<String>,
+    /// Per label: the OR of its rules.
+    pub(crate) label_formulas: Vec<Formula>,
+    pub(crate) default: Option<LabelId>,
+}
+
+/// Reusable buffers for classification.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    pub tokens: Tokens,
+    pub symbols: Vec<SymbolId>,
+}
+
+/// The outcome of classifying one sentence.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Classification {
+    /// The predicted label; `None` when no label fires and there is no default.
+    pub prediction: Option<LabelId>,
+    /// Per pattern: whether it matched.
+    pub matched: Vec<bool>,
+    /// Per label: whether its formula is true.
+    pub fired: Vec<bool>,
+}
+
+impl Classification {
+    /// Whether some label fired (the sentence is covered by the rules).
+    pub fn covered(&self) -> bool {
+        self.fired.contains(&true)
+    }
+}
+
+impl RuleSystem {
+    pub fn alphabet(&self) -> &Alphabet {
+        &self.alphabet
+    }
+
+    pub fn patterns(&self) -> &[CompiledPattern] {
+        &self.patterns
+    }
+
+    pub fn pattern(&self, id: PatternId) -> &CompiledPattern {
+        &self.patterns[id.index()]
+    }
+
+    /// Label names in priority order.
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+
+    pub fn label_by_name(&self, name: &str) -> Option<LabelId> {
+        self.labels
+            .iter()
+            .position(|label| label == name)
+            .map(|i| LabelId(i as u32))
+    }
+
+    /// The formula of a label: the OR of its rules.
+    pub fn label_formula(&self, id: LabelId) -> &Formula {
+        &self.label_formulas[id.index()]
+    }
+
+    pub fn default_label(&self) -> Option<LabelId> {
+        self.default
+    }
+
+    /// Classifies a text.
+    ///
+    /// ```
+    /// let text = "default ham\nspam: $* ( won | win ) $* cash $*\n";
+    /// let parse = rulelens::syntax::parse(text);
+    /// let (rules, _) = rulelens::syntax::lower(&parse, text);
+    /// let (system, _) = rulelens::automata::compile(&rules, &Default::default());
+    /// let spam = system.label_by_name("spam");
+    /// assert_eq!(system.classify("You WON cash!").prediction, spam);
+    /// assert_eq!(system.classify("see you").prediction, system.default_label());
+    /// ```
+    pub fn classify(&self, text: &str) -> Classification {
+        let mut out = Classification::default();
+        self.classify_with(text, &mut Scratch::default(), &mut out);
+        out
+    }
+
+    /// Classifies a text, reusing buffers; the symbols stay in `scratch.symbols`.
+    pub fn classify_with(&self, text: &str, scratch: &mut Scratch, out: &mut Classification) {
+        scratch.tokens.tokenize(text);
+        self.alphabet
+            .symbolize(&scratch.tokens, &mut scratch.symbols);
+        self.classify_symbols(&scratch.symbols, out);
+    }
+
+    /// Classifies a sentence given as symbols of this system's alphabet.
+    pub fn classify_symbols(&self, symbols: &[SymbolId], out: &mut Classification) {
+        out.matched.clear();
+        out.matched.extend(
+            self.patterns
+                .iter()
+                .map(|p| p.dfa.as_ref().is_some_and(|dfa| dfa.is_match(symbols))),
+        );
+        out.fired.clear();
+        let matched = &out.matched;
+        out.fired.extend(
+            self.label_formulas
+                .iter()
+                .map(|formula| formula.eval(&|p: PatternId| matched[p.index()])),
+        );
+        out.prediction = out
+            .fired
+            .iter()
+            .position(|&fired| fired)
+            .map(|i| LabelId(i as u32))
+            .or(self.default);
+    }
+
+    /// The token span a matching pattern matched, leaving out what its leading and
+    /// trailing `$*` absorbed: the leftmost start, then the shortest end. `None` when the
+    /// pattern does not match.
+    pub fn match_span(&self, pattern: PatternId, symbols: &[SymbolId]) -> Option<Range<usize>> {
+        let compiled = &self.patterns[pattern.index()];
+        let dfa = compiled.dfa.as_ref()?;
+        if !dfa.is_match(symbols) {
+            return None;
+        }
+        let Some(core) = &compiled.core else {
+            return Some(0..symbols.len());
+        };
+        let core_dfa = &core.dfa;
+        let n = symbols.len();
+        let starts = if core.stripped_start { 0..n + 1 } else { 0..1 };
+        for start in starts {
+            let mut state = core_dfa.start();
+            let fits =
+                |end: usize, state| core_dfa.is_accepting(state) && (core.stripped_end || end == n);
+            if fits(start, state) {
+                return Some(start..start);
+            }
+            for (end, &symbol) in symbols.iter().enumerate().skip(start) {
+                state = core_dfa.next(state, symbol);
+                if Some(state) == core_dfa.dead_state() {
+                    break;
+                }
+                if fits(end + 1, state) {
+                    return Some(start..end + 1);
+                }
+            }
+        }
+        // Unreachable when the pattern matched; the whole sentence is a safe answer.
+        Some(0..n)
+    }
+}

@@ -1,0 +1,374 @@
+//! `rulelens check RULES [--corpus FILE]... [--format text|json]`: diagnostics, then the
+//! exact rule system's figures on each corpus (the `corpus` bindings by default).
+//! The JSON schema is documented in `docs/cli.md`.
+
+use super::files::{
+    LoadedRules, SourceFile, diagnostic_json, load_rules, print_diagnostics, summary,
+};
+use super::table::{Table, percent};
+use rulelens::automata::{CompileConfig, Evaluation, evaluate};
+use rulelens::corpus::{self, CorpusFile};
+use rulelens::diagnostic::Diagnostic;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+struct EvaluatedCorpus {
+    name: String,
+    file: SourceFile,
+    diagnostics: Vec<Diagnostic>,
+    evaluation: Evaluation,
+}
+
+pub fn run(
+    rules_path: &Path,
+    corpus_paths: &[PathBuf],
+    json: bool,
+    config: &CompileConfig,
+) -> anyhow::Result<ExitCode> {
+    let loaded = load_rules(rules_path, config)?;
+    let targets: Vec<(String, PathBuf)> = if corpus_paths.is_empty() {
+        loaded
+            .rules
+            .corpora
+            .iter()
+            .map(|binding| {
+                let path = corpus::resolve_binding(rules_path, &binding.path);
+                (binding.name.clone(), path)
+            })
+            .filter(|(_, path)| corpus::Format::from_path(path).is_some() && path.is_file())
+            .collect()
+    } else {
+        corpus_paths
+            .iter()
+            .map(|path| {
+                let name = path.file_stem().map_or_else(
+                    || path.display().to_string(),
+                    |s| s.to_string_lossy().into(),
+                );
+                (name, path.clone())
+            })
+            .collect()
+    };
+    let mut read_errors = Vec::new();
+    let mut corpora = Vec::new();
+    for (name, path) in targets {
+        match corpus::read_file(&path) {
+            Ok(file) => corpora.push(evaluate_corpus(&loaded, name, file)),
+            Err(error) => read_errors.push(error.to_string()),
+        }
+    }
+
+    let all_diagnostics: Vec<&Diagnostic> = loaded
+        .diagnostics
+        .iter()
+        .chain(corpora.iter().flat_map(|c| &c.diagnostics))
+        .collect();
+    let failed = !read_errors.is_empty() || all_diagnostics.iter().any(|d| d.is_error());
+
+    if json {
+        let report = json_report(&loaded, &corpora, &read_errors);
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_diagnostics(&loaded.file, &loaded.diagnostics);
+        for corpus in &corpora {
+            print_diagnostics(&corpus.file, &corpus.diagnostics);
+        }
+        for error in &read_errors {
+            eprintln!("error: {error}");
+        }
+        if let Some(summary) = summary(&all_diagnostics) {
+            eprintln!("{}: {summary}", loaded.file.path.display());
+        }
+        print!("{}", text_report(&loaded, &corpora));
+    }
+    Ok(ExitCode::from(u8::from(failed)))
+}
+
+fn evaluate_corpus(loaded: &LoadedRules, name: String, file: CorpusFile) -> EvaluatedCorpus {
+    let system = &loaded.system;
+    let mut diagnostics = file.diagnostics;
+    diagnostics.extend(corpus::check_labels(&file.examples, |label| {
+        system.label_by_name(label).is_some()
+    }));
+    diagnostics.sort_by_key(|d| d.range.start());
+    let evaluation = evaluate(
+        system,
+        file.examples
+            .iter()
+            .map(|example| (example.text.as_str(), example.label.as_deref())),
+    );
+    EvaluatedCorpus {
+        name,
+        file: SourceFile::new(&file.path, file.source),
+        diagnostics,
+        evaluation,
+    }
+}
+
+fn text_report(loaded: &LoadedRules, corpora: &[EvaluatedCorpus]) -> String {
+    let system = &loaded.system;
+    let mut out = String::new();
+    let n_states: usize = system
+        .patterns()
+        .iter()
+        .filter_map(|p| p.dfa.as_ref())
+        .map(|dfa| dfa.n_states())
+        .sum();
+    out.push_str(&format!(
+        "{}: {} patterns, {} labels ({}), default {}, {} DFA states\n",
+        loaded.file.path.display(),
+        system.patterns().len(),
+        system.labels().len(),
+        system.labels().join(" > "),
+        system
+            .default_label()
+            .map_or("none", |l| system.labels()[l.index()].as_str()),
+        n_states
+    ));
+    if corpora.is_empty() {
+        out.push_str(
+            "no corpus: bind one with `corpus train \"train.tsv\"` or pass --corpus FILE\n",
+        );
+    }
+    for corpus in corpora {
+        let e = &corpus.evaluation;
+        out.push_str(&format!(
+            "\ncorpus {} ({}): {} examples, {} labeled\n",
+            corpus.name,
+            corpus.file.path.display(),
+            e.n_examples,
+            e.n_labeled
+        ));
+        out.push_str(&format!(
+            "  accuracy {}   coverage {}   default-only accuracy {}\n\n",
+            percent(e.accuracy()),
+            percent(e.coverage()),
+            percent(e.default_accuracy())
+        ));
+        let mut labels =
+            Table::new(&["label", "support", "predicted", "precision", "recall", "f1"]);
+        for (name, metrics) in e.label_names.iter().zip(&e.labels) {
+            labels.row(vec![
+                name.clone(),
+                metrics.support.to_string(),
+                metrics.predicted.to_string(),
+                percent(metrics.precision()),
+                percent(metrics.recall()),
+                percent(metrics.f1()),
+            ]);
+        }
+        out.push_str(&labels.render("  "));
+
+        let unpredicted = e
+            .confusion
+            .iter()
+            .any(|row| row.last().is_some_and(|&n| n > 0));
+        let mut header = vec!["gold \\ predicted"];
+        header.extend(
+            e.label_names
+                .iter()
+                .take(e.n_rule_labels)
+                .map(String::as_str),
+        );
+        if unpredicted {
+            header.push("(none)");
+        }
+        let mut confusion = Table::new(&header);
+        for (name, row) in e.label_names.iter().zip(&e.confusion) {
+            let mut cells = vec![name.clone()];
+            cells.extend(row.iter().take(e.n_rule_labels).map(usize::to_string));
+            if unpredicted {
+                cells.push(row.last().copied().unwrap_or(0).to_string());
+            }
+            confusion.row(cells);
+        }
+        out.push('\n');
+        out.push_str(&confusion.render("  "));
+
+        let mut patterns = Table::new(&[
+            "pattern",
+            "label",
+            "line",
+            "matches",
+            "coverage",
+            "precision",
+            "recall",
+            "overlaps",
+            "conflicts",
+            "correct",
+            "incorrect",
+        ]);
+        for (compiled, metrics) in system.patterns().iter().zip(&e.patterns) {
+            patterns.row(vec![
+                compiled.name.clone(),
+                label_list(loaded, &compiled.labels),
+                compiled.line.to_string(),
+                metrics.matches.to_string(),
+                percent(ratio(metrics.matches, e.n_examples)),
+                percent(metrics.precision()),
+                percent(metrics.recall()),
+                metrics.overlaps.to_string(),
+                metrics.conflicts.to_string(),
+                metrics.correct.to_string(),
+                metrics.incorrect.to_string(),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&patterns.render("  "));
+    }
+    out
+}
+
+fn label_list(loaded: &LoadedRules, labels: &[rulelens::syntax::LabelId]) -> String {
+    let names: Vec<&str> = labels
+        .iter()
+        .map(|l| loaded.system.labels()[l.index()].as_str())
+        .collect();
+    if names.is_empty() {
+        "-".to_string()
+    } else {
+        names.join(",")
+    }
+}
+
+fn ratio(numerator: usize, denominator: usize) -> Option<f64> {
+    (denominator > 0).then(|| numerator as f64 / denominator as f64)
+}
+
+fn json_report(loaded: &LoadedRules, corpora: &[EvaluatedCorpus], read_errors: &[String]) -> Value {
+    let system = &loaded.system;
+    let mut diagnostics: Vec<Value> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| diagnostic_json(&loaded.file, d))
+        .collect();
+    for corpus in corpora {
+        diagnostics.extend(
+            corpus
+                .diagnostics
+                .iter()
+                .map(|d| diagnostic_json(&corpus.file, d)),
+        );
+    }
+    let corpora_json: Vec<Value> = corpora.iter().map(|c| corpus_json(loaded, c)).collect();
+    let mut report = json!({
+        "rules": loaded.file.path.display().to_string(),
+        "default": system.default_label().map(|l| system.labels()[l.index()].clone()),
+        "diagnostics": diagnostics,
+        "errors": read_errors,
+        "corpora": corpora_json,
+    });
+    // The first corpus's figures also stand at the top level, so that a single-corpus
+    // report reads `.accuracy`; without a corpus they are null and the pattern list is
+    // static.
+    let primary = corpora_json.first().cloned().unwrap_or_else(|| {
+        json!({
+            "corpus": null,
+            "path": null,
+            "examples": 0,
+            "labeled": 0,
+            "accuracy": null,
+            "coverage": null,
+            "default_accuracy": null,
+            "labels": system.labels().iter().map(|name| json!({ "name": name })).collect::<Vec<_>>(),
+            "confusion": {},
+            "patterns": system.patterns().iter().map(|p| pattern_static_json(loaded, p)).collect::<Vec<_>>(),
+        })
+    });
+    if let (Some(report), Some(primary)) = (report.as_object_mut(), primary.as_object()) {
+        for (key, value) in primary {
+            report.insert(key.clone(), value.clone());
+        }
+    }
+    report
+}
+
+fn pattern_static_json(
+    loaded: &LoadedRules,
+    compiled: &rulelens::automata::CompiledPattern,
+) -> Value {
+    let labels: Vec<&str> = compiled
+        .labels
+        .iter()
+        .map(|l| loaded.system.labels()[l.index()].as_str())
+        .collect();
+    json!({
+        "name": compiled.name,
+        "label": labels.first(),
+        "labels": labels,
+        "line": compiled.line,
+        "dfa_states": compiled.dfa.as_ref().map(|dfa| dfa.n_states()),
+    })
+}
+
+fn corpus_json(loaded: &LoadedRules, corpus: &EvaluatedCorpus) -> Value {
+    let e = &corpus.evaluation;
+    let labels: Vec<Value> = e
+        .label_names
+        .iter()
+        .zip(&e.labels)
+        .enumerate()
+        .map(|(i, (name, m))| {
+            json!({
+                "name": name,
+                "in_rules": i < e.n_rule_labels,
+                "support": m.support,
+                "predicted": m.predicted,
+                "precision": m.precision(),
+                "recall": m.recall(),
+                "f1": m.f1(),
+            })
+        })
+        .collect();
+    let n_labels = e.label_names.len();
+    let mut confusion = serde_json::Map::new();
+    for (gold, row) in e.label_names.iter().zip(&e.confusion) {
+        let mut predicted = serde_json::Map::new();
+        for (i, &count) in row.iter().enumerate() {
+            if i < e.n_rule_labels {
+                predicted.insert(e.label_names[i].clone(), json!(count));
+            } else if i == n_labels && count > 0 {
+                predicted.insert("(none)".to_string(), json!(count));
+            }
+        }
+        confusion.insert(gold.clone(), Value::Object(predicted));
+    }
+    let patterns: Vec<Value> = loaded
+        .system
+        .patterns()
+        .iter()
+        .zip(&e.patterns)
+        .map(|(compiled, m)| {
+            let mut value = pattern_static_json(loaded, compiled);
+            let fields = json!({
+                "matches": m.matches,
+                "coverage": ratio(m.matches, e.n_examples),
+                "precision": m.precision(),
+                "recall": m.recall(),
+                "overlaps": m.overlaps,
+                "conflicts": m.conflicts,
+                "correct": m.correct,
+                "incorrect": m.incorrect,
+            });
+            if let (Some(value), Some(fields)) = (value.as_object_mut(), fields.as_object()) {
+                value.extend(fields.clone());
+            }
+            value
+        })
+        .collect();
+    json!({
+        "corpus": corpus.name,
+        "path": corpus.file.path.display().to_string(),
+        "examples": e.n_examples,
+        "labeled": e.n_labeled,
+        "correct": e.n_correct,
+        "covered": e.n_covered,
+        "accuracy": e.accuracy(),
+        "coverage": e.coverage(),
+        "default_accuracy": e.default_accuracy(),
+        "labels": labels,
+        "confusion": confusion,
+        "patterns": patterns,
+    })
+}

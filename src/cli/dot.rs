@@ -1,0 +1,38 @@
+//! `rulelens dot RULES [--pattern NAME]`: the pattern automata as Graphviz DOT on stdout.
+
+use super::files::{load_rules, print_diagnostics};
+use rulelens::automata::{CompileConfig, pattern_dot, system_dot};
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn run(
+    rules_path: &Path,
+    pattern: Option<&str>,
+    config: &CompileConfig,
+) -> anyhow::Result<ExitCode> {
+    let loaded = load_rules(rules_path, config)?;
+    print_diagnostics(&loaded.file, &loaded.diagnostics);
+    let dot = match pattern {
+        None => system_dot(&loaded.system),
+        Some(name) => {
+            let Some(id) = loaded.rules.pattern_by_name(name) else {
+                let names: Vec<&str> = loaded
+                    .rules
+                    .patterns
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect();
+                eprintln!(
+                    "error: no pattern `{name}` in {}; patterns: {}",
+                    rules_path.display(),
+                    names.join(", ")
+                );
+                return Ok(ExitCode::from(2));
+            };
+            pattern_dot(&loaded.system, id)
+        }
+    };
+    print!("{dot}");
+    let failed = loaded.diagnostics.iter().any(|d| d.is_error());
+    Ok(ExitCode::from(u8::from(failed)))
+}

@@ -1,0 +1,11 @@
+//! rulelens: hand-written text-classification rules as automata, trainable networks and
+//! editor feedback.
+//!
+//! Modules follow the data's path (see `docs/architecture.md`): [`text`] → [`syntax`] →
+//! [`corpus`] → [`automata`]; [`diagnostic`] is shared by all of them.
+
+pub mod automata;
+pub mod corpus;
+pub mod diagnostic;
+pub mod syntax;
+pub mod text;

@@ -1,0 +1,313 @@
+//! The `.rules` lexer: one lexeme at a time, in the mode the parser asks for.
+//!
+//! The language is context-sensitive at the lexical level: `&` is a conjunction in a
+//! formula and the punctuation class in a regex, and `can't` or `1,000` are words in a
+//! regex but not identifiers. The parser therefore asks for the next lexeme in a [`Mode`];
+//! lexing is pure (a lexeme carries its own diagnostics, which the parser keeps only when
+//! it consumes the lexeme), so peeking twice is harmless. Lexemes never cross a newline.
+//! `#` starts a comment anywhere outside a quoted literal.
+
+use crate::diagnostic::{Code, Diagnostic};
+use text_size::{TextRange, TextSize};
+
+/// Which lexical grammar applies at the current position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Statement heads and formulas: identifiers, `:`, `<-`, `=`, `!`, `&`, `|`, parentheses,
+    /// strings.
+    Head,
+    /// Regular expressions: words, strings, `$ % & * + ? ( ) | {`.
+    Regex,
+    /// Inside `{…}`: integers, `,`, `}`.
+    Brace,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LexemeKind {
+    Ident,
+    Word,
+    String,
+    Int,
+    Colon,
+    Arrow,
+    Equals,
+    Dollar,
+    Percent,
+    Amp,
+    Star,
+    Plus,
+    Question,
+    LBrace,
+    RBrace,
+    Comma,
+    LParen,
+    RParen,
+    Pipe,
+    Bang,
+    Unknown,
+    Newline,
+    Eof,
+}
+
+impl LexemeKind {
+    /// How a lexeme of this kind is described in "expected …, found …" messages.
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            LexemeKind::Ident => "a name",
+            LexemeKind::Word => "a word",
+            LexemeKind::String => "a string",
+            LexemeKind::Int => "a number",
+            LexemeKind::Colon => "`:`",
+            LexemeKind::Arrow => "`<-`",
+            LexemeKind::Equals => "`=`",
+            LexemeKind::Dollar => "`$`",
+            LexemeKind::Percent => "`%`",
+            LexemeKind::Amp => "`&`",
+            LexemeKind::Star => "`*`",
+            LexemeKind::Plus => "`+`",
+            LexemeKind::Question => "`?`",
+            LexemeKind::LBrace => "`{`",
+            LexemeKind::RBrace => "`}`",
+            LexemeKind::Comma => "`,`",
+            LexemeKind::LParen => "`(`",
+            LexemeKind::RParen => "`)`",
+            LexemeKind::Pipe => "`|`",
+            LexemeKind::Bang => "`!`",
+            LexemeKind::Unknown => "an unexpected character",
+            LexemeKind::Newline => "end of line",
+            LexemeKind::Eof => "end of file",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Lexeme {
+    pub(crate) kind: LexemeKind,
+    pub(crate) range: TextRange,
+    /// The decoded value of a string.
+    pub(crate) value: String,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_'
+}
+
+fn is_ident_continue(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')
+}
+
+/// Characters that end a bare word in a regex.
+fn ends_word(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            '$' | '%' | '&' | '*' | '+' | '?' | '(' | ')' | '{' | '}' | '|' | '"' | '#'
+        )
+}
+
+fn range(start: usize, end: usize) -> TextRange {
+    TextRange::new(TextSize::from(start as u32), TextSize::from(end as u32))
+}
+
+/// Skips spaces and a comment from `pos`; returns the position of the next lexeme.
+pub(crate) fn skip_trivia(text: &str, mut pos: usize) -> usize {
+    let bytes = text.as_bytes();
+    loop {
+        match bytes.get(pos) {
+            Some(b'\n') | None => return pos,
+            Some(b'#') => {
+                return text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+            }
+            Some(_) => {
+                let c = text[pos..].chars().next().unwrap_or('\n');
+                if c.is_whitespace() && c != '\n' {
+                    pos += c.len_utf8();
+                } else {
+                    return pos;
+                }
+            }
+        }
+    }
+}
+
+/// The lexeme at `pos` (after trivia) in `mode`.
+pub(crate) fn lex(text: &str, pos: usize, mode: Mode) -> Lexeme {
+    let start = skip_trivia(text, pos);
+    let rest = &text[start..];
+    let Some(c) = rest.chars().next() else {
+        return simple(LexemeKind::Eof, start, start);
+    };
+    let one = |kind| simple(kind, start, start + c.len_utf8());
+    match (mode, c) {
+        (_, '\n') => one(LexemeKind::Newline),
+        (Mode::Head | Mode::Regex, '"') => lex_string(text, start),
+        (Mode::Head | Mode::Regex, '(') => one(LexemeKind::LParen),
+        (Mode::Head | Mode::Regex, ')') => one(LexemeKind::RParen),
+        (Mode::Head | Mode::Regex, '|') => one(LexemeKind::Pipe),
+        (Mode::Head | Mode::Regex, '&') => one(LexemeKind::Amp),
+        (Mode::Head, ':') => one(LexemeKind::Colon),
+        (Mode::Head, '=') => one(LexemeKind::Equals),
+        (Mode::Head, '!') => one(LexemeKind::Bang),
+        (Mode::Head, '<') if rest.starts_with("<-") => simple(LexemeKind::Arrow, start, start + 2),
+        (Mode::Head, c) if is_ident_start(c) => {
+            let len = rest
+                .char_indices()
+                .find(|&(_, c)| !is_ident_continue(c))
+                .map_or(rest.len(), |(i, _)| i);
+            simple(LexemeKind::Ident, start, start + len)
+        }
+        (Mode::Regex, '$') => one(LexemeKind::Dollar),
+        (Mode::Regex, '%') => one(LexemeKind::Percent),
+        (Mode::Regex, '*') => one(LexemeKind::Star),
+        (Mode::Regex, '+') => one(LexemeKind::Plus),
+        (Mode::Regex, '?') => one(LexemeKind::Question),
+        (Mode::Regex, '{') => one(LexemeKind::LBrace),
+        (Mode::Regex | Mode::Brace, '}') => one(LexemeKind::RBrace),
+        (Mode::Regex, _) => {
+            let len = rest
+                .char_indices()
+                .find(|&(_, c)| ends_word(c))
+                .map_or(rest.len(), |(i, _)| i);
+            simple(LexemeKind::Word, start, start + len)
+        }
+        (Mode::Brace, ',') => one(LexemeKind::Comma),
+        (Mode::Brace, c) if c.is_ascii_digit() => {
+            let len = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            simple(LexemeKind::Int, start, start + len)
+        }
+        _ => lex_unknown(text, start, mode),
+    }
+}
+
+fn simple(kind: LexemeKind, start: usize, end: usize) -> Lexeme {
+    Lexeme {
+        kind,
+        range: range(start, end),
+        value: String::new(),
+        diagnostics: Vec::new(),
+    }
+}
+
+/// Whether a lexeme other than [`LexemeKind::Unknown`] starts at the beginning of `rest`.
+fn starts_lexeme(rest: &str, mode: Mode) -> bool {
+    let Some(c) = rest.chars().next() else {
+        return true;
+    };
+    match mode {
+        Mode::Regex => true,
+        Mode::Brace => matches!(c, ',' | '}' | '\n') || c.is_ascii_digit(),
+        Mode::Head => {
+            matches!(
+                c,
+                '"' | '(' | ')' | '|' | '&' | ':' | '=' | '!' | '\n' | '#'
+            ) || rest.starts_with("<-")
+                || is_ident_start(c)
+        }
+    }
+}
+
+/// A run of characters that cannot start a lexeme in `mode`, as one error.
+fn lex_unknown(text: &str, start: usize, mode: Mode) -> Lexeme {
+    let rest = &text[start..];
+    let len = rest
+        .char_indices()
+        .skip(1)
+        .find(|&(i, c)| c.is_whitespace() || starts_lexeme(&rest[i..], mode))
+        .map_or(rest.len(), |(i, _)| i);
+    let range = range(start, start + len);
+    let found = &text[range];
+    let help = match mode {
+        Mode::Head => {
+            "names are `[A-Za-z_][A-Za-z0-9_.-]*`; quote punctuation inside a regex (`\"!\"`)"
+        }
+        Mode::Brace => "a repetition is `{m}` or `{m,n}` with whole numbers",
+        Mode::Regex => "quote the token: `\"...\"`",
+    };
+    let mut lexeme = simple(LexemeKind::Unknown, start, start + len);
+    lexeme.diagnostics.push(
+        Diagnostic::new(
+            Code::UnexpectedCharacter,
+            range,
+            format!(
+                "unexpected character{} `{found}`",
+                if found.chars().count() > 1 { "s" } else { "" }
+            ),
+        )
+        .with_help(help),
+    );
+    lexeme
+}
+
+/// A quoted string from the `"` at `start` to the closing quote or the end of the line.
+fn lex_string(text: &str, start: usize) -> Lexeme {
+    let mut value = String::new();
+    let mut diagnostics = Vec::new();
+    let mut chars = text[start + 1..].char_indices();
+    let mut end = None;
+    while let Some((i, c)) = chars.next() {
+        let at = start + 1 + i;
+        match c {
+            '"' => {
+                end = Some(at + 1);
+                break;
+            }
+            '\n' => break,
+            '\\' => match chars.clone().next() {
+                Some((_, escaped @ ('"' | '\\'))) => {
+                    chars.next();
+                    value.push(escaped);
+                }
+                Some((_, other)) if other != '\n' => {
+                    chars.next();
+                    diagnostics.push(
+                        Diagnostic::new(
+                            Code::InvalidString,
+                            range(at, at + 1 + other.len_utf8()),
+                            format!("unknown escape `\\{other}`"),
+                        )
+                        .with_help("the escapes are `\\\"` and `\\\\`"),
+                    );
+                    value.push(other);
+                }
+                _ => value.push('\\'),
+            },
+            c => value.push(c),
+        }
+    }
+    let end = match end {
+        Some(end) => {
+            if value.is_empty() && diagnostics.is_empty() {
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::InvalidString,
+                        range(start, end),
+                        "empty quoted literal",
+                    )
+                    .with_help("a quoted literal spells one token, such as `\"!\"`"),
+                );
+            }
+            end
+        }
+        None => {
+            let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::UnterminatedString,
+                    range(start, end),
+                    "unterminated string",
+                )
+                .with_help("close it with `\"` on the same line"),
+            );
+            end
+        }
+    };
+    Lexeme {
+        kind: LexemeKind::String,
+        range: range(start, end),
+        value,
+        diagnostics,
+    }
+}

@@ -1,0 +1,524 @@
+//! Lowering a syntax tree to a [`RuleSet`]: patterns, labels in priority order, label
+//! formulas resolved to pattern ids, the default and corpus bindings, with the name checks.
+//!
+//! Checks done here (they need names, not automata): unknown and duplicate names, a formula
+//! naming a label instead of a pattern, unused named patterns, duplicate `default` and
+//! `corpus` statements, and literals the tokenizer can never produce (`won!` as one word,
+//! uppercase letters). Checks that need languages live in `automata::lint`.
+//! O(size of the file), plus O(names²) only while suggesting a name for a typo.
+
+use super::ast::{self, FormulaKind, RegexKind, StatementKind};
+use super::parser::Parse;
+use crate::diagnostic::{Code, Diagnostic};
+use crate::text::{LineIndex, TokenKind, tokenize};
+use std::collections::HashMap;
+use text_size::TextRange;
+
+/// Index of a pattern in [`RuleSet::patterns`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PatternId(pub u32);
+
+/// Index of a label in [`RuleSet::labels`]; lower ids win ties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LabelId(pub u32);
+
+impl PatternId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl LabelId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The meaning of a `.rules` file, with names resolved.
+#[derive(Debug, Clone, Default)]
+pub struct RuleSet {
+    /// Named and anonymous patterns, in file order.
+    pub patterns: Vec<PatternDef>,
+    /// Labels in priority order: the order of their first rule; a `default` label without
+    /// rules comes last.
+    pub labels: Vec<LabelDef>,
+    pub default: Option<LabelId>,
+    pub corpora: Vec<CorpusBinding>,
+}
+
+/// One pattern: `pattern NAME = REGEX`, or the regex of `LABEL: REGEX`.
+#[derive(Debug, Clone)]
+pub struct PatternDef {
+    /// The name; for an anonymous pattern `LABEL@LINE`.
+    pub name: String,
+    pub anonymous: bool,
+    /// The name, or the label of an anonymous pattern.
+    pub name_range: TextRange,
+    /// The whole statement.
+    pub range: TextRange,
+    /// 1-based line of the statement.
+    pub line: u32,
+    pub regex: ast::Regex,
+    /// The labels whose formulas use this pattern without negation (its polarity).
+    pub labels: Vec<LabelId>,
+}
+
+/// A label and its rules; its truth is the OR of its rules.
+#[derive(Debug, Clone)]
+pub struct LabelDef {
+    pub name: String,
+    /// Where the label is first named.
+    pub range: TextRange,
+    pub rules: Vec<LabelRule>,
+}
+
+/// One `LABEL: REGEX` or `LABEL <- FORMULA` statement.
+#[derive(Debug, Clone)]
+pub struct LabelRule {
+    pub formula: Formula,
+    pub range: TextRange,
+}
+
+/// A formula over patterns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Formula {
+    Pattern(PatternId),
+    Not(Box<Formula>),
+    And(Vec<Formula>),
+    Or(Vec<Formula>),
+    /// Stands in for a name that did not resolve or a part that did not parse.
+    False,
+}
+
+impl Formula {
+    /// Evaluates the formula given which patterns matched.
+    pub fn eval(&self, matched: &impl Fn(PatternId) -> bool) -> bool {
+        match self {
+            Formula::Pattern(id) => matched(*id),
+            Formula::Not(inner) => !inner.eval(matched),
+            Formula::And(items) => items.iter().all(|item| item.eval(matched)),
+            Formula::Or(items) => items.iter().any(|item| item.eval(matched)),
+            Formula::False => false,
+        }
+    }
+
+    /// Calls `f` on every pattern with whether it occurs under an even number of `!`.
+    pub fn visit(&self, positive: bool, f: &mut impl FnMut(PatternId, bool)) {
+        match self {
+            Formula::Pattern(id) => f(*id, positive),
+            Formula::Not(inner) => inner.visit(!positive, f),
+            Formula::And(items) | Formula::Or(items) => {
+                items.iter().for_each(|item| item.visit(positive, f))
+            }
+            Formula::False => {}
+        }
+    }
+}
+
+/// `corpus NAME "PATH"`.
+#[derive(Debug, Clone)]
+pub struct CorpusBinding {
+    pub name: String,
+    pub name_range: TextRange,
+    /// The path as written, relative to the rules file.
+    pub path: String,
+    pub path_range: TextRange,
+}
+
+impl RuleSet {
+    pub fn pattern(&self, id: PatternId) -> &PatternDef {
+        &self.patterns[id.index()]
+    }
+
+    pub fn label(&self, id: LabelId) -> &LabelDef {
+        &self.labels[id.index()]
+    }
+
+    /// The pattern with this name (`LABEL@LINE` for an anonymous one).
+    pub fn pattern_by_name(&self, name: &str) -> Option<PatternId> {
+        self.patterns
+            .iter()
+            .position(|pattern| pattern.name == name)
+            .map(|i| PatternId(i as u32))
+    }
+
+    pub fn label_by_name(&self, name: &str) -> Option<LabelId> {
+        self.labels
+            .iter()
+            .position(|label| label.name == name)
+            .map(|i| LabelId(i as u32))
+    }
+}
+
+/// What the tokenizer makes of a literal written in a rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Literal {
+    /// The literal is exactly one token of this kind.
+    Token(TokenKind),
+    /// The tokenizer never produces this literal as one token; it matches nothing.
+    Unproducible(Diagnostic),
+}
+
+/// Checks that `text`, written at `range` as a bare word (`quoted == false`) or a quoted
+/// literal, is a single token the tokenizer can produce.
+///
+/// ```
+/// use rulelens::syntax::{classify_literal, Literal};
+/// use rulelens::text::TokenKind;
+/// use text_size::TextRange;
+/// assert_eq!(classify_literal("1,000", false, TextRange::default()), Literal::Token(TokenKind::Number));
+/// assert!(matches!(classify_literal("won!", false, TextRange::default()), Literal::Unproducible(_)));
+/// ```
+pub fn classify_literal(text: &str, quoted: bool, range: TextRange) -> Literal {
+    let tokens = tokenize(text);
+    let shown = if quoted {
+        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        text.to_string()
+    };
+    let (message, help) = match tokens.len() {
+        0 => (
+            format!("`{shown}` contains no token"),
+            "a quoted literal spells one token, such as `\"!\"`".to_string(),
+        ),
+        1 => {
+            let token = tokens.get(0).expect("one token");
+            if token.text == text {
+                return Literal::Token(token.kind);
+            }
+            (
+                format!(
+                    "the tokenizer never produces `{text}`: it lowercases every text to `{}`",
+                    token.text
+                ),
+                format!("write `{}`", spell_token(token.kind, token.text)),
+            )
+        }
+        _ => {
+            let parts: Vec<String> = tokens.iter().map(|t| spell_token(t.kind, t.text)).collect();
+            (
+                format!(
+                    "`{shown}` is not one token: the tokenizer splits it into {}",
+                    parts
+                        .iter()
+                        .map(|p| format!("`{p}`"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+                format!("write `{}` to match that sequence", parts.join(" ")),
+            )
+        }
+    };
+    Literal::Unproducible(
+        Diagnostic::new(Code::UnproducibleLiteral, range, message).with_help(help),
+    )
+}
+
+/// How a token is written as a literal in a rule: bare for words and numbers, quoted for
+/// punctuation.
+pub fn spell_token(kind: TokenKind, text: &str) -> String {
+    match kind {
+        TokenKind::Word | TokenKind::Number => text.to_string(),
+        TokenKind::Punct => format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\"")),
+    }
+}
+
+/// Lowers a parsed file to its [`RuleSet`] and reports name problems. `text` is the text
+/// that was parsed.
+///
+/// ```
+/// let text = "default ham\npattern p = $* free $*\nspam <- p & !q\n";
+/// let parse = rulelens::syntax::parse(text);
+/// let (rules, diagnostics) = rulelens::syntax::lower(&parse, text);
+/// assert_eq!(rules.labels.len(), 2);
+/// assert_eq!(diagnostics[0].code.as_str(), "E0201"); // `q` is unknown
+/// ```
+pub fn lower(parse: &Parse, text: &str) -> (RuleSet, Vec<Diagnostic>) {
+    let mut lowering = Lowering {
+        index: LineIndex::new(text),
+        rules: RuleSet::default(),
+        pattern_names: HashMap::new(),
+        diagnostics: Vec::new(),
+    };
+    lowering.run(&parse.file);
+    (lowering.rules, lowering.diagnostics)
+}
+
+struct Lowering {
+    index: LineIndex,
+    rules: RuleSet,
+    pattern_names: HashMap<String, PatternId>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn error_regex(range: TextRange) -> ast::Regex {
+    ast::Regex {
+        kind: RegexKind::Error,
+        range: TextRange::empty(range.end()),
+    }
+}
+
+impl Lowering {
+    fn run(&mut self, file: &ast::RuleFile) {
+        // Pass 1: named patterns, labels in order of their first rule, default, corpora.
+        let mut default: Option<&ast::Name> = None;
+        for statement in &file.statements {
+            match &statement.kind {
+                StatementKind::Pattern { name, regex } => {
+                    if let Some(regex) = regex {
+                        self.check_literals(regex);
+                    }
+                    let Some(name) = name else { continue };
+                    if let Some(&first) = self.pattern_names.get(&name.text) {
+                        let first_range = self.rules.pattern(first).name_range;
+                        self.diagnostics.push(
+                            Diagnostic::new(
+                                Code::DuplicatePattern,
+                                name.range,
+                                format!("pattern `{}` is defined more than once", name.text),
+                            )
+                            .with_related(first_range, "first defined here")
+                            .with_help("rename one of them; references resolve to the first"),
+                        );
+                        continue;
+                    }
+                    let id = self.add_pattern(
+                        name.text.clone(),
+                        false,
+                        name.range,
+                        statement.range,
+                        regex
+                            .clone()
+                            .unwrap_or_else(|| error_regex(statement.range)),
+                    );
+                    self.pattern_names.insert(name.text.clone(), id);
+                }
+                StatementKind::LabelRegex { label, regex } => {
+                    if let Some(regex) = regex {
+                        self.check_literals(regex);
+                    }
+                    self.label_id(label);
+                }
+                StatementKind::LabelFormula { label, .. } => {
+                    self.label_id(label);
+                }
+                StatementKind::Default { label } => {
+                    let Some(label) = label else { continue };
+                    if let Some(first) = default {
+                        self.diagnostics.push(
+                            Diagnostic::new(
+                                Code::DuplicateDefault,
+                                statement.range,
+                                "more than one `default` statement",
+                            )
+                            .with_related(first.range, "first default here")
+                            .with_help("keep one; the first one applies"),
+                        );
+                    } else {
+                        default = Some(label);
+                    }
+                }
+                StatementKind::Corpus { name, path } => {
+                    let (Some(name), Some(path)) = (name, path) else {
+                        continue;
+                    };
+                    if let Some(first) = self.rules.corpora.iter().find(|c| c.name == name.text) {
+                        let first_range = first.name_range;
+                        self.diagnostics.push(
+                            Diagnostic::new(
+                                Code::DuplicateCorpus,
+                                name.range,
+                                format!("corpus `{}` is bound more than once", name.text),
+                            )
+                            .with_related(first_range, "first bound here"),
+                        );
+                        continue;
+                    }
+                    self.rules.corpora.push(CorpusBinding {
+                        name: name.text.clone(),
+                        name_range: name.range,
+                        path: path.value.clone(),
+                        path_range: path.range,
+                    });
+                }
+            }
+        }
+        // Created after every label with a rule, a `default` label without rules comes
+        // last: it never competes on a tie.
+        if let Some(label) = default {
+            self.rules.default = Some(self.label_id(label));
+        }
+
+        // Pass 2: label rules, now that every pattern name is known.
+        let mut used = vec![false; self.rules.patterns.len()];
+        for statement in &file.statements {
+            let (label, formula) = match &statement.kind {
+                StatementKind::LabelRegex { label, regex } => {
+                    let regex = regex
+                        .clone()
+                        .unwrap_or_else(|| error_regex(statement.range));
+                    let name = format!(
+                        "{}@{}",
+                        label.text,
+                        self.index.line_col(statement.range.start()).line + 1
+                    );
+                    let id = self.add_pattern(name, true, label.range, statement.range, regex);
+                    (label, Formula::Pattern(id))
+                }
+                StatementKind::LabelFormula { label, formula } => {
+                    let formula = match formula {
+                        Some(formula) => self.resolve(formula, &mut used),
+                        None => Formula::False,
+                    };
+                    (label, formula)
+                }
+                _ => continue,
+            };
+            let label_id = self.label_id(label);
+            let mut votes = Vec::new();
+            formula.visit(true, &mut |pattern, positive| {
+                if positive {
+                    votes.push(pattern);
+                }
+            });
+            for pattern in votes {
+                let labels = &mut self.rules.patterns[pattern.index()].labels;
+                if !labels.contains(&label_id) {
+                    labels.push(label_id);
+                }
+            }
+            self.rules.labels[label_id.index()].rules.push(LabelRule {
+                formula,
+                range: statement.range,
+            });
+        }
+
+        for (i, pattern) in self.rules.patterns.iter().enumerate() {
+            if !pattern.anonymous && !used[i] {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnusedPattern,
+                        pattern.name_range,
+                        format!("pattern `{}` is never used", pattern.name),
+                    )
+                    .with_help(format!(
+                        "use it in a label rule (`LABEL <- {}`) or remove it",
+                        pattern.name
+                    )),
+                );
+            }
+        }
+    }
+
+    fn add_pattern(
+        &mut self,
+        name: String,
+        anonymous: bool,
+        name_range: TextRange,
+        range: TextRange,
+        regex: ast::Regex,
+    ) -> PatternId {
+        let id = PatternId(self.rules.patterns.len() as u32);
+        self.rules.patterns.push(PatternDef {
+            name,
+            anonymous,
+            name_range,
+            range,
+            line: self.index.line_col(range.start()).line + 1,
+            regex,
+            labels: Vec::new(),
+        });
+        id
+    }
+
+    /// The id of a label, creating it (lowest priority so far) on first mention.
+    fn label_id(&mut self, name: &ast::Name) -> LabelId {
+        if let Some(id) = self.rules.label_by_name(&name.text) {
+            return id;
+        }
+        self.rules.labels.push(LabelDef {
+            name: name.text.clone(),
+            range: name.range,
+            rules: Vec::new(),
+        });
+        LabelId(self.rules.labels.len() as u32 - 1)
+    }
+
+    fn resolve(&mut self, formula: &ast::Formula, used: &mut Vec<bool>) -> Formula {
+        match &formula.kind {
+            FormulaKind::Name(name) => {
+                if let Some(&id) = self.pattern_names.get(name) {
+                    used[id.index()] = true;
+                    return Formula::Pattern(id);
+                }
+                let help = if self.rules.label_by_name(name).is_some() {
+                    format!("`{name}` is a label; a formula combines pattern names")
+                } else if let Some(close) = closest(name, self.pattern_names.keys()) {
+                    format!("a pattern with a similar name exists: `{close}`")
+                } else {
+                    format!("define it with `pattern {name} = ...`")
+                };
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnknownPattern,
+                        formula.range,
+                        format!("unknown pattern `{name}`"),
+                    )
+                    .with_help(help),
+                );
+                Formula::False
+            }
+            FormulaKind::Not(inner) => Formula::Not(Box::new(self.resolve(inner, used))),
+            FormulaKind::And(items) => {
+                Formula::And(items.iter().map(|item| self.resolve(item, used)).collect())
+            }
+            FormulaKind::Or(items) => {
+                Formula::Or(items.iter().map(|item| self.resolve(item, used)).collect())
+            }
+            FormulaKind::Error => Formula::False,
+        }
+    }
+
+    fn check_literals(&mut self, regex: &ast::Regex) {
+        match &regex.kind {
+            RegexKind::Word(text) | RegexKind::Quoted(text) if !text.is_empty() => {
+                let quoted = matches!(regex.kind, RegexKind::Quoted(_));
+                if let Literal::Unproducible(diagnostic) =
+                    classify_literal(text, quoted, regex.range)
+                {
+                    self.diagnostics.push(diagnostic);
+                }
+            }
+            RegexKind::Concat(items) | RegexKind::Alt(items) => {
+                items.iter().for_each(|item| self.check_literals(item))
+            }
+            RegexKind::Repeat { inner, .. } => self.check_literals(inner),
+            _ => {}
+        }
+    }
+}
+
+/// The candidate closest to `name` by edit distance, if close enough to be a likely typo.
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a String>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .map(|candidate| (edit_distance(name, candidate), candidate))
+        .filter(|&(distance, _)| distance <= limit)
+        .min()
+        .map(|(_, candidate)| candidate.as_str())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}

@@ -1,0 +1,278 @@
+//! The tokenizer shared by rules and corpora (`docs/rules-language.md`, "Tokenization").
+//!
+//! 1. The text is lowercased char by char (`char::to_lowercase`, plus the final-sigma rule
+//!    approximated as "Σ after a letter and not before one becomes ς").
+//! 2. A word is a maximal run of letters, digits and `_` (`char::is_alphanumeric`, close to
+//!    Python's `\w`), where a single `'` or `-` between two such characters, or a single `.`
+//!    or `,` between two ASCII digits, joins them.
+//! 3. Every other non-space character is a one-character punctuation token.
+//! 4. A word of ASCII digits with internal `.`/`,` groups is a number.
+//!
+//! Each token keeps its byte range in the original text (so a highlight lands on what the
+//! user wrote) and its lowercased text. One pass, O(n); [`Tokens`] is a reusable buffer so
+//! that classifying a corpus allocates nothing per sentence once it has warmed up.
+//! Deliberately not done: Unicode segmentation (UAX #29) and combining marks inside words;
+//! the spec defines tokens by character classes only.
+
+use text_size::{TextRange, TextSize};
+
+/// What kind of token the tokenizer produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TokenKind {
+    /// A word that is not a number (`won`, `can't`, `9am-11pm`).
+    Word,
+    /// A word of ASCII digits with optional `.`/`,` groups (`2`, `1,000`, `3.5`).
+    Number,
+    /// One character that is neither a word character nor a space (`!`, `£`).
+    Punct,
+}
+
+/// One token of a tokenized text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token<'a> {
+    pub kind: TokenKind,
+    /// The lowercased token text.
+    pub text: &'a str,
+    /// Where the token is in the original text.
+    pub range: TextRange,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RawToken {
+    kind: TokenKind,
+    lowered_start: u32,
+    lowered_end: u32,
+    range: TextRange,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct LoweredChar {
+    c: char,
+    lowered_start: u32,
+    origin: TextRange,
+}
+
+/// The tokens of one text; reuse it with [`Tokens::tokenize`] to avoid allocating.
+#[derive(Debug, Clone, Default)]
+pub struct Tokens {
+    lowered: String,
+    chars: Vec<LoweredChar>,
+    tokens: Vec<RawToken>,
+}
+
+/// Tokenizes `text`.
+///
+/// ```
+/// use rulelens::text::{tokenize, TokenKind};
+/// let tokens = tokenize("WON ??1,000 cash!");
+/// let texts: Vec<&str> = tokens.iter().map(|t| t.text).collect();
+/// assert_eq!(texts, ["won", "?", "?", "1,000", "cash", "!"]);
+/// assert_eq!(tokens.get(3).unwrap().kind, TokenKind::Number);
+/// ```
+pub fn tokenize(text: &str) -> Tokens {
+    let mut tokens = Tokens::default();
+    tokens.tokenize(text);
+    tokens
+}
+
+/// Whether a word is a number token: `^[0-9]+([.,][0-9]+)*$`.
+pub fn is_number_token(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    !bytes.is_empty()
+        && bytes[0].is_ascii_digit()
+        && bytes[bytes.len() - 1].is_ascii_digit()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_digit() || *b == b'.' || *b == b',')
+        && !bytes
+            .windows(2)
+            .any(|w| !w[0].is_ascii_digit() && !w[1].is_ascii_digit())
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn joins(prev: char, mid: char, next: char) -> bool {
+    match mid {
+        '\'' | '-' => is_word_char(prev) && is_word_char(next),
+        '.' | ',' => prev.is_ascii_digit() && next.is_ascii_digit(),
+        _ => false,
+    }
+}
+
+impl Tokens {
+    /// Replaces the contents with the tokens of `text`.
+    pub fn tokenize(&mut self, text: &str) {
+        self.lower(text);
+        self.tokens.clear();
+        let chars = &self.chars;
+        let n = chars.len();
+        let mut i = 0;
+        while i < n {
+            let c = chars[i].c;
+            if c.is_whitespace() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let kind = if is_word_char(c) {
+                let mut number = c.is_ascii_digit();
+                i += 1;
+                loop {
+                    if i < n && is_word_char(chars[i].c) {
+                        number &= chars[i].c.is_ascii_digit();
+                        i += 1;
+                    } else if i + 1 < n && joins(chars[i - 1].c, chars[i].c, chars[i + 1].c) {
+                        // A joined `'` or `-` makes a word; a joined `.` or `,` sits between
+                        // digits and keeps a number a number.
+                        number &= matches!(chars[i].c, '.' | ',');
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+                if number {
+                    TokenKind::Number
+                } else {
+                    TokenKind::Word
+                }
+            } else {
+                i += 1;
+                TokenKind::Punct
+            };
+            let (first, last) = (chars[start], chars[i - 1]);
+            self.tokens.push(RawToken {
+                kind,
+                lowered_start: first.lowered_start,
+                lowered_end: last.lowered_start + last.c.len_utf8() as u32,
+                range: first.origin.cover(last.origin),
+            });
+        }
+    }
+
+    fn lower(&mut self, text: &str) {
+        self.lowered.clear();
+        self.chars.clear();
+        let mut prev_alphabetic = false;
+        let mut iter = text.char_indices().peekable();
+        while let Some((offset, c)) = iter.next() {
+            let origin = TextRange::at(TextSize::from(offset as u32), TextSize::of(c));
+            let mut push = |lowered: char| {
+                self.chars.push(LoweredChar {
+                    c: lowered,
+                    lowered_start: self.lowered.len() as u32,
+                    origin,
+                });
+                self.lowered.push(lowered);
+            };
+            if c.is_ascii() {
+                push(c.to_ascii_lowercase());
+            } else if c == 'Σ' {
+                let next_alphabetic = iter.peek().is_some_and(|&(_, n)| n.is_alphabetic());
+                push(if prev_alphabetic && !next_alphabetic {
+                    'ς'
+                } else {
+                    'σ'
+                });
+            } else {
+                c.to_lowercase().for_each(push);
+            }
+            prev_alphabetic = c.is_alphabetic();
+        }
+    }
+
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether the text had no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The `index`-th token.
+    pub fn get(&self, index: usize) -> Option<Token<'_>> {
+        self.tokens.get(index).map(|raw| self.token(raw))
+    }
+
+    /// The tokens in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Token<'_>> + '_ {
+        self.tokens.iter().map(|raw| self.token(raw))
+    }
+
+    fn token(&self, raw: &RawToken) -> Token<'_> {
+        Token {
+            kind: raw.kind,
+            text: &self.lowered[raw.lowered_start as usize..raw.lowered_end as usize],
+            range: raw.range,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str, expected: &[(&str, TokenKind)]) {
+        let tokens = tokenize(text);
+        let got: Vec<(&str, TokenKind)> = tokens.iter().map(|t| (t.text, t.kind)).collect();
+        assert_eq!(got, expected, "tokens of {text:?}");
+        for token in tokens.iter() {
+            assert!(text.get(std::ops::Range::<usize>::from(token.range)).is_some(), "range on char boundaries");
+        }
+    }
+
+    use TokenKind::{Number as N, Punct as P, Word as W};
+
+    #[test]
+    fn spec_example() {
+        check(
+            "WON ??1,000 cash!",
+            &[
+                ("won", W),
+                ("?", P),
+                ("?", P),
+                ("1,000", N),
+                ("cash", W),
+                ("!", P),
+            ],
+        );
+    }
+
+    #[test]
+    fn joiners() {
+        check("don't e-mail", &[("don't", W), ("e-mail", W)]);
+        check("9am-11pm", &[("9am-11pm", W)]);
+        check("3.5 1.2.3 a1.5", &[("3.5", N), ("1.2.3", N), ("a1.5", W)]);
+        check("1-2", &[("1-2", W)]);
+        check("a''b", &[("a", W), ("'", P), ("'", P), ("b", W)]);
+        check("end. 1.", &[("end", W), (".", P), ("1", N), (".", P)]);
+        check("'quoted'", &[("'", P), ("quoted", W), ("'", P)]);
+        check("x-", &[("x", W), ("-", P)]);
+        check("1,a", &[("1", N), (",", P), ("a", W)]);
+        check("snake_case", &[("snake_case", W)]);
+    }
+
+    #[test]
+    fn unicode() {
+        check("£5 Ünïcödé", &[("£", P), ("5", N), ("ünïcödé", W)]);
+        check("ΟΔΟΣ Σ", &[("οδο\u{3c2}", W), ("\u{3c3}", W)]);
+        check("sisterðcity", &[("sisterðcity", W)]);
+        check("٣", &[("٣", W)]);
+        // İ lowercases to two chars; the token's range still covers the original char.
+        let tokens = tokenize("İx");
+        assert!(tokens.iter().all(|t| "İx".get(std::ops::Range::<usize>::from(t.range)).is_some()));
+    }
+
+    #[test]
+    fn number_tokens() {
+        assert!(is_number_token("1,000"));
+        assert!(is_number_token("2"));
+        assert!(!is_number_token("1,"));
+        assert!(!is_number_token("1..2"));
+        assert!(!is_number_token("a1"));
+        assert!(!is_number_token(""));
+    }
+}
