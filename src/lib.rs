@@ -2,10 +2,12 @@
 //! editor feedback.
 //!
 //! Modules follow the data's path (see `docs/architecture.md`): [`text`] → [`syntax`] →
-//! [`corpus`] → [`automata`]; [`diagnostic`] is shared by all of them.
+//! [`corpus`] → [`automata`] → [`rules_file`] (the front end in one call);
+//! [`diagnostic`] is shared by all of them.
 
 pub mod automata;
 pub mod corpus;
 pub mod diagnostic;
+pub mod rules_file;
 pub mod syntax;
 pub mod text;

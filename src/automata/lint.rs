@@ -27,18 +27,24 @@ pub(crate) fn check(
     let mut first_with_language: HashMap<&Dfa, usize> = HashMap::new();
     for (i, (compiled, def)) in system.patterns.iter().zip(&rules.patterns).enumerate() {
         let Some(dfa) = &compiled.dfa else { continue };
+        // What a pattern with a syntax error means is unclear; its error says enough.
+        if has_syntax_error(&def.regex) {
+            continue;
+        }
         if dfa.accepts_nothing() {
-            // An unproducible literal or a syntax error already explains it.
-            if !has_reported_problem(&def.regex) {
-                diagnostics.push(
-                    Diagnostic::new(
-                        Code::EmptyLanguage,
-                        def.name_range,
-                        format!("pattern `{}` can never match", def.name),
-                    )
-                    .with_help("its regular expression accepts no token sequence"),
-                );
-            }
+            let help = if has_unproducible_literal(&def.regex) {
+                "it needs a literal the tokenizer never produces (see E0205)"
+            } else {
+                "its regular expression accepts no token sequence"
+            };
+            diagnostics.push(
+                Diagnostic::new(
+                    Code::EmptyLanguage,
+                    def.name_range,
+                    format!("pattern `{}` can never match", def.name),
+                )
+                .with_help(help),
+            );
             continue;
         }
         if dfa.accepts_everything() {
@@ -64,7 +70,7 @@ pub(crate) fn check(
                         ),
                     )
                     .with_related(first_def.name_range, "same language")
-                    .with_help("remove one of them, or merge their labels"),
+                    .with_help(duplicate_help(system, first, i)),
                 );
             }
             None => {
@@ -78,23 +84,58 @@ pub(crate) fn check(
     diagnostics
 }
 
-/// Whether the regex holds a part that did not parse or a literal that cannot be produced.
-fn has_reported_problem(regex: &ast::Regex) -> bool {
-    match &regex.kind {
+fn duplicate_help(system: &RuleSystem, first: usize, second: usize) -> String {
+    let labels = |p: usize| -> Vec<&str> {
+        system.patterns[p]
+            .labels
+            .iter()
+            .map(|l| system.labels[l.index()].as_str())
+            .collect()
+    };
+    let (first_labels, second_labels) = (labels(first), labels(second));
+    if first_labels == second_labels {
+        "they always fire together: remove one of them".to_string()
+    } else {
+        format!(
+            "they always fire together, so label priority alone decides between {} and {}",
+            first_labels.join(", "),
+            second_labels.join(", ")
+        )
+    }
+}
+
+/// Whether some node of the regex satisfies `predicate`.
+fn any_node(regex: &ast::Regex, predicate: &impl Fn(&ast::Regex) -> bool) -> bool {
+    predicate(regex)
+        || match &regex.kind {
+            ast::RegexKind::Concat(items) | ast::RegexKind::Alt(items) => {
+                items.iter().any(|item| any_node(item, predicate))
+            }
+            ast::RegexKind::Repeat { inner, .. } => any_node(inner, predicate),
+            _ => false,
+        }
+}
+
+fn has_syntax_error(regex: &ast::Regex) -> bool {
+    // An empty quoted literal is reported by the lexer (E0103).
+    any_node(regex, &|node| match &node.kind {
         ast::RegexKind::Error => true,
+        ast::RegexKind::Quoted(text) => text.is_empty(),
+        _ => false,
+    })
+}
+
+fn has_unproducible_literal(regex: &ast::Regex) -> bool {
+    any_node(regex, &|node| match &node.kind {
         ast::RegexKind::Word(text) | ast::RegexKind::Quoted(text) => {
-            let quoted = matches!(regex.kind, ast::RegexKind::Quoted(_));
+            let quoted = matches!(node.kind, ast::RegexKind::Quoted(_));
             matches!(
-                classify_literal(text, quoted, regex.range),
+                classify_literal(text, quoted, node.range),
                 Literal::Unproducible(_)
             )
         }
-        ast::RegexKind::Concat(items) | ast::RegexKind::Alt(items) => {
-            items.iter().any(has_reported_problem)
-        }
-        ast::RegexKind::Repeat { inner, .. } => has_reported_problem(inner),
-        ast::RegexKind::Any | ast::RegexKind::Number | ast::RegexKind::Punct => false,
-    }
+        _ => false,
+    })
 }
 
 fn missing_default(

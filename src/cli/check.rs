@@ -2,22 +2,33 @@
 //! exact rule system's figures on each corpus (the `corpus` bindings by default).
 //! The JSON schema is documented in `docs/cli.md`.
 
-use super::files::{
-    LoadedRules, SourceFile, diagnostic_json, load_rules, print_diagnostics, summary,
-};
+use super::files::{Shown, diagnostic_json, load_rules, print_diagnostics, summary};
 use super::table::{Table, percent};
 use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::Diagnostic;
+use rulelens::rules_file::RulesFile;
+use rulelens::text::LineIndex;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 struct EvaluatedCorpus {
     name: String,
-    file: SourceFile,
+    file: CorpusFile,
+    line_index: LineIndex,
     diagnostics: Vec<Diagnostic>,
     evaluation: Evaluation,
+}
+
+impl EvaluatedCorpus {
+    fn shown(&self) -> Shown<'_> {
+        Shown {
+            path: &self.file.path,
+            text: &self.file.source.text,
+            index: &self.line_index,
+        }
+    }
 }
 
 pub fn run(
@@ -70,24 +81,24 @@ pub fn run(
         let report = json_report(&loaded, &corpora, &read_errors);
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print_diagnostics(&loaded.file, &loaded.diagnostics);
+        print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         for corpus in &corpora {
-            print_diagnostics(&corpus.file, &corpus.diagnostics);
+            print_diagnostics(&corpus.shown(), &corpus.diagnostics);
         }
         for error in &read_errors {
             eprintln!("error: {error}");
         }
         if let Some(summary) = summary(&all_diagnostics) {
-            eprintln!("{}: {summary}", loaded.file.path.display());
+            eprintln!("{}: {summary}", rules_path.display());
         }
-        print!("{}", text_report(&loaded, &corpora));
+        print!("{}", text_report(rules_path, &loaded, &corpora));
     }
     Ok(ExitCode::from(u8::from(failed)))
 }
 
-fn evaluate_corpus(loaded: &LoadedRules, name: String, file: CorpusFile) -> EvaluatedCorpus {
+fn evaluate_corpus(loaded: &RulesFile, name: String, file: CorpusFile) -> EvaluatedCorpus {
     let system = &loaded.system;
-    let mut diagnostics = file.diagnostics;
+    let mut diagnostics = file.diagnostics.clone();
     diagnostics.extend(corpus::check_labels(&file.examples, |label| {
         system.label_by_name(label).is_some()
     }));
@@ -100,13 +111,14 @@ fn evaluate_corpus(loaded: &LoadedRules, name: String, file: CorpusFile) -> Eval
     );
     EvaluatedCorpus {
         name,
-        file: SourceFile::new(&file.path, file.source),
+        line_index: LineIndex::new(&file.source.text),
+        file,
         diagnostics,
         evaluation,
     }
 }
 
-fn text_report(loaded: &LoadedRules, corpora: &[EvaluatedCorpus]) -> String {
+fn text_report(rules_path: &Path, loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> String {
     let system = &loaded.system;
     let mut out = String::new();
     let n_states: usize = system
@@ -117,7 +129,7 @@ fn text_report(loaded: &LoadedRules, corpora: &[EvaluatedCorpus]) -> String {
         .sum();
     out.push_str(&format!(
         "{}: {} patterns, {} labels ({}), default {}, {} DFA states\n",
-        loaded.file.path.display(),
+        rules_path.display(),
         system.patterns().len(),
         system.labels().len(),
         system.labels().join(" > "),
@@ -220,7 +232,7 @@ fn text_report(loaded: &LoadedRules, corpora: &[EvaluatedCorpus]) -> String {
     out
 }
 
-fn label_list(loaded: &LoadedRules, labels: &[rulelens::syntax::LabelId]) -> String {
+fn label_list(loaded: &RulesFile, labels: &[rulelens::syntax::LabelId]) -> String {
     let names: Vec<&str> = labels
         .iter()
         .map(|l| loaded.system.labels()[l.index()].as_str())
@@ -236,24 +248,25 @@ fn ratio(numerator: usize, denominator: usize) -> Option<f64> {
     (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
-fn json_report(loaded: &LoadedRules, corpora: &[EvaluatedCorpus], read_errors: &[String]) -> Value {
+fn json_report(loaded: &RulesFile, corpora: &[EvaluatedCorpus], read_errors: &[String]) -> Value {
     let system = &loaded.system;
     let mut diagnostics: Vec<Value> = loaded
         .diagnostics
         .iter()
-        .map(|d| diagnostic_json(&loaded.file, d))
+        .map(|d| diagnostic_json(&Shown::of_rules(loaded), d))
         .collect();
     for corpus in corpora {
+        let shown = corpus.shown();
         diagnostics.extend(
             corpus
                 .diagnostics
                 .iter()
-                .map(|d| diagnostic_json(&corpus.file, d)),
+                .map(|d| diagnostic_json(&shown, d)),
         );
     }
     let corpora_json: Vec<Value> = corpora.iter().map(|c| corpus_json(loaded, c)).collect();
     let mut report = json!({
-        "rules": loaded.file.path.display().to_string(),
+        "rules": Shown::of_rules(loaded).path.display().to_string(),
         "default": system.default_label().map(|l| system.labels()[l.index()].clone()),
         "diagnostics": diagnostics,
         "errors": read_errors,
@@ -285,7 +298,7 @@ fn json_report(loaded: &LoadedRules, corpora: &[EvaluatedCorpus], read_errors: &
 }
 
 fn pattern_static_json(
-    loaded: &LoadedRules,
+    loaded: &RulesFile,
     compiled: &rulelens::automata::CompiledPattern,
 ) -> Value {
     let labels: Vec<&str> = compiled
@@ -302,7 +315,7 @@ fn pattern_static_json(
     })
 }
 
-fn corpus_json(loaded: &LoadedRules, corpus: &EvaluatedCorpus) -> Value {
+fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
     let e = &corpus.evaluation;
     let labels: Vec<Value> = e
         .label_names

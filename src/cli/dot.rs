@@ -1,6 +1,6 @@
 //! `rulelens dot RULES [--pattern NAME]`: the pattern automata as Graphviz DOT on stdout.
 
-use super::files::{load_rules, print_diagnostics};
+use super::files::{Shown, load_rules, print_diagnostics};
 use rulelens::automata::{CompileConfig, pattern_dot, system_dot};
 use std::path::Path;
 use std::process::ExitCode;
@@ -11,7 +11,7 @@ pub fn run(
     config: &CompileConfig,
 ) -> anyhow::Result<ExitCode> {
     let loaded = load_rules(rules_path, config)?;
-    print_diagnostics(&loaded.file, &loaded.diagnostics);
+    print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
     let dot = match pattern {
         None => system_dot(&loaded.system),
         Some(name) => {

@@ -1,76 +1,34 @@
-//! Reading a rules file and running the front end on it, and printing diagnostics, for the
-//! commands that start from a rules file.
+//! Reading a rules file, and printing diagnostics rustc-style or as JSON.
 
 use anyhow::Context;
-use rulelens::automata::{CompileConfig, RuleSystem, compile};
-use rulelens::diagnostic::{Code, Diagnostic, render};
-use rulelens::syntax::{RuleSet, lower, parse};
-use rulelens::text::{LineIndex, SourceText};
+use rulelens::automata::CompileConfig;
+use rulelens::diagnostic::{Diagnostic, render};
+use rulelens::rules_file::RulesFile;
+use rulelens::text::LineIndex;
 use serde_json::{Value, json};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// A file's text with its line index, for rendering diagnostics.
-pub struct SourceFile {
-    pub path: PathBuf,
-    pub source: SourceText,
-    pub index: LineIndex,
+/// A file's path, text and line index: what rendering a diagnostic needs.
+pub struct Shown<'a> {
+    pub path: &'a Path,
+    pub text: &'a str,
+    pub index: &'a LineIndex,
 }
 
-impl SourceFile {
-    pub fn new(path: &Path, source: SourceText) -> SourceFile {
-        let index = LineIndex::new(&source.text);
-        SourceFile {
-            path: path.to_path_buf(),
-            source,
-            index,
+impl Shown<'_> {
+    pub fn of_rules(file: &RulesFile) -> Shown<'_> {
+        Shown {
+            path: file.path.as_deref().unwrap_or(Path::new("-")),
+            text: &file.source.text,
+            index: &file.line_index,
         }
     }
-
-    fn display_path(&self) -> String {
-        self.path.display().to_string()
-    }
 }
 
-/// A rules file through parse, name resolution and compilation.
-pub struct LoadedRules {
-    pub file: SourceFile,
-    pub rules: RuleSet,
-    pub system: RuleSystem,
-    /// Every diagnostic on the rules file, in source order.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-pub fn load_rules(path: &Path, config: &CompileConfig) -> anyhow::Result<LoadedRules> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    anyhow::ensure!(
-        bytes.len() < (u32::MAX / 2) as usize,
-        "{}: a rules file must be smaller than 2 GiB",
-        path.display()
-    );
-    let source = SourceText::from_bytes(&bytes);
-    let mut diagnostics: Vec<Diagnostic> = source
-        .invalid_utf8
-        .iter()
-        .map(|&range| {
-            Diagnostic::new(Code::InvalidUtf8, range, "invalid UTF-8")
-                .with_help("save the file as UTF-8")
-        })
-        .collect();
-    let parse = parse(&source.text);
-    let (rules, names) = lower(&parse, &source.text);
-    let (system, compiled) = compile(&rules, config);
-    diagnostics.extend(parse.diagnostics);
-    diagnostics.extend(names);
-    diagnostics.extend(compiled);
-    diagnostics.extend(rulelens::corpus::check_bindings(path, &rules));
-    diagnostics.sort_by_key(|d| (d.range.start(), d.range.end()));
-    Ok(LoadedRules {
-        file: SourceFile::new(path, source),
-        rules,
-        system,
-        diagnostics,
-    })
+/// Reads and analyzes a rules file, with the path in the error.
+pub fn load_rules(path: &Path, config: &CompileConfig) -> anyhow::Result<RulesFile> {
+    RulesFile::read(path, config).with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// Whether to color what goes to stderr.
@@ -82,13 +40,13 @@ pub fn stderr_color() -> bool {
 const MAX_PRINTED: usize = 100;
 
 /// Prints diagnostics rustc-style on stderr, at most [`MAX_PRINTED`] per file.
-pub fn print_diagnostics(file: &SourceFile, diagnostics: &[Diagnostic]) {
+pub fn print_diagnostics(file: &Shown, diagnostics: &[Diagnostic]) {
     let color = stderr_color();
-    let path = file.display_path();
+    let path = file.path.display().to_string();
     for diagnostic in diagnostics.iter().take(MAX_PRINTED) {
         eprintln!(
             "{}",
-            render(diagnostic, &path, &file.source.text, &file.index, color)
+            render(diagnostic, &path, file.text, file.index, color)
         );
     }
     if diagnostics.len() > MAX_PRINTED {
@@ -101,8 +59,8 @@ pub fn print_diagnostics(file: &SourceFile, diagnostics: &[Diagnostic]) {
 }
 
 /// One diagnostic as JSON, with 1-based lines and char columns and byte offsets.
-pub fn diagnostic_json(file: &SourceFile, diagnostic: &Diagnostic) -> Value {
-    let text = &file.source.text;
+pub fn diagnostic_json(file: &Shown, diagnostic: &Diagnostic) -> Value {
+    let text = file.text;
     let position = |offset| {
         let at = file.index.to_chars(text, offset);
         json!({ "line": at.line + 1, "column": at.col + 1 })
@@ -110,7 +68,7 @@ pub fn diagnostic_json(file: &SourceFile, diagnostic: &Diagnostic) -> Value {
     let start = file.index.to_chars(text, diagnostic.range.start());
     let end = file.index.to_chars(text, diagnostic.range.end());
     json!({
-        "file": file.display_path(),
+        "file": file.path.display().to_string(),
         "code": diagnostic.code.as_str(),
         "name": diagnostic.code.name(),
         "severity": diagnostic.severity.as_str(),

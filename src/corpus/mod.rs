@@ -104,6 +104,9 @@ pub fn parse(
     (examples, diagnostics)
 }
 
+/// The largest corpus file accepted, in bytes (byte offsets are `u32`).
+pub const MAX_CORPUS_FILE_BYTES: usize = 1 << 31;
+
 /// A corpus file as read from disk.
 #[derive(Debug, Clone)]
 pub struct CorpusFile {
@@ -141,7 +144,7 @@ impl fmt::Display for ReadError {
             ),
             ReadError::TooLarge { path, bytes } => write!(
                 f,
-                "{}: {bytes} bytes is more than the 4 GiB a corpus file may have",
+                "{}: {bytes} bytes is more than the {MAX_CORPUS_FILE_BYTES} a corpus file may have",
                 path.display()
             ),
         }
@@ -160,7 +163,7 @@ pub fn read_file(path: &Path) -> Result<CorpusFile, ReadError> {
         error,
     };
     let bytes = std::fs::read(path).map_err(io_error)?;
-    if bytes.len() as u64 >= u64::from(u32::MAX) / 2 {
+    if bytes.len() > MAX_CORPUS_FILE_BYTES {
         return Err(ReadError::TooLarge {
             path: path.to_path_buf(),
             bytes: bytes.len() as u64,

@@ -144,6 +144,11 @@ impl Parser<'_> {
     fn statement(&mut self) -> Option<Statement> {
         let first = self.peek(Mode::Head);
         let start = first.range.start();
+        if first.kind == LexemeKind::Unknown {
+            // Its own diagnostic (E0101) says what is wrong.
+            self.bump(first);
+            return None;
+        }
         if first.kind != LexemeKind::Ident {
             let found = self.found(&first);
             self.diagnostics.push(
@@ -389,6 +394,15 @@ impl Parser<'_> {
         let range = lexeme.range;
         let kind = match lexeme.kind {
             LexemeKind::Word => RegexKind::Word(self.text[range].to_string()),
+            // What an unterminated string swallowed is not a literal the user meant.
+            LexemeKind::String
+                if lexeme
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.code == Code::UnterminatedString) =>
+            {
+                RegexKind::Error
+            }
             LexemeKind::String => RegexKind::Quoted(lexeme.value.clone()),
             LexemeKind::Dollar => RegexKind::Any,
             LexemeKind::Percent => RegexKind::Number,
@@ -455,6 +469,32 @@ impl Parser<'_> {
         }
     }
 
+    /// Skips one formula operand (`!`s, then a name or a balanced group) without
+    /// reporting what is inside; returns where it ends.
+    fn skip_formula_operand(&mut self) -> TextSize {
+        let mut open = 0u32;
+        loop {
+            let lexeme = self.peek(Mode::Head);
+            match lexeme.kind {
+                LexemeKind::Newline | LexemeKind::Eof => break,
+                LexemeKind::LParen => open += 1,
+                LexemeKind::RParen if open == 0 => break,
+                LexemeKind::RParen => open -= 1,
+                LexemeKind::Bang => {}
+                _ if open == 0 => {
+                    self.pos = usize::from(lexeme.range.end());
+                    break;
+                }
+                _ => {}
+            }
+            self.pos = usize::from(lexeme.range.end());
+            if open == 0 && lexeme.kind == LexemeKind::RParen {
+                break;
+            }
+        }
+        TextSize::from(self.pos as u32)
+    }
+
     /// Skips the inside of `{…}` after the `{`, through `}` if present on the line.
     fn skip_braces(&mut self) -> TextSize {
         loop {
@@ -482,11 +522,15 @@ impl Parser<'_> {
                 LexemeKind::LBrace => {
                     self.bump(lexeme.clone());
                     match self.repetition(lexeme.range.start()) {
-                        Some((min, max, end)) => {
+                        Ok((min, max, end)) => {
                             range = TextRange::new(range.start(), end);
                             regex = self.repeat(regex, range, min, max, &mut stacked);
                         }
-                        None => continue,
+                        // The repeated part's meaning is unclear: it matches nothing.
+                        Err(end) => {
+                            range = TextRange::new(range.start(), end);
+                            regex = error_regex(range);
+                        }
                     }
                     continue;
                 }
@@ -527,15 +571,16 @@ impl Parser<'_> {
         }
     }
 
-    /// Parses `m}` or `m,n}` after `{`; on error reports it, skips to `}` and returns `None`.
-    fn repetition(&mut self, open: TextSize) -> Option<(u32, Option<u32>, TextSize)> {
+    /// Parses `m}` or `m,n}` after `{`; on error reports it, skips to `}` and returns where
+    /// the skipped part ends.
+    fn repetition(&mut self, open: TextSize) -> Result<(u32, Option<u32>, TextSize), TextSize> {
         let fail = |parser: &mut Self, message: String, help: &str| {
             let end = parser.skip_braces();
             parser.diagnostics.push(
                 Diagnostic::new(Code::InvalidRepetition, TextRange::new(open, end), message)
                     .with_help(help.to_string()),
             );
-            None
+            Err(end)
         };
         let min_lexeme = self.peek(Mode::Brace);
         if min_lexeme.kind != LexemeKind::Int {
@@ -592,9 +637,9 @@ impl Parser<'_> {
             };
             self.diagnostics
                 .push(Diagnostic::new(Code::InvalidRepetition, range, message));
-            return None;
+            return Err(end);
         }
-        Some((min, max, end))
+        Ok((min, max, end))
     }
 
     // ----- formulas -----
@@ -619,6 +664,11 @@ impl Parser<'_> {
                             .with_help("remove it, or open the group with `(`"),
                     );
                     self.bump(lexeme);
+                }
+                LexemeKind::Unknown => {
+                    self.bump(lexeme);
+                    self.skip_line();
+                    break;
                 }
                 _ => {
                     self.unexpected("`&`, `|` or end of line", &lexeme);
@@ -673,8 +723,8 @@ impl Parser<'_> {
                     lexeme.range,
                     format!("formula nests more than {MAX_NESTING} deep"),
                 ));
-                self.skip_line();
-                error_formula(TextRange::new(start, TextSize::from(self.pos as u32)))
+                let end = self.skip_formula_operand();
+                error_formula(TextRange::new(start, end))
             }
             LexemeKind::Bang => {
                 let start = lexeme.range.start();

@@ -220,7 +220,11 @@ mod tests {
         let got: Vec<(&str, TokenKind)> = tokens.iter().map(|t| (t.text, t.kind)).collect();
         assert_eq!(got, expected, "tokens of {text:?}");
         for token in tokens.iter() {
-            assert!(text.get(std::ops::Range::<usize>::from(token.range)).is_some(), "range on char boundaries");
+            assert!(
+                text.get(std::ops::Range::<usize>::from(token.range))
+                    .is_some(),
+                "range on char boundaries"
+            );
         }
     }
 
@@ -263,7 +267,11 @@ mod tests {
         check("٣", &[("٣", W)]);
         // İ lowercases to two chars; the token's range still covers the original char.
         let tokens = tokenize("İx");
-        assert!(tokens.iter().all(|t| "İx".get(std::ops::Range::<usize>::from(t.range)).is_some()));
+        assert!(
+            tokens
+                .iter()
+                .all(|t| "İx".get(std::ops::Range::<usize>::from(t.range)).is_some())
+        );
     }
 
     #[test]

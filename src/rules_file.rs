@@ -1,0 +1,93 @@
+//! A rules file through the whole front end: decoding, parsing, name resolution,
+//! compilation, language checks and corpus-binding checks, with every diagnostic in
+//! source order.
+//!
+//! This is what `rulelens check`, `rulelens dot` and the tests start from. It sits above
+//! `syntax`, `corpus` and `automata` in the layer order and adds no analysis of its own.
+
+use crate::automata::{CompileConfig, RuleSystem, compile};
+use crate::diagnostic::{Code, Diagnostic};
+use crate::syntax::{Parse, RuleSet, lower, parse};
+use crate::text::{LineIndex, SourceText};
+use std::path::{Path, PathBuf};
+
+/// The largest rules file accepted, in bytes (byte offsets are `u32`).
+pub const MAX_RULES_FILE_BYTES: usize = 1 << 30;
+
+/// A rules file with everything the front end knows about it.
+#[derive(Debug, Clone)]
+pub struct RulesFile {
+    /// Where it was read from; `None` for text that has no file (corpus bindings are then
+    /// not checked).
+    pub path: Option<PathBuf>,
+    pub source: SourceText,
+    pub line_index: LineIndex,
+    pub parse: Parse,
+    pub rules: RuleSet,
+    pub system: RuleSystem,
+    /// All diagnostics, sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl RulesFile {
+    /// Runs the front end on a decoded text; `path` locates corpus bindings.
+    ///
+    /// ```
+    /// use rulelens::rules_file::RulesFile;
+    /// use rulelens::text::SourceText;
+    /// let source = SourceText::from_bytes(b"default ham\nspam: $* FREE $*\n");
+    /// let file = RulesFile::analyze(source, None, &Default::default());
+    /// let codes: Vec<&str> = file.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    /// assert_eq!(codes, ["W0301", "E0205"]);
+    /// ```
+    pub fn analyze(source: SourceText, path: Option<&Path>, config: &CompileConfig) -> RulesFile {
+        let mut diagnostics: Vec<Diagnostic> = source
+            .invalid_utf8
+            .iter()
+            .map(|&range| {
+                Diagnostic::new(Code::InvalidUtf8, range, "invalid UTF-8")
+                    .with_help("save the file as UTF-8")
+            })
+            .collect();
+        let parse = parse(&source.text);
+        let (rules, names) = lower(&parse, &source.text);
+        let (system, compiled) = compile(&rules, config);
+        diagnostics.extend(parse.diagnostics.iter().cloned());
+        diagnostics.extend(names);
+        diagnostics.extend(compiled);
+        if let Some(path) = path {
+            diagnostics.extend(crate::corpus::check_bindings(path, &rules));
+        }
+        diagnostics.sort_by_key(|d| (d.range.start(), d.range.end()));
+        RulesFile {
+            path: path.map(Path::to_path_buf),
+            line_index: LineIndex::new(&source.text),
+            source,
+            parse,
+            rules,
+            system,
+            diagnostics,
+        }
+    }
+
+    /// Reads and analyzes a rules file.
+    pub fn read(path: &Path, config: &CompileConfig) -> std::io::Result<RulesFile> {
+        let bytes = std::fs::read(path)?;
+        if bytes.len() > MAX_RULES_FILE_BYTES {
+            return Err(std::io::Error::other(format!(
+                "{} bytes is more than the {MAX_RULES_FILE_BYTES} a rules file may have",
+                bytes.len()
+            )));
+        }
+        Ok(RulesFile::analyze(
+            SourceText::from_bytes(&bytes),
+            Some(path),
+            config,
+        ))
+    }
+
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}

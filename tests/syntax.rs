@@ -1,0 +1,159 @@
+//! Parser and front-end fixtures: every `tests/data/syntax/{ok,err}/*.rules` goes through
+//! the whole front end (`RulesFile::analyze`). Each fixture lists the diagnostics it must
+//! produce in `# expect: CODE LINE:COLUMN` comments (`# expect: nothing` for none), which
+//! are compared exactly; the tree dump and the rendered diagnostics are snapshotted with
+//! insta; and every range is checked to lie inside the text, on char boundaries, with
+//! children inside their parents.
+
+use rulelens::diagnostic::render;
+use rulelens::rules_file::RulesFile;
+use rulelens::syntax::ast::{Formula, FormulaKind, Regex, RegexKind, StatementKind};
+use rulelens::text::SourceText;
+use std::path::Path;
+use text_size::TextRange;
+
+fn expectations(text: &str) -> Vec<String> {
+    let mut expected: Vec<String> = text
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("# expect:"))
+        .map(|rest| rest.trim().to_string())
+        .filter(|rest| rest != "nothing")
+        .collect();
+    expected.sort();
+    expected
+}
+
+fn check_range(text: &str, range: TextRange, parent: TextRange, what: &str) {
+    let (start, end) = (usize::from(range.start()), usize::from(range.end()));
+    assert!(end <= text.len(), "{what} {range:?} past the end");
+    assert!(
+        text.is_char_boundary(start) && text.is_char_boundary(end),
+        "{what} {range:?} not on char boundaries"
+    );
+    assert!(
+        parent.contains_range(range),
+        "{what} {range:?} outside its parent {parent:?}"
+    );
+}
+
+fn check_regex(text: &str, regex: &Regex, parent: TextRange) {
+    check_range(text, regex.range, parent, "regex");
+    match &regex.kind {
+        RegexKind::Concat(items) | RegexKind::Alt(items) => items
+            .iter()
+            .for_each(|item| check_regex(text, item, regex.range)),
+        RegexKind::Repeat { inner, .. } => check_regex(text, inner, regex.range),
+        _ => {}
+    }
+}
+
+fn check_formula(text: &str, formula: &Formula, parent: TextRange) {
+    check_range(text, formula.range, parent, "formula");
+    match &formula.kind {
+        FormulaKind::And(items) | FormulaKind::Or(items) => items
+            .iter()
+            .for_each(|item| check_formula(text, item, formula.range)),
+        FormulaKind::Not(inner) => check_formula(text, inner, formula.range),
+        _ => {}
+    }
+}
+
+fn check_fixture(path: &Path) -> String {
+    let bytes = std::fs::read(path).unwrap();
+    let file = RulesFile::analyze(
+        SourceText::from_bytes(&bytes),
+        Some(path),
+        &Default::default(),
+    );
+    let text = &file.source.text;
+    let whole = TextRange::up_to(text_size::TextSize::of(text.as_str()));
+
+    let mut actual: Vec<String> = file
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let at = file.line_index.to_chars(text, d.range.start());
+            format!("{} {}:{}", d.code.as_str(), at.line + 1, at.col + 1)
+        })
+        .collect();
+    actual.sort();
+    assert_eq!(
+        actual,
+        expectations(text),
+        "diagnostics of {}",
+        path.display()
+    );
+
+    let mut previous_end = 0.into();
+    for statement in &file.parse.file.statements {
+        check_range(text, statement.range, whole, "statement");
+        assert!(
+            statement.range.start() >= previous_end,
+            "statements overlap"
+        );
+        previous_end = statement.range.end();
+        match &statement.kind {
+            StatementKind::Pattern {
+                regex: Some(regex), ..
+            }
+            | StatementKind::LabelRegex {
+                regex: Some(regex), ..
+            } => check_regex(text, regex, statement.range),
+            StatementKind::LabelFormula {
+                formula: Some(formula),
+                ..
+            } => check_formula(text, formula, statement.range),
+            _ => {}
+        }
+    }
+    for diagnostic in &file.diagnostics {
+        check_range(text, diagnostic.range, whole, "diagnostic");
+        for related in &diagnostic.related {
+            check_range(text, related.range, whole, "related");
+        }
+    }
+
+    let name = path.file_name().unwrap().to_string_lossy();
+    let rendered: Vec<String> = file
+        .diagnostics
+        .iter()
+        .map(|d| render(d, &name, text, &file.line_index, false))
+        .collect();
+    format!("{}\n{}", file.parse.file.dump(), rendered.join("\n"))
+}
+
+#[test]
+fn valid_fixtures() {
+    insta::glob!("data/syntax/ok/*.rules", |path| {
+        insta::assert_snapshot!(check_fixture(path));
+    });
+}
+
+#[test]
+fn invalid_fixtures() {
+    insta::glob!("data/syntax/err/*.rules", |path| {
+        insta::assert_snapshot!(check_fixture(path));
+    });
+}
+
+/// The bundled examples: SMS is clean; TREC repeats four patterns of earlier ones.
+#[test]
+fn bundled_examples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let codes = |name: &str| -> Vec<String> {
+        let path = root.join(format!("examples/{name}/{name}.rules"));
+        let file = RulesFile::read(&path, &Default::default()).unwrap();
+        file.diagnostics
+            .iter()
+            .map(|d| {
+                let at = file.line_index.line_col(d.range.start());
+                format!("{} {}", d.code.as_str(), at.line + 1)
+            })
+            .collect()
+    };
+    assert_eq!(codes("sms"), Vec::<String>::new());
+    assert_eq!(
+        codes("trec"),
+        ["W0304 55", "W0304 59", "W0304 82", "W0304 84"]
+    );
+}
