@@ -11,7 +11,9 @@ pub fn run(
     config: &CompileConfig,
 ) -> anyhow::Result<ExitCode> {
     let loaded = load_rules(rules_path, config)?;
-    print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
+    // Only errors: warnings about other patterns are noise here; `check` shows them.
+    let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+    print_diagnostics(&Shown::of_rules(&loaded), &errors);
     let dot = match pattern {
         None => system_dot(&loaded.system),
         Some(name) => {

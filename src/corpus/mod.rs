@@ -72,6 +72,11 @@ pub fn parse(
         let line_start = start;
         start += raw_line.len() + 1;
         let line = raw_line.strip_suffix('\r').unwrap_or(raw_line);
+        // A byte-order mark at the start of the file is not part of the first label.
+        let (line, line_start) = match line.strip_prefix('\u{feff}') {
+            Some(rest) if line_start == 0 => (rest, '\u{feff}'.len_utf8()),
+            _ => (line, line_start),
+        };
         let line_range = TextRange::at((line_start as u32).into(), (line.len() as u32).into());
         let mut spoiled = None;
         while let Some(range) = invalid.next_if(|r| usize::from(r.start()) < start) {

@@ -121,7 +121,8 @@ pub(crate) fn skip_trivia(text: &str, mut pos: usize) -> usize {
             }
             Some(_) => {
                 let c = text[pos..].chars().next().unwrap_or('\n');
-                if c.is_whitespace() && c != '\n' {
+                // A byte-order mark is trivia too (editors on Windows write one).
+                if (c.is_whitespace() && c != '\n') || c == '\u{feff}' {
                     pos += c.len_utf8();
                 } else {
                     return pos;

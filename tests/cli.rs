@@ -1,0 +1,174 @@
+//! End-to-end tests of the `rulelens` binary on `examples/`: exit codes, JSON keys and the
+//! figures that `examples/README.md` documents for the bundled rule systems.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn rulelens(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rulelens"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the binary runs")
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).expect("stdout is JSON")
+}
+
+fn percent(value: &Value) -> f64 {
+    (value.as_f64().expect("a number") * 10000.0).round() / 100.0
+}
+
+#[test]
+fn check_sms_json_reproduces_the_documented_figures() {
+    let output = rulelens(&["check", "examples/sms/sms.rules", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    let report = json(&output);
+    for key in ["accuracy", "coverage", "labels", "confusion", "patterns", "diagnostics", "corpora"] {
+        assert!(report.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(report["corpus"], "train");
+    assert_eq!(percent(&report["accuracy"]), 91.87);
+    assert_eq!(percent(&report["coverage"]), 41.18);
+    let dev = &report["corpora"][1];
+    assert_eq!(dev["corpus"], "dev");
+    assert_eq!(percent(&dev["accuracy"]), 91.80);
+    assert_eq!(percent(&dev["coverage"]), 41.40);
+    assert_eq!(percent(&dev["default_accuracy"]), 87.20);
+    let pattern = &report["patterns"][0];
+    for key in ["name", "label", "line", "matches", "coverage", "precision", "recall", "overlaps", "conflicts"] {
+        assert!(pattern.get(key).is_some(), "pattern lacks {key}");
+    }
+    assert_eq!(pattern["name"], "ham@15");
+    assert_eq!(pattern["line"], 15);
+    assert_eq!(report["patterns"].as_array().unwrap().len(), 73);
+    let confusion = &report["confusion"];
+    let total: u64 = ["ham", "spam"]
+        .iter()
+        .flat_map(|gold| ["ham", "spam"].map(|p| confusion[gold][p].as_u64().unwrap()))
+        .sum();
+    assert_eq!(total, 4502);
+}
+
+#[test]
+fn check_trec_json_reproduces_the_documented_figures() {
+    let output = rulelens(&["check", "examples/trec/trec.rules", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let report = json(&output);
+    assert_eq!(percent(&report["accuracy"]), 49.39);
+    assert_eq!(percent(&report["coverage"]), 95.15);
+    assert_eq!(percent(&report["corpora"][1]["accuracy"]), 47.80);
+    assert_eq!(percent(&report["corpora"][1]["coverage"]), 93.20);
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["W0304"; 4]);
+}
+
+#[test]
+fn check_text_prints_tables() {
+    let output = rulelens(&["check", "examples/sms/sms.rules", "--corpus", "examples/sms/dev.tsv"]);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("corpus dev (examples/sms/dev.tsv): 500 examples, 500 labeled"));
+    assert!(stdout.contains("accuracy 91.80%"));
+    assert!(stdout.contains("gold \\ predicted"));
+    assert!(stdout.contains("conflicts"));
+}
+
+#[test]
+fn errors_exit_with_one_and_print_rustc_style() {
+    let output = rulelens(&["check", "tests/data/syntax/err/unknown_names.rules"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("error[E0201]: unknown pattern `fre_call`"), "{stderr}");
+    assert!(stderr.contains("--> tests/data/syntax/err/unknown_names.rules:5:9"), "{stderr}");
+    assert!(stderr.contains("= help: a pattern with a similar name exists: `free_call`"));
+
+    let output = rulelens(&["check", "tests/data/syntax/err/unknown_names.rules", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    let first_error = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "E0201")
+        .unwrap()
+        .clone();
+    assert_eq!(first_error["line"], 5);
+    assert_eq!(first_error["column"], 9);
+    assert_eq!(first_error["severity"], "error");
+}
+
+#[test]
+fn warnings_alone_exit_with_zero() {
+    let output = rulelens(&["check", "tests/data/syntax/err/missing_default.rules"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("warning[W0303]"));
+}
+
+#[test]
+fn unreadable_inputs_exit_with_one_and_usage_errors_with_two() {
+    let output = rulelens(&["check", "no/such.rules"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot read no/such.rules"));
+
+    let output = rulelens(&["check", "examples/sms/sms.rules", "--corpus", "no/such.tsv"]);
+    assert_eq!(output.status.code(), Some(1));
+
+    assert_eq!(rulelens(&["check"]).status.code(), Some(2));
+    assert_eq!(rulelens(&["check", "x.rules", "--format", "yaml"]).status.code(), Some(2));
+    assert_eq!(rulelens(&["frobnicate"]).status.code(), Some(2));
+}
+
+#[test]
+fn malformed_corpus_lines_are_errors_but_the_rest_is_evaluated() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let corpus = dir.join("broken.jsonl");
+    std::fs::write(
+        &corpus,
+        b"{\"text\": \"WIN cash prize\", \"label\": \"spam\"}\n{\"text\": oops}\n{\"text\": \"see you\", \"label\": \"ham\"}\n",
+    )
+    .unwrap();
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms/sms.rules");
+    let output = rulelens(&[
+        "check",
+        rules.to_str().unwrap(),
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let report = json(&output);
+    assert_eq!(report["examples"], 2);
+    assert_eq!(report["diagnostics"][0]["code"], "E0404");
+    assert_eq!(report["diagnostics"][0]["line"], 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn dot_prints_graphviz() {
+    let output = rulelens(&["dot", "examples/sms/sms.rules", "--pattern", "spam@18"]);
+    assert_eq!(output.status.code(), Some(0));
+    let dot = String::from_utf8(output.stdout).unwrap();
+    assert!(dot.starts_with("digraph {"));
+    assert!(dot.contains("label=\"won\""), "{dot}");
+    assert!(dot.contains("shape=doublecircle"));
+
+    let output = rulelens(&["dot", "examples/trec/trec.rules"]);
+    assert_eq!(output.status.code(), Some(0));
+    let dot = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(dot.matches("subgraph cluster_").count(), 68);
+
+    let output = rulelens(&["dot", "examples/sms/sms.rules", "--pattern", "nope"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no pattern `nope`"));
+}
