@@ -25,9 +25,22 @@ fn percent(value: &Value) -> f64 {
 #[test]
 fn check_sms_json_reproduces_the_documented_figures() {
     let output = rulelens(&["check", "examples/sms/sms.rules", "--format", "json"]);
-    assert_eq!(output.status.code(), Some(0), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let report = json(&output);
-    for key in ["accuracy", "coverage", "labels", "confusion", "patterns", "diagnostics", "corpora"] {
+    for key in [
+        "accuracy",
+        "coverage",
+        "labels",
+        "confusion",
+        "patterns",
+        "diagnostics",
+        "corpora",
+    ] {
         assert!(report.get(key).is_some(), "missing key {key}");
     }
     assert_eq!(report["corpus"], "train");
@@ -39,7 +52,17 @@ fn check_sms_json_reproduces_the_documented_figures() {
     assert_eq!(percent(&dev["coverage"]), 41.40);
     assert_eq!(percent(&dev["default_accuracy"]), 87.20);
     let pattern = &report["patterns"][0];
-    for key in ["name", "label", "line", "matches", "coverage", "precision", "recall", "overlaps", "conflicts"] {
+    for key in [
+        "name",
+        "label",
+        "line",
+        "matches",
+        "coverage",
+        "precision",
+        "recall",
+        "overlaps",
+        "conflicts",
+    ] {
         assert!(pattern.get(key).is_some(), "pattern lacks {key}");
     }
     assert_eq!(pattern["name"], "ham@15");
@@ -68,12 +91,18 @@ fn check_trec_json_reproduces_the_documented_figures() {
         .iter()
         .map(|d| d["code"].as_str().unwrap())
         .collect();
-    assert_eq!(codes, ["W0304"; 4]);
+    assert_eq!(codes.iter().filter(|&&code| code == "W0304").count(), 3);
+    assert_eq!(codes.iter().filter(|&&code| code == "W0306").count(), 5);
 }
 
 #[test]
 fn check_text_prints_tables() {
-    let output = rulelens(&["check", "examples/sms/sms.rules", "--corpus", "examples/sms/dev.tsv"]);
+    let output = rulelens(&[
+        "check",
+        "examples/sms/sms.rules",
+        "--corpus",
+        "examples/sms/dev.tsv",
+    ]);
     assert_eq!(output.status.code(), Some(0));
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.contains("corpus dev (examples/sms/dev.tsv): 500 examples, 500 labeled"));
@@ -87,11 +116,22 @@ fn errors_exit_with_one_and_print_rustc_style() {
     let output = rulelens(&["check", "tests/data/syntax/err/unknown_names.rules"]);
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("error[E0201]: unknown pattern `fre_call`"), "{stderr}");
-    assert!(stderr.contains("--> tests/data/syntax/err/unknown_names.rules:5:9"), "{stderr}");
+    assert!(
+        stderr.contains("error[E0201]: unknown pattern `fre_call`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--> tests/data/syntax/err/unknown_names.rules:5:9"),
+        "{stderr}"
+    );
     assert!(stderr.contains("= help: a pattern with a similar name exists: `free_call`"));
 
-    let output = rulelens(&["check", "tests/data/syntax/err/unknown_names.rules", "--format", "json"]);
+    let output = rulelens(&[
+        "check",
+        "tests/data/syntax/err/unknown_names.rules",
+        "--format",
+        "json",
+    ]);
     assert_eq!(output.status.code(), Some(1));
     let report = json(&output);
     let first_error = report["diagnostics"]
@@ -123,7 +163,12 @@ fn unreadable_inputs_exit_with_one_and_usage_errors_with_two() {
     assert_eq!(output.status.code(), Some(1));
 
     assert_eq!(rulelens(&["check"]).status.code(), Some(2));
-    assert_eq!(rulelens(&["check", "x.rules", "--format", "yaml"]).status.code(), Some(2));
+    assert_eq!(
+        rulelens(&["check", "x.rules", "--format", "yaml"])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(rulelens(&["frobnicate"]).status.code(), Some(2));
 }
 

@@ -119,5 +119,9 @@ fn read_file_picks_the_format_and_reports_io_errors() {
     let missing = read_file(&root.join("examples/sms/missing.tsv")).unwrap_err();
     assert!(missing.to_string().contains("missing.tsv"));
     let unsupported = read_file(&root.join("examples/sms/sms.rules")).unwrap_err();
-    assert!(unsupported.to_string().contains("unsupported corpus format"));
+    assert!(
+        unsupported
+            .to_string()
+            .contains("unsupported corpus format")
+    );
 }

@@ -154,6 +154,9 @@ fn bundled_examples() {
     assert_eq!(codes("sms"), Vec::<String>::new());
     assert_eq!(
         codes("trec"),
-        ["W0304 55", "W0304 59", "W0304 82", "W0304 84"]
+        [
+            "W0306 34", "W0306 55", "W0304 59", "W0306 60", "W0306 68", "W0304 82", "W0304 84",
+            "W0306 88"
+        ]
     );
 }

@@ -21,8 +21,8 @@ use crate::syntax::{Formula, RuleSet, ast};
 pub const DEFAULT_MAX_NFA_STATES: usize = 200_000;
 /// Default for [`CompileConfig::max_dfa_states`].
 pub const DEFAULT_MAX_DFA_STATES: usize = 10_000;
-/// Default for [`CompileConfig::max_search_states`].
-pub const DEFAULT_MAX_SEARCH_STATES: usize = 20_000;
+/// Default for [`CompileConfig::max_search_steps`].
+pub const DEFAULT_MAX_SEARCH_STEPS: usize = 200_000;
 
 /// Limits of the compiler.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,10 +33,10 @@ pub struct CompileConfig {
     /// Most DFA states the subset construction may create for one pattern, before
     /// minimization. Default [`DEFAULT_MAX_DFA_STATES`].
     pub max_dfa_states: usize,
-    /// Most product states a language check (for instance "can a sentence match no
-    /// label?") may explore before giving up silently. Default
-    /// [`DEFAULT_MAX_SEARCH_STATES`].
-    pub max_search_states: usize,
+    /// Most DFA transitions one language check (for instance "can a sentence match no
+    /// label?") may compute while searching a product automaton before it gives up
+    /// silently; about 1 ms per 300,000. Default [`DEFAULT_MAX_SEARCH_STEPS`].
+    pub max_search_steps: usize,
 }
 
 impl Default for CompileConfig {
@@ -44,7 +44,7 @@ impl Default for CompileConfig {
         CompileConfig {
             max_nfa_states: DEFAULT_MAX_NFA_STATES,
             max_dfa_states: DEFAULT_MAX_DFA_STATES,
-            max_search_states: DEFAULT_MAX_SEARCH_STATES,
+            max_search_steps: DEFAULT_MAX_SEARCH_STEPS,
         }
     }
 }
@@ -80,11 +80,8 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
     // 2. DFAs, now that the alphabet is complete.
     let to_dfa = |nfa: &Result<Nfa, TooLarge>| -> Result<Dfa, TooLarge> {
         let nfa = nfa.as_ref().map_err(|&e| e)?;
-        Ok(minimize(&determinize(
-            nfa,
-            &alphabet,
-            config.max_dfa_states,
-        )?))
+        let raw = determinize(nfa, &alphabet, config.max_dfa_states)?;
+        Ok(minimize(&raw, &alphabet))
     };
     let mut patterns = Vec::with_capacity(rules.patterns.len());
     for (def, built) in rules.patterns.iter().zip(&built) {
@@ -177,5 +174,10 @@ fn split_core(regex: &ast::Regex) -> (bool, Vec<&ast::Regex>, bool) {
         .take_while(|item| is_dollar_star(item))
         .count();
     let core = rest[..rest.len() - trailing].to_vec();
-    (leading > 0, core, trailing > 0)
+    // A pattern of `$*` alone is stripped at both ends: its span is empty, at the start.
+    (
+        leading > 0,
+        core,
+        trailing > 0 || (leading > 0 && rest.is_empty()),
+    )
 }

@@ -33,6 +33,11 @@ pub struct Dfa {
     table: Vec<u32>,
     accepting: Vec<bool>,
     dead: Option<StateId>,
+    /// States that accept and never leave: once there, the pattern matches whatever follows.
+    accepting_sink: Vec<bool>,
+    /// Symbols whose class differs from that of their kind's "other" symbol: the literals
+    /// this DFA tells apart, in symbol order.
+    distinguished: Vec<SymbolId>,
 }
 
 impl Dfa {
@@ -44,6 +49,7 @@ impl Dfa {
         table: Vec<u32>,
         accepting: Vec<bool>,
         start: u32,
+        alphabet: &Alphabet,
     ) -> Dfa {
         let n = accepting.len();
         // 1. Classes with equal columns are one class; number them by first occurrence.
@@ -88,18 +94,30 @@ impl Dfa {
                 new_table.push(order[table[s as usize * n_classes + old] as usize]);
             }
         }
-        let dead = (0..visited.len()).find(|&s| {
-            !new_accepting[s]
-                && new_table[s * k..(s + 1) * k]
-                    .iter()
-                    .all(|&t| t as usize == s)
-        });
+        let sink = |s: usize| {
+            new_table[s * k..(s + 1) * k]
+                .iter()
+                .all(|&t| t as usize == s)
+        };
+        let dead = (0..visited.len()).find(|&s| !new_accepting[s] && sink(s));
+        let accepting_sink = (0..visited.len())
+            .map(|s| new_accepting[s] && sink(s))
+            .collect();
+        let distinguished = alphabet
+            .ids()
+            .filter(|&symbol| {
+                let other = Alphabet::other(alphabet.kind(symbol));
+                new_class_map[symbol.index()] != new_class_map[other.index()]
+            })
+            .collect();
         Dfa {
             class_map: new_class_map,
             n_classes: k,
             table: new_table,
             accepting: new_accepting,
             dead: dead.map(|s| StateId(s as u32)),
+            accepting_sink,
+            distinguished,
         }
     }
 
@@ -134,6 +152,16 @@ impl Dfa {
 
     pub fn is_accepting(&self, state: StateId) -> bool {
         self.accepting[state.index()]
+    }
+
+    /// Whether `state` accepts and every token keeps it there.
+    pub fn is_accepting_sink(&self, state: StateId) -> bool {
+        self.accepting_sink[state.index()]
+    }
+
+    /// The literals this DFA treats differently from other tokens of their kind.
+    pub fn distinguished_symbols(&self) -> &[SymbolId] {
+        &self.distinguished
     }
 
     /// The state from which nothing is accepted, if the DFA has one.

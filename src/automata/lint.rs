@@ -5,17 +5,21 @@
 //! - a pattern with exactly the language of an earlier one ([`Code::DuplicateLanguage`]):
 //!   canonical minimal DFAs are equal, found with one hash map;
 //! - no `default` while some sentence fires no label ([`Code::MissingDefault`]): a
-//!   breadth-first product search that also yields a shortest such sentence.
+//!   breadth-first product search that also yields a shortest such sentence;
+//! - a rule that never decides a prediction because a label of higher priority fires
+//!   whenever it does ([`Code::ShadowedRule`]): an A* product search per rule, guided by the
+//!   rule's patterns, that must exhaust the product to report anything.
 //!
-//! The product search is capped ([`CompileConfig::max_search_states`]); when it gives up,
+//! Product searches are capped ([`CompileConfig::max_search_steps`]); when one gives up,
 //! nothing is reported.
 
 use super::compile::CompileConfig;
-use super::dfa::{Dfa, StateId};
+use super::dfa::Dfa;
+use super::rule_system::Classification;
 use super::rule_system::RuleSystem;
-use super::search::{Search, search, witness_text};
+use super::search::{Query, Search, search, short_words, witness_text};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::syntax::{Literal, PatternId, RuleSet, ast, classify_literal};
+use crate::syntax::{Formula, Literal, PatternId, RuleSet, ast, classify_literal};
 use std::collections::HashMap;
 
 pub(crate) fn check(
@@ -58,6 +62,12 @@ pub(crate) fn check(
             );
         }
         match first_with_language.get(dfa) {
+            // Two rules of different labels with one language: `shadowed_rules` reports the
+            // one that never decides, with the reason.
+            Some(&first)
+                if def.anonymous
+                    && rules.patterns[first].anonymous
+                    && rules.patterns[first].labels != def.labels => {}
             Some(&first) => {
                 let first_def = &rules.patterns[first];
                 diagnostics.push(
@@ -81,6 +91,7 @@ pub(crate) fn check(
     if rules.default.is_none() {
         diagnostics.extend(missing_default(system, rules, config));
     }
+    diagnostics.extend(shadowed_rules(system, rules, config));
     diagnostics
 }
 
@@ -138,45 +149,49 @@ fn has_unproducible_literal(regex: &ast::Regex) -> bool {
     })
 }
 
+/// The DFAs of the given patterns (those that compiled), and each pattern's position.
+fn product<'s>(
+    system: &'s RuleSystem,
+    patterns: &[PatternId],
+) -> (Vec<&'s Dfa>, HashMap<PatternId, usize>) {
+    let mut dfas = Vec::new();
+    let mut position = HashMap::new();
+    for &pattern in patterns {
+        if position.contains_key(&pattern) {
+            continue;
+        }
+        if let Some(dfa) = &system.patterns[pattern.index()].dfa {
+            position.insert(pattern, dfas.len());
+            dfas.push(dfa);
+        }
+    }
+    (dfas, position)
+}
+
+fn patterns_of<'f>(formulas: impl IntoIterator<Item = &'f Formula>) -> Vec<PatternId> {
+    let mut patterns = Vec::new();
+    for formula in formulas {
+        formula.visit(true, &mut |pattern, _| patterns.push(pattern));
+    }
+    patterns
+}
+
 fn missing_default(
     system: &RuleSystem,
     rules: &RuleSet,
     config: &CompileConfig,
 ) -> Option<Diagnostic> {
-    // The patterns the label formulas use, and where each sits in the product.
-    let mut involved: Vec<PatternId> = Vec::new();
-    for formula in &system.label_formulas {
-        formula.visit(true, &mut |pattern, _| {
-            if !involved.contains(&pattern) {
-                involved.push(pattern);
-            }
-        });
-    }
-    involved.retain(|p| system.patterns[p.index()].dfa.is_some());
-    let dfas: Vec<&Dfa> = involved
-        .iter()
-        .filter_map(|p| system.patterns[p.index()].dfa.as_ref())
-        .collect();
-    let position: HashMap<PatternId, usize> =
-        involved.iter().enumerate().map(|(i, &p)| (p, i)).collect();
-    let goal = |states: &[StateId]| {
-        let matched = |p: PatternId| {
-            position
-                .get(&p)
-                .is_some_and(|&i| dfas[i].is_accepting(states[i]))
-        };
-        system
-            .label_formulas
-            .iter()
-            .all(|formula| !formula.eval(&matched))
+    let (dfas, position) = product(system, &patterns_of(&system.label_formulas));
+    let labels: Vec<&Formula> = system.label_formulas.iter().collect();
+    let query = Query {
+        dfas: &dfas,
+        position: &position,
+        must_fire: &[],
+        must_not_fire: &labels,
+        guides: &[],
+        max_steps: config.max_search_steps,
     };
-    let word = match search(
-        &system.alphabet,
-        &dfas,
-        goal,
-        None,
-        config.max_search_states,
-    ) {
+    let word = match search(&query) {
         Search::Found(word) => word,
         Search::Exhausted | Search::GaveUp => return None,
     };
@@ -194,8 +209,206 @@ fn missing_default(
         Diagnostic::new(
             Code::MissingDefault,
             range,
-            format!("no `default` label, and some texts fire no label (for example {example}); they get no prediction"),
+            format!(
+                "no `default` label, and some texts fire no label (for example {example}); they get no prediction"
+            ),
         )
         .with_help("add `default LABEL` for the label such texts should get"),
     )
+}
+
+/// How many of a pattern's shortest sentences the shadowing check tries first.
+const QUICK_WORDS: usize = 8;
+
+/// Why a rule never decides a prediction.
+enum Shadowing {
+    /// Some sentence fires it while no label of higher priority fires (or the search gave
+    /// up).
+    No,
+    /// This pattern, which makes a label of higher priority fire, matches every sentence
+    /// the rule's only pattern matches.
+    ByPattern(PatternId),
+    /// The labels of higher priority together fire whenever the rule does.
+    ByLabels,
+}
+
+/// Rules that never decide a prediction: no sentence fires them while every label of higher
+/// priority stays silent.
+fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for (label_index, label) in rules.labels.iter().enumerate() {
+        // Patterns that alone make a label of higher priority fire.
+        let mut covering = Vec::new();
+        for formula in &system.label_formulas[..label_index] {
+            match formula {
+                Formula::Pattern(q) => covering.push(*q),
+                Formula::Or(items) => covering.extend(items.iter().filter_map(|item| match item {
+                    Formula::Pattern(q) => Some(*q),
+                    _ => None,
+                })),
+                _ => {}
+            }
+        }
+        let mut n_shadowed = 0;
+        for rule in &label.rules {
+            // Unresolved names, and patterns that are broken, too large or empty, are
+            // reported already.
+            let mut reported = contains_false(&rule.formula);
+            rule.formula.visit(true, &mut |pattern, _| {
+                let dfa = &system.patterns[pattern.index()].dfa;
+                reported |= dfa.as_ref().is_none_or(Dfa::accepts_nothing)
+                    || has_syntax_error(&rules.patterns[pattern.index()].regex);
+            });
+            if reported {
+                continue;
+            }
+            let shadowing = shadowing(system, &rule.formula, label_index, &covering, config);
+            let higher_names: Vec<&str> = rules.labels[..label_index]
+                .iter()
+                .map(|l| l.name.as_str())
+                .collect();
+            let mut diagnostic = match shadowing {
+                Shadowing::No => continue,
+                Shadowing::ByPattern(q) => {
+                    let q_def = &rules.patterns[q.index()];
+                    let q_labels: Vec<&str> = q_def
+                        .labels
+                        .iter()
+                        .map(|l| rules.labels[l.index()].name.as_str())
+                        .filter(|name| higher_names.contains(name))
+                        .collect();
+                    Diagnostic::new(
+                        Code::ShadowedRule,
+                        rule.label_range,
+                        format!(
+                            "this rule never decides a prediction: pattern `{}` (line {}) matches every sentence it matches, and label `{}` is tried before `{}`",
+                            q_def.name,
+                            q_def.line,
+                            q_labels.first().copied().unwrap_or("?"),
+                            label.name
+                        ),
+                    )
+                    .with_related(q_def.name_range, "matches every sentence the shadowed rule matches")
+                }
+                Shadowing::ByLabels if higher_names.is_empty() => Diagnostic::new(
+                    Code::ShadowedRule,
+                    rule.label_range,
+                    "this rule can never fire",
+                ),
+                Shadowing::ByLabels => Diagnostic::new(
+                    Code::ShadowedRule,
+                    rule.label_range,
+                    format!(
+                        "this rule never decides a prediction: whenever it fires, a label tried before `{}` ({}) fires too",
+                        label.name,
+                        higher_names.join(", ")
+                    ),
+                ),
+            };
+            n_shadowed += 1;
+            if n_shadowed == label.rules.len()
+                && rules.default.map(|d| d.index()) != Some(label_index)
+            {
+                diagnostic
+                    .message
+                    .push_str(&format!("; label `{}` is never predicted", label.name));
+            }
+            diagnostics.push(diagnostic.with_help(
+                "labels are tried in the order of their first rule; make the rule more specific, \
+                 remove it, or move the label's first rule up",
+            ));
+        }
+    }
+    diagnostics
+}
+
+fn contains_false(formula: &Formula) -> bool {
+    match formula {
+        Formula::False => true,
+        Formula::Pattern(_) => false,
+        Formula::Not(inner) => contains_false(inner),
+        Formula::And(items) | Formula::Or(items) => items.iter().any(contains_false),
+    }
+}
+
+fn shadowing(
+    system: &RuleSystem,
+    formula: &Formula,
+    label_index: usize,
+    covering: &[PatternId],
+    config: &CompileConfig,
+) -> Shadowing {
+    let higher = &system.label_formulas[..label_index];
+    let mut positive = Vec::new();
+    formula.visit(true, &mut |pattern, is_positive| {
+        if is_positive && !positive.contains(&pattern) {
+            positive.push(pattern);
+        }
+    });
+    // 1. Cheap: one of the shortest sentences of the rule's patterns may decide for it.
+    let mut outcome = Classification::default();
+    let mut words_of_single = Vec::new();
+    for &p in &positive {
+        let Some(dfa) = &system.patterns[p.index()].dfa else {
+            continue;
+        };
+        let words = short_words(dfa, QUICK_WORDS);
+        for word in &words {
+            system.classify_symbols(word, &mut outcome);
+            let matched = |q: PatternId| outcome.matched[q.index()];
+            if formula.eval(&matched) && !higher.iter().any(|f| f.eval(&matched)) {
+                return Shadowing::No;
+            }
+        }
+        if *formula == Formula::Pattern(p) {
+            words_of_single = words;
+        }
+    }
+    // 2. One pattern of a higher label whose language contains the rule's only pattern's.
+    if let Formula::Pattern(p) = formula {
+        if let Some(p_dfa) = &system.patterns[p.index()].dfa {
+            for &q in covering {
+                let Some(q_dfa) = &system.patterns[q.index()].dfa else {
+                    continue;
+                };
+                if !words_of_single.iter().all(|word| q_dfa.is_match(word)) {
+                    continue;
+                }
+                let position = HashMap::from([(*p, 0), (q, 1)]);
+                let query = Query {
+                    dfas: &[p_dfa, q_dfa],
+                    position: &position,
+                    must_fire: &[formula],
+                    must_not_fire: &[&Formula::Pattern(q)],
+                    guides: &[0],
+                    max_steps: config.max_search_steps,
+                };
+                if search(&query) == Search::Exhausted {
+                    return Shadowing::ByPattern(q);
+                }
+            }
+        }
+    }
+    // 3. The product of the rule's patterns with every pattern of the higher labels.
+    let mut involved = patterns_of([formula]);
+    involved.extend(patterns_of(higher));
+    let (dfas, position) = product(system, &involved);
+    let guides: Vec<usize> = positive
+        .iter()
+        .filter_map(|p| position.get(p).copied())
+        .collect();
+    let higher: Vec<&Formula> = higher.iter().collect();
+    let query = Query {
+        dfas: &dfas,
+        position: &position,
+        must_fire: &[formula],
+        must_not_fire: &higher,
+        guides: &guides,
+        max_steps: config.max_search_steps,
+    };
+    if search(&query) == Search::Exhausted {
+        Shadowing::ByLabels
+    } else {
+        Shadowing::No
+    }
 }

@@ -7,11 +7,12 @@
 //! merges classes that became indistinguishable and numbers states and classes canonically,
 //! so two patterns with the same language get equal [`Dfa`]s.
 
+use super::alphabet::Alphabet;
 use super::determinize::RawDfa;
 use super::dfa::Dfa;
 
 /// The minimal complete DFA of `raw`'s language.
-pub(crate) fn minimize(raw: &RawDfa) -> Dfa {
+pub(crate) fn minimize(raw: &RawDfa, alphabet: &Alphabet) -> Dfa {
     let n = raw.accepting.len();
     let k = raw.n_classes;
 
@@ -133,5 +134,6 @@ pub(crate) fn minimize(raw: &RawDfa) -> Dfa {
         table,
         block_accepting,
         block_of[0],
+        alphabet,
     )
 }

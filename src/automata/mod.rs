@@ -21,7 +21,7 @@ mod search;
 
 pub use alphabet::{Alphabet, Atom, SymbolId};
 pub use compile::{
-    CompileConfig, DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_NFA_STATES, DEFAULT_MAX_SEARCH_STATES,
+    CompileConfig, DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_NFA_STATES, DEFAULT_MAX_SEARCH_STEPS,
     compile,
 };
 pub use dfa::{Dfa, StateId};

@@ -2,14 +2,18 @@
 //!
 //! The language checks ask questions such as "is there a sentence that fires no label?".
 //! The answer is a walk through the product automaton of the patterns involved, over the
-//! coarsest partition of the alphabet that all of them respect. Best-first: without a
-//! guide the search is breadth-first (the witness is a shortest one); with a guide DFA it
-//! is A* with the guide's distance to acceptance as the heuristic, which finds a sentence
-//! matching a long pattern without enumerating all short sentences first. The number of
-//! product states is capped; passing the cap gives [`Search::GaveUp`], never a hang.
+//! coarsest partition of the alphabet that all of them respect. Best-first: without guides
+//! the search is breadth-first (the witness is a shortest one); with guide DFAs it is A*
+//! with the smallest distance to acceptance among the guides as the heuristic, which finds
+//! a sentence matching a long pattern without enumerating all short sentences first.
+//! States from which the goal is out of reach for good are not expanded: a pattern in its
+//! dead state never matches again, one in an accepting sink always matches, and Kleene's
+//! three-valued logic over those settles formulas early. The work is capped in DFA
+//! transitions computed; passing the cap gives [`Search::GaveUp`], never a hang.
 
 use super::alphabet::{Alphabet, SymbolId};
 use super::dfa::{Dfa, StateId};
+use crate::syntax::{Formula, PatternId};
 use crate::text::TokenKind;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
@@ -21,31 +25,124 @@ pub(crate) enum Search {
     Found(Vec<SymbolId>),
     /// No reachable product state satisfies the goal.
     Exhausted,
-    /// The state cap was reached first.
+    /// The work budget ran out first.
     GaveUp,
 }
 
-/// Searches the product of `dfas` for a state where `goal` holds. With `guide`, states in
-/// which that DFA is dead are not expanded (the goal must require the guide to accept).
-pub(crate) fn search(
-    alphabet: &Alphabet,
-    dfas: &[&Dfa],
-    goal: impl Fn(&[StateId]) -> bool,
-    guide: Option<usize>,
-    max_states: usize,
-) -> Search {
-    // One representative symbol per class of the product partition.
+/// What to search for: a product state in which every `must_fire` formula is true and
+/// every `must_not_fire` formula is false.
+pub(crate) struct Query<'a> {
+    pub(crate) dfas: &'a [&'a Dfa],
+    /// Where each pattern's DFA is in `dfas`; a pattern missing here never matches.
+    pub(crate) position: &'a HashMap<PatternId, usize>,
+    pub(crate) must_fire: &'a [&'a Formula],
+    pub(crate) must_not_fire: &'a [&'a Formula],
+    /// Indices into `dfas` whose distance to acceptance orders the search.
+    pub(crate) guides: &'a [usize],
+    /// Most DFA transitions to compute.
+    pub(crate) max_steps: usize,
+}
+
+impl Query<'_> {
+    /// Whether a pattern matches for every continuation from this product state (`Some`:
+    /// dead, or in an accepting sink), or may still change (`None`).
+    fn settled(&self, states: &[StateId], pattern: PatternId) -> Option<bool> {
+        let Some(&i) = self.position.get(&pattern) else {
+            return Some(false);
+        };
+        let (dfa, state) = (self.dfas[i], states[i]);
+        if dfa.is_accepting_sink(state) {
+            Some(true)
+        } else if dfa.dead_state() == Some(state) {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    fn holds(&self, states: &[StateId]) -> bool {
+        let matched = |pattern: PatternId| {
+            self.position
+                .get(&pattern)
+                .is_some_and(|&i| self.dfas[i].is_accepting(states[i]))
+        };
+        self.must_fire.iter().all(|f| f.eval(&matched))
+            && self.must_not_fire.iter().all(|f| !f.eval(&matched))
+    }
+
+    /// Whether no continuation from this state can reach the goal.
+    fn dead_end(&self, states: &[StateId]) -> bool {
+        let settled = |pattern| self.settled(states, pattern);
+        self.must_fire
+            .iter()
+            .any(|f| eval3(f, &settled) == Some(false))
+            || self
+                .must_not_fire
+                .iter()
+                .any(|f| eval3(f, &settled) == Some(true))
+    }
+}
+
+/// Kleene's three-valued evaluation: `None` is "not settled yet".
+fn eval3(formula: &Formula, settled: &impl Fn(PatternId) -> Option<bool>) -> Option<bool> {
+    match formula {
+        Formula::Pattern(pattern) => settled(*pattern),
+        Formula::Not(inner) => eval3(inner, settled).map(|value| !value),
+        Formula::And(items) => {
+            let mut result = Some(true);
+            for item in items {
+                match eval3(item, settled) {
+                    Some(false) => return Some(false),
+                    None => result = None,
+                    Some(true) => {}
+                }
+            }
+            result
+        }
+        Formula::Or(items) => {
+            let mut result = Some(false);
+            for item in items {
+                match eval3(item, settled) {
+                    Some(true) => return Some(true),
+                    None => result = None,
+                    Some(false) => {}
+                }
+            }
+            result
+        }
+        Formula::False => Some(false),
+    }
+}
+
+/// Searches the product of `query.dfas` for a state where the goal holds.
+pub(crate) fn search(query: &Query<'_>) -> Search {
+    let dfas = query.dfas;
+    // One representative symbol per class of the product partition: the "other" symbols
+    // and the literals some DFA tells apart meet every class.
+    let mut candidates = vec![
+        Alphabet::OTHER_WORD,
+        Alphabet::OTHER_NUMBER,
+        Alphabet::OTHER_PUNCT,
+    ];
+    candidates.extend(dfas.iter().flat_map(|dfa| dfa.distinguished_symbols()));
+    candidates.sort_unstable();
+    candidates.dedup();
     let mut seen: HashSet<Vec<usize>> = HashSet::new();
-    let representatives: Vec<SymbolId> = alphabet
-        .ids()
+    let representatives: Vec<SymbolId> = candidates
+        .into_iter()
         .filter(|&symbol| seen.insert(dfas.iter().map(|dfa| dfa.class_of(symbol)).collect()))
         .collect();
-    let distance = guide.map(|g| distance_to_accept(dfas[g]));
-    let heuristic = |states: &[StateId]| -> Option<usize> {
-        match (guide, &distance) {
-            (Some(g), Some(distance)) => distance[states[g].index()],
-            _ => Some(0),
-        }
+    let distances: Vec<(usize, Vec<Option<usize>>)> = query
+        .guides
+        .iter()
+        .map(|&g| (g, distance_to_accept(dfas[g])))
+        .collect();
+    let heuristic = |states: &[StateId]| -> usize {
+        distances
+            .iter()
+            .filter_map(|(g, distance)| distance[states[*g].index()])
+            .min()
+            .unwrap_or(0)
     };
 
     let start: Vec<StateId> = dfas.iter().map(|dfa| dfa.start()).collect();
@@ -54,11 +151,13 @@ pub(crate) fn search(
     let mut depth: Vec<usize> = vec![0];
     let mut index: HashMap<Vec<StateId>, usize> = HashMap::from([(start.clone(), 0)]);
     let mut queue = BinaryHeap::new();
-    if let Some(h) = heuristic(&start) {
-        queue.push(Reverse((h, 0usize)));
+    if !query.dead_end(&start) {
+        queue.push(Reverse((heuristic(&start), 0usize)));
     }
+    let step_cost = dfas.len().max(1) * representatives.len();
+    let mut steps = 0usize;
     while let Some(Reverse((_, id))) = queue.pop() {
-        if goal(&states[id]) {
+        if query.holds(&states[id]) {
             let mut word = Vec::new();
             let mut at = id;
             while let Some((parent, symbol)) = parents[at] {
@@ -67,6 +166,10 @@ pub(crate) fn search(
             }
             word.reverse();
             return Search::Found(word);
+        }
+        steps += step_cost;
+        if steps > query.max_steps {
+            return Search::GaveUp;
         }
         for &symbol in &representatives {
             let next: Vec<StateId> = states[id]
@@ -77,21 +180,55 @@ pub(crate) fn search(
             if index.contains_key(&next) {
                 continue;
             }
-            let Some(h) = heuristic(&next) else {
-                continue;
-            };
-            if states.len() >= max_states {
-                return Search::GaveUp;
-            }
             let next_id = states.len();
+            let expand = !query.dead_end(&next);
             index.insert(next.clone(), next_id);
             states.push(next);
             parents.push(Some((id, symbol)));
             depth.push(depth[id] + 1);
-            queue.push(Reverse((depth[next_id] + h, next_id)));
+            if expand {
+                let h = heuristic(&states[next_id]);
+                queue.push(Reverse((depth[next_id] + h, next_id)));
+            }
         }
     }
     Search::Exhausted
+}
+
+/// Up to `limit` of the shortest accepted symbol sequences of `dfa`, shortest first,
+/// spelled with one symbol per class (the "other" symbols where they belong to it).
+pub(crate) fn short_words(dfa: &Dfa, limit: usize) -> Vec<Vec<SymbolId>> {
+    let mut seen = HashSet::new();
+    let mut symbols = vec![
+        Alphabet::OTHER_WORD,
+        Alphabet::OTHER_NUMBER,
+        Alphabet::OTHER_PUNCT,
+    ];
+    symbols.extend(dfa.distinguished_symbols());
+    symbols.retain(|&symbol| seen.insert(dfa.class_of(symbol)));
+    let distance = distance_to_accept(dfa);
+    let mut words = Vec::new();
+    let mut queue = VecDeque::from([(dfa.start(), Vec::new())]);
+    let mut budget = limit * 64;
+    while let Some((state, word)) = queue.pop_front() {
+        if dfa.is_accepting(state) {
+            words.push(word.clone());
+            if words.len() == limit {
+                break;
+            }
+        }
+        for &symbol in &symbols {
+            let next = dfa.next(state, symbol);
+            if distance[next.index()].is_none() || budget == 0 {
+                continue;
+            }
+            budget -= 1;
+            let mut longer = word.clone();
+            longer.push(symbol);
+            queue.push_back((next, longer));
+        }
+    }
+    words
 }
 
 /// Per state: the fewest tokens to an accepting state, `None` when unreachable.

@@ -12,7 +12,12 @@ pub fn run(
 ) -> anyhow::Result<ExitCode> {
     let loaded = load_rules(rules_path, config)?;
     // Only errors: warnings about other patterns are noise here; `check` shows them.
-    let errors: Vec<_> = loaded.diagnostics.iter().filter(|d| d.is_error()).cloned().collect();
+    let errors: Vec<_> = loaded
+        .diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .cloned()
+        .collect();
     print_diagnostics(&Shown::of_rules(&loaded), &errors);
     let dot = match pattern {
         None => system_dot(&loaded.system),

@@ -86,6 +86,7 @@ codes! {
     MissingDefault = "W0303", "missing-default";
     DuplicateLanguage = "W0304", "duplicate-language";
     AutomatonTooLarge = "E0305", "automaton-too-large";
+    ShadowedRule = "W0306", "shadowed-rule";
     CorpusNotFound = "E0401", "corpus-not-found";
     UnsupportedCorpusFormat = "E0402", "unsupported-corpus-format";
     InvalidUtf8 = "E0403", "invalid-utf8";

@@ -76,7 +76,10 @@ pub struct LabelDef {
 #[derive(Debug, Clone)]
 pub struct LabelRule {
     pub formula: Formula,
+    /// The whole statement.
     pub range: TextRange,
+    /// The label's name in the statement.
+    pub label_range: TextRange,
 }
 
 /// A formula over patterns.
@@ -390,6 +393,7 @@ impl Lowering {
             self.rules.labels[label_id.index()].rules.push(LabelRule {
                 formula,
                 range: statement.range,
+                label_range: label.range,
             });
         }
 
