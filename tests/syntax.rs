@@ -60,9 +60,14 @@ fn check_formula(text: &str, formula: &Formula, parent: TextRange) {
 
 fn check_fixture(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap();
+    // Relative to the package root (the tests' working directory), so that messages naming
+    // resolved corpus paths do not depend on where the checkout is.
+    let relative = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path);
     let file = RulesFile::analyze(
         SourceText::from_bytes(&bytes),
-        Some(path),
+        Some(relative),
         &Default::default(),
     );
     let text = &file.source.text;
