@@ -104,6 +104,11 @@ impl Evaluation {
         ratio(self.n_covered, self.n_examples)
     }
 
+    /// Share of examples on which pattern `index` matches.
+    pub fn pattern_coverage(&self, index: usize) -> Option<f64> {
+        ratio(self.patterns[index].matches, self.n_examples)
+    }
+
     /// Accuracy of always predicting the default label.
     pub fn default_accuracy(&self) -> Option<f64> {
         ratio(self.n_gold_default, self.n_labeled)

@@ -211,13 +211,13 @@ fn text_report(rules_path: &Path, loaded: &RulesFile, corpora: &[EvaluatedCorpus
             "correct",
             "incorrect",
         ]);
-        for (compiled, metrics) in system.patterns().iter().zip(&e.patterns) {
+        for (index, (compiled, metrics)) in system.patterns().iter().zip(&e.patterns).enumerate() {
             patterns.row(vec![
                 compiled.name.clone(),
                 label_list(loaded, &compiled.labels),
                 compiled.line.to_string(),
                 metrics.matches.to_string(),
-                percent(ratio(metrics.matches, e.n_examples)),
+                percent(e.pattern_coverage(index)),
                 percent(metrics.precision()),
                 percent(metrics.recall()),
                 metrics.overlaps.to_string(),
@@ -242,10 +242,6 @@ fn label_list(loaded: &RulesFile, labels: &[rulelens::syntax::LabelId]) -> Strin
     } else {
         names.join(",")
     }
-}
-
-fn ratio(numerator: usize, denominator: usize) -> Option<f64> {
-    (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
 fn json_report(loaded: &RulesFile, corpora: &[EvaluatedCorpus], read_errors: &[String]) -> Value {
@@ -352,11 +348,12 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
         .patterns()
         .iter()
         .zip(&e.patterns)
-        .map(|(compiled, m)| {
+        .enumerate()
+        .map(|(index, (compiled, m))| {
             let mut value = pattern_static_json(loaded, compiled);
             let fields = json!({
                 "matches": m.matches,
-                "coverage": ratio(m.matches, e.n_examples),
+                "coverage": e.pattern_coverage(index),
                 "precision": m.precision(),
                 "recall": m.recall(),
                 "overlaps": m.overlaps,
