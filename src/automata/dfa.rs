@@ -202,6 +202,14 @@ impl Dfa {
         members
     }
 
+    /// The states from which some sentence is accepted: all but the dead state, since in a
+    /// minimal DFA every state is reachable and only the dead state cannot accept.
+    pub fn live_states(&self) -> impl Iterator<Item = StateId> + '_ {
+        (0..self.n_states() as u32)
+            .map(StateId)
+            .filter(move |&state| Some(state) != self.dead)
+    }
+
     /// The useful part of the DFA as a graph: states reachable from the start that can
     /// reach an accepting state (the dead state is gone), one edge per (source, target)
     /// carrying the classes that take it. Node weights are the states.

@@ -365,27 +365,27 @@ fn shadowing(
         }
     }
     // 2. One pattern of a higher label whose language contains the rule's only pattern's.
-    if let Formula::Pattern(p) = formula {
-        if let Some(p_dfa) = &system.patterns[p.index()].dfa {
-            for &q in covering {
-                let Some(q_dfa) = &system.patterns[q.index()].dfa else {
-                    continue;
-                };
-                if !words_of_single.iter().all(|word| q_dfa.is_match(word)) {
-                    continue;
-                }
-                let position = HashMap::from([(*p, 0), (q, 1)]);
-                let query = Query {
-                    dfas: &[p_dfa, q_dfa],
-                    position: &position,
-                    must_fire: &[formula],
-                    must_not_fire: &[&Formula::Pattern(q)],
-                    guides: &[0],
-                    max_steps: config.max_search_steps,
-                };
-                if search(&query) == Search::Exhausted {
-                    return Shadowing::ByPattern(q);
-                }
+    if let Formula::Pattern(p) = formula
+        && let Some(p_dfa) = &system.patterns[p.index()].dfa
+    {
+        for &q in covering {
+            let Some(q_dfa) = &system.patterns[q.index()].dfa else {
+                continue;
+            };
+            if !words_of_single.iter().all(|word| q_dfa.is_match(word)) {
+                continue;
+            }
+            let position = HashMap::from([(*p, 0), (q, 1)]);
+            let query = Query {
+                dfas: &[p_dfa, q_dfa],
+                position: &position,
+                must_fire: &[formula],
+                must_not_fire: &[&Formula::Pattern(q)],
+                guides: &[0],
+                max_steps: config.max_search_steps,
+            };
+            if search(&query) == Search::Exhausted {
+                return Shadowing::ByPattern(q);
             }
         }
     }

@@ -1,0 +1,83 @@
+//! The aggregation layer: pattern scores → label logits, built from the label formulas by
+//! soft logic, so that on 0/1 pattern scores the network predicts what the rule system
+//! predicts (Jiang et al. 2020, §3.3; `docs/rules-language.md`, "Classification").
+//!
+//! Łukasiewicz logic on scores clamped to [0, 1]: `!a = 1 − a`, `a & b = max(0, a + b − 1)`,
+//! `a | b = min(1, a + b)`; each is exact on 0/1 inputs and piecewise linear elsewhere, so
+//! gradients flow where the clamps are inactive. A label's truth f_c is the OR of its rules.
+//! The spec's priority and default become the logits: label c (in priority order, C labels)
+//! gets `f_c · (1 + (C − c)·PRIORITY_STEP)`, so of several true labels the first wins, and
+//! the default label's logit is at least `DEFAULT_LOGIT`, which beats every false label and
+//! loses to every true one. The reference code's aggregation is a frozen linear layer
+//! (papers-brief §1.9); a linear layer cannot express `&`, `!` or priority exactly.
+
+use crate::syntax::{Formula, LabelId};
+use candle_core::{Result, Tensor};
+
+/// How much more weight each label has than the next one in priority order.
+pub const PRIORITY_STEP: f64 = 0.01;
+/// The smallest logit of the default label: above every false label, below every true one.
+pub const DEFAULT_LOGIT: f64 = 0.5;
+
+/// Label formulas and priorities, turned into tensor operations.
+#[derive(Debug, Clone)]
+pub struct Aggregation {
+    formulas: Vec<Formula>,
+    default: Option<LabelId>,
+}
+
+impl Aggregation {
+    /// `formulas[c]` is label c's formula (the OR of its rules), labels in priority order.
+    pub fn new(formulas: Vec<Formula>, default: Option<LabelId>) -> Aggregation {
+        Aggregation { formulas, default }
+    }
+
+    pub fn n_labels(&self) -> usize {
+        self.formulas.len()
+    }
+
+    /// `scores`: [batch, n_patterns] → logits [batch, n_labels].
+    pub fn forward(&self, scores: &Tensor) -> Result<Tensor> {
+        let scores = scores.clamp(0f32, 1f32)?;
+        let (batch, _) = scores.dims2()?;
+        let n_labels = self.formulas.len();
+        let mut logits = Vec::with_capacity(n_labels);
+        for (c, formula) in self.formulas.iter().enumerate() {
+            let truth = truth(formula, &scores, batch)?;
+            let weight = 1.0 + (n_labels - c) as f64 * PRIORITY_STEP;
+            let mut logit = truth.affine(weight, 0.0)?;
+            if self.default.map(LabelId::index) == Some(c) {
+                logit = logit.maximum(DEFAULT_LOGIT as f32)?;
+            }
+            logits.push(logit);
+        }
+        if logits.is_empty() {
+            return Tensor::zeros((batch, 0), scores.dtype(), scores.device());
+        }
+        Tensor::stack(&logits, 1)
+    }
+}
+
+/// A formula's soft truth, [batch], from clamped pattern scores [batch, n_patterns].
+fn truth(formula: &Formula, scores: &Tensor, batch: usize) -> Result<Tensor> {
+    let constant = |value: f32| Tensor::full(value, batch, scores.device());
+    match formula {
+        Formula::Pattern(p) => scores.narrow(1, p.index(), 1)?.squeeze(1),
+        Formula::Not(inner) => truth(inner, scores, batch)?.affine(-1.0, 1.0),
+        Formula::And(items) => {
+            let mut sum = constant(0.0)?;
+            for item in items {
+                sum = (sum + truth(item, scores, batch)?)?;
+            }
+            sum.affine(1.0, -(items.len() as f64 - 1.0))?.maximum(0f32)
+        }
+        Formula::Or(items) => {
+            let mut sum = constant(0.0)?;
+            for item in items {
+                sum = (sum + truth(item, scores, batch)?)?;
+            }
+            sum.minimum(1f32)
+        }
+        Formula::False => constant(0.0),
+    }
+}

@@ -1,0 +1,90 @@
+//! The untrained network compiled from a rules file predicts what the rule system
+//! predicts (docs/architecture.md, invariant): exactly with the exact decomposition, and
+//! the weighted automaton it is built from scores every pattern exactly.
+
+use candle_core::Device;
+use rulelens::model::{Batch, FaRnn, Scoring, WeightedAutomaton, decompose};
+use rulelens::rules_file::RulesFile;
+use rulelens::text::tokenize;
+use std::path::Path;
+
+fn load(name: &str) -> (RulesFile, Vec<String>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = RulesFile::read(
+        &root.join(format!("examples/{name}/{name}.rules")),
+        &Default::default(),
+    )
+    .unwrap();
+    let corpus =
+        rulelens::corpus::read_file(&root.join(format!("examples/{name}/dev.tsv"))).unwrap();
+    (file, corpus.examples.into_iter().map(|e| e.text).collect())
+}
+
+/// How many of `texts` the network labels as the rule system does.
+fn agreement(file: &RulesFile, net: &FaRnn, texts: &[String]) -> usize {
+    let device = Device::Cpu;
+    let mut agree = 0;
+    for chunk in texts.chunks(100) {
+        let texts: Vec<&str> = chunk.iter().map(String::as_str).collect();
+        let batch = Batch::from_texts(&file.system, &texts, &device).unwrap();
+        let logits = net.forward(&batch.symbols, &batch.mask).unwrap();
+        let predicted: Vec<u32> = logits.argmax(1).unwrap().to_vec1().unwrap();
+        for (text, label) in texts.iter().zip(predicted) {
+            let expected = file.system.classify(text).prediction.map(|l| l.0);
+            agree += usize::from(expected == Some(label));
+        }
+    }
+    agree
+}
+
+#[test]
+fn weighted_automaton_scores_every_pattern_exactly() {
+    for name in ["sms", "trec"] {
+        let (file, texts) = load(name);
+        let automaton = WeightedAutomaton::new(&file.system);
+        for text in texts.iter().take(200) {
+            let mut symbols = Vec::new();
+            file.system
+                .alphabet()
+                .symbolize(&tokenize(text), &mut symbols);
+            let scores = automaton.pattern_scores(&symbols);
+            let matched = file.system.classify(text).matched;
+            let expected: Vec<f32> = matched.iter().map(|&m| f32::from(u8::from(m))).collect();
+            assert_eq!(scores, expected, "{name}: {text:?}");
+        }
+    }
+}
+
+#[test]
+fn exact_zero_shot_network_agrees_with_the_rules_on_every_dev_sentence() {
+    for name in ["sms", "trec"] {
+        let (file, texts) = load(name);
+        let automaton = WeightedAutomaton::new(&file.system);
+        let exact = decompose::exact(&automaton);
+        assert!(exact.relative_error < 1e-6, "{}", exact.relative_error);
+        let net = FaRnn::new(
+            &file.system,
+            &automaton,
+            &exact,
+            Scoring::Forward,
+            &Device::Cpu,
+        )
+        .unwrap();
+        assert_eq!(agreement(&file, &net, &texts), texts.len(), "{name}");
+        // Max-product on a sample: on a deterministic automaton the best path is the path.
+        let viterbi = FaRnn::new(
+            &file.system,
+            &automaton,
+            &exact,
+            Scoring::Viterbi,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let sample = &texts[..20];
+        assert_eq!(
+            agreement(&file, &viterbi, sample),
+            sample.len(),
+            "{name} viterbi"
+        );
+    }
+}
