@@ -27,7 +27,7 @@ fn agreement(file: &RulesFile, net: &FaRnn, texts: &[String]) -> usize {
     for chunk in texts.chunks(100) {
         let texts: Vec<&str> = chunk.iter().map(String::as_str).collect();
         let batch = Batch::from_texts(&file.system, &texts, &device).unwrap();
-        let logits = net.forward(&batch.symbols, &batch.mask).unwrap();
+        let logits = net.forward(&batch).unwrap();
         let predicted: Vec<u32> = logits.argmax(1).unwrap().to_vec1().unwrap();
         for (text, label) in texts.iter().zip(predicted) {
             let expected = file.system.classify(text).prediction.map(|l| l.0);

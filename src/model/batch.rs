@@ -5,11 +5,13 @@ use crate::automata::{RuleSystem, SymbolId};
 use crate::text::Tokens;
 use candle_core::{Device, Result, Tensor};
 
-/// A batch: `symbols` [batch, len] (u32), `mask` [batch, len] (f32, 1 on tokens).
+/// A batch: `symbols` [batch, len] (u32), `mask` [batch, len] (f32, 1 on tokens), and
+/// each sentence's length.
 #[derive(Debug, Clone)]
 pub struct Batch {
     pub symbols: Tensor,
     pub mask: Tensor,
+    pub lengths: Vec<usize>,
 }
 
 impl Batch {
@@ -41,6 +43,7 @@ impl Batch {
         Ok(Batch {
             symbols: Tensor::from_vec(ids, shape, device)?,
             mask: Tensor::from_vec(mask, shape, device)?,
+            lengths: sentences.iter().map(Vec::len).collect(),
         })
     }
 }

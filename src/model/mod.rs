@@ -5,6 +5,7 @@ pub mod aggregation;
 mod batch;
 pub mod decompose;
 mod fa_rnn;
+mod recurrence;
 mod rng;
 mod weighted;
 
