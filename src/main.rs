@@ -36,6 +36,67 @@ enum Command {
         #[command(flatten)]
         limits: Limits,
     },
+    /// Compile a rules file to an FA-RNN, train it on the labeled corpus, write a checkpoint.
+    Train {
+        /// The `.rules` file.
+        rules: PathBuf,
+        /// Training corpus; default: the rules file's `corpus train` binding.
+        #[arg(long, value_name = "FILE")]
+        train: Option<PathBuf>,
+        /// Dev corpus for early stopping; default: the `corpus dev` binding.
+        #[arg(long, value_name = "FILE")]
+        dev: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = ModelName::FaRnn)]
+        model: ModelName,
+        #[arg(long, value_enum, default_value_t = ScoringName::Forward)]
+        scoring: ScoringName,
+        /// Word vectors in the GloVe text format (needed when --beta < 1).
+        #[arg(long, value_name = "FILE")]
+        embeddings: Option<PathBuf>,
+        /// Weight of the rules' symbol embedding against the word embedding, in [0, 1].
+        #[arg(long, default_value_t = 1.0)]
+        beta: f64,
+        /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at
+        /// most 1024.
+        #[arg(long, value_name = "R")]
+        rank: Option<usize>,
+        /// Share of the training corpus to use (evenly spaced examples), in (0, 1].
+        #[arg(long, default_value_t = 1.0)]
+        fraction: f64,
+        #[arg(long, default_value_t = rulelens::model::DEFAULT_EPOCHS)]
+        epochs: usize,
+        #[arg(long, default_value_t = rulelens::model::DEFAULT_BATCH_SIZE)]
+        batch_size: usize,
+        #[arg(long, default_value_t = rulelens::model::DEFAULT_LEARNING_RATE)]
+        learning_rate: f64,
+        /// Epochs without a better dev accuracy before stopping.
+        #[arg(long, default_value_t = rulelens::model::DEFAULT_PATIENCE)]
+        patience: usize,
+        /// Factor on the logits inside the loss.
+        #[arg(long, default_value_t = rulelens::model::DEFAULT_LOGIT_SCALE)]
+        logit_scale: f64,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        #[arg(long, value_enum, default_value_t = DeviceName::Cpu)]
+        device: DeviceName,
+        /// Checkpoint folder; default: models/<rules-stem>/.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Evaluate a checkpoint's network on a labeled corpus.
+    Eval {
+        /// A checkpoint folder written by `rulelens train`.
+        model_dir: PathBuf,
+        #[arg(long, value_name = "FILE")]
+        corpus: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Evaluate the untrained network compiled from the rules.
+        #[arg(long)]
+        zero_shot: bool,
+        #[arg(long, value_enum, default_value_t = DeviceName::Cpu)]
+        device: DeviceName,
+    },
     /// Print the automata of a rules file as Graphviz DOT.
     Dot {
         /// The `.rules` file.
@@ -46,6 +107,44 @@ enum Command {
         #[command(flatten)]
         limits: Limits,
     },
+}
+
+/// Where tensors live.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum DeviceName {
+    Cpu,
+    /// An NVIDIA GPU; needs a build with `--features cuda`.
+    Cuda,
+}
+
+impl DeviceName {
+    fn device(self) -> anyhow::Result<candle_core::Device> {
+        match self {
+            DeviceName::Cpu => Ok(candle_core::Device::Cpu),
+            #[cfg(feature = "cuda")]
+            DeviceName::Cuda => Ok(candle_core::Device::new_cuda(0)?),
+            #[cfg(not(feature = "cuda"))]
+            DeviceName::Cuda => anyhow::bail!(
+                "this rulelens was built without CUDA; rebuild with `cargo build --release --features cuda`"
+            ),
+        }
+    }
+}
+
+/// The network architecture.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModelName {
+    /// FA-RNN (Jiang et al. 2020).
+    FaRnn,
+}
+
+/// How the network combines path weights.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ScoringName {
+    /// Sum over paths (the forward algorithm).
+    Forward,
+    /// Best path (max-product).
+    Viterbi,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -79,6 +178,67 @@ fn main() -> ExitCode {
             format,
             limits,
         } => cli::check::run(&rules, &corpora, format == Format::Json, &limits.config()),
+        Command::Train {
+            rules,
+            train,
+            dev,
+            model: ModelName::FaRnn,
+            scoring,
+            embeddings,
+            beta,
+            rank,
+            fraction,
+            epochs,
+            batch_size,
+            learning_rate,
+            patience,
+            logit_scale,
+            seed,
+            device,
+            out,
+        } => device.device().and_then(|device| {
+            cli::train::run(cli::train::TrainArgs {
+                rules,
+                train,
+                dev,
+                scoring: match scoring {
+                    ScoringName::Forward => rulelens::model::Scoring::Forward,
+                    ScoringName::Viterbi => rulelens::model::Scoring::Viterbi,
+                },
+                embeddings,
+                beta,
+                rank: rank.map_or(
+                    rulelens::model::RankChoice::Auto,
+                    rulelens::model::RankChoice::Als,
+                ),
+                fraction,
+                config: rulelens::model::TrainConfig {
+                    epochs,
+                    batch_size,
+                    learning_rate,
+                    patience,
+                    logit_scale,
+                    seed,
+                },
+                device,
+                out,
+            })
+        }),
+        Command::Eval {
+            model_dir,
+            corpus,
+            format,
+            zero_shot,
+            device,
+        } => device.device().and_then(|device| {
+            cli::eval::run(
+                &model_dir,
+                &corpus,
+                format == Format::Json,
+                zero_shot,
+                &device,
+            )
+        }),
         Command::Dot {
             rules,
             pattern,

@@ -217,3 +217,128 @@ fn dot_prints_graphviz() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no pattern `nope`"));
 }
+
+#[test]
+fn train_writes_a_checkpoint_that_eval_reads() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-train-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = rulelens(&[
+        "train",
+        "tests/data/train/tiny.rules",
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--beta",
+        "0.5",
+        "--epochs",
+        "2",
+        "--learning-rate",
+        "0.05",
+        "--out",
+        out,
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("checkpoint written to"));
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["model"], "fa-rnn");
+    assert_eq!(manifest["labels"], serde_json::json!(["spam", "ham"]));
+    assert_eq!(manifest["metrics"]["train_examples"], 90);
+
+    let output = rulelens(&[
+        "eval",
+        out,
+        "--corpus",
+        "tests/data/train/dev.tsv",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = json(&output);
+    for key in [
+        "accuracy",
+        "rules_accuracy",
+        "agreement_with_rules",
+        "labels",
+        "confusion",
+    ] {
+        assert!(report.get(key).is_some(), "missing key {key}");
+    }
+    assert_eq!(report["accuracy"], manifest["metrics"]["dev_accuracy"]);
+
+    // The untrained network is the rule system, except where β mixes in word vectors.
+    let output = rulelens(&[
+        "eval",
+        out,
+        "--corpus",
+        "tests/data/train/dev.tsv",
+        "--zero-shot",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        json(&output)["accuracy"],
+        manifest["metrics"]["zero_shot_dev_accuracy"]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn zero_shot_network_without_embeddings_is_the_rule_system() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-zero-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = rulelens(&[
+        "train",
+        "tests/data/train/tiny.rules",
+        "--epochs",
+        "1",
+        "--out",
+        out,
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = rulelens(&[
+        "eval",
+        out,
+        "--corpus",
+        "tests/data/train/train.tsv",
+        "--zero-shot",
+        "--format",
+        "json",
+    ]);
+    let report = json(&output);
+    assert_eq!(report["agreement_with_rules"], 1.0);
+    assert_eq!(report["accuracy"], report["rules_accuracy"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn training_refuses_bad_arguments_with_clear_errors() {
+    let output = rulelens(&["train", "tests/data/train/tiny.rules", "--beta", "0.5"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("pass --embeddings FILE"));
+    let output = rulelens(&["train", "tests/data/syntax/err/unknown_names.rules"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("fix them before training"));
+    let output = rulelens(&[
+        "eval",
+        "no/such/model",
+        "--corpus",
+        "tests/data/train/dev.tsv",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("manifest.json"));
+}

@@ -26,7 +26,7 @@ fn agreement(file: &RulesFile, net: &FaRnn, texts: &[String]) -> usize {
     let mut agree = 0;
     for chunk in texts.chunks(100) {
         let texts: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        let batch = Batch::from_texts(&file.system, &texts, &device).unwrap();
+        let batch = Batch::from_texts(&file.system, None, &texts, &device).unwrap();
         let logits = net.forward(&batch).unwrap();
         let predicted: Vec<u32> = logits.argmax(1).unwrap().to_vec1().unwrap();
         for (text, label) in texts.iter().zip(predicted) {
@@ -66,6 +66,7 @@ fn exact_zero_shot_network_agrees_with_the_rules_on_every_dev_sentence() {
             &file.system,
             &automaton,
             &exact,
+            None,
             Scoring::Forward,
             &Device::Cpu,
         )
@@ -76,6 +77,7 @@ fn exact_zero_shot_network_agrees_with_the_rules_on_every_dev_sentence() {
             &file.system,
             &automaton,
             &exact,
+            None,
             Scoring::Viterbi,
             &Device::Cpu,
         )

@@ -2,5 +2,7 @@
 
 pub mod check;
 pub mod dot;
+pub mod eval;
 mod files;
 mod table;
+pub mod train;

@@ -11,6 +11,7 @@
 //! loses to every true one. The reference code's aggregation is a frozen linear layer
 //! (papers-brief §1.9); a linear layer cannot express `&`, `!` or priority exactly.
 
+use crate::automata::RuleSystem;
 use crate::syntax::{Formula, LabelId};
 use candle_core::{Result, Tensor};
 
@@ -30,6 +31,14 @@ impl Aggregation {
     /// `formulas[c]` is label c's formula (the OR of its rules), labels in priority order.
     pub fn new(formulas: Vec<Formula>, default: Option<LabelId>) -> Aggregation {
         Aggregation { formulas, default }
+    }
+
+    /// The aggregation of a rule system's labels.
+    pub fn from_system(system: &RuleSystem) -> Aggregation {
+        let formulas = (0..system.labels().len())
+            .map(|c| system.label_formula(LabelId(c as u32)).clone())
+            .collect();
+        Aggregation::new(formulas, system.default_label())
     }
 
     pub fn n_labels(&self) -> usize {

@@ -1,49 +1,82 @@
 //! Padded batches of sentences as the network reads them: symbol ids of the rules'
 //! alphabet and a padding mask, right-padded to the longest sentence of the batch.
 
+use super::embeddings::Vocabulary;
 use crate::automata::{RuleSystem, SymbolId};
 use crate::text::Tokens;
 use candle_core::{Device, Result, Tensor};
 
-/// A batch: `symbols` [batch, len] (u32), `mask` [batch, len] (f32, 1 on tokens), and
-/// each sentence's length.
+/// A batch: `symbols` and `words` [batch, len] (u32 ids of the rules' alphabet and of the
+/// vocabulary, 0 for unknown words), `mask` [batch, len] (f32, 1 on tokens), and each
+/// sentence's length.
 #[derive(Debug, Clone)]
 pub struct Batch {
     pub symbols: Tensor,
+    pub words: Tensor,
     pub mask: Tensor,
     pub lengths: Vec<usize>,
 }
 
 impl Batch {
-    /// Tokenizes and symbolizes `texts` with the rule system's tokenizer and alphabet.
-    pub fn from_texts(system: &RuleSystem, texts: &[&str], device: &Device) -> Result<Batch> {
+    /// Tokenizes `texts` and looks their tokens up in the rule system's alphabet and in
+    /// `vocabulary` (all words unknown without one).
+    pub fn from_texts(
+        system: &RuleSystem,
+        vocabulary: Option<&Vocabulary>,
+        texts: &[&str],
+        device: &Device,
+    ) -> Result<Batch> {
         let mut tokens = Tokens::default();
-        let mut symbols: Vec<Vec<SymbolId>> = Vec::with_capacity(texts.len());
-        for text in texts {
-            tokens.tokenize(text);
-            let mut sentence = Vec::with_capacity(tokens.len());
-            system.alphabet().symbolize(&tokens, &mut sentence);
-            symbols.push(sentence);
-        }
-        Batch::from_symbols(&symbols, device)
+        let sentences: Vec<Sentence> = texts
+            .iter()
+            .map(|text| {
+                tokens.tokenize(text);
+                Sentence::new(system, vocabulary, &tokens)
+            })
+            .collect();
+        let refs: Vec<&Sentence> = sentences.iter().collect();
+        Batch::from_sentences(&refs, device)
     }
 
-    /// Pads symbol sequences into a batch.
-    pub fn from_symbols(sentences: &[Vec<SymbolId>], device: &Device) -> Result<Batch> {
-        let len = sentences.iter().map(Vec::len).max().unwrap_or(0);
-        let mut ids = vec![0u32; sentences.len() * len];
+    /// Pads sentences into a batch.
+    pub fn from_sentences(sentences: &[&Sentence], device: &Device) -> Result<Batch> {
+        let len = sentences.iter().map(|s| s.symbols.len()).max().unwrap_or(0);
+        let mut symbols = vec![0u32; sentences.len() * len];
+        let mut words = vec![0u32; sentences.len() * len];
         let mut mask = vec![0f32; sentences.len() * len];
         for (b, sentence) in sentences.iter().enumerate() {
-            for (t, symbol) in sentence.iter().enumerate() {
-                ids[b * len + t] = symbol.0;
+            for (t, (symbol, word)) in sentence.symbols.iter().zip(&sentence.words).enumerate() {
+                symbols[b * len + t] = symbol.0;
+                words[b * len + t] = *word;
                 mask[b * len + t] = 1.0;
             }
         }
         let shape = (sentences.len(), len);
         Ok(Batch {
-            symbols: Tensor::from_vec(ids, shape, device)?,
+            symbols: Tensor::from_vec(symbols, shape, device)?,
+            words: Tensor::from_vec(words, shape, device)?,
             mask: Tensor::from_vec(mask, shape, device)?,
-            lengths: sentences.iter().map(Vec::len).collect(),
+            lengths: sentences.iter().map(|s| s.symbols.len()).collect(),
         })
+    }
+}
+
+/// One tokenized sentence as the network reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    pub symbols: Vec<SymbolId>,
+    /// Vocabulary ids, 0 for unknown words.
+    pub words: Vec<u32>,
+}
+
+impl Sentence {
+    pub fn new(system: &RuleSystem, vocabulary: Option<&Vocabulary>, tokens: &Tokens) -> Sentence {
+        let mut symbols = Vec::with_capacity(tokens.len());
+        system.alphabet().symbolize(tokens, &mut symbols);
+        let words = tokens
+            .iter()
+            .map(|token| vocabulary.map_or(0, |v| v.id(token.text)))
+            .collect();
+        Sentence { symbols, words }
     }
 }

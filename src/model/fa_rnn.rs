@@ -1,30 +1,37 @@
 //! FA-RNN: the weighted automaton of a rule system as a recurrent network (Jiang et al.
-//! 2020, §3.2, eq. 5–7), on candle.
+//! 2020, §3.2–3.3, eq. 5–7), on candle.
 //!
-//! Parameters (tensor names are the checkpoint format): `symbol_embedding` E_R [S, r],
-//! `d1` [K, r], `d2` [K, r], `wildcard` W [K, K], `start` h₀ [K], `finals` α∞ [K, P].
-//! One step, for a token of symbol s with z = E_R[s]:
+//! Parameters (tensor names are the checkpoint format, see `models/README.md`):
+//! `symbol_embedding` E_R [S, r], `d1` [K, r], `d2` [K, r], `wildcard` W [K, K], `start`
+//! h₀ [1, K], `finals` α∞ [K, P], and with word embeddings `word_embedding` E_w [V, D] and
+//! `g` G [D, r]. A token with symbol s and word w gets
+//! `z = β·E_R[s] + (1−β)·E_w[w]·G` (β = 1 without word embeddings), G starting as
+//! pinv(E_w)·E_R[symbol(v)] over the vocabulary so that z starts near E_R[s]. One step:
 //! - forward (sum-product): `h_t = ((h_{t−1} D1) ⊙ z) D2ᵀ + h_{t−1} W`;
 //! - Viterbi (max-product): `h_t[j] = max_i h_{t−1}[i] · T(z)[i, j]` with
 //!   `T(z) = D1 diag(z) D2ᵀ + W`.
 //!
 //! After the last token of each sentence, pattern scores `h_N α∞` go through the
 //! aggregation layer. Padding is masked: a padded position leaves the state unchanged.
-//! With an exact decomposition the network computes, on every sentence, exactly the rule
-//! system's pattern matches, and so its predictions ("zero-shot").
+//! With an exact decomposition and β = 1 the network computes, on every sentence, exactly
+//! the rule system's pattern matches, and so its predictions ("zero-shot").
 //! Forward scoring on the CPU runs the fused recurrence of `recurrence.rs`; Viterbi
 //! scoring, and any scoring on other devices, is a chain of tensor operations, one step per
-//! token ([`FaRnn::final_states_unfused`]).
+//! token ([`FaRnn::final_states_unfused`]). Trainable by default, as in the paper: D1, D2
+//! and G; E_R, E_w, W, h₀, α∞ and the aggregation stay fixed.
 
 use super::aggregation::Aggregation;
 use super::batch::Batch;
 use super::decompose::Decomposition;
+use super::embeddings::{Vocabulary, WordVectors};
 use super::recurrence::Recurrence;
 use super::weighted::WeightedAutomaton;
+use crate::automata::Alphabet;
 use crate::automata::RuleSystem;
-use crate::syntax::LabelId;
+use crate::text::tokenize;
 use candle_core::{DType, Device, Result, Tensor, Var};
 use nalgebra::DMatrix;
+use std::collections::HashMap;
 
 /// How path weights combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,12 +42,29 @@ pub enum Scoring {
     Viterbi,
 }
 
+/// Word embeddings as a second input to the network.
+#[derive(Debug, Clone)]
+pub struct WordInput {
+    pub vocabulary: Vocabulary,
+    pub vectors: WordVectors,
+    /// Weight of the rules' symbol embedding against the word embedding, in [0, 1].
+    pub beta: f64,
+}
+
+#[derive(Debug, Clone)]
+struct Words {
+    embedding: Tensor,
+    g: Var,
+    beta: f64,
+}
+
 /// An FA-RNN over a rule system's alphabet.
 #[derive(Debug, Clone)]
 pub struct FaRnn {
     symbol_embedding: Var,
     d1: Var,
     d2: Var,
+    words: Option<Words>,
     wildcard: Tensor,
     start: Tensor,
     finals: Tensor,
@@ -56,23 +80,69 @@ fn matrix(m: &DMatrix<f64>, device: &Device) -> Result<Tensor> {
     Tensor::from_vec(data, (m.nrows(), m.ncols()), device)
 }
 
+/// G = pinv(E_w) · E_R[symbol(v)]: the least-squares map from word vectors to the rules'
+/// symbol embedding, by the normal equations with a small ridge (D is small).
+fn initial_g(
+    system: &RuleSystem,
+    words: &WordInput,
+    symbol_factors: &DMatrix<f64>,
+) -> DMatrix<f64> {
+    let (v, d, r) = (
+        words.vocabulary.len(),
+        words.vectors.dim,
+        symbol_factors.ncols(),
+    );
+    let embedding = DMatrix::from_row_slice(v, d, &words.vectors.data).map(f64::from);
+    let mut target = DMatrix::zeros(v, r);
+    for (row, word) in words.vocabulary.words().iter().enumerate().skip(1) {
+        let tokens = tokenize(word);
+        let symbol = match (tokens.len(), tokens.get(0)) {
+            (1, Some(token)) => system.alphabet().symbol(token),
+            _ => Alphabet::OTHER_WORD,
+        };
+        target.set_row(row, &symbol_factors.row(symbol.index()));
+    }
+    let mut gram = embedding.transpose() * &embedding;
+    let ridge = 1e-6 * (gram.trace() / d as f64).max(1e-12);
+    for i in 0..d {
+        gram[(i, i)] += ridge;
+    }
+    let rhs = embedding.transpose() * target;
+    match gram.cholesky() {
+        Some(cholesky) => cholesky.solve(&rhs),
+        None => DMatrix::zeros(d, r),
+    }
+}
+
 impl FaRnn {
-    /// The untrained network of a rule system, from its automaton and a decomposition.
+    /// The untrained network of a rule system, from its automaton and a decomposition,
+    /// with word embeddings if given.
     pub fn new(
         system: &RuleSystem,
         automaton: &WeightedAutomaton,
         decomposition: &Decomposition,
+        words: Option<&WordInput>,
         scoring: Scoring,
         device: &Device,
     ) -> Result<FaRnn> {
         let k = automaton.n_states;
-        let formulas = (0..system.labels().len())
-            .map(|c| system.label_formula(LabelId(c as u32)).clone())
-            .collect();
+        let words = match words {
+            Some(input) => {
+                let (v, d) = (input.vocabulary.len(), input.vectors.dim);
+                let g = initial_g(system, input, &decomposition.symbol_factors);
+                Some(Words {
+                    embedding: Tensor::from_slice(&input.vectors.data, (v, d), device)?,
+                    g: Var::from_tensor(&matrix(&g, device)?)?,
+                    beta: input.beta,
+                })
+            }
+            None => None,
+        };
         Ok(FaRnn {
             symbol_embedding: Var::from_tensor(&matrix(&decomposition.symbol_factors, device)?)?,
             d1: Var::from_tensor(&matrix(&decomposition.from_factors, device)?)?,
             d2: Var::from_tensor(&matrix(&decomposition.to_factors, device)?)?,
+            words,
             wildcard: Tensor::from_slice(&automaton.wildcard, (k, k), device)?,
             start: Tensor::from_slice(&automaton.start, (1, k), device)?,
             finals: Tensor::from_slice(&automaton.finals, (k, automaton.n_patterns()), device)?,
@@ -80,18 +150,155 @@ impl FaRnn {
                 .filter(|&e| automaton.wildcard[e] != 0.0)
                 .map(|e| (e / k, e % k))
                 .collect(),
-            aggregation: Aggregation::new(formulas, system.default_label()),
+            aggregation: Aggregation::from_system(system),
             scoring,
         })
+    }
+
+    /// The network's tensors by checkpoint name.
+    pub fn tensors(&self) -> Vec<(&'static str, Tensor)> {
+        let mut tensors = vec![
+            (
+                "symbol_embedding",
+                self.symbol_embedding.as_tensor().clone(),
+            ),
+            ("d1", self.d1.as_tensor().clone()),
+            ("d2", self.d2.as_tensor().clone()),
+            ("wildcard", self.wildcard.clone()),
+            ("start", self.start.clone()),
+            ("finals", self.finals.clone()),
+        ];
+        if let Some(words) = &self.words {
+            tensors.push(("word_embedding", words.embedding.clone()));
+            tensors.push(("g", words.g.as_tensor().clone()));
+        }
+        tensors
+    }
+
+    /// The trained parameters: D1, D2 and, with word embeddings, G.
+    pub fn trainable(&self) -> Vec<Var> {
+        let mut vars = vec![self.d1.clone(), self.d2.clone()];
+        if let Some(words) = &self.words {
+            vars.push(words.g.clone());
+        }
+        vars
+    }
+
+    /// A network from named tensors (a checkpoint's, see [`FaRnn::tensors`]), checked
+    /// against the rule system it must belong to; `beta` is required with word embeddings.
+    pub fn from_tensors(
+        system: &RuleSystem,
+        mut tensors: HashMap<String, Tensor>,
+        scoring: Scoring,
+        beta: Option<f64>,
+    ) -> Result<FaRnn> {
+        let mut take = |name: &str| {
+            tensors
+                .remove(name)
+                .ok_or_else(|| candle_core::Error::Msg(format!("missing tensor `{name}`")))
+        };
+        let symbol_embedding = take("symbol_embedding")?;
+        let d1 = take("d1")?;
+        let d2 = take("d2")?;
+        let wildcard = take("wildcard")?;
+        let start = take("start")?;
+        let finals = take("finals")?;
+        let words = match (take("word_embedding"), take("g")) {
+            (Ok(embedding), Ok(g)) => {
+                let Some(beta) = beta else {
+                    candle_core::bail!("word embeddings without a beta");
+                };
+                Some((embedding, g, beta))
+            }
+            (Err(_), Err(_)) => None,
+            _ => candle_core::bail!("`word_embedding` and `g` come together"),
+        };
+        let (s, r) = symbol_embedding.dims2()?;
+        let (k, _) = d1.dims2()?;
+        let n_patterns = system.patterns().len();
+        let expect = |tensor: &Tensor, name: &str, dims: &[usize]| -> Result<()> {
+            if tensor.dims() != dims {
+                candle_core::bail!(
+                    "tensor `{name}` has shape {:?} where {:?} was expected",
+                    tensor.dims(),
+                    dims
+                );
+            }
+            Ok(())
+        };
+        if s != system.alphabet().len() {
+            candle_core::bail!(
+                "the network has {s} symbols, the rules {}",
+                system.alphabet().len()
+            );
+        }
+        expect(&d2, "d2", &[k, r])?;
+        expect(&wildcard, "wildcard", &[k, k])?;
+        expect(&start, "start", &[1, k])?;
+        expect(&finals, "finals", &[k, n_patterns])?;
+        let words = match words {
+            Some((embedding, g, beta)) => {
+                let (_, d) = embedding.dims2()?;
+                expect(&g, "g", &[d, r])?;
+                Some(Words {
+                    embedding,
+                    g: Var::from_tensor(&g)?,
+                    beta,
+                })
+            }
+            None => None,
+        };
+        let dense: Vec<f32> = wildcard.flatten_all()?.to_vec1()?;
+        Ok(FaRnn {
+            symbol_embedding: Var::from_tensor(&symbol_embedding)?,
+            d1: Var::from_tensor(&d1)?,
+            d2: Var::from_tensor(&d2)?,
+            words,
+            wildcard,
+            start,
+            finals,
+            wildcard_edges: (0..k * k)
+                .filter(|&e| dense[e] != 0.0)
+                .map(|e| (e / k, e % k))
+                .collect(),
+            aggregation: Aggregation::from_system(system),
+            scoring,
+        })
+    }
+
+    /// The scoring the network uses.
+    pub fn scoring(&self) -> Scoring {
+        self.scoring
+    }
+
+    /// β, when the network reads word embeddings.
+    pub fn beta(&self) -> Option<f64> {
+        self.words.as_ref().map(|words| words.beta)
+    }
+
+    /// The rank r of the decomposition.
+    pub fn rank(&self) -> usize {
+        self.d1.dims()[1]
     }
 
     /// The token vectors z [batch, len, r] of a batch.
     fn token_vectors(&self, batch: &Batch) -> Result<Tensor> {
         let (size, len) = batch.symbols.dims2()?;
         let rank = self.symbol_embedding.dim(1)?;
-        self.symbol_embedding
-            .index_select(&batch.symbols.flatten_all()?, 0)?
-            .reshape((size, len, rank))
+        let symbols = self
+            .symbol_embedding
+            .index_select(&batch.symbols.flatten_all()?, 0)?;
+        let z = match &self.words {
+            None => symbols,
+            Some(words) => {
+                let vectors = words
+                    .embedding
+                    .index_select(&batch.words.flatten_all()?, 0)?;
+                let mapped = vectors.matmul(words.g.as_tensor())?;
+                (symbols.affine(words.beta, 0.0)? + mapped.affine(1.0 - words.beta, 0.0)?)?
+            }
+        };
+        z.reshape((size, len, rank))
     }
 
     /// The state after each sentence's last token: [batch, K].
@@ -162,10 +369,26 @@ mod tests {
         let (system, _) = crate::automata::compile(&rules, &Default::default());
         let automaton = WeightedAutomaton::new(&system);
         let decomposition = als(&automaton, 4, &AlsConfig::default());
+        // Word vectors too, so that gradients reach G through the recurrence.
+        let vocabulary = Vocabulary::new(["free", "call", "now", "hi", "you", "won", "txt"]);
+        let data = (0..vocabulary.len() * 3)
+            .map(|i| ((i * 7 % 11) as f32 - 5.0) / 5.0)
+            .collect();
+        let words = WordInput {
+            vocabulary,
+            vectors: WordVectors {
+                dim: 3,
+                data,
+                n_found: 7,
+                n_backed_off: 0,
+            },
+            beta: 0.5,
+        };
         let net = FaRnn::new(
             &system,
             &automaton,
             &decomposition,
+            Some(&words),
             Scoring::Forward,
             &Device::Cpu,
         )
@@ -177,7 +400,8 @@ mod tests {
             "",
             "a b c d e f free",
         ];
-        let batch = Batch::from_texts(&system, &texts, &Device::Cpu).unwrap();
+        let batch =
+            Batch::from_texts(&system, Some(&words.vocabulary), &texts, &Device::Cpu).unwrap();
         (net, batch)
     }
 
@@ -220,7 +444,8 @@ mod tests {
             .unwrap()
             .backward()
             .unwrap();
-        for var in [&net.d1, &net.d2, &net.symbol_embedding] {
+        let g = &net.words.as_ref().unwrap().g;
+        for var in [&net.d1, &net.d2, &net.symbol_embedding, g] {
             let (a, b) = (
                 grads_fused.get(var).unwrap(),
                 grads_unfused.get(var).unwrap(),

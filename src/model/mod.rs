@@ -3,14 +3,25 @@
 
 pub mod aggregation;
 mod batch;
+mod build;
+pub mod checkpoint;
 pub mod decompose;
+mod embeddings;
 mod fa_rnn;
 mod recurrence;
 mod rng;
+mod train;
 mod weighted;
 
-pub use batch::Batch;
+pub use batch::{Batch, Sentence};
+pub use build::{MAX_EXACT_RANK, RankChoice, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
-pub use fa_rnn::{FaRnn, Scoring};
+pub use embeddings::{EmbeddingsError, Vocabulary, WordVectors, read_glove};
+pub use fa_rnn::{FaRnn, Scoring, WordInput};
 pub use rng::SplitMix64;
+pub use train::{
+    DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, DEFAULT_LOGIT_SCALE,
+    DEFAULT_PATIENCE, EpochReport, LabeledSentence, TrainConfig, TrainError, TrainReport, accuracy,
+    evenly_spaced, predict, train,
+};
 pub use weighted::{Transition, WeightedAutomaton};

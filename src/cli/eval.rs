@@ -1,0 +1,164 @@
+//! `rulelens eval MODEL_DIR --corpus F [--format json] [--zero-shot]`: a checkpoint's
+//! network on a labeled corpus, beside the exact rule system it was compiled from.
+
+use super::table::{Table, percent};
+use anyhow::Context;
+use candle_core::Device;
+use rulelens::automata::{CompileConfig, LabelMetrics};
+use rulelens::corpus;
+use rulelens::model::checkpoint::{self, ScoringName};
+use rulelens::model::{FaRnn, Scoring, Sentence, Vocabulary, predict};
+use rulelens::rules_file::RulesFile;
+use rulelens::text::{SourceText, tokenize};
+use serde_json::json;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn run(
+    model_dir: &Path,
+    corpus_path: &Path,
+    json_output: bool,
+    zero_shot: bool,
+    device: &Device,
+) -> anyhow::Result<ExitCode> {
+    let (manifest, tensors) = checkpoint::load(model_dir, device)?;
+    let rules_bytes = std::fs::read(&manifest.rules.path).with_context(|| {
+        format!(
+            "cannot read the checkpoint's rules file {}",
+            manifest.rules.path.display()
+        )
+    })?;
+    checkpoint::check_rules(&manifest, &rules_bytes)?;
+    let rules = RulesFile::analyze(
+        SourceText::from_bytes(&rules_bytes),
+        Some(&manifest.rules.path),
+        &CompileConfig::default(),
+    );
+    let system = &rules.system;
+    let scoring = match manifest.scoring {
+        ScoringName::Forward => Scoring::Forward,
+        ScoringName::Viterbi => Scoring::Viterbi,
+    };
+    // The untrained network is the checkpoint with its `initial.*` tensors in place.
+    let mut chosen = std::collections::HashMap::new();
+    for (name, tensor) in tensors {
+        match name.strip_prefix("initial.") {
+            Some(base) if zero_shot => {
+                chosen.insert(base.to_string(), tensor);
+            }
+            Some(_) => {}
+            None => {
+                chosen.entry(name).or_insert(tensor);
+            }
+        }
+    }
+    let net = FaRnn::from_tensors(
+        system,
+        chosen,
+        scoring,
+        manifest.embeddings.as_ref().map(|e| e.beta),
+    )
+    .with_context(|| {
+        format!(
+            "{}: the checkpoint does not fit its rules file",
+            model_dir.display()
+        )
+    })?;
+    let vocabulary = (!manifest.vocabulary.is_empty())
+        .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
+
+    let file = corpus::read_file(corpus_path)?;
+    let sentences: Vec<Sentence> = file
+        .examples
+        .iter()
+        .map(|e| Sentence::new(system, vocabulary.as_ref(), &tokenize(&e.text)))
+        .collect();
+    let refs: Vec<&Sentence> = sentences.iter().collect();
+    let predictions = predict(&net, &refs, 256, device)?;
+
+    let n_labels = system.labels().len();
+    let mut labels = vec![LabelMetrics::default(); n_labels];
+    let mut confusion = vec![vec![0usize; n_labels]; n_labels];
+    let (mut n_labeled, mut correct, mut rules_correct, mut agree) =
+        (0usize, 0usize, 0usize, 0usize);
+    for (example, &predicted) in file.examples.iter().zip(&predictions) {
+        let rule_prediction = system.classify(&example.text).prediction.map(|l| l.0);
+        agree += usize::from(rule_prediction == Some(predicted));
+        let Some(gold_name) = example.label.as_deref() else {
+            continue;
+        };
+        n_labeled += 1;
+        let gold = system.label_by_name(gold_name).map(|l| l.0);
+        correct += usize::from(gold == Some(predicted));
+        rules_correct += usize::from(gold.is_some() && gold == rule_prediction);
+        labels[predicted as usize].predicted += 1;
+        if let Some(gold) = gold {
+            labels[gold as usize].support += 1;
+            confusion[gold as usize][predicted as usize] += 1;
+            if gold == predicted {
+                labels[gold as usize].true_positives += 1;
+            }
+        }
+    }
+    let ratio = |a: usize, b: usize| (b > 0).then(|| a as f64 / b as f64);
+    let accuracy = ratio(correct, n_labeled);
+    let rules_accuracy = ratio(rules_correct, n_labeled);
+    let agreement = ratio(agree, file.examples.len());
+
+    if json_output {
+        let report = json!({
+            "model": model_dir.display().to_string(),
+            "corpus": corpus_path.display().to_string(),
+            "zero_shot": zero_shot,
+            "examples": file.examples.len(),
+            "labeled": n_labeled,
+            "accuracy": accuracy,
+            "rules_accuracy": rules_accuracy,
+            "agreement_with_rules": agreement,
+            "labels": system.labels().iter().zip(&labels).map(|(name, m)| json!({
+                "name": name,
+                "support": m.support,
+                "predicted": m.predicted,
+                "precision": m.precision(),
+                "recall": m.recall(),
+                "f1": m.f1(),
+            })).collect::<Vec<_>>(),
+            "confusion": system.labels().iter().zip(&confusion).map(|(gold, row)| {
+                (gold.clone(), json!(system.labels().iter().zip(row).map(|(p, n)| (p.clone(), json!(n))).collect::<serde_json::Map<_, _>>()))
+            }).collect::<serde_json::Map<_, _>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{} on {}{}: {} examples, {} labeled",
+            model_dir.display(),
+            corpus_path.display(),
+            if zero_shot {
+                " (untrained network)"
+            } else {
+                ""
+            },
+            file.examples.len(),
+            n_labeled
+        );
+        println!(
+            "  accuracy {}   rule system {}   agreement with the rules {}\n",
+            percent(accuracy),
+            percent(rules_accuracy),
+            percent(agreement)
+        );
+        let mut table = Table::new(&["label", "support", "predicted", "precision", "recall", "f1"]);
+        for (name, m) in system.labels().iter().zip(&labels) {
+            table.row(vec![
+                name.clone(),
+                m.support.to_string(),
+                m.predicted.to_string(),
+                percent(m.precision()),
+                percent(m.recall()),
+                percent(m.f1()),
+            ]);
+        }
+        print!("{}", table.render("  "));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,95 @@
+//! Building a network for a rule system and a corpus: the vocabulary, labeled sentences,
+//! the choice of decomposition, and the zero-shot network itself.
+
+use super::batch::Sentence;
+use super::decompose::{self, AlsConfig, Decomposition};
+use super::embeddings::Vocabulary;
+use super::train::LabeledSentence;
+use super::weighted::WeightedAutomaton;
+use crate::automata::RuleSystem;
+use crate::corpus::Example;
+use crate::text::{Tokens, tokenize};
+
+/// The largest rank for which [`RankChoice::Auto`] takes the exact decomposition.
+pub const MAX_EXACT_RANK: usize = 1024;
+
+/// How to choose the decomposition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankChoice {
+    /// The exact decomposition when its rank is at most [`MAX_EXACT_RANK`], else ALS at
+    /// that rank.
+    Auto,
+    /// ALS at this rank.
+    Als(usize),
+}
+
+/// Decomposes the automaton's symbol tensor as `choice` says.
+pub fn decomposition(
+    automaton: &WeightedAutomaton,
+    choice: RankChoice,
+    seed: u64,
+) -> Decomposition {
+    let config = AlsConfig {
+        seed,
+        ..AlsConfig::default()
+    };
+    match choice {
+        RankChoice::Auto => {
+            let exact = decompose::exact(automaton);
+            if exact.rank() <= MAX_EXACT_RANK {
+                exact
+            } else {
+                decompose::als(automaton, MAX_EXACT_RANK, &config)
+            }
+        }
+        RankChoice::Als(rank) => decompose::als(automaton, rank, &config),
+    }
+}
+
+/// The vocabulary of some corpora: every token, in order of first appearance, then the
+/// rules' literals.
+pub fn vocabulary<'a>(
+    system: &RuleSystem,
+    corpora: impl IntoIterator<Item = &'a [Example]>,
+) -> Vocabulary {
+    let mut words: Vec<String> = Vec::new();
+    let mut tokens = Tokens::default();
+    for corpus in corpora {
+        for example in corpus {
+            tokens.tokenize(&example.text);
+            words.extend(tokens.iter().map(|t| t.text.to_string()));
+        }
+    }
+    let alphabet = system.alphabet();
+    words.extend(
+        alphabet
+            .ids()
+            .filter_map(|id| alphabet.literal(id).map(str::to_string)),
+    );
+    Vocabulary::new(words.iter().map(String::as_str))
+}
+
+/// The examples whose gold label the rule system knows, as network input, and how many
+/// others there were (unlabeled, or a label no rule predicts).
+pub fn labeled(
+    system: &RuleSystem,
+    vocabulary: Option<&Vocabulary>,
+    examples: &[Example],
+) -> (Vec<LabeledSentence>, usize) {
+    let mut data = Vec::with_capacity(examples.len());
+    for example in examples {
+        let Some(label) = example
+            .label
+            .as_deref()
+            .and_then(|l| system.label_by_name(l))
+        else {
+            continue;
+        };
+        data.push(LabeledSentence {
+            sentence: Sentence::new(system, vocabulary, &tokenize(&example.text)),
+            label: label.0,
+        });
+    }
+    let skipped = examples.len() - data.len();
+    (data, skipped)
+}

@@ -1,0 +1,313 @@
+//! Checkpoints: a folder holding `weights.safetensors` (the network's tensors under the
+//! names of [`FaRnn::tensors`](super::FaRnn::tensors), plus the untrained values under
+//! `initial.NAME`) and `manifest.json` (what the weights belong to and how they were made).
+//!
+//! The manifest records the SHA-256 of the rules text and of the weights file. Loading
+//! refuses a checkpoint whose format version is unknown, whose weights file is missing or
+//! does not hash to the recorded value (corrupt or replaced), or whose rules file has
+//! changed since training (stale). Writes are atomic: each file is written under a
+//! temporary name in the same folder and renamed into place, weights first, so a folder
+//! never pairs a manifest with weights it does not describe.
+
+use candle_core::{Device, Tensor};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The version of the checkpoint format this build reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+/// The manifest's file name inside a checkpoint folder.
+pub const MANIFEST_FILE: &str = "manifest.json";
+/// The weights' file name inside a checkpoint folder.
+pub const WEIGHTS_FILE: &str = "weights.safetensors";
+
+/// The model architecture a checkpoint holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    FaRnn,
+}
+
+/// How the network scores paths, as written in manifests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScoringName {
+    Forward,
+    Viterbi,
+}
+
+/// The rules file a checkpoint was trained from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RulesIdentity {
+    /// The path as given to `rulelens train`, made absolute.
+    pub path: PathBuf,
+    /// SHA-256 of the file's bytes, hex.
+    pub sha256: String,
+}
+
+/// The decomposition the network started from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecompositionRecord {
+    /// `exact` or `als`.
+    pub method: String,
+    pub rank: usize,
+    pub relative_error: f64,
+}
+
+/// The word embeddings a checkpoint was built with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EmbeddingsIdentity {
+    pub path: PathBuf,
+    /// SHA-256 of the embeddings file, hex.
+    pub sha256: String,
+    pub dim: usize,
+    /// Vocabulary words with their own vector, and with the mean of their pieces'.
+    pub found: usize,
+    pub backed_off: usize,
+    pub beta: f64,
+}
+
+/// The training settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hyperparameters {
+    pub epochs: usize,
+    pub batch_size: usize,
+    pub learning_rate: f64,
+    pub patience: usize,
+    pub logit_scale: f64,
+    pub seed: u64,
+    /// Share of the training corpus used (evenly spaced examples).
+    pub fraction: f64,
+}
+
+/// The figures a training run measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    pub train_examples: usize,
+    pub dev_examples: usize,
+    /// Dev accuracy of the untrained network.
+    pub zero_shot_dev_accuracy: f64,
+    pub dev_accuracy: f64,
+    pub best_epoch: usize,
+    pub epochs_run: usize,
+    /// Seconds spent in updates (evaluation excluded).
+    pub training_seconds: f64,
+}
+
+/// `manifest.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub model: ModelKind,
+    pub scoring: ScoringName,
+    pub rules: RulesIdentity,
+    /// Labels in priority order, as the network's outputs are.
+    pub labels: Vec<String>,
+    pub decomposition: DecompositionRecord,
+    pub embeddings: Option<EmbeddingsIdentity>,
+    /// The vocabulary, the unknown word first; empty without embeddings.
+    pub vocabulary: Vec<String>,
+    pub hyperparameters: Hyperparameters,
+    pub metrics: Metrics,
+    /// SHA-256 of `weights.safetensors`, hex.
+    pub weights_sha256: String,
+    /// Every tensor's shape, by name.
+    pub tensors: BTreeMap<String, Vec<usize>>,
+}
+
+/// Why a checkpoint could not be written or used.
+#[derive(Debug)]
+pub enum CheckpointError {
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// The manifest is not valid JSON of the expected shape.
+    Manifest {
+        path: PathBuf,
+        message: String,
+    },
+    UnsupportedVersion {
+        path: PathBuf,
+        found: u32,
+    },
+    /// The weights do not hash to the manifest's value, or cannot be parsed.
+    Corrupt {
+        path: PathBuf,
+        message: String,
+    },
+    /// The rules file changed since the checkpoint was made.
+    Stale {
+        rules: PathBuf,
+        expected: String,
+        found: String,
+    },
+}
+
+impl fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckpointError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            CheckpointError::Manifest { path, message } => {
+                write!(
+                    f,
+                    "{}: not a rulelens checkpoint manifest: {message}",
+                    path.display()
+                )
+            }
+            CheckpointError::UnsupportedVersion { path, found } => write!(
+                f,
+                "{}: checkpoint format version {found}, this rulelens reads version {FORMAT_VERSION}",
+                path.display()
+            ),
+            CheckpointError::Corrupt { path, message } => {
+                write!(f, "{}: corrupt checkpoint: {message}", path.display())
+            }
+            CheckpointError::Stale {
+                rules,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{} changed since the checkpoint was trained (SHA-256 {} there, {} now); retrain with `rulelens train`",
+                rules.display(),
+                &expected[..expected.len().min(12)],
+                &found[..found.len().min(12)]
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CheckpointError {}
+
+/// SHA-256 of bytes, as lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> CheckpointError + '_ {
+    move |error| CheckpointError::Io {
+        path: path.to_path_buf(),
+        error,
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+    let temporary = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&temporary, bytes).map_err(io(&temporary))?;
+    std::fs::rename(&temporary, path).map_err(io(path))
+}
+
+/// Saves tensors and manifest into `dir` (created if needed); fills in the manifest's
+/// weights hash and tensor shapes.
+pub fn save(
+    dir: &Path,
+    manifest: &mut Manifest,
+    tensors: &HashMap<String, Tensor>,
+) -> Result<(), CheckpointError> {
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let weights = dir.join(WEIGHTS_FILE);
+    let temporary = dir.join(format!("{WEIGHTS_FILE}.tmp{}", std::process::id()));
+    candle_core::safetensors::save(tensors, &temporary).map_err(|error| {
+        CheckpointError::Corrupt {
+            path: temporary.clone(),
+            message: error.to_string(),
+        }
+    })?;
+    let bytes = std::fs::read(&temporary).map_err(io(&temporary))?;
+    manifest.weights_sha256 = sha256_hex(&bytes);
+    manifest.tensors = tensors
+        .iter()
+        .map(|(name, tensor)| (name.clone(), tensor.dims().to_vec()))
+        .collect();
+    std::fs::rename(&temporary, &weights).map_err(io(&weights))?;
+    let json = serde_json::to_vec_pretty(manifest).map_err(|error| CheckpointError::Manifest {
+        path: dir.join(MANIFEST_FILE),
+        message: error.to_string(),
+    })?;
+    write_atomically(&dir.join(MANIFEST_FILE), &json)
+}
+
+/// Reads a checkpoint's manifest and tensors, verifying the format version and the weights'
+/// hash and shapes. Whether the rules file is still the same is [`check_rules`]'s job.
+pub fn load(
+    dir: &Path,
+    device: &Device,
+) -> Result<(Manifest, HashMap<String, Tensor>), CheckpointError> {
+    let manifest_path = dir.join(MANIFEST_FILE);
+    let text = std::fs::read(&manifest_path).map_err(io(&manifest_path))?;
+    let version: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|error| CheckpointError::Manifest {
+            path: manifest_path.clone(),
+            message: error.to_string(),
+        })?;
+    let found = version
+        .get("format_version")
+        .and_then(serde_json::Value::as_u64);
+    if found != Some(u64::from(FORMAT_VERSION)) {
+        return match found {
+            Some(found) => Err(CheckpointError::UnsupportedVersion {
+                path: manifest_path,
+                found: found.min(u64::from(u32::MAX)) as u32,
+            }),
+            None => Err(CheckpointError::Manifest {
+                path: manifest_path,
+                message: "no `format_version`".to_string(),
+            }),
+        };
+    }
+    let manifest: Manifest =
+        serde_json::from_value(version).map_err(|error| CheckpointError::Manifest {
+            path: manifest_path.clone(),
+            message: error.to_string(),
+        })?;
+    let weights = dir.join(WEIGHTS_FILE);
+    let bytes = std::fs::read(&weights).map_err(io(&weights))?;
+    let corrupt = |message: String| CheckpointError::Corrupt {
+        path: weights.clone(),
+        message,
+    };
+    let hash = sha256_hex(&bytes);
+    if hash != manifest.weights_sha256 {
+        return Err(corrupt(format!(
+            "SHA-256 {} where the manifest records {}",
+            &hash[..12],
+            &manifest.weights_sha256[..manifest.weights_sha256.len().min(12)]
+        )));
+    }
+    let tensors = candle_core::safetensors::load_buffer(&bytes, device)
+        .map_err(|error| corrupt(error.to_string()))?;
+    for (name, shape) in &manifest.tensors {
+        match tensors.get(name) {
+            Some(tensor) if tensor.dims() == shape.as_slice() => {}
+            Some(tensor) => {
+                return Err(corrupt(format!(
+                    "tensor `{name}` has shape {:?}, the manifest says {shape:?}",
+                    tensor.dims()
+                )));
+            }
+            None => return Err(corrupt(format!("tensor `{name}` is missing"))),
+        }
+    }
+    Ok((manifest, tensors))
+}
+
+/// Refuses a checkpoint whose rules file's bytes no longer hash to the recorded value.
+pub fn check_rules(manifest: &Manifest, rules_bytes: &[u8]) -> Result<(), CheckpointError> {
+    let found = sha256_hex(rules_bytes);
+    if found == manifest.rules.sha256 {
+        Ok(())
+    } else {
+        Err(CheckpointError::Stale {
+            rules: manifest.rules.path.clone(),
+            expected: manifest.rules.sha256.clone(),
+            found,
+        })
+    }
+}

@@ -1,0 +1,270 @@
+//! Training an FA-RNN on labeled sentences: cross-entropy, Adam, minibatches, early
+//! stopping on dev accuracy (Jiang et al. 2020, §4 and papers-brief §1.12).
+//!
+//! - The loss is the mean cross-entropy of the aggregation's logits times
+//!   [`TrainConfig::logit_scale`]: soft-logic logits live in [0, ~1], and without a scale the
+//!   softmax could never become confident.
+//! - Each epoch shuffles the sentences with a seeded generator, cuts them into groups of 32
+//!   batches, sorts each group by length and shuffles the batches, so that batches pad
+//!   little (length bucketing) and the order still changes every epoch.
+//! - The untrained network is the first candidate; after each epoch the dev accuracy is
+//!   measured and the best parameters are kept; training stops after `patience` epochs
+//!   without a strictly better dev accuracy, and the best parameters are restored.
+//! - Runs are reproducible: the same seed, data and configuration give the same weights.
+//! - [`train`] checks `cancelled` between batches and returns [`TrainError::Cancelled`].
+//! - Low-resource subsets ([`evenly_spaced`]) take the evenly spaced indices ⌊i·n/m⌋, as the
+//!   reference code does (papers-brief §1.13): the same subset for every seed.
+
+use super::batch::{Batch, Sentence};
+use super::fa_rnn::FaRnn;
+use super::rng::SplitMix64;
+use candle_core::{Device, Tensor};
+use candle_nn::{AdamW, Optimizer, ParamsAdamW};
+use std::fmt;
+
+/// Default for [`TrainConfig::epochs`].
+pub const DEFAULT_EPOCHS: usize = 30;
+/// Default for [`TrainConfig::batch_size`].
+pub const DEFAULT_BATCH_SIZE: usize = 32;
+/// Default for [`TrainConfig::learning_rate`].
+pub const DEFAULT_LEARNING_RATE: f64 = 1e-3;
+/// Default for [`TrainConfig::patience`].
+pub const DEFAULT_PATIENCE: usize = 5;
+/// Default for [`TrainConfig::logit_scale`].
+pub const DEFAULT_LOGIT_SCALE: f64 = 10.0;
+
+/// Settings of [`train`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainConfig {
+    /// Most passes over the training sentences. Default [`DEFAULT_EPOCHS`].
+    pub epochs: usize,
+    /// Sentences per update. Default [`DEFAULT_BATCH_SIZE`].
+    pub batch_size: usize,
+    /// Adam's step size. Default [`DEFAULT_LEARNING_RATE`].
+    pub learning_rate: f64,
+    /// Epochs without a better dev accuracy before stopping. Default [`DEFAULT_PATIENCE`].
+    pub patience: usize,
+    /// Factor on the logits inside the loss. Default [`DEFAULT_LOGIT_SCALE`].
+    pub logit_scale: f64,
+    /// Seed of the batch order.
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig {
+            epochs: DEFAULT_EPOCHS,
+            batch_size: DEFAULT_BATCH_SIZE,
+            learning_rate: DEFAULT_LEARNING_RATE,
+            patience: DEFAULT_PATIENCE,
+            logit_scale: DEFAULT_LOGIT_SCALE,
+            seed: 0,
+        }
+    }
+}
+
+/// A sentence with its gold label (an index into the rule system's labels).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabeledSentence {
+    pub sentence: Sentence,
+    pub label: u32,
+}
+
+/// What one epoch did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EpochReport {
+    /// 0 is the untrained network.
+    pub epoch: usize,
+    /// Mean training loss of the epoch (`None` for epoch 0).
+    pub loss: Option<f64>,
+    pub dev_accuracy: f64,
+    /// Whether this epoch's parameters are the best so far.
+    pub best: bool,
+    /// Seconds the epoch's updates took.
+    pub seconds: f64,
+}
+
+/// What a training run did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TrainReport {
+    pub history: Vec<EpochReport>,
+    pub best_epoch: usize,
+    pub best_dev_accuracy: f64,
+}
+
+/// Why training stopped early.
+#[derive(Debug)]
+pub enum TrainError {
+    Cancelled,
+    Tensor(candle_core::Error),
+}
+
+impl fmt::Display for TrainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrainError::Cancelled => write!(f, "training was cancelled"),
+            TrainError::Tensor(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for TrainError {}
+
+impl From<candle_core::Error> for TrainError {
+    fn from(error: candle_core::Error) -> TrainError {
+        TrainError::Tensor(error)
+    }
+}
+
+/// `m` evenly spaced indices of `0..n`: ⌊i·n/m⌋ for i in 0..m, with m = ⌈fraction·n⌉ (at
+/// least one when n > 0).
+///
+/// ```
+/// assert_eq!(rulelens::model::evenly_spaced(10, 0.3), [0, 3, 6]);
+/// ```
+pub fn evenly_spaced(n: usize, fraction: f64) -> Vec<usize> {
+    let m = ((fraction.clamp(0.0, 1.0) * n as f64).ceil() as usize).clamp(usize::from(n > 0), n);
+    (0..m).map(|i| i * n / m).collect()
+}
+
+/// Predicted label indices of `sentences`.
+pub fn predict(
+    net: &FaRnn,
+    sentences: &[&Sentence],
+    batch_size: usize,
+    device: &Device,
+) -> candle_core::Result<Vec<u32>> {
+    let mut predictions = Vec::with_capacity(sentences.len());
+    for chunk in sentences.chunks(batch_size.max(1)) {
+        let batch = Batch::from_sentences(chunk, device)?;
+        predictions.extend(net.forward(&batch)?.argmax(1)?.to_vec1::<u32>()?);
+    }
+    Ok(predictions)
+}
+
+/// Share of `data` the network labels correctly (0 for no data).
+pub fn accuracy(
+    net: &FaRnn,
+    data: &[LabeledSentence],
+    batch_size: usize,
+    device: &Device,
+) -> candle_core::Result<f64> {
+    if data.is_empty() {
+        return Ok(0.0);
+    }
+    let sentences: Vec<&Sentence> = data.iter().map(|d| &d.sentence).collect();
+    let predictions = predict(net, &sentences, batch_size, device)?;
+    let correct = predictions
+        .iter()
+        .zip(data)
+        .filter(|(p, d)| **p == d.label)
+        .count();
+    Ok(correct as f64 / data.len() as f64)
+}
+
+/// The batches of one epoch, as index lists into the training data.
+fn epoch_batches(
+    data: &[LabeledSentence],
+    batch_size: usize,
+    rng: &mut SplitMix64,
+) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..data.len()).collect();
+    shuffle(&mut order, rng);
+    let mut batches = Vec::new();
+    for group in order.chunks(batch_size * 32) {
+        let mut group = group.to_vec();
+        group.sort_by_key(|&i| data[i].sentence.symbols.len());
+        batches.extend(group.chunks(batch_size).map(<[usize]>::to_vec));
+    }
+    shuffle(&mut batches, rng);
+    batches
+}
+
+fn shuffle<T>(items: &mut [T], rng: &mut SplitMix64) {
+    for i in (1..items.len()).rev() {
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+}
+
+/// Trains `net` (whose tensors live on `device`) in place and leaves it at its best dev
+/// accuracy. `on_epoch` hears about
+/// every epoch (epoch 0 is the untrained network).
+pub fn train(
+    net: &mut FaRnn,
+    train_data: &[LabeledSentence],
+    dev_data: &[LabeledSentence],
+    config: &TrainConfig,
+    device: &Device,
+    on_epoch: &mut dyn FnMut(&EpochReport),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainReport, TrainError> {
+    let vars = net.trainable();
+    let mut optimizer = AdamW::new(
+        vars.clone(),
+        ParamsAdamW {
+            lr: config.learning_rate,
+            weight_decay: 0.0,
+            ..ParamsAdamW::default()
+        },
+    )?;
+    let mut rng = SplitMix64::new(config.seed);
+    let snapshot = |vars: &[candle_core::Var]| -> candle_core::Result<Vec<Tensor>> {
+        vars.iter().map(|v| v.as_tensor().copy()).collect()
+    };
+    let initial = EpochReport {
+        epoch: 0,
+        loss: None,
+        dev_accuracy: accuracy(net, dev_data, 256, device)?,
+        best: true,
+        seconds: 0.0,
+    };
+    on_epoch(&initial);
+    let mut best = (0, initial.dev_accuracy, snapshot(&vars)?);
+    let mut history = vec![initial];
+    for epoch in 1..=config.epochs {
+        let started = std::time::Instant::now();
+        let (mut loss_sum, mut n_sentences) = (0.0, 0usize);
+        for indices in epoch_batches(train_data, config.batch_size.max(1), &mut rng) {
+            if cancelled() {
+                return Err(TrainError::Cancelled);
+            }
+            let sentences: Vec<&Sentence> =
+                indices.iter().map(|&i| &train_data[i].sentence).collect();
+            let labels: Vec<u32> = indices.iter().map(|&i| train_data[i].label).collect();
+            let batch = Batch::from_sentences(&sentences, device)?;
+            let logits = net.forward(&batch)?.affine(config.logit_scale, 0.0)?;
+            let targets = Tensor::new(labels.as_slice(), device)?;
+            let loss = candle_nn::loss::cross_entropy(&logits, &targets)?;
+            optimizer.backward_step(&loss)?;
+            loss_sum += f64::from(loss.to_scalar::<f32>()?) * indices.len() as f64;
+            n_sentences += indices.len();
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let dev_accuracy = accuracy(net, dev_data, 256, device)?;
+        let improved = dev_accuracy > best.1;
+        if improved {
+            best = (epoch, dev_accuracy, snapshot(&vars)?);
+        }
+        let report = EpochReport {
+            epoch,
+            loss: Some(loss_sum / n_sentences.max(1) as f64),
+            dev_accuracy,
+            best: improved,
+            seconds,
+        };
+        on_epoch(&report);
+        history.push(report);
+        if epoch - best.0 >= config.patience {
+            break;
+        }
+    }
+    for (var, value) in vars.iter().zip(&best.2) {
+        var.set(value)?;
+    }
+    Ok(TrainReport {
+        history,
+        best_epoch: best.0,
+        best_dev_accuracy: best.1,
+    })
+}

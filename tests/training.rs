@@ -1,0 +1,285 @@
+//! Training, checkpoints and word embeddings on a tiny fixture (tests/data/train): a rules
+//! file that knows two spam words, a 90/30 sentence corpus, and synthetic 6-dimensional
+//! vectors in which the other spam words lie near the known ones.
+
+use candle_core::{Device, Tensor};
+use rulelens::model::checkpoint::{self, CheckpointError};
+use rulelens::model::{
+    EmbeddingsError, FaRnn, LabeledSentence, RankChoice, Scoring, TrainConfig, TrainReport,
+    Vocabulary, WeightedAutomaton, WordInput, decomposition, labeled, predict, read_glove, train,
+    vocabulary,
+};
+use rulelens::rules_file::RulesFile;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/train")
+        .join(name)
+}
+
+struct Setup {
+    rules: RulesFile,
+    input: WordInput,
+    train: Vec<LabeledSentence>,
+    dev: Vec<LabeledSentence>,
+}
+
+fn setup(beta: f64) -> Setup {
+    let rules = RulesFile::read(&fixture("tiny.rules"), &Default::default()).unwrap();
+    let train_file = rulelens::corpus::read_file(&fixture("train.tsv")).unwrap();
+    let dev_file = rulelens::corpus::read_file(&fixture("dev.tsv")).unwrap();
+    let vocab = vocabulary(
+        &rules.system,
+        [train_file.examples.as_slice(), dev_file.examples.as_slice()],
+    );
+    let vectors = read_glove(&fixture("vectors.txt"), &vocab).unwrap();
+    let (train, _) = labeled(&rules.system, Some(&vocab), &train_file.examples);
+    let (dev, _) = labeled(&rules.system, Some(&vocab), &dev_file.examples);
+    Setup {
+        rules,
+        input: WordInput {
+            vocabulary: vocab,
+            vectors,
+            beta,
+        },
+        train,
+        dev,
+    }
+}
+
+fn network(setup: &Setup) -> FaRnn {
+    let automaton = WeightedAutomaton::new(&setup.rules.system);
+    let decomposed = decomposition(&automaton, RankChoice::Auto, 0);
+    FaRnn::new(
+        &setup.rules.system,
+        &automaton,
+        &decomposed,
+        Some(&setup.input),
+        Scoring::Forward,
+        &Device::Cpu,
+    )
+    .unwrap()
+}
+
+fn run(setup: &Setup, seed: u64) -> (FaRnn, TrainReport) {
+    let mut net = network(setup);
+    let config = TrainConfig {
+        epochs: 12,
+        learning_rate: 0.05,
+        patience: 12,
+        seed,
+        ..TrainConfig::default()
+    };
+    let report = train(
+        &mut net,
+        &setup.train,
+        &setup.dev,
+        &config,
+        &Device::Cpu,
+        &mut |_| {},
+        &|| false,
+    )
+    .unwrap();
+    (net, report)
+}
+
+fn tensor_values(net: &FaRnn, name: &str) -> Vec<f32> {
+    let (_, tensor) = net.tensors().into_iter().find(|(n, _)| *n == name).unwrap();
+    tensor.flatten_all().unwrap().to_vec1().unwrap()
+}
+
+#[test]
+fn training_generalises_through_word_embeddings() {
+    let setup = setup(0.5);
+    let (_, report) = run(&setup, 0);
+    let zero_shot = report.history[0].dev_accuracy;
+    let first_loss = report.history[1].loss.unwrap();
+    let last_loss = report.history.last().unwrap().loss.unwrap();
+    assert!(
+        last_loss < 0.5 * first_loss,
+        "loss {first_loss} -> {last_loss}"
+    );
+    assert!(
+        report.best_dev_accuracy >= zero_shot + 0.1,
+        "dev accuracy {zero_shot} -> {}",
+        report.best_dev_accuracy
+    );
+}
+
+#[test]
+fn training_is_reproducible_from_its_seed() {
+    let setup = setup(0.5);
+    let (a, _) = run(&setup, 3);
+    let (b, _) = run(&setup, 3);
+    let (c, _) = run(&setup, 4);
+    assert_eq!(tensor_values(&a, "d1"), tensor_values(&b, "d1"));
+    assert_eq!(tensor_values(&a, "g"), tensor_values(&b, "g"));
+    assert_ne!(tensor_values(&a, "g"), tensor_values(&c, "g"));
+}
+
+fn manifest(setup: &Setup) -> checkpoint::Manifest {
+    let rules_bytes = std::fs::read(fixture("tiny.rules")).unwrap();
+    checkpoint::Manifest {
+        format_version: checkpoint::FORMAT_VERSION,
+        model: checkpoint::ModelKind::FaRnn,
+        scoring: checkpoint::ScoringName::Forward,
+        rules: checkpoint::RulesIdentity {
+            path: fixture("tiny.rules"),
+            sha256: checkpoint::sha256_hex(&rules_bytes),
+        },
+        labels: setup.rules.system.labels().to_vec(),
+        decomposition: checkpoint::DecompositionRecord {
+            method: "exact".into(),
+            rank: 1,
+            relative_error: 0.0,
+        },
+        embeddings: None,
+        vocabulary: setup.input.vocabulary.words().to_vec(),
+        hyperparameters: checkpoint::Hyperparameters {
+            epochs: 12,
+            batch_size: 32,
+            learning_rate: 0.05,
+            patience: 12,
+            logit_scale: 10.0,
+            seed: 0,
+            fraction: 1.0,
+        },
+        metrics: checkpoint::Metrics {
+            train_examples: setup.train.len(),
+            dev_examples: setup.dev.len(),
+            zero_shot_dev_accuracy: 0.0,
+            dev_accuracy: 0.0,
+            best_epoch: 0,
+            epochs_run: 0,
+            training_seconds: 0.0,
+        },
+        weights_sha256: String::new(),
+        tensors: Default::default(),
+    }
+}
+
+#[test]
+fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
+    let setup = setup(0.5);
+    let (net, _) = run(&setup, 0);
+    let dir = std::env::temp_dir().join(format!("rulelens-checkpoint-{}", std::process::id()));
+    let tensors: HashMap<String, Tensor> = net
+        .tensors()
+        .into_iter()
+        .map(|(n, t)| (n.to_string(), t))
+        .collect();
+    let mut written = manifest(&setup);
+    checkpoint::save(&dir, &mut written, &tensors).unwrap();
+
+    let (read, loaded) = checkpoint::load(&dir, &Device::Cpu).unwrap();
+    assert_eq!(read, written);
+    let rules_bytes = std::fs::read(fixture("tiny.rules")).unwrap();
+    checkpoint::check_rules(&read, &rules_bytes).unwrap();
+    let restored =
+        FaRnn::from_tensors(&setup.rules.system, loaded, Scoring::Forward, Some(0.5)).unwrap();
+    let sentences: Vec<_> = setup.dev.iter().map(|d| &d.sentence).collect();
+    assert_eq!(
+        predict(&restored, &sentences, 8, &Device::Cpu).unwrap(),
+        predict(&net, &sentences, 8, &Device::Cpu).unwrap()
+    );
+
+    let mut edited = rules_bytes.clone();
+    edited.extend_from_slice(b"spam: $* cash $*\n");
+    assert!(matches!(
+        checkpoint::check_rules(&read, &edited),
+        Err(CheckpointError::Stale { .. })
+    ));
+
+    let weights = dir.join(checkpoint::WEIGHTS_FILE);
+    let mut bytes = std::fs::read(&weights).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&weights, &bytes).unwrap();
+    let error = checkpoint::load(&dir, &Device::Cpu).unwrap_err();
+    assert!(matches!(error, CheckpointError::Corrupt { .. }), "{error}");
+
+    let manifest_path = dir.join(checkpoint::MANIFEST_FILE);
+    let text = std::fs::read_to_string(&manifest_path).unwrap();
+    std::fs::write(
+        &manifest_path,
+        text.replace("\"format_version\": 1", "\"format_version\": 99"),
+    )
+    .unwrap();
+    let error = checkpoint::load(&dir, &Device::Cpu).unwrap_err();
+    assert!(
+        matches!(error, CheckpointError::UnsupportedVersion { found: 99, .. }),
+        "{error}"
+    );
+    std::fs::write(&manifest_path, "{ not json").unwrap();
+    assert!(matches!(
+        checkpoint::load(&dir, &Device::Cpu),
+        Err(CheckpointError::Manifest { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_checkpoint_of_other_rules_is_refused() {
+    let setup = setup(1.0);
+    let net = network(&setup);
+    let tensors: HashMap<String, Tensor> = net
+        .tensors()
+        .into_iter()
+        .map(|(n, t)| (n.to_string(), t))
+        .collect();
+    let sms = RulesFile::read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms/sms.rules"),
+        &Default::default(),
+    )
+    .unwrap();
+    let error = FaRnn::from_tensors(&sms.system, tensors, Scoring::Forward, Some(1.0)).unwrap_err();
+    assert!(error.to_string().contains("symbols"), "{error}");
+}
+
+#[test]
+fn glove_reader_backs_off_and_reports_malformed_lines() {
+    let dir = std::env::temp_dir().join(format!("rulelens-glove-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("vectors.txt");
+    std::fs::write(&path, "can 1 0\n' 0 1\nt 1 1\nhello 2 2\n").unwrap();
+    let vocab = Vocabulary::new(["hello", "can't", "zzz"]);
+    let vectors = read_glove(&path, &vocab).unwrap();
+    assert_eq!(vectors.dim, 2);
+    assert_eq!((vectors.n_found, vectors.n_backed_off), (1, 1));
+    // Unknown word and `zzz`: the mean of the file's vectors; `can't`: mean of `can` and `t`.
+    let mean = [(1.0 + 0.0 + 1.0 + 2.0) / 4.0, (0.0 + 1.0 + 1.0 + 2.0) / 4.0];
+    assert_eq!(
+        vectors.data,
+        [mean[0], mean[1], 2.0, 2.0, 1.0, 0.5, mean[0], mean[1]]
+    );
+
+    std::fs::write(&path, "hello 1 2\nworld 1 x2\n").unwrap();
+    let error = read_glove(&path, &Vocabulary::new(["hello"])).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            EmbeddingsError::Malformed {
+                line: 2,
+                column: 9,
+                ..
+            }
+        ),
+        "{error}"
+    );
+    std::fs::write(&path, "hello 1 2\nworld 1\n").unwrap();
+    let error = read_glove(&path, &Vocabulary::new(["hello"])).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains(":2:1: 1 values where the first line has 2"),
+        "{error}"
+    );
+    std::fs::write(&path, "other 1 2\n").unwrap();
+    assert!(matches!(
+        read_glove(&path, &Vocabulary::new(["hello"])),
+        Err(EmbeddingsError::Empty { .. })
+    ));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
