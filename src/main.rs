@@ -97,6 +97,28 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DeviceName::Cpu)]
         device: DeviceName,
     },
+    /// Read a trained network's patterns back as regular expressions.
+    Reconstruct {
+        /// A checkpoint folder written by `rulelens train`.
+        model_dir: PathBuf,
+        /// A transition weight above this is an edge.
+        #[arg(long, default_value_t = rulelens::explain::DEFAULT_THRESHOLD)]
+        threshold: f32,
+        /// The most literals an edge lists before it is written `$`.
+        #[arg(long, default_value_t = rulelens::explain::DEFAULT_MAX_LISTED)]
+        max_listed: usize,
+        /// `text` and `json` compare accuracies; `rules` prints the reconstructed file.
+        #[arg(long, value_enum, default_value_t = ReconstructFormat::Text)]
+        format: ReconstructFormat,
+        /// Corpus for the accuracies; default: the rules file's `corpus dev` binding.
+        #[arg(long, value_name = "FILE")]
+        corpus: Option<PathBuf>,
+        /// Read back the untrained network instead.
+        #[arg(long)]
+        zero_shot: bool,
+        #[arg(long, value_enum, default_value_t = DeviceName::Cpu)]
+        device: DeviceName,
+    },
     /// Print the automata of a rules file as Graphviz DOT.
     Dot {
         /// The `.rules` file.
@@ -148,6 +170,13 @@ enum ScoringName {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReconstructFormat {
+    Text,
+    Json,
+    Rules,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,
@@ -170,6 +199,13 @@ impl Limits {
 }
 
 fn main() -> ExitCode {
+    // Die quietly when stdout is a closed pipe (`rulelens check … | head`), as Unix tools do,
+    // instead of panicking in `print!`.
+    // SAFETY: restoring a signal's default disposition at start-up, before any thread runs.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = Args::parse();
     let result = match args.command {
         Command::Check {
@@ -235,6 +271,33 @@ fn main() -> ExitCode {
                 &model_dir,
                 &corpus,
                 format == Format::Json,
+                zero_shot,
+                &device,
+            )
+        }),
+        Command::Reconstruct {
+            model_dir,
+            threshold,
+            max_listed,
+            format,
+            corpus,
+            zero_shot,
+            device,
+        } => device.device().and_then(|device| {
+            let output = match format {
+                ReconstructFormat::Text => cli::reconstruct::Output::Text,
+                ReconstructFormat::Json => cli::reconstruct::Output::Json,
+                ReconstructFormat::Rules => cli::reconstruct::Output::Rules,
+            };
+            let config = rulelens::explain::ReconstructConfig {
+                threshold,
+                max_listed,
+            };
+            cli::reconstruct::run(
+                &model_dir,
+                corpus.as_deref(),
+                &config,
+                output,
                 zero_shot,
                 &device,
             )

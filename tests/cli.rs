@@ -289,6 +289,36 @@ fn train_writes_a_checkpoint_that_eval_reads() {
         json(&output)["accuracy"],
         manifest["metrics"]["zero_shot_dev_accuracy"]
     );
+
+    // Reading the network back as rules: a file `check` accepts, and figures in JSON.
+    let output = rulelens(&["reconstruct", out, "--format", "json"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = json(&output);
+    assert_eq!(report["reconstructed_errors"], 0);
+    assert_eq!(report["patterns"][0]["original"], "$* ( win | free ) $*");
+    assert!(
+        report["patterns"][0]["reconstructed"]
+            .as_str()
+            .unwrap()
+            .contains("$*")
+    );
+    let output = rulelens(&["reconstruct", out, "--format", "rules"]);
+    let rewritten = dir.join("tiny.rules");
+    std::fs::write(&rewritten, &output.stdout).unwrap();
+    std::fs::copy("tests/data/train/train.tsv", dir.join("train.tsv")).unwrap();
+    std::fs::copy("tests/data/train/dev.tsv", dir.join("dev.tsv")).unwrap();
+    let output = rulelens(&["check", rewritten.to_str().unwrap()]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -14,13 +14,21 @@ use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(
+/// A checkpoint with its rules file and network, ready to use.
+pub struct LoadedModel {
+    pub manifest: checkpoint::Manifest,
+    pub rules: RulesFile,
+    pub net: FaRnn,
+    pub vocabulary: Option<Vocabulary>,
+}
+
+/// Loads a checkpoint, verifying it and its rules file; `zero_shot` takes the untrained
+/// parameters.
+pub fn load_model(
     model_dir: &Path,
-    corpus_path: &Path,
-    json_output: bool,
     zero_shot: bool,
     device: &Device,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<LoadedModel> {
     let (manifest, tensors) = checkpoint::load(model_dir, device)?;
     let rules_bytes = std::fs::read(&manifest.rules.path).with_context(|| {
         format!(
@@ -34,7 +42,6 @@ pub fn run(
         Some(&manifest.rules.path),
         &CompileConfig::default(),
     );
-    let system = &rules.system;
     let scoring = match manifest.scoring {
         ScoringName::Forward => Scoring::Forward,
         ScoringName::Viterbi => Scoring::Viterbi,
@@ -53,7 +60,7 @@ pub fn run(
         }
     }
     let net = FaRnn::from_tensors(
-        system,
+        &rules.system,
         chosen,
         scoring,
         manifest.embeddings.as_ref().map(|e| e.beta),
@@ -66,7 +73,28 @@ pub fn run(
     })?;
     let vocabulary = (!manifest.vocabulary.is_empty())
         .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
+    Ok(LoadedModel {
+        manifest,
+        rules,
+        net,
+        vocabulary,
+    })
+}
 
+pub fn run(
+    model_dir: &Path,
+    corpus_path: &Path,
+    json_output: bool,
+    zero_shot: bool,
+    device: &Device,
+) -> anyhow::Result<ExitCode> {
+    let LoadedModel {
+        rules,
+        net,
+        vocabulary,
+        ..
+    } = load_model(model_dir, zero_shot, device)?;
+    let system = &rules.system;
     let file = corpus::read_file(corpus_path)?;
     let sentences: Vec<Sentence> = file
         .examples

@@ -4,5 +4,6 @@ pub mod check;
 pub mod dot;
 pub mod eval;
 mod files;
+pub mod reconstruct;
 mod table;
 pub mod train;

@@ -1,9 +1,11 @@
 //! Aligned plain-text tables for the CLI's reports.
 
-/// A table whose first column is left-aligned and whose other columns are right-aligned.
+/// A table whose first column, and any column marked as text, is left-aligned, and whose
+/// other columns are right-aligned.
 pub struct Table {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
+    text_columns: Vec<usize>,
 }
 
 impl Table {
@@ -11,7 +13,14 @@ impl Table {
         Table {
             header: header.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
+            text_columns: vec![0],
         }
+    }
+
+    /// Left-aligns these columns too.
+    pub fn text_columns(mut self, columns: &[usize]) -> Table {
+        self.text_columns.extend_from_slice(columns);
+        self
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
@@ -32,11 +41,13 @@ impl Table {
             out.push_str(indent);
             for (i, cell) in row.iter().enumerate().take(n) {
                 let pad = " ".repeat(widths[i] - cell.chars().count());
-                if i == 0 {
+                if i > 0 {
+                    out.push_str("  ");
+                }
+                if self.text_columns.contains(&i) {
                     out.push_str(cell);
                     out.push_str(&pad);
                 } else {
-                    out.push_str("  ");
                     out.push_str(&pad);
                     out.push_str(cell);
                 }

@@ -3,8 +3,9 @@
 //! predicts (Jiang et al. 2020, §3.3; `docs/rules-language.md`, "Classification").
 //!
 //! Łukasiewicz logic on scores clamped to [0, 1]: `!a = 1 − a`, `a & b = max(0, a + b − 1)`,
-//! `a | b = min(1, a + b)`; each is exact on 0/1 inputs and piecewise linear elsewhere, so
-//! gradients flow where the clamps are inactive. A label's truth f_c is the OR of its rules.
+//! `a | b = min(1, a + b)`; each is exact on 0/1 inputs and piecewise linear elsewhere. The
+//! clamps leak (slope [`LEAK`] outside their range), so that no score is ever cut off from
+//! the gradient. A label's truth f_c is the OR of its rules.
 //! The spec's priority and default become the logits: label c (in priority order, C labels)
 //! gets `f_c · (1 + (C − c)·PRIORITY_STEP)`, so of several true labels the first wins, and
 //! the default label's logit is at least `DEFAULT_LOGIT`, which beats every false label and
@@ -19,6 +20,8 @@ use candle_core::{Result, Tensor};
 pub const PRIORITY_STEP: f64 = 0.01;
 /// The smallest logit of the default label: above every false label, below every true one.
 pub const DEFAULT_LOGIT: f64 = 0.5;
+/// The slope of the soft-logic clamps outside their range (see [`leaky_clamp`]).
+pub const LEAK: f64 = 0.01;
 
 /// Label formulas and priorities, turned into tensor operations.
 #[derive(Debug, Clone)]
@@ -47,7 +50,7 @@ impl Aggregation {
 
     /// `scores`: [batch, n_patterns] → logits [batch, n_labels].
     pub fn forward(&self, scores: &Tensor) -> Result<Tensor> {
-        let scores = scores.clamp(0f32, 1f32)?;
+        let scores = leaky_clamp(scores, 0.0, 1.0)?;
         let (batch, _) = scores.dims2()?;
         let n_labels = self.formulas.len();
         let mut logits = Vec::with_capacity(n_labels);
@@ -56,7 +59,7 @@ impl Aggregation {
             let weight = 1.0 + (n_labels - c) as f64 * PRIORITY_STEP;
             let mut logit = truth.affine(weight, 0.0)?;
             if self.default.map(LabelId::index) == Some(c) {
-                logit = logit.maximum(DEFAULT_LOGIT as f32)?;
+                logit = leaky_clamp(&logit, DEFAULT_LOGIT, f64::INFINITY)?;
             }
             logits.push(logit);
         }
@@ -65,6 +68,15 @@ impl Aggregation {
         }
         Tensor::stack(&logits, 1)
     }
+}
+
+/// `clamp(x, low, high) + LEAK·(x − clamp(x, low, high))`: equal to the clamp on values in
+/// range (so exact on 0/1 scores), with a small slope outside it, so that a score pushed out
+/// of range by training still gets a gradient back.
+fn leaky_clamp(x: &Tensor, low: f64, high: f64) -> Result<Tensor> {
+    let clamped = x.clamp(low as f32, high as f32)?;
+    let outside = (x - &clamped)?;
+    clamped + outside.affine(LEAK, 0.0)?
 }
 
 /// A formula's soft truth, [batch], from clamped pattern scores [batch, n_patterns].
@@ -78,14 +90,18 @@ fn truth(formula: &Formula, scores: &Tensor, batch: usize) -> Result<Tensor> {
             for item in items {
                 sum = (sum + truth(item, scores, batch)?)?;
             }
-            sum.affine(1.0, -(items.len() as f64 - 1.0))?.maximum(0f32)
+            leaky_clamp(
+                &sum.affine(1.0, -(items.len() as f64 - 1.0))?,
+                0.0,
+                f64::INFINITY,
+            )
         }
         Formula::Or(items) => {
             let mut sum = constant(0.0)?;
             for item in items {
                 sum = (sum + truth(item, scores, batch)?)?;
             }
-            sum.minimum(1f32)
+            leaky_clamp(&sum, f64::NEG_INFINITY, 1.0)
         }
         Formula::False => constant(0.0),
     }

@@ -26,9 +26,9 @@ use super::decompose::Decomposition;
 use super::embeddings::{Vocabulary, WordVectors};
 use super::recurrence::Recurrence;
 use super::weighted::WeightedAutomaton;
-use crate::automata::Alphabet;
 use crate::automata::RuleSystem;
-use crate::text::tokenize;
+use crate::automata::{Alphabet, SymbolId};
+use crate::text::{TokenKind, tokenize};
 use candle_core::{DType, Device, Result, Tensor, Var};
 use nalgebra::DMatrix;
 use std::collections::HashMap;
@@ -40,6 +40,35 @@ pub enum Scoring {
     Forward,
     /// Best path (max-product).
     Viterbi,
+}
+
+/// The parameters of the recurrence as plain row-major vectors.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlainNetwork {
+    pub n_states: usize,
+    pub rank: usize,
+    pub n_patterns: usize,
+    /// [K, r]
+    pub d1: Vec<f32>,
+    /// [K, r]
+    pub d2: Vec<f32>,
+    /// [K, K]
+    pub wildcard: Vec<f32>,
+    /// [K]
+    pub start: Vec<f32>,
+    /// [K, P]
+    pub finals: Vec<f32>,
+}
+
+/// A token the network knows by name, or the stand-in for other tokens of a kind, with its
+/// token vector z.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenVector {
+    /// `None` for the stand-in of other tokens of `kind`.
+    pub text: Option<String>,
+    pub kind: TokenKind,
+    /// Length r.
+    pub z: Vec<f32>,
 }
 
 /// Word embeddings as a second input to the network.
@@ -264,6 +293,86 @@ impl FaRnn {
             aggregation: Aggregation::from_system(system),
             scoring,
         })
+    }
+
+    /// Plain copies of the parameters the recurrence uses, for explanations (no tensor
+    /// leaves this module).
+    pub fn plain(&self) -> Result<PlainNetwork> {
+        let (n_states, rank) = self.d1.dims2()?;
+        Ok(PlainNetwork {
+            n_states,
+            rank,
+            n_patterns: self.finals.dim(1)?,
+            d1: self.d1.flatten_all()?.to_vec1()?,
+            d2: self.d2.flatten_all()?.to_vec1()?,
+            wildcard: self.wildcard.flatten_all()?.to_vec1()?,
+            start: self.start.flatten_all()?.to_vec1()?,
+            finals: self.finals.flatten_all()?.to_vec1()?,
+        })
+    }
+
+    /// The token vector z of each (symbol, vocabulary id) pair: [n × r], row-major.
+    pub fn token_vectors_of(&self, tokens: &[(SymbolId, u32)]) -> Result<Vec<f32>> {
+        let device = self.d1.device();
+        let symbols: Vec<u32> = tokens.iter().map(|(s, _)| s.0).collect();
+        let words: Vec<u32> = tokens.iter().map(|(_, w)| *w).collect();
+        let batch = Batch {
+            symbols: Tensor::from_vec(symbols, (tokens.len(), 1), device)?,
+            words: Tensor::from_vec(words, (tokens.len(), 1), device)?,
+            mask: Tensor::ones((tokens.len(), 1), DType::F32, device)?,
+            lengths: vec![1; tokens.len()],
+        };
+        self.token_vectors(&batch)?.flatten_all()?.to_vec1()
+    }
+
+    /// The token vector z of every token the network knows by name (the vocabulary's
+    /// words, or the rules' literals without word embeddings) and of a stand-in for other
+    /// words, numbers and punctuation (`None`), each with its kind.
+    pub fn known_token_vectors(
+        &self,
+        system: &RuleSystem,
+        vocabulary: Option<&Vocabulary>,
+    ) -> Result<Vec<TokenVector>> {
+        let alphabet = system.alphabet();
+        let mut tokens: Vec<(Option<String>, TokenKind, SymbolId, u32)> =
+            [TokenKind::Word, TokenKind::Number, TokenKind::Punct]
+                .into_iter()
+                .map(|kind| (None, kind, Alphabet::other(kind), 0))
+                .collect();
+        match vocabulary {
+            Some(vocabulary) => {
+                for (id, word) in vocabulary.words().iter().enumerate().skip(1) {
+                    let tokenized = tokenize(word);
+                    if let (1, Some(token)) = (tokenized.len(), tokenized.get(0)) {
+                        tokens.push((
+                            Some(word.clone()),
+                            token.kind,
+                            alphabet.symbol(token),
+                            id as u32,
+                        ));
+                    }
+                }
+            }
+            None => {
+                for symbol in alphabet.ids() {
+                    if let Some(text) = alphabet.literal(symbol) {
+                        tokens.push((Some(text.to_string()), alphabet.kind(symbol), symbol, 0));
+                    }
+                }
+            }
+        }
+        let pairs: Vec<(SymbolId, u32)> = tokens.iter().map(|t| (t.2, t.3)).collect();
+        let z = self.token_vectors_of(&pairs)?;
+        let rank = self.rank();
+        Ok(tokens
+            .into_iter()
+            .enumerate()
+            .map(|(i, (text, kind, _, _))| TokenVector {
+                text,
+                kind,
+                z: z[i * rank..(i + 1) * rank].to_vec(),
+            })
+            .collect())
     }
 
     /// The scoring the network uses.

@@ -17,7 +17,7 @@ pub use batch::{Batch, Sentence};
 pub use build::{MAX_EXACT_RANK, RankChoice, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
 pub use embeddings::{EmbeddingsError, Vocabulary, WordVectors, read_glove};
-pub use fa_rnn::{FaRnn, Scoring, WordInput};
+pub use fa_rnn::{FaRnn, PlainNetwork, Scoring, TokenVector, WordInput};
 pub use rng::SplitMix64;
 pub use train::{
     DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, DEFAULT_LOGIT_SCALE,

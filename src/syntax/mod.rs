@@ -6,9 +6,11 @@
 pub mod ast;
 mod lexer;
 mod parser;
+mod print;
 mod rule_set;
 
 pub use parser::{MAX_NESTING, MAX_REPETITION, MAX_STACKED_QUANTIFIERS, Parse, parse};
+pub use print::print_regex;
 pub use rule_set::{
     CorpusBinding, Formula, LabelDef, LabelId, LabelRule, Literal, PatternDef, PatternId, RuleSet,
     classify_literal, lower, spell_token,

@@ -1,0 +1,162 @@
+//! `rulelens reconstruct MODEL_DIR [--threshold G] [--format text|json|rules]`: each pattern
+//! of a trained network read back as a regular expression, with what it does to the rule
+//! system's accuracy, or the whole reconstructed rules file.
+
+use super::eval::{LoadedModel, load_model};
+use super::table::{Table, percent};
+use anyhow::Context;
+use candle_core::Device;
+use rulelens::automata::{CompileConfig, evaluate};
+use rulelens::corpus;
+use rulelens::explain::{ReconstructConfig, reconstruct, rewrite_rules};
+use rulelens::model::WeightedAutomaton;
+use rulelens::rules_file::RulesFile;
+use rulelens::syntax::{PatternId, print_regex};
+use rulelens::text::SourceText;
+use serde_json::json;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// The output of `rulelens reconstruct`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Text,
+    Json,
+    Rules,
+}
+
+fn accuracy(text: &str, path: &Path, examples: &[corpus::Example]) -> (Option<f64>, usize) {
+    let file = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        Some(path),
+        &CompileConfig::default(),
+    );
+    let n_errors = file.diagnostics.iter().filter(|d| d.is_error()).count();
+    let evaluation = evaluate(
+        &file.system,
+        examples
+            .iter()
+            .map(|e| (e.text.as_str(), e.label.as_deref())),
+    );
+    (evaluation.accuracy(), n_errors)
+}
+
+pub fn run(
+    model_dir: &Path,
+    corpus_path: Option<&Path>,
+    config: &ReconstructConfig,
+    output: Output,
+    zero_shot: bool,
+    device: &Device,
+) -> anyhow::Result<ExitCode> {
+    let LoadedModel {
+        manifest,
+        rules,
+        net,
+        vocabulary,
+    } = load_model(model_dir, zero_shot, device)?;
+    let system = &rules.system;
+
+    let tokens = net.known_token_vectors(system, vocabulary.as_ref())?;
+    let automaton = WeightedAutomaton::new(system);
+    let reconstructions = reconstruct(&net.plain()?, &automaton.pattern_states, &tokens, config);
+
+    let text = &rules.source.text;
+    let rules_path = &manifest.rules.path;
+    let replacements: Vec<(PatternId, String)> = reconstructions
+        .iter()
+        .map(|r| (r.pattern, r.text()))
+        .collect();
+    let rewritten = rewrite_rules(text, &rules.rules, &replacements);
+    if output == Output::Rules {
+        print!("{rewritten}");
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let corpus_path = match corpus_path {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let binding = rules
+                .rules
+                .corpora
+                .iter()
+                .find(|b| b.name == "dev")
+                .context("no `corpus dev` binding in the rules file: pass --corpus FILE")?;
+            corpus::resolve_binding(rules_path, &binding.path)
+        }
+    };
+    let examples = corpus::read_file(&corpus_path)?.examples;
+    let (original_accuracy, _) = accuracy(text, rules_path, &examples);
+    let (whole_accuracy, whole_errors) = accuracy(&rewritten, rules_path, &examples);
+    let mut rows = Vec::new();
+    for (reconstruction, (pattern, regex)) in reconstructions.iter().zip(&replacements) {
+        let def = &rules.rules.patterns[pattern.index()];
+        let (replaced_accuracy, _) = accuracy(
+            &rewrite_rules(text, &rules.rules, &[(*pattern, regex.clone())]),
+            rules_path,
+            &examples,
+        );
+        rows.push((
+            def,
+            print_regex(&def.regex),
+            reconstruction.text(),
+            replaced_accuracy,
+        ));
+    }
+
+    if output == Output::Json {
+        let report = json!({
+            "model": model_dir.display().to_string(),
+            "corpus": corpus_path.display().to_string(),
+            "threshold": config.threshold,
+            "original_accuracy": original_accuracy,
+            "reconstructed_accuracy": whole_accuracy,
+            "reconstructed_errors": whole_errors,
+            "patterns": rows.iter().map(|(def, original, reconstructed, replaced)| json!({
+                "name": def.name,
+                "line": def.line,
+                "original": original,
+                "reconstructed": reconstructed,
+                "accuracy_with_replacement": replaced,
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{} on {}: rules {}, all patterns reconstructed {}{}\n",
+            model_dir.display(),
+            corpus_path.display(),
+            percent(original_accuracy),
+            percent(whole_accuracy),
+            if whole_errors > 0 {
+                format!(" ({whole_errors} errors in the reconstructed file)")
+            } else {
+                String::new()
+            }
+        );
+        let mut table = Table::new(&["pattern", "line", "accuracy", "original", "reconstructed"])
+            .text_columns(&[3, 4]);
+        let shorten = |regex: &str| -> String {
+            const WIDTH: usize = 70;
+            if regex.chars().count() <= WIDTH {
+                regex.to_string()
+            } else {
+                format!("{}…", regex.chars().take(WIDTH - 1).collect::<String>())
+            }
+        };
+        for (def, original, reconstructed, replaced) in &rows {
+            table.row(vec![
+                def.name.clone(),
+                def.line.to_string(),
+                percent(*replaced),
+                shorten(original),
+                shorten(reconstructed),
+            ]);
+        }
+        print!("{}", table.render("  "));
+        println!(
+            "\n(regexes longer than 70 characters are cut here; --format json shows them whole)"
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,165 @@
+//! Reading a trained FA-RNN back as regular expressions (Jiang et al. 2020, §3.4, eq. 9).
+//!
+//! For every token of the vocabulary (and one stand-in each for words, numbers and
+//! punctuation the vocabulary does not have), the network's transition matrix is rebuilt
+//! from its factors, `T̂(x) = W + Σ_r z_x[r]·D1[·,r]·D2[·,r]ᵀ`, and an edge i → j is kept
+//! for the tokens with `T̂(x)[i, j] > threshold`. Each pattern's block of states, with its
+//! start and accepting states, becomes an automaton whose edges carry token sets; an edge
+//! taken by the stand-in for other words is written `$`, as is a set of more than
+//! `max_listed` literals (both over-approximate: the regex accepts at least what the
+//! network does on that edge); otherwise the set is written `( a | b )`, `%` and `&`
+//! standing for other numbers and punctuation. State elimination then gives the regex.
+//! Edges between different patterns' blocks, which training can create, are left out: each
+//! pattern is read back on its own.
+
+use super::state_elimination::{LabeledAutomaton, LiteralAtom, TokenSet, to_regex};
+use crate::model::{PlainNetwork, TokenVector};
+use crate::syntax::ast::Regex;
+use crate::syntax::{PatternId, RuleSet, print_regex};
+use crate::text::TokenKind;
+use std::ops::Range;
+
+/// Default for [`ReconstructConfig::threshold`].
+pub const DEFAULT_THRESHOLD: f32 = 0.5;
+/// Default for [`ReconstructConfig::max_listed`].
+pub const DEFAULT_MAX_LISTED: usize = 20;
+
+/// Settings of [`reconstruct`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReconstructConfig {
+    /// γ: a transition weight above it is an edge. Default [`DEFAULT_THRESHOLD`].
+    pub threshold: f32,
+    /// The most literals an edge lists before it is written `$`. Default
+    /// [`DEFAULT_MAX_LISTED`].
+    pub max_listed: usize,
+}
+
+impl Default for ReconstructConfig {
+    fn default() -> ReconstructConfig {
+        ReconstructConfig {
+            threshold: DEFAULT_THRESHOLD,
+            max_listed: DEFAULT_MAX_LISTED,
+        }
+    }
+}
+
+/// One pattern read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reconstruction {
+    pub pattern: PatternId,
+    /// `None` when the thresholded automaton accepts nothing.
+    pub regex: Option<Regex>,
+}
+
+impl Reconstruction {
+    /// The regex in `.rules` syntax; a pattern that accepts nothing is written as a literal
+    /// that never matches.
+    pub fn text(&self) -> String {
+        self.regex
+            .as_ref()
+            .map_or_else(|| "\"<nothing>\"".to_string(), print_regex)
+    }
+}
+
+/// Reads every pattern back from the network. `pattern_states[p]` is pattern p's block of
+/// states (see `model::WeightedAutomaton::pattern_states`).
+pub fn reconstruct(
+    network: &PlainNetwork,
+    pattern_states: &[Range<usize>],
+    tokens: &[TokenVector],
+    config: &ReconstructConfig,
+) -> Vec<Reconstruction> {
+    let (k, r, p_count) = (network.n_states, network.rank, network.n_patterns);
+    pattern_states
+        .iter()
+        .enumerate()
+        .map(|(p, block)| {
+            let n = block.len();
+            let mut automaton = LabeledAutomaton {
+                n_states: n,
+                start: block
+                    .clone()
+                    .position(|s| network.start[s] > 0.5)
+                    .unwrap_or(n),
+                finals: block
+                    .clone()
+                    .enumerate()
+                    .filter(|&(_, s)| network.finals[s * p_count + p] > 0.5)
+                    .map(|(local, _)| local)
+                    .collect(),
+                edges: Default::default(),
+            };
+            for (li, i) in block.clone().enumerate() {
+                for (lj, j) in block.clone().enumerate() {
+                    let weights: Vec<f32> = (0..r)
+                        .map(|q| network.d1[i * r + q] * network.d2[j * r + q])
+                        .collect();
+                    let base = network.wildcard[i * k + j];
+                    let mut set = TokenSet::default();
+                    let mut n_literals = 0;
+                    for token in tokens {
+                        let value = base
+                            + token
+                                .z
+                                .iter()
+                                .zip(&weights)
+                                .map(|(a, b)| a * b)
+                                .sum::<f32>();
+                        if value <= config.threshold {
+                            continue;
+                        }
+                        match (&token.text, token.kind) {
+                            (None, TokenKind::Word) => set.any = true,
+                            (None, TokenKind::Number) => set.numbers = true,
+                            (None, TokenKind::Punct) => set.punctuation = true,
+                            (Some(text), TokenKind::Punct) => {
+                                n_literals += 1;
+                                set.literals.insert(LiteralAtom::Punct(text.clone()));
+                            }
+                            (Some(text), _) => {
+                                n_literals += 1;
+                                set.literals.insert(LiteralAtom::Word(text.clone()));
+                            }
+                        }
+                    }
+                    if n_literals > config.max_listed {
+                        set.any = true;
+                    }
+                    if set.any {
+                        set.literals.clear();
+                        set.numbers = false;
+                        set.punctuation = false;
+                    }
+                    if set != TokenSet::default() {
+                        automaton.edges.insert((li, lj), set);
+                    }
+                }
+            }
+            Reconstruction {
+                pattern: PatternId(p as u32),
+                regex: to_regex(&automaton),
+            }
+        })
+        .collect()
+}
+
+/// The rules text with the given patterns' regular expressions replaced (comments and
+/// everything else kept). Patterns without a regex in the text (a syntax error) are left as
+/// they are.
+pub fn rewrite_rules(text: &str, rules: &RuleSet, replacements: &[(PatternId, String)]) -> String {
+    let mut edits: Vec<(Range<usize>, &str)> = replacements
+        .iter()
+        .filter_map(|(pattern, regex)| {
+            let range = rules.patterns.get(pattern.index())?.regex.range;
+            let range = usize::from(range.start())..usize::from(range.end());
+            (!range.is_empty() && text.get(range.clone()).is_some())
+                .then_some((range, regex.as_str()))
+        })
+        .collect();
+    edits.sort_by_key(|(range, _)| std::cmp::Reverse(range.start));
+    let mut out = text.to_string();
+    for (range, regex) in edits {
+        out.replace_range(range, regex);
+    }
+    out
+}
