@@ -4,8 +4,10 @@
 //!
 //! Łukasiewicz logic on scores clamped to [0, 1]: `!a = 1 − a`, `a & b = max(0, a + b − 1)`,
 //! `a | b = min(1, a + b)`; each is exact on 0/1 inputs and piecewise linear elsewhere. The
-//! clamps leak (slope [`LEAK`] outside their range), so that no score is ever cut off from
-//! the gradient. A label's truth f_c is the OR of its rules.
+//! clamps' gradients leak (slope [`LEAK`] outside their range), so that no score is ever
+//! cut off from the gradient, while their values stay exact clamps, so that a label with
+//! several matching rules is no truer than one with a single rule and priority still
+//! decides. A label's truth f_c is the OR of its rules.
 //! The spec's priority and default become the logits: label c (in priority order, C labels)
 //! gets `f_c · (1 + (C − c)·PRIORITY_STEP)`, so of several true labels the first wins, and
 //! the default label's logit is at least `DEFAULT_LOGIT`, which beats every false label and
@@ -70,13 +72,15 @@ impl Aggregation {
     }
 }
 
-/// `clamp(x, low, high) + LEAK·(x − clamp(x, low, high))`: equal to the clamp on values in
-/// range (so exact on 0/1 scores), with a small slope outside it, so that a score pushed out
-/// of range by training still gets a gradient back.
+/// `clamp(x, low, high)` in value, with gradient `LEAK` (instead of 0) outside the range, so
+/// that a score pushed out of range by training still gets a gradient back. The value must
+/// stay the exact clamp: a leaking value would let an OR of three matching rules (1.02)
+/// outweigh a higher-priority label's single rule (weights differ by PRIORITY_STEP).
 fn leaky_clamp(x: &Tensor, low: f64, high: f64) -> Result<Tensor> {
     let clamped = x.clamp(low as f32, high as f32)?;
-    let outside = (x - &clamped)?;
-    clamped + outside.affine(LEAK, 0.0)?
+    let leak = (x - &clamped)?.affine(LEAK, 0.0)?;
+    // `leak − detach(leak)` is exactly 0 in value and has the leak's gradient.
+    clamped + (&leak - leak.detach())?
 }
 
 /// A formula's soft truth, [batch], from clamped pattern scores [batch, n_patterns].
@@ -104,5 +108,50 @@ fn truth(formula: &Formula, scores: &Tensor, batch: usize) -> Result<Tensor> {
             leaky_clamp(&sum, f64::NEG_INFINITY, 1.0)
         }
         Formula::False => constant(0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::PatternId;
+    use candle_core::{Device, Var};
+
+    fn pattern(i: u32) -> Formula {
+        Formula::Pattern(PatternId(i))
+    }
+
+    #[test]
+    fn a_label_with_many_matching_rules_does_not_outrank_a_higher_priority_label() {
+        // Label 0: pattern 0. Label 1: pattern 1 | 2 | 3 | 4 (all matching). Label 2: default.
+        let aggregation = Aggregation::new(
+            vec![
+                pattern(0),
+                Formula::Or((1..5).map(pattern).collect()),
+                Formula::False,
+            ],
+            Some(LabelId(2)),
+        );
+        let scores = Tensor::new(&[[1f32, 1., 1., 1., 1.]], &Device::Cpu).unwrap();
+        let logits: Vec<f32> = aggregation
+            .forward(&scores)
+            .unwrap()
+            .squeeze(0)
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        assert!(logits[0] > logits[1], "{logits:?}");
+        assert!(logits[1] > logits[2], "{logits:?}");
+        assert_eq!(logits[2], DEFAULT_LOGIT as f32);
+    }
+
+    #[test]
+    fn clamps_are_exact_in_value_and_leak_in_gradient() {
+        let x = Var::new(&[-0.5f32, 0.5, 1.5], &Device::Cpu).unwrap();
+        let y = leaky_clamp(x.as_tensor(), 0.0, 1.0).unwrap();
+        assert_eq!(y.to_vec1::<f32>().unwrap(), [0.0, 0.5, 1.0]);
+        let grads = y.sum_all().unwrap().backward().unwrap();
+        let dx: Vec<f32> = grads.get(x.as_tensor()).unwrap().to_vec1().unwrap();
+        assert_eq!(dx, [LEAK as f32, 1.0, LEAK as f32]);
     }
 }
