@@ -158,6 +158,8 @@ impl DeviceName {
 enum ModelName {
     /// FA-RNN (Jiang et al. 2020).
     FaRnn,
+    /// FA-RNN inside update and reset gates that start open, so it starts as the FA-RNN.
+    FaGru,
 }
 
 /// How the network combines path weights.
@@ -218,7 +220,7 @@ fn main() -> ExitCode {
             rules,
             train,
             dev,
-            model: ModelName::FaRnn,
+            model,
             scoring,
             embeddings,
             beta,
@@ -235,6 +237,7 @@ fn main() -> ExitCode {
         } => device.device().and_then(|device| {
             cli::train::run(cli::train::TrainArgs {
                 rules,
+                gated: model == ModelName::FaGru,
                 train,
                 dev,
                 scoring: match scoring {

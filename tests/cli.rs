@@ -372,3 +372,40 @@ fn training_refuses_bad_arguments_with_clear_errors() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("manifest.json"));
 }
+
+#[test]
+fn fa_gru_trains_and_starts_as_the_rule_system() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-gru-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = rulelens(&[
+        "train",
+        "tests/data/train/tiny.rules",
+        "--model",
+        "fa-gru",
+        "--epochs",
+        "2",
+        "--out",
+        out,
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["model"], "fa-gru");
+    assert!(manifest["tensors"]["update_state"].is_array());
+    let output = rulelens(&[
+        "eval",
+        out,
+        "--corpus",
+        "tests/data/train/dev.tsv",
+        "--zero-shot",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json(&output)["agreement_with_rules"], 1.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

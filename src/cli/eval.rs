@@ -71,6 +71,14 @@ pub fn load_model(
             model_dir.display()
         )
     })?;
+    let gated = manifest.model == checkpoint::ModelKind::FaGru;
+    anyhow::ensure!(
+        net.is_gated() == gated,
+        "{}: the manifest says {:?} but the weights are {}",
+        model_dir.display(),
+        manifest.model,
+        if net.is_gated() { "gated" } else { "not gated" }
+    );
     let vocabulary = (!manifest.vocabulary.is_empty())
         .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
     Ok(LoadedModel {

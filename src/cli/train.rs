@@ -24,6 +24,8 @@ use std::process::ExitCode;
 /// What `rulelens train` was asked for.
 pub struct TrainArgs {
     pub rules: PathBuf,
+    /// FA-GRU rather than FA-RNN.
+    pub gated: bool,
     pub train: Option<PathBuf>,
     pub dev: Option<PathBuf>,
     pub scoring: Scoring,
@@ -165,6 +167,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         args.scoring,
         &args.device,
     )?;
+    if args.gated {
+        net = net.with_gates(args.config.seed)?;
+    }
     // Copies: the network's tensors share storage with the parameters training updates.
     let initial: Vec<(&'static str, Tensor)> = net
         .tensors()
@@ -231,8 +236,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         .into_iter()
         .map(|(name, tensor)| (name.to_string(), tensor))
         .collect();
+    let trained = net.trainable_names();
     for (name, tensor) in initial {
-        if matches!(name, "d1" | "d2" | "g") {
+        if trained.contains(&name) {
             tensors.insert(format!("initial.{name}"), tensor);
         }
     }
@@ -246,7 +252,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     });
     let mut manifest = Manifest {
         format_version: checkpoint::FORMAT_VERSION,
-        model: ModelKind::FaRnn,
+        model: if args.gated {
+            ModelKind::FaGru
+        } else {
+            ModelKind::FaRnn
+        },
         scoring: match args.scoring {
             Scoring::Forward => ScoringName::Forward,
             Scoring::Viterbi => ScoringName::Viterbi,

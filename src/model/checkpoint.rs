@@ -28,6 +28,7 @@ pub const WEIGHTS_FILE: &str = "weights.safetensors";
 #[serde(rename_all = "kebab-case")]
 pub enum ModelKind {
     FaRnn,
+    FaGru,
 }
 
 /// How the network scores paths, as written in manifests.

@@ -17,13 +17,15 @@
 //! the rule system's pattern matches, and so its predictions ("zero-shot").
 //! Forward scoring on the CPU runs the fused recurrence of `recurrence.rs`; Viterbi
 //! scoring, and any scoring on other devices, is a chain of tensor operations, one step per
-//! token ([`FaRnn::final_states_unfused`]). Trainable by default, as in the paper: D1, D2
-//! and G; E_R, E_w, W, h₀, α∞ and the aggregation stay fixed.
+//! token ([`FaRnn::final_states_unfused`]), as is FA-GRU, the FA-RNN step inside the
+//! update and reset gates of `gates.rs`. Trainable by default, as in the paper: D1, D2, G and
+//! the gates; E_R, E_w, W, h₀, α∞ and the aggregation stay fixed.
 
 use super::aggregation::Aggregation;
 use super::batch::Batch;
 use super::decompose::Decomposition;
 use super::embeddings::{Vocabulary, WordVectors};
+use super::gates::Gates;
 use super::recurrence::Recurrence;
 use super::weighted::WeightedAutomaton;
 use crate::automata::RuleSystem;
@@ -99,6 +101,8 @@ pub struct FaRnn {
     finals: Tensor,
     /// The nonzero edges of `wildcard`, for the fused recurrence.
     wildcard_edges: Vec<(usize, usize)>,
+    /// FA-GRU's gates; `None` for FA-RNN.
+    gates: Option<Gates>,
     aggregation: Aggregation,
     scoring: Scoring,
 }
@@ -179,9 +183,23 @@ impl FaRnn {
                 .filter(|&e| automaton.wildcard[e] != 0.0)
                 .map(|e| (e / k, e % k))
                 .collect(),
+            gates: None,
             aggregation: Aggregation::from_system(system),
             scoring,
         })
+    }
+
+    /// This network with FA-GRU's gates, initialised (from `seed`) so that it still computes
+    /// what it computed.
+    pub fn with_gates(mut self, seed: u64) -> Result<FaRnn> {
+        let (k, r) = self.d1.dims2()?;
+        self.gates = Some(Gates::new(k, r, seed, self.d1.device())?);
+        Ok(self)
+    }
+
+    /// Whether the network is an FA-GRU.
+    pub fn is_gated(&self) -> bool {
+        self.gates.is_some()
     }
 
     /// The network's tensors by checkpoint name.
@@ -201,14 +219,37 @@ impl FaRnn {
             tensors.push(("word_embedding", words.embedding.clone()));
             tensors.push(("g", words.g.as_tensor().clone()));
         }
+        if let Some(gates) = &self.gates {
+            tensors.extend(
+                gates
+                    .named()
+                    .into_iter()
+                    .map(|(name, var)| (name, var.as_tensor().clone())),
+            );
+        }
         tensors
     }
 
-    /// The trained parameters: D1, D2 and, with word embeddings, G.
+    /// The checkpoint names of [`FaRnn::trainable`]'s parameters, in the same order.
+    pub fn trainable_names(&self) -> Vec<&'static str> {
+        let mut names = vec!["d1", "d2"];
+        if self.words.is_some() {
+            names.push("g");
+        }
+        if let Some(gates) = &self.gates {
+            names.extend(gates.named().into_iter().map(|(name, _)| name));
+        }
+        names
+    }
+
+    /// The trained parameters: D1, D2, with word embeddings G, and FA-GRU's gates.
     pub fn trainable(&self) -> Vec<Var> {
         let mut vars = vec![self.d1.clone(), self.d2.clone()];
         if let Some(words) = &self.words {
             vars.push(words.g.clone());
+        }
+        if let Some(gates) = &self.gates {
+            vars.extend(gates.named().into_iter().map(|(_, var)| var.clone()));
         }
         vars
     }
@@ -242,8 +283,24 @@ impl FaRnn {
             (Err(_), Err(_)) => None,
             _ => candle_core::bail!("`word_embedding` and `g` come together"),
         };
+        let gates = Gates::from_named(&mut |name| tensors.remove(name))?;
         let (s, r) = symbol_embedding.dims2()?;
         let (k, _) = d1.dims2()?;
+        if let Some(gates) = &gates {
+            for (name, var) in gates.named() {
+                let expected: &[usize] = match name {
+                    "update_state" | "reset_state" => &[k, k],
+                    "update_token" | "reset_token" => &[r, k],
+                    _ => &[k],
+                };
+                if var.dims() != expected {
+                    candle_core::bail!(
+                        "tensor `{name}` has shape {:?} where {expected:?} was expected",
+                        var.dims()
+                    );
+                }
+            }
+        }
         let n_patterns = system.patterns().len();
         let expect = |tensor: &Tensor, name: &str, dims: &[usize]| -> Result<()> {
             if tensor.dims() != dims {
@@ -290,6 +347,7 @@ impl FaRnn {
                 .filter(|&e| dense[e] != 0.0)
                 .map(|e| (e / k, e % k))
                 .collect(),
+            gates,
             aggregation: Aggregation::from_system(system),
             scoring,
         })
@@ -413,7 +471,7 @@ impl FaRnn {
     /// The state after each sentence's last token: [batch, K].
     pub fn final_states(&self, batch: &Batch) -> Result<Tensor> {
         let z = self.token_vectors(batch)?;
-        if self.scoring == Scoring::Forward && z.device().is_cpu() {
+        if self.scoring == Scoring::Forward && self.gates.is_none() && z.device().is_cpu() {
             let recurrence = Recurrence {
                 start: self.start.flatten_all()?.to_vec1()?,
                 wildcard: self.wildcard_edges.clone(),
@@ -431,22 +489,29 @@ impl FaRnn {
         let k = self.wildcard.dim(0)?;
         let mut h = self.start.broadcast_as((batch, k))?.contiguous()?;
         let (d1, d2t) = (self.d1.as_tensor(), self.d2.t()?);
+        let start = h.clone();
         for t in 0..len {
             let z = z.narrow(1, t, 1)?.squeeze(1)?;
-            let next = match self.scoring {
-                Scoring::Forward => {
-                    let reduced = (h.matmul(d1)? * z)?;
-                    (reduced.matmul(&d2t)? + h.matmul(&self.wildcard)?)?
+            let step = |h: &Tensor| -> Result<Tensor> {
+                match self.scoring {
+                    Scoring::Forward => {
+                        let reduced = (h.matmul(d1)? * &z)?;
+                        reduced.matmul(&d2t)? + h.matmul(&self.wildcard)?
+                    }
+                    Scoring::Viterbi => {
+                        // T[b] = D1 diag(z_b) D2ᵀ + W: [batch, K, K].
+                        let scaled = d1.unsqueeze(0)?.broadcast_mul(&z.unsqueeze(1)?)?;
+                        let d2t = d2t.unsqueeze(0)?.broadcast_as((batch, d2t.dim(0)?, k))?;
+                        let transitions = scaled
+                            .matmul(&d2t.contiguous()?)?
+                            .broadcast_add(&self.wildcard.unsqueeze(0)?)?;
+                        h.unsqueeze(2)?.broadcast_mul(&transitions)?.max(1)
+                    }
                 }
-                Scoring::Viterbi => {
-                    // T[b] = D1 diag(z_b) D2ᵀ + W: [batch, K, K].
-                    let scaled = d1.unsqueeze(0)?.broadcast_mul(&z.unsqueeze(1)?)?;
-                    let d2t = d2t.unsqueeze(0)?.broadcast_as((batch, d2t.dim(0)?, k))?;
-                    let transitions = scaled
-                        .matmul(&d2t.contiguous()?)?
-                        .broadcast_add(&self.wildcard.unsqueeze(0)?)?;
-                    h.unsqueeze(2)?.broadcast_mul(&transitions)?.max(1)?
-                }
+            };
+            let next = match &self.gates {
+                Some(gates) => gates.step(&h, &start, &z, step)?,
+                None => step(&h)?,
             };
             let m = mask.narrow(1, t, 1)?.to_dtype(DType::F32)?;
             h = (next.broadcast_mul(&m)? + h.broadcast_mul(&m.affine(-1.0, 1.0)?)?)?;
@@ -470,9 +535,11 @@ mod tests {
     use super::*;
     use crate::model::decompose::{AlsConfig, als};
 
+    const NETWORK_RULES: &str = "default ham\nspam: $* free $* ( call | txt ) $*\nham: $* hi % $*\nspam <- p & !q\npattern p = won &? $*\npattern q = $* \"!\"\n";
+
     /// A small network with dense (ALS) factors, so every entry matters.
     fn network() -> (FaRnn, Batch) {
-        let text = "default ham\nspam: $* free $* ( call | txt ) $*\nham: $* hi % $*\nspam <- p & !q\npattern p = won &? $*\npattern q = $* \"!\"\n";
+        let text = NETWORK_RULES;
         let parse = crate::syntax::parse(text);
         let (rules, _) = crate::syntax::lower(&parse, text);
         let (system, _) = crate::automata::compile(&rules, &Default::default());
@@ -525,6 +592,32 @@ mod tests {
             .unwrap()
             .to_scalar()
             .unwrap()
+    }
+
+    #[test]
+    fn an_untrained_fa_gru_computes_what_the_fa_rnn_computes() {
+        let (net, batch) = network();
+        let gru = net.clone().with_gates(5).unwrap();
+        assert!(gru.is_gated() && !net.is_gated());
+        let a = net.final_states(&batch).unwrap();
+        let b = gru.final_states(&batch).unwrap();
+        assert!(max_difference(&a, &b) < 1e-5, "{a}\n{b}");
+        // The gates are parameters and come back from the tensors.
+        assert_eq!(gru.trainable().len(), net.trainable().len() + 6);
+        let tensors = gru
+            .tensors()
+            .into_iter()
+            .map(|(n, t)| (n.to_string(), t))
+            .collect();
+        let system = {
+            let text = NETWORK_RULES;
+            let parse = crate::syntax::parse(text);
+            let (rules, _) = crate::syntax::lower(&parse, text);
+            crate::automata::compile(&rules, &Default::default()).0
+        };
+        let restored = FaRnn::from_tensors(&system, tensors, Scoring::Forward, Some(0.5)).unwrap();
+        assert!(restored.is_gated());
+        assert!(max_difference(&restored.final_states(&batch).unwrap(), &b) < 1e-6);
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod checkpoint;
 pub mod decompose;
 mod embeddings;
 mod fa_rnn;
+mod gates;
 mod recurrence;
 mod rng;
 mod train;
@@ -18,6 +19,7 @@ pub use build::{MAX_EXACT_RANK, RankChoice, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
 pub use embeddings::{EmbeddingsError, Vocabulary, WordVectors, read_glove};
 pub use fa_rnn::{FaRnn, PlainNetwork, Scoring, TokenVector, WordInput};
+pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use rng::SplitMix64;
 pub use train::{
     DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, DEFAULT_LOGIT_SCALE,
