@@ -6,6 +6,7 @@
 mod cli;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use rulelens::model::checkpoint::ModelKind;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -116,6 +117,10 @@ enum Command {
         /// Read back the untrained network instead.
         #[arg(long)]
         zero_shot: bool,
+        /// Of a bidirectional network, read back the right-to-left direction (its regexes
+        /// are turned back to read left to right).
+        #[arg(long)]
+        backward: bool,
         #[arg(long, value_enum, default_value_t = DeviceName::Cpu)]
         device: DeviceName,
     },
@@ -160,6 +165,13 @@ enum ModelName {
     FaRnn,
     /// FA-RNN inside update and reset gates that start open, so it starts as the FA-RNN.
     FaGru,
+    /// An FA-RNN reading left to right and one reading right to left with the reversed
+    /// rules, their logits averaged.
+    #[value(name = "bifa-rnn")]
+    BiFaRnn,
+    /// The same with FA-GRUs.
+    #[value(name = "bifa-gru")]
+    BiFaGru,
 }
 
 /// How the network combines path weights.
@@ -237,7 +249,12 @@ fn main() -> ExitCode {
         } => device.device().and_then(|device| {
             cli::train::run(cli::train::TrainArgs {
                 rules,
-                gated: model == ModelName::FaGru,
+                model: match model {
+                    ModelName::FaRnn => ModelKind::FaRnn,
+                    ModelName::FaGru => ModelKind::FaGru,
+                    ModelName::BiFaRnn => ModelKind::BiFaRnn,
+                    ModelName::BiFaGru => ModelKind::BiFaGru,
+                },
                 train,
                 dev,
                 scoring: match scoring {
@@ -285,6 +302,7 @@ fn main() -> ExitCode {
             format,
             corpus,
             zero_shot,
+            backward,
             device,
         } => device.device().and_then(|device| {
             let output = match format {
@@ -302,6 +320,7 @@ fn main() -> ExitCode {
                 &config,
                 output,
                 zero_shot,
+                backward,
                 &device,
             )
         }),

@@ -409,3 +409,76 @@ fn fa_gru_trains_and_starts_as_the_rule_system() {
     assert_eq!(json(&output)["agreement_with_rules"], 1.0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn bidirectional_fa_gru_starts_as_the_rule_system_and_reads_back_both_ways() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-bigru-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = rulelens(&[
+        "train",
+        "tests/data/train/ordered.rules",
+        "--model",
+        "bifa-gru",
+        "--epochs",
+        "2",
+        "--out",
+        out,
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["model"], "bifa-gru");
+    assert!(manifest["tensors"]["backward.update_state"].is_array());
+    assert!(manifest["tensors"]["initial.backward.d1"].is_array());
+    assert_eq!(manifest["backward_decomposition"]["method"], "exact");
+    for corpus in ["tests/data/train/train.tsv", "tests/data/train/dev.tsv"] {
+        let output = rulelens(&[
+            "eval",
+            out,
+            "--corpus",
+            corpus,
+            "--zero-shot",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(json(&output)["agreement_with_rules"], 1.0, "{corpus}");
+    }
+    // Both directions of the untrained network read back as the rules' languages.
+    for direction in [&[][..], &["--backward"][..]] {
+        let mut args = vec!["reconstruct", out, "--zero-shot", "--format", "json"];
+        args.extend_from_slice(direction);
+        let report = json(&rulelens(&args));
+        assert_eq!(
+            report["reconstructed_accuracy"], report["original_accuracy"],
+            "{direction:?}: {report}"
+        );
+        assert_eq!(report["reconstructed_errors"], 0);
+    }
+    let output = rulelens(&["reconstruct", out, "--backward", "--format", "rules"]);
+    assert_eq!(output.status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn reading_back_the_backward_direction_needs_a_bidirectional_model() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-uni-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = rulelens(&[
+        "train",
+        "tests/data/train/ordered.rules",
+        "--epochs",
+        "1",
+        "--out",
+        out,
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    let output = rulelens(&["reconstruct", out, "--backward"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("needs a bidirectional model"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

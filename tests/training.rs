@@ -64,7 +64,7 @@ fn network(setup: &Setup) -> FaRnn {
 }
 
 fn run(setup: &Setup, seed: u64) -> (FaRnn, TrainReport) {
-    let mut net = network(setup);
+    let net = network(setup);
     let config = TrainConfig {
         epochs: 12,
         learning_rate: 0.05,
@@ -73,7 +73,7 @@ fn run(setup: &Setup, seed: u64) -> (FaRnn, TrainReport) {
         ..TrainConfig::default()
     };
     let report = train(
-        &mut net,
+        &net,
         &setup.train,
         &setup.dev,
         &config,
@@ -135,6 +135,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
             rank: 1,
             relative_error: 0.0,
         },
+        backward_decomposition: None,
         embeddings: None,
         vocabulary: setup.input.vocabulary.words().to_vec(),
         hyperparameters: checkpoint::Hyperparameters {

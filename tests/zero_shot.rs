@@ -3,7 +3,8 @@
 //! the weighted automaton it is built from scores every pattern exactly.
 
 use candle_core::Device;
-use rulelens::model::{Batch, FaRnn, Scoring, WeightedAutomaton, decompose};
+use rulelens::automata::{RuleSystem, compile_reversed};
+use rulelens::model::{Batch, BiFaRnn, FaRnn, Network, Scoring, WeightedAutomaton, decompose};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
 use std::path::Path;
@@ -21,13 +22,13 @@ fn load(name: &str) -> (RulesFile, Vec<String>) {
 }
 
 /// How many of `texts` the network labels as the rule system does.
-fn agreement(file: &RulesFile, net: &FaRnn, texts: &[String]) -> usize {
+fn agreement(file: &RulesFile, net: &dyn Network, texts: &[String]) -> usize {
     let device = Device::Cpu;
     let mut agree = 0;
     for chunk in texts.chunks(100) {
         let texts: Vec<&str> = chunk.iter().map(String::as_str).collect();
         let batch = Batch::from_texts(&file.system, None, &texts, &device).unwrap();
-        let logits = net.forward(&batch).unwrap();
+        let logits = net.logits(&batch).unwrap();
         let predicted: Vec<u32> = logits.argmax(1).unwrap().to_vec1().unwrap();
         for (text, label) in texts.iter().zip(predicted) {
             let expected = file.system.classify(text).prediction.map(|l| l.0);
@@ -88,5 +89,60 @@ fn exact_zero_shot_network_agrees_with_the_rules_on_every_dev_sentence() {
             sample.len(),
             "{name} viterbi"
         );
+    }
+}
+
+/// The exact zero-shot FA-RNN of `system`.
+fn exact_network(system: &RuleSystem) -> FaRnn {
+    let automaton = WeightedAutomaton::new(system);
+    let exact = decompose::exact(&automaton);
+    FaRnn::new(
+        system,
+        &automaton,
+        &exact,
+        None,
+        Scoring::Forward,
+        &Device::Cpu,
+    )
+    .unwrap()
+}
+
+#[test]
+fn reversed_patterns_match_reversed_sentences() {
+    for name in ["sms", "trec"] {
+        let (file, texts) = load(name);
+        let (reversed, too_large) =
+            compile_reversed(&file.rules, &file.system, &Default::default());
+        assert!(too_large.is_empty(), "{too_large:?}");
+        for text in &texts {
+            let mut symbols = Vec::new();
+            file.system
+                .alphabet()
+                .symbolize(&tokenize(text), &mut symbols);
+            symbols.reverse();
+            let matched = file.system.classify(text).matched;
+            for (p, pattern) in reversed.patterns().iter().enumerate() {
+                let dfa = pattern.dfa.as_ref().unwrap();
+                assert_eq!(
+                    dfa.is_match(&symbols),
+                    matched[p],
+                    "{name}: {} on {text:?}",
+                    pattern.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn exact_zero_shot_bidirectional_network_agrees_with_the_rules_on_every_dev_sentence() {
+    for name in ["sms", "trec"] {
+        let (file, texts) = load(name);
+        let (reversed, _) = compile_reversed(&file.rules, &file.system, &Default::default());
+        let net = BiFaRnn {
+            forward: exact_network(&file.system),
+            backward: exact_network(&reversed),
+        };
+        assert_eq!(agreement(&file, &net, &texts), texts.len(), "{name}");
     }
 }

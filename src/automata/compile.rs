@@ -153,6 +153,48 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
     (system, diagnostics)
 }
 
+/// The rule system of the reversed patterns (`ast::Regex::reversed`), over `system`'s
+/// alphabet, so that symbol ids agree: a pattern matches a sentence exactly when its
+/// reversed pattern matches the reversed sentence. For the backward direction of
+/// bidirectional networks; no lints, no match spans. Also returns the names of the patterns
+/// whose reversed automaton passed a cap (they match nothing).
+pub fn compile_reversed(
+    rules: &RuleSet,
+    system: &RuleSystem,
+    config: &CompileConfig,
+) -> (RuleSystem, Vec<String>) {
+    let mut alphabet = system.alphabet.clone();
+    let mut too_large = Vec::new();
+    let mut patterns = Vec::with_capacity(rules.patterns.len());
+    for (def, forward) in rules.patterns.iter().zip(&system.patterns) {
+        let dfa = forward.dfa.as_ref().and_then(|_| {
+            let reversed = def.regex.reversed();
+            let nfa = nfa::build(&[&reversed], &mut alphabet, config.max_nfa_states).ok()?;
+            let raw = determinize(&nfa, &alphabet, config.max_dfa_states).ok()?;
+            Some(minimize(&raw, &alphabet))
+        });
+        if forward.dfa.is_some() && dfa.is_none() {
+            too_large.push(def.name.clone());
+        }
+        patterns.push(CompiledPattern {
+            name: forward.name.clone(),
+            line: forward.line,
+            labels: forward.labels.clone(),
+            dfa,
+            core: None,
+        });
+    }
+    debug_assert_eq!(alphabet.len(), system.alphabet.len());
+    let reversed = RuleSystem {
+        alphabet,
+        patterns,
+        labels: system.labels.clone(),
+        label_formulas: system.label_formulas.clone(),
+        default: system.default,
+    };
+    (reversed, too_large)
+}
+
 fn is_dollar_star(regex: &ast::Regex) -> bool {
     matches!(
         &regex.kind,

@@ -22,7 +22,7 @@ mod search;
 pub use alphabet::{Alphabet, Atom, SymbolId};
 pub use compile::{
     CompileConfig, DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_NFA_STATES, DEFAULT_MAX_SEARCH_STEPS,
-    compile,
+    compile, compile_reversed,
 };
 pub use dfa::{Dfa, StateId};
 pub use dot::{pattern_dot, system_dot};

@@ -4,10 +4,10 @@
 use super::table::{Table, percent};
 use anyhow::Context;
 use candle_core::Device;
-use rulelens::automata::{CompileConfig, LabelMetrics};
+use rulelens::automata::{CompileConfig, LabelMetrics, compile_reversed};
 use rulelens::corpus;
 use rulelens::model::checkpoint::{self, ScoringName};
-use rulelens::model::{FaRnn, Scoring, Sentence, Vocabulary, predict};
+use rulelens::model::{BiFaRnn, FaRnn, Network, Scoring, Sentence, Vocabulary, predict};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::{SourceText, tokenize};
 use serde_json::json;
@@ -18,7 +18,7 @@ use std::process::ExitCode;
 pub struct LoadedModel {
     pub manifest: checkpoint::Manifest,
     pub rules: RulesFile,
-    pub net: FaRnn,
+    pub net: Box<dyn Network>,
     pub vocabulary: Option<Vocabulary>,
 }
 
@@ -59,25 +59,40 @@ pub fn load_model(
             }
         }
     }
-    let net = FaRnn::from_tensors(
-        &rules.system,
-        chosen,
-        scoring,
-        manifest.embeddings.as_ref().map(|e| e.beta),
-    )
-    .with_context(|| {
-        format!(
-            "{}: the checkpoint does not fit its rules file",
-            model_dir.display()
+    let beta = manifest.embeddings.as_ref().map(|e| e.beta);
+    let net: Box<dyn Network> = if manifest.model.is_bidirectional() {
+        let (reversed, _) =
+            compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
+        Box::new(
+            BiFaRnn::from_tensors(&rules.system, &reversed, chosen, scoring, beta).with_context(
+                || {
+                    format!(
+                        "{}: the checkpoint does not fit its rules file",
+                        model_dir.display()
+                    )
+                },
+            )?,
         )
-    })?;
-    let gated = manifest.model == checkpoint::ModelKind::FaGru;
+    } else {
+        Box::new(
+            FaRnn::from_tensors(&rules.system, chosen, scoring, beta).with_context(|| {
+                format!(
+                    "{}: the checkpoint does not fit its rules file",
+                    model_dir.display()
+                )
+            })?,
+        )
+    };
+    let gated = net
+        .directions()
+        .iter()
+        .all(|direction| direction.is_gated());
     anyhow::ensure!(
-        net.is_gated() == gated,
+        gated == manifest.model.is_gated(),
         "{}: the manifest says {:?} but the weights are {}",
         model_dir.display(),
         manifest.model,
-        if net.is_gated() { "gated" } else { "not gated" }
+        if gated { "gated" } else { "not gated" }
     );
     let vocabulary = (!manifest.vocabulary.is_empty())
         .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
@@ -110,7 +125,7 @@ pub fn run(
         .map(|e| Sentence::new(system, vocabulary.as_ref(), &tokenize(&e.text)))
         .collect();
     let refs: Vec<&Sentence> = sentences.iter().collect();
-    let predictions = predict(&net, &refs, 256, device)?;
+    let predictions = predict(net.as_ref(), &refs, 256, device)?;
 
     let n_labels = system.labels().len();
     let mut labels = vec![LabelMetrics::default(); n_labels];

@@ -1,12 +1,14 @@
-//! `rulelens reconstruct MODEL_DIR [--threshold G] [--format text|json|rules]`: each pattern
-//! of a trained network read back as a regular expression, with what it does to the rule
-//! system's accuracy, or the whole reconstructed rules file.
+//! `rulelens reconstruct MODEL_DIR [--threshold G] [--format text|json|rules] [--backward]`:
+//! each pattern of a trained network read back as a regular expression, with what it does
+//! to the rule system's accuracy, or the whole reconstructed rules file. Of a bidirectional
+//! network, either direction: the backward one is read against the reversed rules and its
+//! regexes reversed again.
 
 use super::eval::{LoadedModel, load_model};
 use super::table::{Table, percent};
 use anyhow::Context;
 use candle_core::Device;
-use rulelens::automata::{CompileConfig, evaluate};
+use rulelens::automata::{CompileConfig, compile_reversed, evaluate};
 use rulelens::corpus;
 use rulelens::explain::{ReconstructConfig, reconstruct, rewrite_rules};
 use rulelens::model::WeightedAutomaton;
@@ -47,6 +49,7 @@ pub fn run(
     config: &ReconstructConfig,
     output: Output,
     zero_shot: bool,
+    backward: bool,
     device: &Device,
 ) -> anyhow::Result<ExitCode> {
     let LoadedModel {
@@ -57,9 +60,39 @@ pub fn run(
     } = load_model(model_dir, zero_shot, device)?;
     let system = &rules.system;
 
-    let tokens = net.known_token_vectors(system, vocabulary.as_ref())?;
-    let automaton = WeightedAutomaton::new(system);
-    let reconstructions = reconstruct(&net.plain()?, &automaton.pattern_states, &tokens, config);
+    let directions = net.directions();
+    let reconstructions = if backward {
+        let [_, backward] = directions.as_slice() else {
+            anyhow::bail!(
+                "{}: --backward needs a bidirectional model (bifa-rnn or bifa-gru), not {:?}",
+                model_dir.display(),
+                manifest.model
+            );
+        };
+        let (reversed, _) = compile_reversed(&rules.rules, system, &CompileConfig::default());
+        let tokens = backward.known_token_vectors(&reversed, vocabulary.as_ref())?;
+        let automaton = WeightedAutomaton::new(&reversed);
+        let mut reconstructions = reconstruct(
+            &backward.plain()?,
+            &automaton.pattern_states,
+            &tokens,
+            config,
+        );
+        for reconstruction in &mut reconstructions {
+            reconstruction.regex = reconstruction.regex.as_ref().map(|r| r.reversed());
+        }
+        reconstructions
+    } else {
+        let forward = directions[0];
+        let tokens = forward.known_token_vectors(system, vocabulary.as_ref())?;
+        let automaton = WeightedAutomaton::new(system);
+        reconstruct(
+            &forward.plain()?,
+            &automaton.pattern_states,
+            &tokens,
+            config,
+        )
+    };
 
     let text = &rules.source.text;
     let rules_path = &manifest.rules.path;

@@ -1,20 +1,20 @@
-//! `rulelens train RULES …`: compile the rules to an FA-RNN, train it on the labeled corpus
-//! and write a checkpoint (see `models/README.md`).
+//! `rulelens train RULES …`: compile the rules to an FA-RNN, FA-GRU or a bidirectional
+//! one, train it on the labeled corpus and write a checkpoint (see `models/README.md`).
 
 use super::files::{Shown, load_rules, print_diagnostics};
 use anyhow::{Context, bail};
 use candle_core::{Device, Tensor};
 use indicatif::{ProgressBar, ProgressStyle};
-use rulelens::automata::CompileConfig;
+use rulelens::automata::{CompileConfig, RuleSystem, compile_reversed};
 use rulelens::corpus;
 use rulelens::model::checkpoint::{
     self, DecompositionRecord, EmbeddingsIdentity, Hyperparameters, Manifest, Metrics, ModelKind,
     RulesIdentity, ScoringName,
 };
 use rulelens::model::{
-    EpochReport, FaRnn, LabeledSentence, Method, RankChoice, Scoring, TrainConfig,
-    WeightedAutomaton, WordInput, decomposition, evenly_spaced, labeled, read_glove, train,
-    vocabulary,
+    BiFaRnn, Decomposition, EpochReport, FaRnn, LabeledSentence, Method, Network, RankChoice,
+    Scoring, TrainConfig, WeightedAutomaton, WordInput, decomposition, evenly_spaced, labeled,
+    read_glove, train, vocabulary,
 };
 use std::collections::HashMap;
 use std::io::IsTerminal;
@@ -24,8 +24,7 @@ use std::process::ExitCode;
 /// What `rulelens train` was asked for.
 pub struct TrainArgs {
     pub rules: PathBuf,
-    /// FA-GRU rather than FA-RNN.
-    pub gated: bool,
+    pub model: ModelKind,
     pub train: Option<PathBuf>,
     pub dev: Option<PathBuf>,
     pub scoring: Scoring,
@@ -157,36 +156,62 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
-    let automaton = WeightedAutomaton::new(system);
-    let decomposed = decomposition(&automaton, args.rank, args.config.seed);
-    let mut net = FaRnn::new(
-        system,
-        &automaton,
-        &decomposed,
-        words.as_ref().map(|(input, _)| input),
-        args.scoring,
-        &args.device,
-    )?;
-    if args.gated {
-        net = net.with_gates(args.config.seed)?;
-    }
+    let word_input = words.as_ref().map(|(input, _)| input);
+    let build = |system: &RuleSystem, seed: u64| -> anyhow::Result<(FaRnn, Decomposition)> {
+        let automaton = WeightedAutomaton::new(system);
+        let decomposed = decomposition(&automaton, args.rank, seed);
+        let mut net = FaRnn::new(
+            system,
+            &automaton,
+            &decomposed,
+            word_input,
+            args.scoring,
+            &args.device,
+        )?;
+        if args.model.is_gated() {
+            net = net.with_gates(seed)?;
+        }
+        eprintln!(
+            "{}{}: {} states, rank {} ({}, relative error {:.2e})",
+            args.rules.display(),
+            if std::ptr::eq(system, &loaded.system) {
+                ""
+            } else {
+                " reversed"
+            },
+            automaton.n_states,
+            decomposed.rank(),
+            if decomposed.method == Method::Exact {
+                "exact"
+            } else {
+                "ALS"
+            },
+            decomposed.relative_error,
+        );
+        Ok((net, decomposed))
+    };
+    let (forward, decomposed) = build(system, args.config.seed)?;
+    let (net, backward_decomposed): (Box<dyn Network>, _) = if args.model.is_bidirectional() {
+        let (reversed, too_large) =
+            compile_reversed(&loaded.rules, system, &CompileConfig::default());
+        for name in too_large {
+            eprintln!(
+                "warning: the reversed automaton of pattern `{name}` passes the state cap; the backward direction ignores the pattern"
+            );
+        }
+        let (backward, decomposed) = build(&reversed, args.config.seed.wrapping_add(1))?;
+        (Box::new(BiFaRnn { forward, backward }), Some(decomposed))
+    } else {
+        (Box::new(forward), None)
+    };
     // Copies: the network's tensors share storage with the parameters training updates.
-    let initial: Vec<(&'static str, Tensor)> = net
-        .tensors()
+    let initial: Vec<(String, Tensor)> = net
+        .named_tensors()
         .into_iter()
         .map(|(name, tensor)| Ok((name, tensor.copy()?)))
         .collect::<candle_core::Result<_>>()?;
     eprintln!(
-        "{}: {} states, rank {} ({}, relative error {:.2e}); {} training and {} dev sentences",
-        args.rules.display(),
-        automaton.n_states,
-        decomposed.rank(),
-        if decomposed.method == Method::Exact {
-            "exact"
-        } else {
-            "ALS"
-        },
-        decomposed.relative_error,
+        "{} training and {} dev sentences",
         train_data.len(),
         dev_data.len()
     );
@@ -219,7 +244,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let report = train(
-        &mut net,
+        net.as_ref(),
         &train_data,
         &dev_data,
         &args.config,
@@ -231,12 +256,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         bar.finish();
     }
 
-    let mut tensors: HashMap<String, Tensor> = net
-        .tensors()
-        .into_iter()
-        .map(|(name, tensor)| (name.to_string(), tensor))
-        .collect();
-    let trained = net.trainable_names();
+    let mut tensors: HashMap<String, Tensor> = net.named_tensors().into_iter().collect();
+    let trained = net.parameter_names();
     for (name, tensor) in initial {
         if trained.contains(&name) {
             tensors.insert(format!("initial.{name}"), tensor);
@@ -252,11 +273,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     });
     let mut manifest = Manifest {
         format_version: checkpoint::FORMAT_VERSION,
-        model: if args.gated {
-            ModelKind::FaGru
-        } else {
-            ModelKind::FaRnn
-        },
+        model: args.model,
         scoring: match args.scoring {
             Scoring::Forward => ScoringName::Forward,
             Scoring::Viterbi => ScoringName::Viterbi,
@@ -266,16 +283,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             sha256: checkpoint::sha256_hex(&rules_bytes),
         },
         labels: system.labels().to_vec(),
-        decomposition: DecompositionRecord {
-            method: if decomposed.method == Method::Exact {
-                "exact"
-            } else {
-                "als"
-            }
-            .to_string(),
-            rank: decomposed.rank(),
-            relative_error: decomposed.relative_error,
-        },
+        decomposition: record(&decomposed),
+        backward_decomposition: backward_decomposed.as_ref().map(record),
         embeddings: words.as_ref().map(|(_, identity)| identity.clone()),
         vocabulary: words
             .as_ref()
@@ -312,4 +321,16 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn record(decomposed: &Decomposition) -> DecompositionRecord {
+    DecompositionRecord {
+        method: match decomposed.method {
+            Method::Exact => "exact",
+            Method::Als => "als",
+        }
+        .to_string(),
+        rank: decomposed.rank(),
+        relative_error: decomposed.relative_error,
+    }
 }

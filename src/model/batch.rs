@@ -59,6 +59,25 @@ impl Batch {
             lengths: sentences.iter().map(|s| s.symbols.len()).collect(),
         })
     }
+
+    /// The same sentences with their tokens in reverse order (still right-padded, so the
+    /// mask is unchanged), for the backward direction of bidirectional networks.
+    pub fn reversed(&self) -> Result<Batch> {
+        let reverse = |ids: &Tensor| -> Result<Tensor> {
+            let mut rows: Vec<Vec<u32>> = ids.to_vec2()?;
+            for (row, &length) in rows.iter_mut().zip(&self.lengths) {
+                row[..length].reverse();
+            }
+            let shape = ids.dims2()?;
+            Tensor::from_vec(rows.concat(), shape, ids.device())
+        };
+        Ok(Batch {
+            symbols: reverse(&self.symbols)?,
+            words: reverse(&self.words)?,
+            mask: self.mask.clone(),
+            lengths: self.lengths.clone(),
+        })
+    }
 }
 
 /// One tokenized sentence as the network reads it.

@@ -29,6 +29,22 @@ pub const WEIGHTS_FILE: &str = "weights.safetensors";
 pub enum ModelKind {
     FaRnn,
     FaGru,
+    #[serde(rename = "bifa-rnn")]
+    BiFaRnn,
+    #[serde(rename = "bifa-gru")]
+    BiFaGru,
+}
+
+impl ModelKind {
+    /// Whether the network has FA-GRU's gates.
+    pub fn is_gated(self) -> bool {
+        matches!(self, ModelKind::FaGru | ModelKind::BiFaGru)
+    }
+
+    /// Whether a second network reads the sentence right to left.
+    pub fn is_bidirectional(self) -> bool {
+        matches!(self, ModelKind::BiFaRnn | ModelKind::BiFaGru)
+    }
 }
 
 /// How the network scores paths, as written in manifests.
@@ -107,6 +123,9 @@ pub struct Manifest {
     /// Labels in priority order, as the network's outputs are.
     pub labels: Vec<String>,
     pub decomposition: DecompositionRecord,
+    /// The backward direction's decomposition (bidirectional models only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backward_decomposition: Option<DecompositionRecord>,
     pub embeddings: Option<EmbeddingsIdentity>,
     /// The vocabulary, the unknown word first; empty without embeddings.
     pub vocabulary: Vec<String>,

@@ -1,25 +1,30 @@
 //! Models: the rule system as a weighted automaton, its tensor decomposition, and the
-//! FA-RNN built from it (Jiang et al. 2020). Only this module knows candle.
+//! FA-RNN, FA-GRU and their bidirectional versions built from it (Jiang et al. 2020).
+//! Only this module knows candle.
 
 pub mod aggregation;
 mod batch;
+mod bidirectional;
 mod build;
 pub mod checkpoint;
 pub mod decompose;
 mod embeddings;
 mod fa_rnn;
 mod gates;
+mod network;
 mod recurrence;
 mod rng;
 mod train;
 mod weighted;
 
 pub use batch::{Batch, Sentence};
+pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use build::{MAX_EXACT_RANK, RankChoice, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
 pub use embeddings::{EmbeddingsError, Vocabulary, WordVectors, read_glove};
 pub use fa_rnn::{FaRnn, PlainNetwork, Scoring, TokenVector, WordInput};
 pub use gates::{GATE_BIAS, GATE_SLOPE};
+pub use network::Network;
 pub use rng::SplitMix64;
 pub use train::{
     DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, DEFAULT_LOGIT_SCALE,

@@ -1,4 +1,4 @@
-//! Training an FA-RNN on labeled sentences: cross-entropy, Adam, minibatches, early
+//! Training a network (FA-RNN, FA-GRU, bidirectional or not) on labeled sentences: cross-entropy, Adam, minibatches, early
 //! stopping on dev accuracy (Jiang et al. 2020, §4 and papers-brief §1.12).
 //!
 //! - The loss is the mean cross-entropy of the aggregation's logits times
@@ -16,7 +16,7 @@
 //!   reference code does (papers-brief §1.13): the same subset for every seed.
 
 use super::batch::{Batch, Sentence};
-use super::fa_rnn::FaRnn;
+use super::network::Network;
 use super::rng::SplitMix64;
 use candle_core::{Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
@@ -129,7 +129,7 @@ pub fn evenly_spaced(n: usize, fraction: f64) -> Vec<usize> {
 
 /// Predicted label indices of `sentences`.
 pub fn predict(
-    net: &FaRnn,
+    net: &dyn Network,
     sentences: &[&Sentence],
     batch_size: usize,
     device: &Device,
@@ -137,14 +137,14 @@ pub fn predict(
     let mut predictions = Vec::with_capacity(sentences.len());
     for chunk in sentences.chunks(batch_size.max(1)) {
         let batch = Batch::from_sentences(chunk, device)?;
-        predictions.extend(net.forward(&batch)?.argmax(1)?.to_vec1::<u32>()?);
+        predictions.extend(net.logits(&batch)?.argmax(1)?.to_vec1::<u32>()?);
     }
     Ok(predictions)
 }
 
 /// Share of `data` the network labels correctly (0 for no data).
 pub fn accuracy(
-    net: &FaRnn,
+    net: &dyn Network,
     data: &[LabeledSentence],
     batch_size: usize,
     device: &Device,
@@ -188,10 +188,9 @@ fn shuffle<T>(items: &mut [T], rng: &mut SplitMix64) {
 }
 
 /// Trains `net` (whose tensors live on `device`) in place and leaves it at its best dev
-/// accuracy. `on_epoch` hears about
-/// every epoch (epoch 0 is the untrained network).
+/// accuracy. `on_epoch` hears about every epoch (epoch 0 is the untrained network).
 pub fn train(
-    net: &mut FaRnn,
+    net: &dyn Network,
     train_data: &[LabeledSentence],
     dev_data: &[LabeledSentence],
     config: &TrainConfig,
@@ -199,7 +198,7 @@ pub fn train(
     on_epoch: &mut dyn FnMut(&EpochReport),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainReport, TrainError> {
-    let vars = net.trainable();
+    let vars = net.parameters();
     let mut optimizer = AdamW::new(
         vars.clone(),
         ParamsAdamW {
@@ -233,7 +232,7 @@ pub fn train(
                 indices.iter().map(|&i| &train_data[i].sentence).collect();
             let labels: Vec<u32> = indices.iter().map(|&i| train_data[i].label).collect();
             let batch = Batch::from_sentences(&sentences, device)?;
-            let logits = net.forward(&batch)?.affine(config.logit_scale, 0.0)?;
+            let logits = net.logits(&batch)?.affine(config.logit_scale, 0.0)?;
             let targets = Tensor::new(labels.as_slice(), device)?;
             let loss = candle_nn::loss::cross_entropy(&logits, &targets)?;
             optimizer.backward_step(&loss)?;

@@ -108,6 +108,30 @@ pub enum FormulaKind {
     Error,
 }
 
+impl Regex {
+    /// The regex of the reversed language: every concatenation in reverse order. A sentence
+    /// matches `self` exactly when its reversed token sequence matches `self.reversed()`
+    /// (for the backward direction of bidirectional networks).
+    pub fn reversed(&self) -> Regex {
+        let kind = match &self.kind {
+            RegexKind::Concat(items) => {
+                RegexKind::Concat(items.iter().rev().map(Regex::reversed).collect())
+            }
+            RegexKind::Alt(items) => RegexKind::Alt(items.iter().map(Regex::reversed).collect()),
+            RegexKind::Repeat { inner, min, max } => RegexKind::Repeat {
+                inner: Box::new(inner.reversed()),
+                min: *min,
+                max: *max,
+            },
+            leaf => leaf.clone(),
+        };
+        Regex {
+            kind,
+            range: self.range,
+        }
+    }
+}
+
 impl RuleFile {
     /// An indented dump of the tree with ranges, for snapshot tests.
     pub fn dump(&self) -> String {
