@@ -11,6 +11,7 @@ pub mod decompose;
 mod embeddings;
 mod fa_rnn;
 mod gates;
+mod matmul;
 mod network;
 mod recurrence;
 mod rng;

@@ -3,15 +3,17 @@
 //! `h_t = ((h_{t−1} D1) ⊙ z_t) D2ᵀ + h_{t−1} W` for every sentence of a batch, run to each
 //! sentence's own length, returning the final states. As a chain of small tensor
 //! operations each step costs several dispatches, which dominate at these sizes; here a
-//! step is two vectorisable loops over the K×r factors plus a gather over the wildcard
-//! matrix's nonzeros (W is 0/1 with at most one nonzero per row). The backward pass
-//! recomputes the forward states and runs back-propagation through time:
-//! with g = ∂L/∂h_t, v = u ⊙ z_t and u = h_{t−1} D1,
-//! ∂D2 += gᵀ v, ∂v = g D2, ∂z_t = ∂v ⊙ u, ∂u = ∂v ⊙ z_t, ∂D1 += h_{t−1}ᵀ ∂u,
-//! ∂h_{t−1} = ∂u D1ᵀ + g Wᵀ.
-//! O(batch · length · K · r) time each way, O(length · (K + r)) extra memory per sentence.
+//! step is two matrix products over the whole batch (`matmul.rs`: [B, K]·[K, r] and
+//! [B, r]·[r, K]), an elementwise product and a gather over the wildcard matrix's nonzeros
+//! (W is 0/1 with at most one nonzero per row). A sentence that has ended keeps its state.
+//! The backward pass recomputes the forward states and runs back-propagation through time
+//! over the batch: with G = ∂L/∂H_t (rows of ended sentences zeroed), U = H_{t−1} D1 and
+//! V = U ⊙ Z_t, ∂V = G D2, ∂D2 += Gᵀ V, ∂Z_t = ∂V ⊙ U, ∂U = ∂V ⊙ Z_t, ∂D1 += H_{t−1}ᵀ ∂U,
+//! ∂H_{t−1} = ∂U D1ᵀ + G Wᵀ (and, for an ended sentence, ∂H_{t−1} = ∂H_t).
+//! O(B · L · K · r) time each way, O(L · B · (K + r)) memory.
 //! CPU only: on other devices the model uses the unfused path.
 
+use super::matmul::{View, matmul};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 
 /// The fused recurrence for one batch; the tensors it applies to are (z [B, L, r],
@@ -49,61 +51,73 @@ struct Dims {
     states: usize,
 }
 
+/// The forward pass over a batch: `hs` [steps + 1, B, K] (block t is H_t) and `us`
+/// [steps, B, r] (block t is H_t D1), where `steps` is the longest length.
+struct Trace {
+    steps: usize,
+    hs: Vec<f32>,
+    us: Vec<f32>,
+}
+
 impl Recurrence {
-    /// One step: `next = ((h D1) ⊙ z) D2ᵀ + h W`; `u` receives h D1.
-    fn step(
-        &self,
-        dims: Dims,
-        factors: Factors,
-        h: &[f32],
-        z: &[f32],
-        u: &mut [f32],
-        next: &mut [f32],
-    ) {
-        let (k, r) = (dims.states, dims.rank);
-        let Factors { d1, d2 } = factors;
-        u.fill(0.0);
-        for (i, &weight) in h.iter().enumerate().take(k) {
-            if weight != 0.0 {
-                for (out, &f) in u.iter_mut().zip(&d1[i * r..(i + 1) * r]) {
-                    *out += weight * f;
+    fn batch(&self) -> usize {
+        self.lengths.len()
+    }
+
+    fn trace(&self, dims: Dims, z: &[f32], factors: Factors) -> Trace {
+        let (batch, k, r) = (self.batch(), dims.states, dims.rank);
+        let steps = self
+            .lengths
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .min(dims.len);
+        let mut hs = vec![0f32; (steps + 1) * batch * k];
+        let mut us = vec![0f32; steps * batch * r];
+        let mut v = vec![0f32; batch * r];
+        for h in hs[..batch * k].chunks_exact_mut(k) {
+            h.copy_from_slice(&self.start);
+        }
+        for t in 0..steps {
+            let (done, rest) = hs.split_at_mut((t + 1) * batch * k);
+            let h = &done[t * batch * k..];
+            let next = &mut rest[..batch * k];
+            let u = &mut us[t * batch * r..(t + 1) * batch * r];
+            matmul(
+                u,
+                View::row_major(h, batch, k),
+                View::row_major(factors.d1, k, r),
+                false,
+            );
+            for b in 0..batch {
+                let zt = &z[(b * dims.len + t) * r..(b * dims.len + t + 1) * r];
+                for ((out, &a), &c) in v[b * r..(b + 1) * r]
+                    .iter_mut()
+                    .zip(&u[b * r..(b + 1) * r])
+                    .zip(zt)
+                {
+                    *out = a * c;
+                }
+            }
+            matmul(
+                next,
+                View::row_major(&v, batch, r),
+                View::row_major(factors.d2, k, r).t(),
+                false,
+            );
+            for b in 0..batch {
+                let (h, next) = (&h[b * k..(b + 1) * k], &mut next[b * k..(b + 1) * k]);
+                if t < self.lengths[b] {
+                    for &(from, to) in &self.wildcard {
+                        next[to] += h[from];
+                    }
+                } else {
+                    next.copy_from_slice(h);
                 }
             }
         }
-        for j in 0..k {
-            let row = &d2[j * r..(j + 1) * r];
-            next[j] = row
-                .iter()
-                .zip(u.iter())
-                .zip(z)
-                .map(|((&a, &b), &c)| a * b * c)
-                .sum();
-        }
-        for &(from, to) in &self.wildcard {
-            next[to] += h[from];
-        }
-    }
-
-    /// The states h_0..h_len of sentence `b` (row t is h_t), and the u of each step.
-    fn states(&self, dims: Dims, b: usize, z: &[f32], factors: Factors) -> (Vec<f32>, Vec<f32>) {
-        let (k, r) = (dims.states, dims.rank);
-        let len = self.lengths[b].min(dims.len);
-        let mut hs = vec![0f32; (len + 1) * k];
-        let mut us = vec![0f32; len * r];
-        hs[..k].copy_from_slice(&self.start);
-        for t in 0..len {
-            let zt = &z[(b * dims.len + t) * r..(b * dims.len + t + 1) * r];
-            let (done, rest) = hs.split_at_mut((t + 1) * k);
-            self.step(
-                dims,
-                factors,
-                &done[t * k..],
-                zt,
-                &mut us[t * r..(t + 1) * r],
-                &mut rest[..k],
-            );
-        }
-        (hs, us)
+        Trace { steps, hs, us }
     }
 }
 
@@ -136,11 +150,8 @@ impl CustomOp3 for Recurrence {
                 self.start.len()
             );
         }
-        let mut out = vec![0f32; batch * states];
-        for b in 0..batch {
-            let (hs, _) = self.states(dims, b, z, Factors { d1, d2 });
-            out[b * states..(b + 1) * states].copy_from_slice(&hs[hs.len() - states..]);
-        }
+        let trace = self.trace(dims, z, Factors { d1, d2 });
+        let out = trace.hs[trace.steps * batch * states..].to_vec();
         Ok((CpuStorage::F32(out), Shape::from((batch, states))))
     }
 
@@ -160,53 +171,84 @@ impl CustomOp3 for Recurrence {
         let d1v: Vec<f32> = d1.flatten_all()?.to_vec1()?;
         let d2v: Vec<f32> = d2.flatten_all()?.to_vec1()?;
         let gv: Vec<f32> = grad_res.flatten_all()?.to_vec1()?;
+        if batch != self.batch() {
+            candle_core::bail!(
+                "fa-rnn recurrence: {} lengths for a batch of {batch}",
+                self.batch()
+            );
+        }
         let mut grad_z = vec![0f32; zv.len()];
         let mut grad_d1 = vec![0f32; d1v.len()];
         let mut grad_d2 = vec![0f32; d2v.len()];
-        let mut dv = vec![0f32; r];
-        let mut du = vec![0f32; r];
-        let mut g_prev = vec![0f32; k];
-        for b in 0..batch {
-            let (hs, us) = self.states(dims, b, &zv, Factors { d1: &d1v, d2: &d2v });
-            let steps = hs.len() / k - 1;
-            let mut g = gv[b * k..(b + 1) * k].to_vec();
-            for t in (0..steps).rev() {
-                let offset = (b * len + t) * r;
-                let zt = &zv[offset..offset + r];
-                let u = &us[t * r..(t + 1) * r];
-                let h_prev = &hs[t * k..(t + 1) * k];
-                // v = u ⊙ z; ∂D2 += gᵀ v; ∂v = g D2.
-                dv.fill(0.0);
-                for (j, &gj) in g.iter().enumerate() {
-                    if gj != 0.0 {
-                        let row = &d2v[j * r..(j + 1) * r];
-                        let grad_row = &mut grad_d2[j * r..(j + 1) * r];
-                        for q in 0..r {
-                            grad_row[q] += gj * u[q] * zt[q];
-                            dv[q] += gj * row[q];
-                        }
-                    }
+        let trace = self.trace(dims, &zv, Factors { d1: &d1v, d2: &d2v });
+        let mut g = gv;
+        let mut g_active = vec![0f32; batch * k];
+        let mut g_prev = vec![0f32; batch * k];
+        let (mut v, mut dv, mut du) = (
+            vec![0f32; batch * r],
+            vec![0f32; batch * r],
+            vec![0f32; batch * r],
+        );
+        for t in (0..trace.steps).rev() {
+            let h_prev = &trace.hs[t * batch * k..(t + 1) * batch * k];
+            let u = &trace.us[t * batch * r..(t + 1) * batch * r];
+            // G with the rows of sentences that had ended by step t zeroed; V = U ⊙ Z_t.
+            for b in 0..batch {
+                let active = t < self.lengths[b];
+                let rows = b * k..(b + 1) * k;
+                if active {
+                    g_active[rows.clone()].copy_from_slice(&g[rows]);
+                } else {
+                    g_active[rows].fill(0.0);
                 }
-                for q in 0..r {
-                    grad_z[offset + q] += dv[q] * u[q];
-                    du[q] = dv[q] * zt[q];
+                let zt = &zv[(b * len + t) * r..(b * len + t + 1) * r];
+                for ((out, &a), &c) in v[b * r..(b + 1) * r]
+                    .iter_mut()
+                    .zip(&u[b * r..(b + 1) * r])
+                    .zip(zt)
+                {
+                    *out = a * c;
                 }
-                // ∂D1 += h_{t−1}ᵀ ∂u; ∂h_{t−1} = ∂u D1ᵀ + g Wᵀ.
-                for i in 0..k {
-                    let row = &d1v[i * r..(i + 1) * r];
-                    if h_prev[i] != 0.0 {
-                        let grad_row = &mut grad_d1[i * r..(i + 1) * r];
-                        for q in 0..r {
-                            grad_row[q] += h_prev[i] * du[q];
-                        }
-                    }
-                    g_prev[i] = row.iter().zip(&du).map(|(&a, &c)| a * c).sum();
-                }
-                for &(from, to) in &self.wildcard {
-                    g_prev[from] += g[to];
-                }
-                std::mem::swap(&mut g, &mut g_prev);
             }
+            let g_view = View::row_major(&g_active, batch, k);
+            // ∂V = G D2; ∂D2 += Gᵀ V.
+            matmul(&mut dv, g_view, View::row_major(&d2v, k, r), false);
+            matmul(
+                &mut grad_d2,
+                g_view.t(),
+                View::row_major(&v, batch, r),
+                true,
+            );
+            // ∂Z_t = ∂V ⊙ U; ∂U = ∂V ⊙ Z_t.
+            for b in 0..batch {
+                let offset = (b * len + t) * r;
+                for q in 0..r {
+                    let i = b * r + q;
+                    grad_z[offset + q] += dv[i] * u[i];
+                    du[i] = dv[i] * zv[offset + q];
+                }
+            }
+            // ∂D1 += H_{t−1}ᵀ ∂U; ∂H_{t−1} = ∂U D1ᵀ + G Wᵀ.
+            let du_view = View::row_major(&du, batch, r);
+            matmul(
+                &mut grad_d1,
+                View::row_major(h_prev, batch, k).t(),
+                du_view,
+                true,
+            );
+            matmul(&mut g_prev, du_view, View::row_major(&d1v, k, r).t(), false);
+            for b in 0..batch {
+                let rows = b * k..(b + 1) * k;
+                if t < self.lengths[b] {
+                    let (g_prev, g_active) = (&mut g_prev[rows.clone()], &g_active[rows]);
+                    for &(from, to) in &self.wildcard {
+                        g_prev[from] += g_active[to];
+                    }
+                } else {
+                    g_prev[rows.clone()].copy_from_slice(&g[rows]);
+                }
+            }
+            std::mem::swap(&mut g, &mut g_prev);
         }
         let device = z.device();
         Ok((

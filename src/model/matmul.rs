@@ -1,0 +1,145 @@
+//! Small dense matrix products for the fused kernels, through the `gemm` crate (the one
+//! candle's CPU backend uses), behind a safe, bounds-checked interface: a [`View`] is a
+//! matrix over a slice with any row and column strides, so transposes cost nothing.
+
+/// A read-only matrix over a slice: element (i, j) is `data[i·row_stride + j·col_stride]`.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a> {
+    data: &'a [f32],
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    col_stride: usize,
+}
+
+impl<'a> View<'a> {
+    /// The row-major [rows, cols] matrix at the start of `data`.
+    pub(crate) fn row_major(data: &'a [f32], rows: usize, cols: usize) -> View<'a> {
+        View::strided(data, rows, cols, cols, 1)
+    }
+
+    /// A matrix with explicit strides; panics if it reaches past `data`.
+    pub(crate) fn strided(
+        data: &'a [f32],
+        rows: usize,
+        cols: usize,
+        row_stride: usize,
+        col_stride: usize,
+    ) -> View<'a> {
+        if rows > 0 && cols > 0 {
+            let last = (rows - 1) * row_stride + (cols - 1) * col_stride;
+            assert!(last < data.len(), "matrix view past its slice");
+        }
+        View {
+            data,
+            rows,
+            cols,
+            row_stride,
+            col_stride,
+        }
+    }
+
+    /// The transpose, sharing the data.
+    pub(crate) fn t(self) -> View<'a> {
+        View {
+            data: self.data,
+            rows: self.cols,
+            cols: self.rows,
+            row_stride: self.col_stride,
+            col_stride: self.row_stride,
+        }
+    }
+}
+
+/// `out = a·b` (or `out += a·b` with `accumulate`), `out` row-major [a.rows, b.cols],
+/// single-threaded. Panics on mismatched shapes.
+pub(crate) fn matmul(out: &mut [f32], a: View, b: View, accumulate: bool) {
+    assert_eq!(a.cols, b.rows, "matmul: inner dimensions differ");
+    let (m, n, k) = (a.rows, b.cols, a.cols);
+    assert!(out.len() >= m * n, "matmul: output too small");
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            out[..m * n].fill(0.0);
+        }
+        return;
+    }
+    // SAFETY: every index the product touches is inside its slice: `View::strided` checked
+    // the last element of `a` and `b`, and `out` holds m·n elements, row-major.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            out.as_mut_ptr(),
+            1,
+            n as isize,
+            accumulate,
+            a.data.as_ptr(),
+            a.col_stride as isize,
+            a.row_stride as isize,
+            b.data.as_ptr(),
+            b.col_stride as isize,
+            b.row_stride as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn products_with_transposes_and_strides_match_the_definition() {
+        let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let b = [1.0, 0.5, -1.0, 2.0, 0.0, 1.0];
+        // a [2,3] · (b as [2,3])ᵀ [3,2] = [2,2]
+        let mut out = [0.0; 4];
+        matmul(
+            &mut out,
+            View::row_major(&a, 2, 3),
+            View::row_major(&b, 2, 3).t(),
+            false,
+        );
+        assert_eq!(
+            out,
+            [
+                1.0 + 1.0 - 3.0,
+                2.0 + 0.0 + 3.0,
+                4.0 + 2.5 - 6.0,
+                8.0 + 0.0 + 6.0
+            ]
+        );
+        matmul(
+            &mut out,
+            View::row_major(&a, 2, 3),
+            View::row_major(&b, 2, 3).t(),
+            true,
+        );
+        assert_eq!(out, [-2.0, 10.0, 1.0, 28.0]);
+        // Every other row of a 4-row matrix: rows 0 and 2 of [[1,2],[9,9],[3,4],[9,9]].
+        let c = [1.0, 2.0, 9.0, 9.0, 3.0, 4.0, 9.0, 9.0];
+        let identity = [1.0, 0.0, 0.0, 1.0];
+        matmul(
+            &mut out,
+            View::strided(&c, 2, 2, 4, 1),
+            View::row_major(&identity, 2, 2),
+            false,
+        );
+        assert_eq!(out, [1.0, 2.0, 3.0, 4.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "past its slice")]
+    fn a_view_past_its_slice_is_refused() {
+        View::strided(&[0.0; 4], 2, 2, 3, 1);
+    }
+}
