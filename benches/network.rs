@@ -1,11 +1,17 @@
 //! The FA-RNN's costs outside training: compiling a rules file to its untrained network
 //! (front end, weighted automaton, exact decomposition, tensors), and scoring one
-//! 20-token sentence (batch of one, forward scoring, fused recurrence). Targets
-//! (docs/performance.md): one-sentence scoring ≤ 30 µs at the reference's model sizes.
+//! 20-token sentence (tokenization, batch of one, forward scoring, fused recurrence) with
+//! word embeddings mixed in (β = 0.7, D = 50, a vocabulary of every train and dev word,
+//! as `rulelens train --embeddings` builds it; the vectors are seeded pseudo-random ones
+//! in GloVe format, so that the benchmark needs nothing outside the repository).
+//! Targets and results: docs/performance.md.
 
 use candle_core::Device;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rulelens::model::{Batch, FaRnn, Scoring, WeightedAutomaton, decompose};
+use rulelens::model::{
+    Batch, FaRnn, Scoring, SplitMix64, Vocabulary, WeightedAutomaton, WordInput, decompose,
+    read_glove, vocabulary,
+};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
 use std::hint::black_box;
@@ -16,7 +22,7 @@ fn rules_text(name: &str) -> String {
     std::fs::read_to_string(path).expect("bundled example")
 }
 
-fn network(text: &str) -> (RulesFile, FaRnn) {
+fn network(text: &str, words: Option<&WordInput>) -> (RulesFile, FaRnn) {
     let file = RulesFile::analyze(
         SourceText::from_bytes(text.as_bytes()),
         None,
@@ -28,7 +34,7 @@ fn network(text: &str) -> (RulesFile, FaRnn) {
         &file.system,
         &automaton,
         &exact,
-        None,
+        words,
         Scoring::Forward,
         &Device::Cpu,
     )
@@ -36,12 +42,51 @@ fn network(text: &str) -> (RulesFile, FaRnn) {
     (file, net)
 }
 
+/// The word input `rulelens train --embeddings F --beta 0.7` would build for a bundled
+/// example, with seeded 50-dimensional vectors for its words.
+fn word_input(name: &str, text: &str) -> WordInput {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}"));
+    let file = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &Default::default(),
+    );
+    let corpora: Vec<_> = ["train.tsv", "dev.tsv"]
+        .iter()
+        .map(|f| {
+            rulelens::corpus::read_file(&root.join(f))
+                .expect("bundled corpus")
+                .examples
+        })
+        .collect();
+    let vocabulary: Vocabulary = vocabulary(&file.system, corpora.iter().map(Vec::as_slice));
+    let mut rng = SplitMix64::new(7);
+    let mut glove = String::new();
+    for word in vocabulary.words().iter().skip(1) {
+        glove.push_str(word);
+        for _ in 0..50 {
+            glove.push_str(&format!(" {:.4}", rng.next_f64() - 0.5));
+        }
+        glove.push('\n');
+    }
+    let path =
+        std::env::temp_dir().join(format!("rulelens-bench-{name}-{}.txt", std::process::id()));
+    std::fs::write(&path, glove).expect("temporary vectors");
+    let vectors = read_glove(&path, &vocabulary).expect("vectors");
+    std::fs::remove_file(&path).ok();
+    WordInput {
+        vocabulary,
+        vectors,
+        beta: 0.7,
+    }
+}
+
 fn compile_to_network(c: &mut Criterion) {
     let mut group = c.benchmark_group("compile-to-network");
     for name in ["sms", "trec"] {
         let text = rules_text(name);
         group.bench_with_input(BenchmarkId::from_parameter(name), &text, |b, text| {
-            b.iter(|| network(black_box(text)))
+            b.iter(|| network(black_box(text), None))
         });
     }
     group.finish();
@@ -51,12 +96,18 @@ fn score_one_sentence(c: &mut Criterion) {
     let mut group = c.benchmark_group("score-20-tokens");
     let sentence = "you have won a guaranteed cash prize call now to claim it before the offer ends tonight ok ? !";
     for name in ["sms", "trec"] {
-        let (file, net) = network(&rules_text(name));
+        let text = rules_text(name);
+        let words = word_input(name, &text);
+        let (file, net) = network(&text, Some(&words));
         group.bench_function(BenchmarkId::from_parameter(name), |b| {
             b.iter(|| {
-                let batch =
-                    Batch::from_texts(&file.system, None, &[black_box(sentence)], &Device::Cpu)
-                        .expect("batch");
+                let batch = Batch::from_texts(
+                    &file.system,
+                    Some(&words.vocabulary),
+                    &[black_box(sentence)],
+                    &Device::Cpu,
+                )
+                .expect("batch");
                 net.forward(&batch).expect("forward")
             })
         });

@@ -472,11 +472,11 @@ impl FaRnn {
     pub fn final_states(&self, batch: &Batch) -> Result<Tensor> {
         let z = self.token_vectors(batch)?;
         if self.scoring == Scoring::Forward && self.gates.is_none() && z.device().is_cpu() {
-            let recurrence = Recurrence {
-                start: self.start.flatten_all()?.to_vec1()?,
-                wildcard: self.wildcard_edges.clone(),
-                lengths: batch.lengths.clone(),
-            };
+            let recurrence = Recurrence::new(
+                self.start.flatten_all()?.to_vec1()?,
+                self.wildcard_edges.clone(),
+                batch.lengths.clone(),
+            );
             return z.apply_op3(self.d1.as_tensor(), self.d2.as_tensor(), recurrence);
         }
         self.final_states_unfused(&z, &batch.mask)

@@ -6,8 +6,8 @@
 //! step is two matrix products over the whole batch (`matmul.rs`: [B, K]·[K, r] and
 //! [B, r]·[r, K]), an elementwise product and a gather over the wildcard matrix's nonzeros
 //! (W is 0/1 with at most one nonzero per row). A sentence that has ended keeps its state.
-//! The backward pass recomputes the forward states and runs back-propagation through time
-//! over the batch: with G = ∂L/∂H_t (rows of ended sentences zeroed), U = H_{t−1} D1 and
+//! The backward pass takes the forward pass's states (kept in the operation) and runs
+//! back-propagation through time over the batch: with G = ∂L/∂H_t (rows of ended sentences zeroed), U = H_{t−1} D1 and
 //! V = U ⊙ Z_t, ∂V = G D2, ∂D2 += Gᵀ V, ∂Z_t = ∂V ⊙ U, ∂U = ∂V ⊙ Z_t, ∂D1 += H_{t−1}ᵀ ∂U,
 //! ∂H_{t−1} = ∂U D1ᵀ + G Wᵀ (and, for an ended sentence, ∂H_{t−1} = ∂H_t).
 //! O(B · L · K · r) time each way, O(L · B · (K + r)) memory.
@@ -15,17 +15,21 @@
 
 use super::matmul::{View, matmul};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
+use std::sync::Mutex;
 
 /// The fused recurrence for one batch; the tensors it applies to are (z [B, L, r],
-/// D1 [K, r], D2 [K, r]) and its result is h_N [B, K].
-#[derive(Debug, Clone)]
+/// D1 [K, r], D2 [K, r]) and its result is h_N [B, K]. Build it with [`Recurrence::new`].
+#[derive(Debug)]
 pub(crate) struct Recurrence {
     /// h₀, length K.
-    pub(crate) start: Vec<f32>,
+    start: Vec<f32>,
     /// The wildcard matrix's nonzero edges (from, to), all of weight 1.
-    pub(crate) wildcard: Vec<(usize, usize)>,
+    wildcard: Vec<(usize, usize)>,
     /// Each sentence's length (≤ L).
-    pub(crate) lengths: Vec<usize>,
+    lengths: Vec<usize>,
+    /// The forward pass's states, kept for the backward pass (which otherwise recomputes
+    /// them); the backward pass gets the same tensors the forward pass got.
+    kept: Mutex<Option<Trace>>,
 }
 
 fn contiguous<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
@@ -53,6 +57,7 @@ struct Dims {
 
 /// The forward pass over a batch: `hs` [steps + 1, B, K] (block t is H_t) and `us`
 /// [steps, B, r] (block t is H_t D1), where `steps` is the longest length.
+#[derive(Debug)]
 struct Trace {
     steps: usize,
     hs: Vec<f32>,
@@ -60,6 +65,15 @@ struct Trace {
 }
 
 impl Recurrence {
+    pub(crate) fn new(start: Vec<f32>, wildcard: Vec<(usize, usize)>, lengths: Vec<usize>) -> Self {
+        Recurrence {
+            start,
+            wildcard,
+            lengths,
+            kept: Mutex::new(None),
+        }
+    }
+
     fn batch(&self) -> usize {
         self.lengths.len()
     }
@@ -152,6 +166,9 @@ impl CustomOp3 for Recurrence {
         }
         let trace = self.trace(dims, z, Factors { d1, d2 });
         let out = trace.hs[trace.steps * batch * states..].to_vec();
+        if let Ok(mut kept) = self.kept.lock() {
+            *kept = Some(trace);
+        }
         Ok((CpuStorage::F32(out), Shape::from((batch, states))))
     }
 
@@ -180,7 +197,8 @@ impl CustomOp3 for Recurrence {
         let mut grad_z = vec![0f32; zv.len()];
         let mut grad_d1 = vec![0f32; d1v.len()];
         let mut grad_d2 = vec![0f32; d2v.len()];
-        let trace = self.trace(dims, &zv, Factors { d1: &d1v, d2: &d2v });
+        let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
+        let trace = kept.unwrap_or_else(|| self.trace(dims, &zv, Factors { d1: &d1v, d2: &d2v }));
         let mut g = gv;
         let mut g_active = vec![0f32; batch * k];
         let mut g_prev = vec![0f32; batch * k];
