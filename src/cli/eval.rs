@@ -60,29 +60,21 @@ pub fn load_model(
         }
     }
     let beta = manifest.embeddings.as_ref().map(|e| e.beta);
-    let net: Box<dyn Network> = if manifest.model.is_bidirectional() {
+    let built: candle_core::Result<Box<dyn Network>> = if manifest.model.is_bidirectional() {
         let (reversed, _) =
             compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
-        Box::new(
-            BiFaRnn::from_tensors(&rules.system, &reversed, chosen, scoring, beta).with_context(
-                || {
-                    format!(
-                        "{}: the checkpoint does not fit its rules file",
-                        model_dir.display()
-                    )
-                },
-            )?,
-        )
+        BiFaRnn::from_tensors(&rules.system, &reversed, chosen, scoring, beta)
+            .map(|net| Box::new(net) as Box<dyn Network>)
     } else {
-        Box::new(
-            FaRnn::from_tensors(&rules.system, chosen, scoring, beta).with_context(|| {
-                format!(
-                    "{}: the checkpoint does not fit its rules file",
-                    model_dir.display()
-                )
-            })?,
-        )
+        FaRnn::from_tensors(&rules.system, chosen, scoring, beta)
+            .map(|net| Box::new(net) as Box<dyn Network>)
     };
+    let net = built.with_context(|| {
+        format!(
+            "{}: the checkpoint does not fit its rules file",
+            model_dir.display()
+        )
+    })?;
     let gated = net
         .directions()
         .iter()
