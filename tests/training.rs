@@ -119,6 +119,39 @@ fn training_is_reproducible_from_its_seed() {
     assert_ne!(tensor_values(&a, "g"), tensor_values(&c, "g"));
 }
 
+#[test]
+fn a_batch_with_a_non_finite_loss_updates_nothing() {
+    let setup = setup(0.5);
+    let net = network(&setup);
+    let g = net.trainable()[2].clone();
+    assert_eq!(g.dims2().unwrap().0, 6, "the third parameter is G");
+    // G maps word vectors into the rules' space: a NaN in it poisons every sentence's loss.
+    let mut values: Vec<f32> = g.flatten_all().unwrap().to_vec1().unwrap();
+    values[0] = f32::NAN;
+    g.set(&Tensor::from_vec(values, g.shape(), &Device::Cpu).unwrap())
+        .unwrap();
+    let d1_before = tensor_values(&net, "d1");
+    let config = TrainConfig {
+        epochs: 2,
+        ..TrainConfig::default()
+    };
+    let report = train(
+        &net,
+        &setup.train,
+        &setup.dev,
+        &config,
+        &Device::Cpu,
+        &mut |_| {},
+        &|| false,
+    )
+    .unwrap();
+    let batches = setup.train.len().div_ceil(config.batch_size);
+    for epoch in &report.history[1..] {
+        assert_eq!(epoch.skipped_batches, batches, "{epoch:?}");
+    }
+    assert_eq!(tensor_values(&net, "d1"), d1_before);
+}
+
 fn manifest(setup: &Setup) -> checkpoint::Manifest {
     let rules_bytes = std::fs::read(fixture("tiny.rules")).unwrap();
     checkpoint::Manifest {

@@ -228,12 +228,16 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     };
     let mut on_epoch = |report: &EpochReport| {
         let line = format!(
-            "loss {}  dev accuracy {:.2}%{}",
+            "loss {}  dev accuracy {:.2}%{}{}",
             report
                 .loss
                 .map_or_else(|| "-".to_string(), |l| format!("{l:.4}")),
             100.0 * report.dev_accuracy,
-            if report.best { " (best)" } else { "" }
+            if report.best { " (best)" } else { "" },
+            match report.skipped_batches {
+                0 => String::new(),
+                n => format!("  ({n} batches skipped: loss not finite)"),
+            }
         );
         match &progress {
             Some(bar) => {

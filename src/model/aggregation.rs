@@ -4,7 +4,7 @@
 //!
 //! Łukasiewicz logic on scores clamped to [0, 1]: `!a = 1 − a`, `a & b = max(0, a + b − 1)`,
 //! `a | b = min(1, a + b)`; each is exact on 0/1 inputs and piecewise linear elsewhere. The
-//! clamps' gradients leak (slope [`LEAK`] outside their range), so that no score is ever
+//! clamps' gradients leak (slope [`super::LEAK`] outside their range), so that no score is ever
 //! cut off from the gradient, while their values stay exact clamps, so that a label with
 //! several matching rules is no truer than one with a single rule and priority still
 //! decides. A label's truth f_c is the OR of its rules.
@@ -14,6 +14,7 @@
 //! loses to every true one. The reference code's aggregation is a frozen linear layer
 //! (papers-brief §1.9); a linear layer cannot express `&`, `!` or priority exactly.
 
+use super::leaky_clamp::leaky_clamp;
 use crate::automata::RuleSystem;
 use crate::syntax::{Formula, LabelId};
 use candle_core::{Result, Tensor};
@@ -22,8 +23,6 @@ use candle_core::{Result, Tensor};
 pub const PRIORITY_STEP: f64 = 0.01;
 /// The smallest logit of the default label: above every false label, below every true one.
 pub const DEFAULT_LOGIT: f64 = 0.5;
-/// The slope of the soft-logic clamps outside their range (see [`leaky_clamp`]).
-pub const LEAK: f64 = 0.01;
 
 /// Label formulas and priorities, turned into tensor operations.
 #[derive(Debug, Clone)]
@@ -72,17 +71,6 @@ impl Aggregation {
     }
 }
 
-/// `clamp(x, low, high)` in value, with gradient `LEAK` (instead of 0) outside the range, so
-/// that a score pushed out of range by training still gets a gradient back. The value must
-/// stay the exact clamp: a leaking value would let an OR of three matching rules (1.02)
-/// outweigh a higher-priority label's single rule (weights differ by PRIORITY_STEP).
-fn leaky_clamp(x: &Tensor, low: f64, high: f64) -> Result<Tensor> {
-    let clamped = x.clamp(low as f32, high as f32)?;
-    let leak = (x - &clamped)?.affine(LEAK, 0.0)?;
-    // `leak − detach(leak)` is exactly 0 in value and has the leak's gradient.
-    clamped + (&leak - leak.detach())?
-}
-
 /// A formula's soft truth, [batch], from clamped pattern scores [batch, n_patterns].
 fn truth(formula: &Formula, scores: &Tensor, batch: usize) -> Result<Tensor> {
     let constant = |value: f32| Tensor::full(value, batch, scores.device());
@@ -115,7 +103,7 @@ fn truth(formula: &Formula, scores: &Tensor, batch: usize) -> Result<Tensor> {
 mod tests {
     use super::*;
     use crate::syntax::PatternId;
-    use candle_core::{Device, Var};
+    use candle_core::Device;
 
     fn pattern(i: u32) -> Formula {
         Formula::Pattern(PatternId(i))
@@ -143,15 +131,5 @@ mod tests {
         assert!(logits[0] > logits[1], "{logits:?}");
         assert!(logits[1] > logits[2], "{logits:?}");
         assert_eq!(logits[2], DEFAULT_LOGIT as f32);
-    }
-
-    #[test]
-    fn clamps_are_exact_in_value_and_leak_in_gradient() {
-        let x = Var::new(&[-0.5f32, 0.5, 1.5], &Device::Cpu).unwrap();
-        let y = leaky_clamp(x.as_tensor(), 0.0, 1.0).unwrap();
-        assert_eq!(y.to_vec1::<f32>().unwrap(), [0.0, 0.5, 1.0]);
-        let grads = y.sum_all().unwrap().backward().unwrap();
-        let dx: Vec<f32> = grads.get(x.as_tensor()).unwrap().to_vec1().unwrap();
-        assert_eq!(dx, [LEAK as f32, 1.0, LEAK as f32]);
     }
 }

@@ -11,6 +11,11 @@
 //! - Viterbi (max-product): `h_t[j] = max_i h_{t−1}[i] · T(z)[i, j]` with
 //!   `T(z) = D1 diag(z) D2ᵀ + W`.
 //!
+//! Every step's state is clamped to [−[`STATE_BOUND`], `STATE_BOUND`] (exact in value,
+//! leaking in gradient, `leaky_clamp.rs`): on the rules' own network states are 0 or 1, so
+//! the clamp changes nothing there, while a trained network's sum-product scores would
+//! otherwise grow geometrically with sentence length (SMS messages run to 190 tokens) until
+//! they overflow (the reference code cuts sentences at 30 tokens, papers-brief §1.12).
 //! After the last token of each sentence, pattern scores `h_N α∞` go through the
 //! aggregation layer. Padding is masked: a padded position leaves the state unchanged.
 //! With an exact decomposition and β = 1 the network computes, on every sentence, exactly
@@ -26,6 +31,7 @@ use super::batch::Batch;
 use super::decompose::Decomposition;
 use super::embeddings::{Vocabulary, WordVectors};
 use super::gates::Gates;
+use super::leaky_clamp::leaky_clamp;
 use super::recurrence::Recurrence;
 use super::weighted::WeightedAutomaton;
 use crate::automata::RuleSystem;
@@ -106,6 +112,9 @@ pub struct FaRnn {
     aggregation: Aggregation,
     scoring: Scoring,
 }
+
+/// The bound on every state of the recurrence: |h_t[i]| ≤ `STATE_BOUND` after each step.
+pub const STATE_BOUND: f64 = 1.0;
 
 fn matrix(m: &DMatrix<f64>, device: &Device) -> Result<Tensor> {
     // nalgebra is column-major; candle wants rows.
@@ -513,6 +522,7 @@ impl FaRnn {
                 Some(gates) => gates.step(&h, &start, &z, step)?,
                 None => step(&h)?,
             };
+            let next = leaky_clamp(&next, -STATE_BOUND, STATE_BOUND)?;
             let m = mask.narrow(1, t, 1)?.to_dtype(DType::F32)?;
             h = (next.broadcast_mul(&m)? + h.broadcast_mul(&m.affine(-1.0, 1.0)?)?)?;
         }
@@ -620,13 +630,15 @@ mod tests {
         assert!(max_difference(&restored.final_states(&batch).unwrap(), &b) < 1e-6);
     }
 
-    #[test]
-    fn fused_recurrence_matches_the_unfused_one_with_gradients() {
-        let (net, batch) = network();
-        let z = net.token_vectors(&batch).unwrap();
-        let fused = net.final_states(&batch).unwrap();
+    /// The fused recurrence's states and gradients equal the chain of tensor operations'.
+    fn assert_fused_matches_unfused(net: &FaRnn, batch: &Batch) -> Tensor {
+        let z = net.token_vectors(batch).unwrap();
+        let fused = net.final_states(batch).unwrap();
         let unfused = net.final_states_unfused(&z, &batch.mask).unwrap();
-        assert!(max_difference(&fused, &unfused) < 1e-5);
+        assert!(
+            max_difference(&fused, &unfused) < 1e-5,
+            "{fused}\n{unfused}"
+        );
 
         let weights = Tensor::arange(0f32, fused.elem_count() as f32, &Device::Cpu)
             .unwrap()
@@ -634,7 +646,7 @@ mod tests {
             .unwrap()
             .affine(0.1, -0.3)
             .unwrap();
-        let grads_fused = (fused * &weights)
+        let grads_fused = (&fused * &weights)
             .unwrap()
             .sum_all()
             .unwrap()
@@ -654,5 +666,30 @@ mod tests {
             );
             assert!(max_difference(a, b) < 1e-4, "{a}\n{b}");
         }
+        fused
+    }
+
+    #[test]
+    fn fused_recurrence_matches_the_unfused_one_with_gradients() {
+        let (net, batch) = network();
+        assert_fused_matches_unfused(&net, &batch);
+    }
+
+    #[test]
+    fn states_are_bounded_and_the_bound_is_the_same_in_both_recurrences() {
+        let (net, batch) = network();
+        // Factors three times too large: unbounded, the states would grow as 9^t.
+        for var in [&net.d1, &net.d2] {
+            var.set(&var.as_tensor().affine(3.0, 0.0).unwrap()).unwrap();
+        }
+        let states = assert_fused_matches_unfused(&net, &batch);
+        let largest: f32 = states
+            .abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar()
+            .unwrap();
+        assert_eq!(largest, STATE_BOUND as f32, "{states}");
     }
 }

@@ -11,6 +11,7 @@ pub mod decompose;
 mod embeddings;
 mod fa_rnn;
 mod gates;
+mod leaky_clamp;
 mod matmul;
 mod network;
 mod recurrence;
@@ -23,8 +24,9 @@ pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use build::{MAX_EXACT_RANK, RankChoice, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
 pub use embeddings::{EmbeddingsError, Vocabulary, WordVectors, read_glove};
-pub use fa_rnn::{FaRnn, PlainNetwork, Scoring, TokenVector, WordInput};
+pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, Scoring, TokenVector, WordInput};
 pub use gates::{GATE_BIAS, GATE_SLOPE};
+pub use leaky_clamp::LEAK;
 pub use network::Network;
 pub use rng::SplitMix64;
 pub use train::{

@@ -1,18 +1,22 @@
 //! The FA-RNN forward recurrence as one fused operation with its own backward pass.
 //!
-//! `h_t = ((h_{t−1} D1) ⊙ z_t) D2ᵀ + h_{t−1} W` for every sentence of a batch, run to each
-//! sentence's own length, returning the final states. As a chain of small tensor
+//! `h_t = clamp(((h_{t−1} D1) ⊙ z_t) D2ᵀ + h_{t−1} W, −b, b)` for every sentence of a batch
+//! (b = [`STATE_BOUND`], the clamp leaking [`LEAK`] in gradient as in `leaky_clamp.rs`), run
+//! to each sentence's own length, returning the final states. As a chain of small tensor
 //! operations each step costs several dispatches, which dominate at these sizes; here a
 //! step is two matrix products over the whole batch (`matmul.rs`: [B, K]·[K, r] and
 //! [B, r]·[r, K]), an elementwise product and a gather over the wildcard matrix's nonzeros
 //! (W is 0/1 with at most one nonzero per row). A sentence that has ended keeps its state.
 //! The backward pass takes the forward pass's states (kept in the operation) and runs
-//! back-propagation through time over the batch: with G = ∂L/∂H_t (rows of ended sentences zeroed), U = H_{t−1} D1 and
+//! back-propagation through time over the batch: with G = ∂L/∂H_t before the clamp (rows of
+//! ended sentences zeroed, entries the clamp cut off scaled by LEAK), U = H_{t−1} D1 and
 //! V = U ⊙ Z_t, ∂V = G D2, ∂D2 += Gᵀ V, ∂Z_t = ∂V ⊙ U, ∂U = ∂V ⊙ Z_t, ∂D1 += H_{t−1}ᵀ ∂U,
 //! ∂H_{t−1} = ∂U D1ᵀ + G Wᵀ (and, for an ended sentence, ∂H_{t−1} = ∂H_t).
 //! O(B · L · K · r) time each way, O(L · B · (K + r)) memory.
 //! CPU only: on other devices the model uses the unfused path.
 
+use super::fa_rnn::STATE_BOUND;
+use super::leaky_clamp::LEAK;
 use super::matmul::{View, matmul};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::sync::Mutex;
@@ -55,13 +59,15 @@ struct Dims {
     states: usize,
 }
 
-/// The forward pass over a batch: `hs` [steps + 1, B, K] (block t is H_t) and `us`
-/// [steps, B, r] (block t is H_t D1), where `steps` is the longest length.
+/// The forward pass over a batch: `hs` [steps + 1, B, K] (block t is H_t), `us`
+/// [steps, B, r] (block t is H_t D1) and `clamped` [steps, B, K] (block t says which
+/// entries of H_{t+1} the clamp cut off), where `steps` is the longest length.
 #[derive(Debug)]
 struct Trace {
     steps: usize,
     hs: Vec<f32>,
     us: Vec<f32>,
+    clamped: Vec<bool>,
 }
 
 impl Recurrence {
@@ -89,6 +95,8 @@ impl Recurrence {
             .min(dims.len);
         let mut hs = vec![0f32; (steps + 1) * batch * k];
         let mut us = vec![0f32; steps * batch * r];
+        let mut clamped = vec![false; steps * batch * k];
+        let bound = STATE_BOUND as f32;
         let mut v = vec![0f32; batch * r];
         for h in hs[..batch * k].chunks_exact_mut(k) {
             h.copy_from_slice(&self.start);
@@ -126,12 +134,22 @@ impl Recurrence {
                     for &(from, to) in &self.wildcard {
                         next[to] += h[from];
                     }
+                    let cut = &mut clamped[(t * batch + b) * k..(t * batch + b + 1) * k];
+                    for (x, cut) in next.iter_mut().zip(cut) {
+                        *cut = x.abs() > bound;
+                        *x = x.clamp(-bound, bound);
+                    }
                 } else {
                     next.copy_from_slice(h);
                 }
             }
         }
-        Trace { steps, hs, us }
+        Trace {
+            steps,
+            hs,
+            us,
+            clamped,
+        }
     }
 }
 
@@ -210,12 +228,18 @@ impl CustomOp3 for Recurrence {
         for t in (0..trace.steps).rev() {
             let h_prev = &trace.hs[t * batch * k..(t + 1) * batch * k];
             let u = &trace.us[t * batch * r..(t + 1) * batch * r];
-            // G with the rows of sentences that had ended by step t zeroed; V = U ⊙ Z_t.
+            // G before the clamp, with the rows of sentences that had ended by step t zeroed;
+            // V = U ⊙ Z_t.
             for b in 0..batch {
                 let active = t < self.lengths[b];
                 let rows = b * k..(b + 1) * k;
                 if active {
-                    g_active[rows.clone()].copy_from_slice(&g[rows]);
+                    let cut = &trace.clamped[(t * batch + b) * k..(t * batch + b + 1) * k];
+                    for ((out, &g), &cut) in
+                        g_active[rows.clone()].iter_mut().zip(&g[rows]).zip(cut)
+                    {
+                        *out = if cut { g * LEAK as f32 } else { g };
+                    }
                 } else {
                     g_active[rows].fill(0.0);
                 }

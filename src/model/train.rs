@@ -10,6 +10,9 @@
 //! - The untrained network is the first candidate; after each epoch the dev accuracy is
 //!   measured and the best parameters are kept; training stops after `patience` epochs
 //!   without a strictly better dev accuracy, and the best parameters are restored.
+//! - A batch whose loss is not finite (a diverging network) updates nothing and is
+//!   counted in [`EpochReport::skipped_batches`]; the clamped states of `fa_rnn.rs` keep
+//!   this from happening in practice.
 //! - Runs are reproducible: the same seed, data and configuration give the same weights.
 //! - [`train`] checks `cancelled` between batches and returns [`TrainError::Cancelled`].
 //! - Low-resource subsets ([`evenly_spaced`]) take the evenly spaced indices ⌊i·n/m⌋, as the
@@ -75,8 +78,10 @@ pub struct LabeledSentence {
 pub struct EpochReport {
     /// 0 is the untrained network.
     pub epoch: usize,
-    /// Mean training loss of the epoch (`None` for epoch 0).
+    /// Mean training loss of the epoch's updates (`None` for epoch 0).
     pub loss: Option<f64>,
+    /// Batches whose loss was not finite, and so updated nothing.
+    pub skipped_batches: usize,
     pub dev_accuracy: f64,
     /// Whether this epoch's parameters are the best so far.
     pub best: bool,
@@ -214,6 +219,7 @@ pub fn train(
     let initial = EpochReport {
         epoch: 0,
         loss: None,
+        skipped_batches: 0,
         dev_accuracy: accuracy(net, dev_data, 256, device)?,
         best: true,
         seconds: 0.0,
@@ -223,7 +229,7 @@ pub fn train(
     let mut history = vec![initial];
     for epoch in 1..=config.epochs {
         let started = std::time::Instant::now();
-        let (mut loss_sum, mut n_sentences) = (0.0, 0usize);
+        let (mut loss_sum, mut n_sentences, mut skipped_batches) = (0.0, 0usize, 0usize);
         for indices in epoch_batches(train_data, config.batch_size.max(1), &mut rng) {
             if cancelled() {
                 return Err(TrainError::Cancelled);
@@ -235,8 +241,13 @@ pub fn train(
             let logits = net.logits(&batch)?.affine(config.logit_scale, 0.0)?;
             let targets = Tensor::new(labels.as_slice(), device)?;
             let loss = candle_nn::loss::cross_entropy(&logits, &targets)?;
+            let value = f64::from(loss.to_scalar::<f32>()?);
+            if !value.is_finite() {
+                skipped_batches += 1;
+                continue;
+            }
             optimizer.backward_step(&loss)?;
-            loss_sum += f64::from(loss.to_scalar::<f32>()?) * indices.len() as f64;
+            loss_sum += value * indices.len() as f64;
             n_sentences += indices.len();
         }
         let seconds = started.elapsed().as_secs_f64();
@@ -248,6 +259,7 @@ pub fn train(
         let report = EpochReport {
             epoch,
             loss: Some(loss_sum / n_sentences.max(1) as f64),
+            skipped_batches,
             dev_accuracy,
             best: improved,
             seconds,
