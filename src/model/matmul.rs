@@ -1,6 +1,8 @@
-//! Small dense matrix products for the fused kernels, through the `gemm` crate (the one
-//! candle's CPU backend uses), behind a safe, bounds-checked interface: a [`View`] is a
-//! matrix over a slice with any row and column strides, so transposes cost nothing.
+//! Small dense matrix products for the fused kernels, through `matrixmultiply` (already
+//! under nalgebra; its AVX-512 kernels, chosen at run time, work on stable Rust, where the
+//! `gemm` crate that candle uses has only AVX2 ones), behind a safe, bounds-checked
+//! interface: a [`View`] is a matrix over a slice with any row and column strides.
+//! Products run fastest when the right operand's rows are contiguous ([`transposed`]).
 
 /// A read-only matrix over a slice: element (i, j) is `data[i·row_stride + j·col_stride]`.
 #[derive(Clone, Copy)]
@@ -69,28 +71,36 @@ pub(crate) fn matmul(out: &mut [f32], a: View, b: View, accumulate: bool) {
     // SAFETY: every index the product touches is inside its slice: `View::strided` checked
     // the last element of `a` and `b`, and `out` holds m·n elements, row-major.
     unsafe {
-        gemm::gemm(
+        matrixmultiply::sgemm(
             m,
-            n,
             k,
-            out.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
+            n,
+            1.0,
             a.data.as_ptr(),
-            a.col_stride as isize,
             a.row_stride as isize,
+            a.col_stride as isize,
             b.data.as_ptr(),
-            b.col_stride as isize,
             b.row_stride as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
+            b.col_stride as isize,
+            if accumulate { 1.0 } else { 0.0 },
+            out.as_mut_ptr(),
+            n as isize,
+            1,
         );
     }
+}
+
+/// The row-major transpose [cols, rows] of the row-major [rows, cols] matrix `data`: a
+/// product reads its right operand fastest when that operand's rows are contiguous.
+pub(crate) fn transposed(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {
+    assert_eq!(data.len(), rows * cols, "transposed: not a [{rows}, {cols}] matrix");
+    let mut out = vec![0f32; data.len()];
+    for (i, row) in data.chunks_exact(cols.max(1)).enumerate() {
+        for (j, &x) in row.iter().enumerate() {
+            out[j * rows + i] = x;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -135,6 +145,14 @@ mod tests {
             false,
         );
         assert_eq!(out, [1.0, 2.0, 3.0, 4.0]);
+    }
+
+    #[test]
+    fn transposed_swaps_rows_and_columns() {
+        assert_eq!(
+            transposed(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 2, 3),
+            [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
+        );
     }
 
     #[test]

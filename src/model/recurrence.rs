@@ -11,13 +11,14 @@
 //! back-propagation through time over the batch: with G = ∂L/∂H_t before the clamp (rows of
 //! ended sentences zeroed, entries the clamp cut off scaled by LEAK), U = H_{t−1} D1 and
 //! V = U ⊙ Z_t, ∂V = G D2, ∂D2 += Gᵀ V, ∂Z_t = ∂V ⊙ U, ∂U = ∂V ⊙ Z_t, ∂D1 += H_{t−1}ᵀ ∂U,
-//! ∂H_{t−1} = ∂U D1ᵀ + G Wᵀ (and, for an ended sentence, ∂H_{t−1} = ∂H_t).
+//! ∂H_{t−1} = ∂U D1ᵀ + G Wᵀ (and, for an ended sentence, ∂H_{t−1} = ∂H_t); the two weight
+//! gradients are summed over all steps in one product each, after the loop.
 //! O(B · L · K · r) time each way, O(L · B · (K + r)) memory.
 //! CPU only: on other devices the model uses the unfused path.
 
 use super::fa_rnn::STATE_BOUND;
 use super::leaky_clamp::LEAK;
-use super::matmul::{View, matmul};
+use super::matmul::{View, matmul, transposed};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::sync::Mutex;
 
@@ -98,6 +99,7 @@ impl Recurrence {
         let mut clamped = vec![false; steps * batch * k];
         let bound = STATE_BOUND as f32;
         let mut v = vec![0f32; batch * r];
+        let d2t = transposed(factors.d2, k, r);
         for h in hs[..batch * k].chunks_exact_mut(k) {
             h.copy_from_slice(&self.start);
         }
@@ -125,7 +127,7 @@ impl Recurrence {
             matmul(
                 next,
                 View::row_major(&v, batch, r),
-                View::row_major(factors.d2, k, r).t(),
+                View::row_major(&d2t, r, k),
                 false,
             );
             for b in 0..batch {
@@ -217,31 +219,32 @@ impl CustomOp3 for Recurrence {
         let mut grad_d2 = vec![0f32; d2v.len()];
         let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
         let trace = kept.unwrap_or_else(|| self.trace(dims, &zv, Factors { d1: &d1v, d2: &d2v }));
+        let steps = trace.steps;
+        let d1t = transposed(&d1v, k, r);
+        // Per step: G before the clamp (rows of ended sentences zeroed), V and ∂U; the weight
+        // gradients are one product each over all steps at the end, which runs much closer
+        // to the machine's peak than a product with an inner dimension of B at every step.
+        let mut g_actives = vec![0f32; steps * batch * k];
+        let mut vs = vec![0f32; steps * batch * r];
+        let mut dus = vec![0f32; steps * batch * r];
         let mut g = gv;
-        let mut g_active = vec![0f32; batch * k];
         let mut g_prev = vec![0f32; batch * k];
-        let (mut v, mut dv, mut du) = (
-            vec![0f32; batch * r],
-            vec![0f32; batch * r],
-            vec![0f32; batch * r],
-        );
-        for t in (0..trace.steps).rev() {
-            let h_prev = &trace.hs[t * batch * k..(t + 1) * batch * k];
+        let mut dv = vec![0f32; batch * r];
+        for t in (0..steps).rev() {
             let u = &trace.us[t * batch * r..(t + 1) * batch * r];
+            let g_active = &mut g_actives[t * batch * k..(t + 1) * batch * k];
+            let v = &mut vs[t * batch * r..(t + 1) * batch * r];
             // G before the clamp, with the rows of sentences that had ended by step t zeroed;
             // V = U ⊙ Z_t.
             for b in 0..batch {
-                let active = t < self.lengths[b];
                 let rows = b * k..(b + 1) * k;
-                if active {
+                if t < self.lengths[b] {
                     let cut = &trace.clamped[(t * batch + b) * k..(t * batch + b + 1) * k];
                     for ((out, &g), &cut) in
                         g_active[rows.clone()].iter_mut().zip(&g[rows]).zip(cut)
                     {
                         *out = if cut { g * LEAK as f32 } else { g };
                     }
-                } else {
-                    g_active[rows].fill(0.0);
                 }
                 let zt = &zv[(b * len + t) * r..(b * len + t + 1) * r];
                 for ((out, &a), &c) in v[b * r..(b + 1) * r]
@@ -252,16 +255,16 @@ impl CustomOp3 for Recurrence {
                     *out = a * c;
                 }
             }
-            let g_view = View::row_major(&g_active, batch, k);
-            // ∂V = G D2; ∂D2 += Gᵀ V.
-            matmul(&mut dv, g_view, View::row_major(&d2v, k, r), false);
+            // ∂V = G D2.
+            let g_active = &g_actives[t * batch * k..(t + 1) * batch * k];
             matmul(
-                &mut grad_d2,
-                g_view.t(),
-                View::row_major(&v, batch, r),
-                true,
+                &mut dv,
+                View::row_major(g_active, batch, k),
+                View::row_major(&d2v, k, r),
+                false,
             );
             // ∂Z_t = ∂V ⊙ U; ∂U = ∂V ⊙ Z_t.
+            let du = &mut dus[t * batch * r..(t + 1) * batch * r];
             for b in 0..batch {
                 let offset = (b * len + t) * r;
                 for q in 0..r {
@@ -270,15 +273,13 @@ impl CustomOp3 for Recurrence {
                     du[i] = dv[i] * zv[offset + q];
                 }
             }
-            // ∂D1 += H_{t−1}ᵀ ∂U; ∂H_{t−1} = ∂U D1ᵀ + G Wᵀ.
-            let du_view = View::row_major(&du, batch, r);
+            // ∂H_{t−1} = ∂U D1ᵀ + G Wᵀ.
             matmul(
-                &mut grad_d1,
-                View::row_major(h_prev, batch, k).t(),
-                du_view,
-                true,
+                &mut g_prev,
+                View::row_major(du, batch, r),
+                View::row_major(&d1t, r, k),
+                false,
             );
-            matmul(&mut g_prev, du_view, View::row_major(&d1v, k, r).t(), false);
             for b in 0..batch {
                 let rows = b * k..(b + 1) * k;
                 if t < self.lengths[b] {
@@ -292,6 +293,20 @@ impl CustomOp3 for Recurrence {
             }
             std::mem::swap(&mut g, &mut g_prev);
         }
+        // ∂D2 = Σ_t Gᵀ V and ∂D1 = Σ_t H_{t−1}ᵀ ∂U, the steps stacked as rows.
+        let rows = steps * batch;
+        matmul(
+            &mut grad_d2,
+            View::row_major(&g_actives, rows, k).t(),
+            View::row_major(&vs, rows, r),
+            false,
+        );
+        matmul(
+            &mut grad_d1,
+            View::row_major(&trace.hs[..rows * k], rows, k).t(),
+            View::row_major(&dus, rows, r),
+            false,
+        );
         let device = z.device();
         Ok((
             Some(Tensor::from_vec(grad_z, (batch, len, rank), device)?),
