@@ -68,6 +68,9 @@ pub(crate) fn matmul(out: &mut [f32], a: View, b: View, accumulate: bool) {
         }
         return;
     }
+    if m <= ROW_BY_ROW_MAX && row_products(out, a, b, accumulate).is_some() {
+        return;
+    }
     // SAFETY: every index the product touches is inside its slice: `View::strided` checked
     // the last element of `a` and `b`, and `out` holds m·n elements, row-major.
     unsafe {
@@ -90,10 +93,119 @@ pub(crate) fn matmul(out: &mut [f32], a: View, b: View, accumulate: bool) {
     }
 }
 
+/// Up to this many rows, a product is computed row by row ([`row_products`]) rather than
+/// by `matrixmultiply`, whose packing of `b` costs as much as the arithmetic when `a` has a
+/// single row (scoring one sentence).
+pub(crate) const ROW_BY_ROW_MAX: usize = 2;
+
+/// A product with few rows, for `b` with contiguous rows (as sums of `b`'s rows, skipping
+/// zeros of `a`: an FA-RNN's states are mostly zero while its automata are still
+/// deterministic) or with contiguous columns and `a` with contiguous rows (as dot
+/// products); `None` for other layouts. The loops are compiled for the widest vector
+/// instructions the processor has, chosen once per product.
+fn row_products(out: &mut [f32], a: View, b: View, accumulate: bool) -> Option<()> {
+    let shape = if b.col_stride == 1 {
+        RowShape::SumOfRows
+    } else if b.row_stride == 1 && a.col_stride == 1 {
+        RowShape::Dots
+    } else {
+        return None;
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the processor has the instructions the function is compiled for.
+            unsafe { row_products_avx512(out, a, b, accumulate, shape) };
+            return Some(());
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: as above.
+            unsafe { row_products_avx2(out, a, b, accumulate, shape) };
+            return Some(());
+        }
+    }
+    row_products_any(out, a, b, accumulate, shape);
+    Some(())
+}
+
+#[derive(Clone, Copy)]
+enum RowShape {
+    SumOfRows,
+    Dots,
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+fn row_products_avx512(out: &mut [f32], a: View, b: View, accumulate: bool, shape: RowShape) {
+    row_products_any(out, a, b, accumulate, shape);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn row_products_avx2(out: &mut [f32], a: View, b: View, accumulate: bool, shape: RowShape) {
+    row_products_any(out, a, b, accumulate, shape);
+}
+
+#[inline(always)]
+fn row_products_any(out: &mut [f32], a: View, b: View, accumulate: bool, shape: RowShape) {
+    let (n, k) = (b.cols, a.cols);
+    for (i, out) in out.chunks_exact_mut(n).take(a.rows).enumerate() {
+        match shape {
+            RowShape::SumOfRows => {
+                if !accumulate {
+                    out.fill(0.0);
+                }
+                for p in 0..k {
+                    let x = a.data[i * a.row_stride + p * a.col_stride];
+                    if x != 0.0 {
+                        let row = &b.data[p * b.row_stride..p * b.row_stride + n];
+                        for (y, &w) in out.iter_mut().zip(row) {
+                            *y = x.mul_add(w, *y);
+                        }
+                    }
+                }
+            }
+            RowShape::Dots => {
+                let row = &a.data[i * a.row_stride..i * a.row_stride + k];
+                for (j, out) in out.iter_mut().enumerate() {
+                    let product = dot(row, &b.data[j * b.col_stride..j * b.col_stride + k]);
+                    *out = if accumulate { *out + product } else { product };
+                }
+            }
+        }
+    }
+}
+
+/// `Σ a[i]·b[i]` with sixteen running sums, so that the loop vectorizes (one sum could not
+/// be reordered).
+#[inline(always)]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    const LANES: usize = 16;
+    let mut sums = [0f32; LANES];
+    let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f32 = a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for lane in 0..LANES {
+            sums[lane] = x[lane].mul_add(y[lane], sums[lane]);
+        }
+    }
+    sums.iter().sum::<f32>() + tail
+}
+
 /// The row-major transpose [cols, rows] of the row-major [rows, cols] matrix `data`: a
 /// product reads its right operand fastest when that operand's rows are contiguous.
 pub(crate) fn transposed(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {
-    assert_eq!(data.len(), rows * cols, "transposed: not a [{rows}, {cols}] matrix");
+    assert_eq!(
+        data.len(),
+        rows * cols,
+        "transposed: not a [{rows}, {cols}] matrix"
+    );
     let mut out = vec![0f32; data.len()];
     for (i, row) in data.chunks_exact(cols.max(1)).enumerate() {
         for (j, &x) in row.iter().enumerate() {

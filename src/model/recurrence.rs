@@ -18,7 +18,7 @@
 
 use super::fa_rnn::STATE_BOUND;
 use super::leaky_clamp::LEAK;
-use super::matmul::{View, matmul, transposed};
+use super::matmul::{ROW_BY_ROW_MAX, View, matmul, transposed};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::sync::Mutex;
 
@@ -99,7 +99,12 @@ impl Recurrence {
         let mut clamped = vec![false; steps * batch * k];
         let bound = STATE_BOUND as f32;
         let mut v = vec![0f32; batch * r];
-        let d2t = transposed(factors.d2, k, r);
+        // Many rows read D2ᵀ fastest as a contiguous copy, a few read D2's rows in place.
+        let d2t = (batch > ROW_BY_ROW_MAX).then(|| transposed(factors.d2, k, r));
+        let d2t = match &d2t {
+            Some(copy) => View::row_major(copy, r, k),
+            None => View::row_major(factors.d2, k, r).t(),
+        };
         for h in hs[..batch * k].chunks_exact_mut(k) {
             h.copy_from_slice(&self.start);
         }
@@ -124,12 +129,7 @@ impl Recurrence {
                     *out = a * c;
                 }
             }
-            matmul(
-                next,
-                View::row_major(&v, batch, r),
-                View::row_major(&d2t, r, k),
-                false,
-            );
+            matmul(next, View::row_major(&v, batch, r), d2t, false);
             for b in 0..batch {
                 let (h, next) = (&h[b * k..(b + 1) * k], &mut next[b * k..(b + 1) * k]);
                 if t < self.lengths[b] {
