@@ -229,6 +229,14 @@ fn main() -> ExitCode {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 30);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
     }
+    // candle asks for its thread count on every matrix product and, unless this variable is
+    // set, works it out again from /proc/cpuinfo each time (candle-core 0.11, `utils.rs`):
+    // several file reads per scored sentence. Settle it once.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        // SAFETY: at start-up, before any thread exists that could read the environment.
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", threads.to_string()) };
+    }
     let args = Args::parse();
     let result = match args.command {
         Command::Check {
