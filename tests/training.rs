@@ -72,17 +72,21 @@ fn run(setup: &Setup, seed: u64) -> (FaRnn, TrainReport) {
         seed,
         ..TrainConfig::default()
     };
-    let report = train(
-        &net,
+    let report = train_on(&net, setup, &config);
+    (net, report)
+}
+
+fn train_on(net: &FaRnn, setup: &Setup, config: &TrainConfig) -> TrainReport {
+    train(
+        net,
         &setup.train,
         &setup.dev,
-        &config,
+        config,
         &Device::Cpu,
         &mut |_| {},
         &|| false,
     )
-    .unwrap();
-    (net, report)
+    .unwrap()
 }
 
 fn tensor_values(net: &FaRnn, name: &str) -> Vec<f32> {
@@ -135,16 +139,7 @@ fn a_batch_with_a_non_finite_loss_updates_nothing() {
         epochs: 2,
         ..TrainConfig::default()
     };
-    let report = train(
-        &net,
-        &setup.train,
-        &setup.dev,
-        &config,
-        &Device::Cpu,
-        &mut |_| {},
-        &|| false,
-    )
-    .unwrap();
+    let report = train_on(&net, &setup, &config);
     let batches = setup.train.len().div_ceil(config.batch_size);
     for epoch in &report.history[1..] {
         assert_eq!(epoch.skipped_batches, batches, "{epoch:?}");
