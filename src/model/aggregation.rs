@@ -69,6 +69,43 @@ impl Aggregation {
         }
         Tensor::stack(&logits, 1)
     }
+
+    /// [`Aggregation::forward`] on one sentence's pattern scores, in plain arithmetic (the
+    /// same values; no gradient): `scores` [n_patterns] → logits [n_labels].
+    pub fn logits(&self, scores: &[f32]) -> Vec<f32> {
+        let clamped: Vec<f32> = scores.iter().map(|s| s.clamp(0.0, 1.0)).collect();
+        let n_labels = self.formulas.len();
+        self.formulas
+            .iter()
+            .enumerate()
+            .map(|(c, formula)| {
+                let weight = 1.0 + (n_labels - c) as f64 * PRIORITY_STEP;
+                let logit = plain_truth(formula, &clamped) * weight as f32;
+                if self.default.map(LabelId::index) == Some(c) {
+                    logit.max(DEFAULT_LOGIT as f32)
+                } else {
+                    logit
+                }
+            })
+            .collect()
+    }
+}
+
+/// [`truth`] of one sentence, from clamped pattern scores.
+fn plain_truth(formula: &Formula, scores: &[f32]) -> f32 {
+    match formula {
+        Formula::Pattern(p) => scores[p.index()],
+        Formula::Not(inner) => 1.0 - plain_truth(inner, scores),
+        Formula::And(items) => {
+            let sum: f32 = items.iter().map(|item| plain_truth(item, scores)).sum();
+            (sum - (items.len() as f32 - 1.0)).max(0.0)
+        }
+        Formula::Or(items) => {
+            let sum: f32 = items.iter().map(|item| plain_truth(item, scores)).sum();
+            sum.min(1.0)
+        }
+        Formula::False => 0.0,
+    }
 }
 
 /// A formula's soft truth, [batch], from clamped pattern scores [batch, n_patterns].

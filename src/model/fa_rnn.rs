@@ -442,6 +442,28 @@ impl FaRnn {
             .collect())
     }
 
+    /// E_R [S, r], for `scorer.rs`.
+    pub(super) fn symbol_embedding(&self) -> &Tensor {
+        self.symbol_embedding.as_tensor()
+    }
+
+    /// E_w [V, D] and G [D, r] with word embeddings, for `scorer.rs`.
+    pub(super) fn word_parts(&self) -> Option<(&Tensor, &Tensor)> {
+        self.words
+            .as_ref()
+            .map(|words| (&words.embedding, words.g.as_tensor()))
+    }
+
+    /// FA-GRU's gates, for `scorer.rs`.
+    pub(super) fn gates(&self) -> Option<&Gates> {
+        self.gates.as_ref()
+    }
+
+    /// The aggregation layer, for `scorer.rs`.
+    pub(super) fn aggregation(&self) -> &Aggregation {
+        &self.aggregation
+    }
+
     /// The scoring the network uses.
     pub fn scoring(&self) -> Scoring {
         self.scoring

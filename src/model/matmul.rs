@@ -198,6 +198,249 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     sums.iter().sum::<f32>() + tail
 }
 
+/// Columns of one 512-bit vector of f32.
+pub(crate) const LANES: usize = 16;
+/// Columns of one panel of a [`PackedMatrix`]: eight vectors.
+const PANEL: usize = 8 * LANES;
+
+/// A [rows, cols] matrix packed for [`PackedMatrix::left_multiply`]: its columns cut into
+/// panels of [`PANEL`] columns (the last one narrower), each panel stored row after row, so
+/// that a product streams through memory in order; columns are padded with zeros to a
+/// multiple of [`LANES`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PackedMatrix {
+    rows: usize,
+    cols: usize,
+    /// The columns rounded up to a multiple of LANES.
+    width: usize,
+    data: Vec<f32>,
+}
+
+impl PackedMatrix {
+    /// The packed copy of the row-major [rows, cols] matrix `data`.
+    pub(crate) fn new(data: &[f32], rows: usize, cols: usize) -> PackedMatrix {
+        assert_eq!(
+            data.len(),
+            rows * cols,
+            "packed: not a [{rows}, {cols}] matrix"
+        );
+        let width = padded(cols);
+        let mut packed = vec![0f32; rows * width];
+        let mut offset = 0;
+        for (start, panel) in panels(width) {
+            for (p, row) in data.chunks_exact(cols.max(1)).enumerate() {
+                let end = (start + panel).min(cols);
+                if start < end {
+                    let at = offset + p * panel;
+                    packed[at..at + end - start].copy_from_slice(&row[start..end]);
+                }
+            }
+            offset += rows * panel;
+        }
+        PackedMatrix {
+            rows,
+            cols,
+            width,
+            data: packed,
+        }
+    }
+
+    /// Row i into `out` (cols long).
+    pub(crate) fn copy_row(&self, i: usize, out: &mut [f32]) {
+        let mut offset = 0;
+        for (start, panel) in panels(self.width) {
+            let end = (start + panel).min(self.cols);
+            if start < end {
+                let at = offset + i * panel;
+                out[start..end].copy_from_slice(&self.data[at..at + end - start]);
+            }
+            offset += self.rows * panel;
+        }
+    }
+
+    /// `out = x · self` for a row vector x of length `rows` (`out += …` with `accumulate`);
+    /// `out` holds at least `cols` rounded up to a multiple of [`LANES`], the padding coming
+    /// out 0. Rows where x is 0 are skipped (an untrained FA-RNN's states are mostly 0),
+    /// listed in `nonzero`, a buffer the caller keeps so that products allocate nothing.
+    /// Each panel's columns are summed in registers over all rows, so the product reads the
+    /// matrix once, in order, and writes `out` once; compiled for the widest vector
+    /// instructions the processor has.
+    pub(crate) fn left_multiply(
+        &self,
+        x: &[f32],
+        out: &mut [f32],
+        accumulate: bool,
+        nonzero: &mut Vec<usize>,
+    ) {
+        assert_eq!(x.len(), self.rows, "left_multiply: x has the wrong length");
+        assert!(out.len() >= self.width, "left_multiply: output too small");
+        // Branch-free: every row is written, and the count moves past the nonzero ones.
+        nonzero.resize(self.rows, 0);
+        let mut count = 0;
+        for (p, &xp) in x.iter().enumerate() {
+            nonzero[count] = p;
+            count += usize::from(xp != 0.0);
+        }
+        let nonzero = &nonzero[..count];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the processor has the instructions the function is compiled for.
+                unsafe { left_multiply_avx512(self, x, nonzero, out, accumulate) };
+                return;
+            }
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: as above.
+                unsafe { left_multiply_avx2(self, x, nonzero, out, accumulate) };
+                return;
+            }
+        }
+        left_multiply_any(self, x, nonzero, out, accumulate);
+    }
+
+    /// Each panel's data with its first column and width.
+    fn panel_data(&self) -> impl Iterator<Item = (usize, usize, &[f32])> {
+        let mut offset = 0;
+        panels(self.width).map(move |(start, panel)| {
+            let data = &self.data[offset..offset + self.rows * panel];
+            offset += self.rows * panel;
+            (start, panel, data)
+        })
+    }
+}
+
+/// The panels (first column, width) of a packed matrix `width` columns wide.
+fn panels(width: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..width)
+        .step_by(PANEL)
+        .map(move |start| (start, PANEL.min(width - start)))
+}
+
+/// `n` rounded up to a multiple of [`LANES`].
+pub(crate) fn padded(n: usize) -> usize {
+    n.div_ceil(LANES) * LANES
+}
+
+/// [`PackedMatrix::left_multiply`] with AVX-512 intrinsics: full panels with eight
+/// vectors of sums, the narrower last one with its rows spread over several sets of sums,
+/// so that there are always about eight independent multiply-add chains.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn left_multiply_avx512(
+    m: &PackedMatrix,
+    x: &[f32],
+    nonzero: &[usize],
+    out: &mut [f32],
+    accumulate: bool,
+) {
+    for (start, panel, data) in m.panel_data() {
+        let out = &mut out[start..start + panel];
+        match panel / LANES {
+            8 => vector_panel::<8, 1>(data, x, nonzero, out, accumulate),
+            7 => vector_panel::<7, 1>(data, x, nonzero, out, accumulate),
+            6 => vector_panel::<6, 1>(data, x, nonzero, out, accumulate),
+            5 => vector_panel::<5, 1>(data, x, nonzero, out, accumulate),
+            4 => vector_panel::<4, 2>(data, x, nonzero, out, accumulate),
+            3 => vector_panel::<3, 2>(data, x, nonzero, out, accumulate),
+            2 => vector_panel::<2, 4>(data, x, nonzero, out, accumulate),
+            _ => vector_panel::<1, 8>(data, x, nonzero, out, accumulate),
+        }
+    }
+}
+
+/// One panel of N·LANES columns: `A` sets of `N` vector sums, row i going to set i mod A.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn vector_panel<const N: usize, const A: usize>(
+    data: &[f32],
+    x: &[f32],
+    nonzero: &[usize],
+    out: &mut [f32],
+    accumulate: bool,
+) {
+    use std::arch::x86_64::*;
+    let width = N * LANES;
+    let mut sums = [[_mm512_setzero_ps(); N]; A];
+    let add_row = |sums: &mut [__m512; N], p: usize| {
+        let row = &data[p * width..][..width];
+        let xp = _mm512_set1_ps(x[p]);
+        for (v, sum) in sums.iter_mut().enumerate() {
+            // SAFETY: `row` holds `width` = N·LANES floats, so LANES from v·LANES are in it.
+            let w = unsafe { _mm512_loadu_ps(row.as_ptr().add(v * LANES)) };
+            *sum = _mm512_fmadd_ps(xp, w, *sum);
+        }
+    };
+    let mut rows = nonzero.chunks_exact(A);
+    for group in &mut rows {
+        for (sums, &p) in sums.iter_mut().zip(group) {
+            add_row(sums, p);
+        }
+    }
+    for (sums, &p) in sums.iter_mut().zip(rows.remainder()) {
+        add_row(sums, p);
+    }
+    let out = &mut out[..width];
+    for v in 0..N {
+        let mut total = sums[0][v];
+        for set in &sums[1..] {
+            total = _mm512_add_ps(total, set[v]);
+        }
+        // SAFETY: `out` holds `width` floats, so LANES from v·LANES are in it.
+        unsafe {
+            let at = out.as_mut_ptr().add(v * LANES);
+            if accumulate {
+                total = _mm512_add_ps(total, _mm512_loadu_ps(at));
+            }
+            _mm512_storeu_ps(at, total);
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn left_multiply_avx2(
+    m: &PackedMatrix,
+    x: &[f32],
+    nonzero: &[usize],
+    out: &mut [f32],
+    accumulate: bool,
+) {
+    left_multiply_any(m, x, nonzero, out, accumulate);
+}
+
+/// [`PackedMatrix::left_multiply`] in portable code, vectorized by the compiler: one
+/// block of LANES columns at a time.
+#[inline(always)]
+fn left_multiply_any(
+    m: &PackedMatrix,
+    x: &[f32],
+    nonzero: &[usize],
+    out: &mut [f32],
+    accumulate: bool,
+) {
+    for (start, panel, data) in m.panel_data() {
+        for block in (0..panel).step_by(LANES) {
+            let mut sums = [0f32; LANES];
+            for &p in nonzero {
+                let xp = x[p];
+                let row: &[f32; LANES] = data[p * panel + block..][..LANES]
+                    .try_into()
+                    .expect("a block of LANES columns");
+                for j in 0..LANES {
+                    sums[j] = xp.mul_add(row[j], sums[j]);
+                }
+            }
+            let out = &mut out[start + block..start + block + LANES];
+            for (out, sum) in out.iter_mut().zip(sums) {
+                *out = if accumulate { *out + sum } else { sum };
+            }
+        }
+    }
+}
+
 /// The row-major transpose [cols, rows] of the row-major [rows, cols] matrix `data`: a
 /// product reads its right operand fastest when that operand's rows are contiguous.
 pub(crate) fn transposed(data: &[f32], rows: usize, cols: usize) -> Vec<f32> {

@@ -1,0 +1,211 @@
+//! The plain-loop scorer (`model::Scorer`) computes what the tensor networks compute, for
+//! every architecture and scoring: FA-RNN and FA-GRU, forward and Viterbi, one and two
+//! directions, on the bundled SMS rules with word embeddings and with every trained
+//! parameter moved off its initial value, as training leaves them.
+
+use candle_core::{Device, Tensor};
+use rulelens::automata::compile_reversed;
+use rulelens::model::{
+    Batch, BiFaRnn, FaRnn, Network, Scorer, Scoring, Sentence, SplitMix64, Vocabulary,
+    WeightedAutomaton, WordInput, WordVectors, decompose, vocabulary,
+};
+use rulelens::rules_file::RulesFile;
+use rulelens::text::tokenize;
+use std::path::Path;
+
+struct Fixture {
+    file: RulesFile,
+    words: WordInput,
+    texts: Vec<String>,
+}
+
+fn fixture() -> Fixture {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
+    let file = RulesFile::read(&root.join("sms.rules"), &Default::default()).unwrap();
+    let dev = rulelens::corpus::read_file(&root.join("dev.tsv")).unwrap();
+    let vocab: Vocabulary = vocabulary(&file.system, [dev.examples.as_slice()]);
+    let mut rng = SplitMix64::new(3);
+    let dim = 8;
+    let data = (0..vocab.len() * dim)
+        .map(|_| rng.next_f64() as f32 - 0.5)
+        .collect();
+    let mut texts: Vec<String> = dev.examples.into_iter().map(|e| e.text).take(120).collect();
+    // Unknown words, numbers, punctuation only, and nothing at all.
+    texts.extend(["zzqx 12,5 !!".to_string(), "?".to_string(), String::new()]);
+    Fixture {
+        file,
+        words: WordInput {
+            vocabulary: vocab.clone(),
+            vectors: WordVectors {
+                dim,
+                data,
+                n_found: vocab.len() - 1,
+                n_backed_off: 0,
+            },
+            beta: 0.7,
+        },
+        texts,
+    }
+}
+
+fn direction(fixture: &Fixture, reversed: bool, scoring: Scoring, gated: bool) -> FaRnn {
+    let system = if reversed {
+        compile_reversed(
+            &fixture.file.rules,
+            &fixture.file.system,
+            &Default::default(),
+        )
+        .0
+    } else {
+        fixture.file.system.clone()
+    };
+    let automaton = WeightedAutomaton::new(&system);
+    let exact = decompose::exact(&automaton);
+    let net = FaRnn::new(
+        &system,
+        &automaton,
+        &exact,
+        Some(&fixture.words),
+        scoring,
+        &Device::Cpu,
+    )
+    .unwrap();
+    let net = if gated {
+        net.with_gates(1).unwrap()
+    } else {
+        net
+    };
+    perturb(&net, if reversed { 5 } else { 4 });
+    net
+}
+
+/// Moves every trained parameter off its initial value: factors and G by noise of a size
+/// that changes predictions, gate biases down to where the gates are half open.
+fn perturb(net: &FaRnn, seed: u64) {
+    let mut rng = SplitMix64::new(seed);
+    for (name, var) in net.trainable_names().into_iter().zip(net.trainable()) {
+        let values: Vec<f32> = var.flatten_all().unwrap().to_vec1().unwrap();
+        let moved: Vec<f32> = values
+            .iter()
+            .map(|&x| {
+                let noise = rng.next_f64() as f32 - 0.5;
+                match name {
+                    "update_bias" | "reset_bias" => 0.1 * noise,
+                    "update_state" | "reset_state" | "update_token" | "reset_token" => {
+                        x + 0.3 * noise
+                    }
+                    _ => x + 0.05 * noise,
+                }
+            })
+            .collect();
+        var.set(&Tensor::from_vec(moved, var.shape(), &Device::Cpu).unwrap())
+            .unwrap();
+    }
+}
+
+/// Scorer and tensor network agree on every logit, and on every prediction whose margin is
+/// not within rounding.
+/// Viterbi scoring through tensors costs K²·r per token, so its tests score fewer sentences.
+fn assert_same(fixture: &Fixture, net: &dyn Network, what: &str) {
+    let system = &fixture.file.system;
+    let vocab = Some(&fixture.words.vocabulary);
+    let scorer = Scorer::new(net, system, vocab).unwrap();
+    let viterbi = net.directions()[0].scoring() == Scoring::Viterbi;
+    let n = fixture.texts.len();
+    let texts: Vec<&str> = fixture
+        .texts
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| !viterbi || i < 20 || i + 3 >= n)
+        .map(|(_, text)| text.as_str())
+        .collect();
+    let batch = Batch::from_texts(system, vocab, &texts, &Device::Cpu).unwrap();
+    let expected: Vec<Vec<f32>> = net.logits(&batch).unwrap().to_vec2().unwrap();
+    let mut predictions_differ = 0;
+    for (text, expected) in texts.iter().zip(&expected) {
+        let scores = scorer.score_text(text);
+        let sentence = Sentence::new(system, vocab, &tokenize(text));
+        assert_eq!(scorer.score(&sentence).unwrap(), scores, "{what}: {text:?}");
+        assert_eq!(scores.pattern_scores.len(), net.directions().len());
+        for (a, b) in scores.logits.iter().zip(expected) {
+            assert!(
+                (a - b).abs() <= 1e-4,
+                "{what}: {text:?}: {scores:?} vs {expected:?}"
+            );
+        }
+        let mut sorted = expected.clone();
+        sorted.sort_by(|a, b| b.total_cmp(a));
+        let best = expected
+            .iter()
+            .position(|&x| x == sorted[0])
+            .expect("a logit");
+        if sorted.len() < 2 || sorted[0] - sorted[1] > 1e-4 {
+            assert_eq!(scores.prediction(), best, "{what}: {text:?}");
+        } else {
+            predictions_differ += usize::from(scores.prediction() != best);
+        }
+        let probabilities = scores.probabilities(10.0);
+        assert!((probabilities.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+    // The perturbation is large enough that the networks are not the rules any more.
+    let rules_differ = texts
+        .iter()
+        .zip(&expected)
+        .filter(|(text, logits)| {
+            let rules = system.classify(text).prediction.map(|l| l.index());
+            let best = logits
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+                .map(|(i, _)| i);
+            rules != best
+        })
+        .count();
+    assert!(rules_differ > 0, "{what}: still the rules");
+    assert!(predictions_differ <= 1, "{what}: {predictions_differ} ties");
+}
+
+#[test]
+fn scorer_computes_what_fa_rnn_computes() {
+    let fixture = fixture();
+    for scoring in [Scoring::Forward, Scoring::Viterbi] {
+        let net = direction(&fixture, false, scoring, false);
+        assert_same(&fixture, &net, &format!("fa-rnn {scoring:?}"));
+    }
+}
+
+#[test]
+fn scorer_computes_what_fa_gru_computes() {
+    let fixture = fixture();
+    let net = direction(&fixture, false, Scoring::Forward, true);
+    assert_same(&fixture, &net, "fa-gru");
+}
+
+#[test]
+fn scorer_computes_what_bidirectional_networks_compute() {
+    let fixture = fixture();
+    let net = BiFaRnn {
+        forward: direction(&fixture, false, Scoring::Forward, false),
+        backward: direction(&fixture, true, Scoring::Forward, false),
+    };
+    assert_same(&fixture, &net, "bifa-rnn");
+    let net = BiFaRnn {
+        forward: direction(&fixture, false, Scoring::Viterbi, true),
+        backward: direction(&fixture, true, Scoring::Viterbi, true),
+    };
+    assert_same(&fixture, &net, "bifa-gru viterbi");
+}
+
+#[test]
+fn a_sentence_of_another_vocabulary_is_refused() {
+    let fixture = fixture();
+    let net = direction(&fixture, false, Scoring::Forward, false);
+    let scorer = Scorer::new(&net, &fixture.file.system, Some(&fixture.words.vocabulary)).unwrap();
+    let sentence = Sentence {
+        symbols: vec![rulelens::automata::SymbolId(0); 3],
+        words: vec![0, 1, fixture.words.vocabulary.len() as u32],
+    };
+    assert_eq!(scorer.score(&sentence).unwrap_err().position, 2);
+    // Built for no vocabulary, the scorer refuses a network that reads word embeddings.
+    assert!(Scorer::new(&net, &fixture.file.system, None).is_err());
+}
