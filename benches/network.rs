@@ -1,16 +1,18 @@
 //! The FA-RNN's costs outside training: compiling a rules file to its untrained network
 //! (front end, weighted automaton, exact decomposition, tensors), and scoring one
-//! 20-token sentence (tokenization, batch of one, forward scoring, fused recurrence) with
+//! 20-token sentence from its text to label logits (tokenization and lookup included) with
 //! word embeddings mixed in (β = 0.7, D = 50, a vocabulary of every train and dev word,
 //! as `rulelens train --embeddings` builds it; the vectors are seeded pseudo-random ones
 //! in GloVe format, so that the benchmark needs nothing outside the repository) and with
-//! dense factors, as after training ([`densify`]).
+//! dense factors, as after training ([`densify`]): by the plain-loop [`Scorer`] on the
+//! bundled rules' networks and on one of the PyTorch reference's default sizes
+//! ([`sized_network`]), and, for comparison, by the tensor network as a batch of one.
 //! Targets and results: docs/performance.md.
 
 use candle_core::Device;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rulelens::model::{
-    Batch, FaRnn, Scoring, SplitMix64, Vocabulary, WeightedAutomaton, WordInput, decompose,
+    Batch, FaRnn, Scorer, Scoring, SplitMix64, Vocabulary, WeightedAutomaton, WordInput, decompose,
     read_glove, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
@@ -109,9 +111,98 @@ fn compile_to_network(c: &mut Criterion) {
     group.finish();
 }
 
+/// A network over `file`'s rules (alphabet, patterns, aggregation) with `k` states and rank
+/// `r` whatever the rules' automata: seeded random parameters shaped as the PyTorch
+/// reference's `random_params` shapes them (a shared start state with a wildcard self-loop,
+/// one accepting state per pattern with a self-loop, a few forward wildcard edges), so that
+/// scoring can be timed at the reference's own sizes.
+fn sized_network(file: &RulesFile, words: &WordInput, k: usize, r: usize) -> FaRnn {
+    let mut rng = SplitMix64::new(13);
+    let mut normal = |scale: f64| -> f32 {
+        let (u1, u2) = (rng.next_f64().max(1e-12), rng.next_f64());
+        (scale * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()) as f32
+    };
+    let (s, p, d) = (
+        file.system.alphabet().len(),
+        file.system.patterns().len(),
+        words.vectors.dim,
+    );
+    let sigma = (0.25 / (k * r) as f64).powf(0.25);
+    let tensor = |data: Vec<f32>, shape: (usize, usize)| {
+        candle_core::Tensor::from_vec(data, shape, &Device::Cpu).expect("tensor")
+    };
+    let mut wildcard = vec![0f32; k * k];
+    let mut finals = vec![0f32; k * p];
+    let mut start = vec![0f32; k];
+    start[0] = 1.0;
+    wildcard[0] = 1.0;
+    for pattern in 0..p {
+        let state = 1 + pattern % (k - 1);
+        finals[state * p + pattern] = 1.0;
+        wildcard[state * k + state] = 1.0;
+    }
+    for i in 0..k / 4 {
+        let (from, to) = (i, (i * 7 + 3) % k);
+        if from < to {
+            wildcard[from * k + to] = 1.0;
+        }
+    }
+    let mut tensors = std::collections::HashMap::new();
+    tensors.insert(
+        "symbol_embedding".to_string(),
+        tensor((0..s * r).map(|_| normal(1.0)).collect(), (s, r)),
+    );
+    for name in ["d1", "d2"] {
+        tensors.insert(
+            name.to_string(),
+            tensor((0..k * r).map(|_| normal(sigma)).collect(), (k, r)),
+        );
+    }
+    tensors.insert("wildcard".to_string(), tensor(wildcard, (k, k)));
+    tensors.insert("start".to_string(), tensor(start, (1, k)));
+    tensors.insert("finals".to_string(), tensor(finals, (k, p)));
+    tensors.insert(
+        "word_embedding".to_string(),
+        tensor(words.vectors.data.clone(), (words.vocabulary.len(), d)),
+    );
+    tensors.insert(
+        "g".to_string(),
+        tensor((0..d * r).map(|_| normal(0.1)).collect(), (d, r)),
+    );
+    FaRnn::from_tensors(&file.system, tensors, Scoring::Forward, Some(words.beta))
+        .expect("sized network")
+}
+
+const SENTENCE: &str = "you have won a guaranteed cash prize call now to claim it before the offer ends tonight ok ? !";
+
 fn score_one_sentence(c: &mut Criterion) {
     let mut group = c.benchmark_group("score-20-tokens");
-    let sentence = "you have won a guaranteed cash prize call now to claim it before the offer ends tonight ok ? !";
+    for name in ["sms", "trec"] {
+        let text = rules_text(name);
+        let words = word_input(name, &text);
+        let (file, net) = network(&text, Some(&words));
+        densify(&net);
+        let scorer = Scorer::new(&net, &file.system, Some(&words.vocabulary)).expect("scorer");
+        group.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| scorer.score_text(black_box(SENTENCE)))
+        });
+        if name == "sms" {
+            // The PyTorch reference's default sizes (K 52, r 150), on the SMS rules.
+            let sized = sized_network(&file, &words, 52, 150);
+            let scorer =
+                Scorer::new(&sized, &file.system, Some(&words.vocabulary)).expect("scorer");
+            group.bench_function(BenchmarkId::from_parameter("sms-k52-r150"), |b| {
+                b.iter(|| scorer.score_text(black_box(SENTENCE)))
+            });
+        }
+    }
+    group.finish();
+}
+
+/// The same through the tensor network as a batch of one (the path that training and
+/// `rulelens eval` take), for comparison.
+fn score_one_sentence_as_a_batch(c: &mut Criterion) {
+    let mut group = c.benchmark_group("score-20-tokens-tensors");
     for name in ["sms", "trec"] {
         let text = rules_text(name);
         let words = word_input(name, &text);
@@ -122,7 +213,7 @@ fn score_one_sentence(c: &mut Criterion) {
                 let batch = Batch::from_texts(
                     &file.system,
                     Some(&words.vocabulary),
-                    &[black_box(sentence)],
+                    &[black_box(SENTENCE)],
                     &Device::Cpu,
                 )
                 .expect("batch");
@@ -133,5 +224,10 @@ fn score_one_sentence(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, compile_to_network, score_one_sentence);
+criterion_group!(
+    benches,
+    compile_to_network,
+    score_one_sentence,
+    score_one_sentence_as_a_batch
+);
 criterion_main!(benches);
