@@ -98,6 +98,22 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DeviceName::Cpu)]
         device: DeviceName,
     },
+    /// Label sentences with a trained network: the arguments, or each line of standard input.
+    Predict {
+        /// A checkpoint folder written by `rulelens train`.
+        model_dir: PathBuf,
+        /// Sentences to label; none: every line of standard input.
+        texts: Vec<String>,
+        /// `json` prints one JSON object per sentence and line.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// How many of the highest-scoring patterns to show.
+        #[arg(long, value_name = "N", default_value_t = 3)]
+        top: usize,
+        /// Use the untrained network compiled from the rules.
+        #[arg(long)]
+        zero_shot: bool,
+    },
     /// Read a trained network's patterns back as regular expressions.
     Reconstruct {
         /// A checkpoint folder written by `rulelens train`.
@@ -312,6 +328,22 @@ fn main() -> ExitCode {
                 &device,
             )
         }),
+        Command::Predict {
+            model_dir,
+            texts,
+            format,
+            top,
+            zero_shot,
+        } => cli::predict::run(
+            &model_dir,
+            texts,
+            match format {
+                Format::Text => cli::predict::Output::Text,
+                Format::Json => cli::predict::Output::Json,
+            },
+            top,
+            zero_shot,
+        ),
         Command::Reconstruct {
             model_dir,
             threshold,

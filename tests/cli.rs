@@ -18,6 +18,35 @@ fn json(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).expect("stdout is JSON")
 }
 
+/// `rulelens predict ARGS` with `lines` on standard input: one JSON object per line.
+fn predict_stdin(args: &[&str], lines: &[&str]) -> Vec<Value> {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rulelens"))
+        .arg("predict")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(lines.join("\n").as_bytes()).unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
 fn percent(value: &Value) -> f64 {
     (value.as_f64().expect("a number") * 10000.0).round() / 100.0
 }
@@ -290,6 +319,36 @@ fn train_writes_a_checkpoint_that_eval_reads() {
         manifest["metrics"]["zero_shot_dev_accuracy"]
     );
 
+    // Labeling sentences one at a time: the scorer agrees with `eval`'s batched network.
+    let output = rulelens(&["predict", out, "--format", "json", "to claim win now"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let line = json(&output);
+    assert_eq!(line["text"], "to claim win now");
+    assert_eq!(line["rules_label"], "spam");
+    let spam = line["probabilities"]["spam"].as_f64().unwrap();
+    let ham = line["probabilities"]["ham"].as_f64().unwrap();
+    assert!((spam + ham - 1.0).abs() < 1e-5, "{line}");
+    assert_eq!(line["label"], if spam > ham { "spam" } else { "ham" });
+    assert_eq!(line["patterns"][0]["line"], 6);
+    let dev = std::fs::read_to_string("tests/data/train/dev.tsv").unwrap();
+    let texts: Vec<&str> = dev.lines().map(|l| l.split_once('\t').unwrap().1).collect();
+    let predicted = predict_stdin(&[out, "--format", "json"], &texts);
+    let gold: Vec<&str> = dev.lines().map(|l| l.split_once('\t').unwrap().0).collect();
+    let correct = predicted
+        .iter()
+        .zip(&gold)
+        .filter(|(p, g)| p["label"] == **g)
+        .count();
+    assert_eq!(
+        correct as f64 / gold.len() as f64,
+        manifest["metrics"]["dev_accuracy"].as_f64().unwrap()
+    );
+
     // Reading the network back as rules: a file `check` accepts, and figures in JSON.
     let output = rulelens(&["reconstruct", out, "--format", "json"]);
     assert_eq!(
@@ -352,6 +411,28 @@ fn zero_shot_network_without_embeddings_is_the_rule_system() {
     let report = json(&output);
     assert_eq!(report["agreement_with_rules"], 1.0);
     assert_eq!(report["accuracy"], report["rules_accuracy"]);
+
+    // So is the one-sentence scorer, line by line, empty lines included.
+    let train = std::fs::read_to_string("tests/data/train/train.tsv").unwrap();
+    let mut texts: Vec<&str> = train
+        .lines()
+        .map(|l| l.split_once('\t').unwrap().1)
+        .collect();
+    texts.insert(3, "");
+    let predicted = predict_stdin(&[out, "--format", "json", "--zero-shot"], &texts);
+    assert_eq!(predicted.len(), texts.len());
+    for (line, text) in predicted.iter().zip(&texts) {
+        assert_eq!(line["text"], *text);
+        assert_eq!(line["label"], line["rules_label"], "{line}");
+    }
+    let output = rulelens(&["predict", out, "free call now"]);
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(printed.starts_with("spam "), "{printed}");
+    assert!(
+        printed.contains("(rules: spam)  free call now"),
+        "{printed}"
+    );
+    assert!(printed.contains("patterns: spam@6 1.00"), "{printed}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

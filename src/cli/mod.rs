@@ -4,6 +4,7 @@ pub mod check;
 pub mod dot;
 pub mod eval;
 mod files;
+pub mod predict;
 pub mod reconstruct;
 mod table;
 pub mod train;

@@ -1,0 +1,115 @@
+//! `rulelens predict MODEL_DIR [TEXT]... [--format text|json] [--top N]`: a trained
+//! network's label for each sentence (the arguments, or else each line of standard input),
+//! with its probabilities, the rule system's label and the patterns that scored highest,
+//! scored one sentence at a time by the plain-loop [`Scorer`].
+
+use super::eval::{LoadedModel, load_model};
+use candle_core::Device;
+use rulelens::model::Scorer;
+use rulelens::text::SourceText;
+use serde_json::json;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// How `rulelens predict` prints.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Text,
+    /// One JSON object per sentence and line (JSON Lines).
+    Json,
+}
+
+/// The sentences to label: the arguments, or every line of standard input (empty lines
+/// included, so that output line i belongs to input line i).
+fn sentences(texts: Vec<String>) -> anyhow::Result<Vec<String>> {
+    if !texts.is_empty() {
+        return Ok(texts);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes)?;
+    let source = SourceText::from_bytes(&bytes);
+    Ok(source.text.lines().map(str::to_string).collect())
+}
+
+/// `x` to six decimals, so that JSON shows `0.994` rather than a float's binary expansion.
+fn rounded(x: impl Into<f64>) -> f64 {
+    (x.into() * 1e6).round() / 1e6
+}
+
+pub fn run(
+    model_dir: &Path,
+    texts: Vec<String>,
+    output: Output,
+    top: usize,
+    zero_shot: bool,
+) -> anyhow::Result<ExitCode> {
+    let LoadedModel {
+        manifest,
+        rules,
+        net,
+        vocabulary,
+    } = load_model(model_dir, zero_shot, &Device::Cpu)?;
+    let system = &rules.system;
+    let scorer = Scorer::new(net.as_ref(), system, vocabulary.as_ref())?;
+    let scale = manifest.hyperparameters.logit_scale;
+    let labels = system.labels();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for text in sentences(texts)? {
+        let scores = scorer.score_text(&text);
+        let probabilities = scores.probabilities(scale);
+        let predicted = scores.prediction();
+        let rules_label = system
+            .classify(&text)
+            .prediction
+            .map(|l| labels[l.index()].as_str());
+        // A pattern's score, averaged over the directions that read the sentence.
+        let n_directions = scores.pattern_scores.len() as f32;
+        let mut patterns: Vec<(usize, f32)> = (0..system.patterns().len())
+            .map(|p| {
+                let sum: f32 = scores.pattern_scores.iter().map(|s| s[p]).sum();
+                (p, sum / n_directions)
+            })
+            .filter(|&(_, score)| score > 0.0)
+            .collect();
+        patterns.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        patterns.truncate(top);
+        match output {
+            Output::Json => {
+                let line = json!({
+                    "text": text,
+                    "label": labels[predicted],
+                    "probabilities": labels.iter().zip(&probabilities)
+                        .map(|(name, &p)| (name.clone(), json!(rounded(p))))
+                        .collect::<serde_json::Map<_, _>>(),
+                    "rules_label": rules_label,
+                    "patterns": patterns.iter().map(|&(p, score)| json!({
+                        "name": system.patterns()[p].name,
+                        "line": system.patterns()[p].line,
+                        "score": rounded(score),
+                    })).collect::<Vec<_>>(),
+                });
+                writeln!(out, "{line}")?;
+            }
+            Output::Text => {
+                writeln!(
+                    out,
+                    "{} {:.3}  (rules: {})  {text}",
+                    labels[predicted],
+                    probabilities[predicted],
+                    rules_label.unwrap_or("none"),
+                )?;
+                if !patterns.is_empty() {
+                    let listed: Vec<String> = patterns
+                        .iter()
+                        .map(|&(p, score)| format!("{} {score:.2}", system.patterns()[p].name))
+                        .collect();
+                    writeln!(out, "    patterns: {}", listed.join(", "))?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
