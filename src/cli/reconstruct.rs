@@ -96,7 +96,7 @@ pub fn run(
 
     let text = &rules.source.text;
     let rules_path = &manifest.rules.path;
-    let replacements: Vec<(PatternId, String)> = reconstructions
+    let replacements: Vec<(PatternId, Option<String>)> = reconstructions
         .iter()
         .map(|r| (r.pattern, r.text()))
         .collect();
@@ -183,7 +183,9 @@ pub fn run(
                 def.line.to_string(),
                 percent(*replaced),
                 shorten(original),
-                shorten(reconstructed),
+                reconstructed
+                    .as_deref()
+                    .map_or_else(|| "(nothing)".to_string(), shorten),
             ]);
         }
         print!("{}", table.render("  "));

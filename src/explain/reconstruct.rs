@@ -15,7 +15,7 @@
 use super::state_elimination::{LabeledAutomaton, LiteralAtom, TokenSet, to_regex};
 use crate::model::{PlainNetwork, TokenVector};
 use crate::syntax::ast::Regex;
-use crate::syntax::{PatternId, RuleSet, print_regex};
+use crate::syntax::{PatternId, print_regex};
 use crate::text::TokenKind;
 use std::ops::Range;
 
@@ -52,12 +52,10 @@ pub struct Reconstruction {
 }
 
 impl Reconstruction {
-    /// The regex in `.rules` syntax; a pattern that accepts nothing is written as a literal
-    /// that never matches.
-    pub fn text(&self) -> String {
-        self.regex
-            .as_ref()
-            .map_or_else(|| "\"<nothing>\"".to_string(), print_regex)
+    /// The regex in `.rules` syntax; `None` for a pattern that accepts nothing, which the
+    /// syntax cannot spell (see [`super::rewrite_rules`]).
+    pub fn text(&self) -> Option<String> {
+        self.regex.as_ref().map(print_regex)
     }
 }
 
@@ -141,25 +139,4 @@ pub fn reconstruct(
             }
         })
         .collect()
-}
-
-/// The rules text with the given patterns' regular expressions replaced (comments and
-/// everything else kept). Patterns without a regex in the text (a syntax error) are left as
-/// they are.
-pub fn rewrite_rules(text: &str, rules: &RuleSet, replacements: &[(PatternId, String)]) -> String {
-    let mut edits: Vec<(Range<usize>, &str)> = replacements
-        .iter()
-        .filter_map(|(pattern, regex)| {
-            let range = rules.patterns.get(pattern.index())?.regex.range;
-            let range = usize::from(range.start())..usize::from(range.end());
-            (!range.is_empty() && text.get(range.clone()).is_some())
-                .then_some((range, regex.as_str()))
-        })
-        .collect();
-    edits.sort_by_key(|(range, _)| std::cmp::Reverse(range.start));
-    let mut out = text.to_string();
-    for (range, regex) in edits {
-        out.replace_range(range, regex);
-    }
-    out
 }
