@@ -49,6 +49,12 @@ impl Aggregation {
         self.formulas.len()
     }
 
+    /// Label c's logit weight: labels earlier in priority order weigh more, so that of two
+    /// true labels the earlier one wins.
+    fn priority_weight(&self, c: usize) -> f64 {
+        1.0 + (self.formulas.len() - c) as f64 * PRIORITY_STEP
+    }
+
     /// `scores`: [batch, n_patterns] → logits [batch, n_labels].
     pub fn forward(&self, scores: &Tensor) -> Result<Tensor> {
         let scores = leaky_clamp(scores, 0.0, 1.0)?;
@@ -57,8 +63,7 @@ impl Aggregation {
         let mut logits = Vec::with_capacity(n_labels);
         for (c, formula) in self.formulas.iter().enumerate() {
             let truth = truth(formula, &scores, batch)?;
-            let weight = 1.0 + (n_labels - c) as f64 * PRIORITY_STEP;
-            let mut logit = truth.affine(weight, 0.0)?;
+            let mut logit = truth.affine(self.priority_weight(c), 0.0)?;
             if self.default.map(LabelId::index) == Some(c) {
                 logit = leaky_clamp(&logit, DEFAULT_LOGIT, f64::INFINITY)?;
             }
@@ -74,13 +79,11 @@ impl Aggregation {
     /// same values; no gradient): `scores` [n_patterns] → logits [n_labels].
     pub fn logits(&self, scores: &[f32]) -> Vec<f32> {
         let clamped: Vec<f32> = scores.iter().map(|s| s.clamp(0.0, 1.0)).collect();
-        let n_labels = self.formulas.len();
         self.formulas
             .iter()
             .enumerate()
             .map(|(c, formula)| {
-                let weight = 1.0 + (n_labels - c) as f64 * PRIORITY_STEP;
-                let logit = plain_truth(formula, &clamped) * weight as f32;
+                let logit = plain_truth(formula, &clamped) * self.priority_weight(c) as f32;
                 if self.default.map(LabelId::index) == Some(c) {
                     logit.max(DEFAULT_LOGIT as f32)
                 } else {

@@ -4,12 +4,12 @@
 //!
 //! A [`Scorer`] copies a network's parameters out of its tensors once, precomputing the
 //! parts of the token vectors that do not depend on the sentence (β·E_R for each symbol and
-//! (1 − β)·E_w·G for each vocabulary word, so a token's z is one sum of two rows), and D2ᵀ
-//! so that both products of a step read contiguous rows. It then computes exactly what
-//! [`Network::logits`] computes for a batch of that one sentence (FA-RNN and FA-GRU,
-//! forward and Viterbi scoring, one or two directions, the clamp on states and the soft-logic
-//! aggregation), up to floating-point rounding, which `tests` below and
-//! `tests/scorer.rs` check against the tensor path.
+//! (1 − β)·E_w·G for each vocabulary word, so a token's z is one sum of two rows), and packs
+//! D1 and D2ᵀ ([`PackedMatrix`]) so that both products of a step stream through memory in
+//! order. It then computes exactly what [`Network::logits`] computes for a batch of that one
+//! sentence (FA-RNN and FA-GRU, forward and Viterbi scoring, one or two directions, the
+//! clamp on states and the soft-logic aggregation), up to floating-point rounding, which
+//! `tests/scorer.rs` checks against the tensor path.
 
 use super::aggregation::Aggregation;
 use super::batch::Sentence;
