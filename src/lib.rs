@@ -9,6 +9,7 @@ pub mod automata;
 pub mod corpus;
 pub mod diagnostic;
 pub mod explain;
+pub mod ide;
 pub mod model;
 pub mod rules_file;
 pub mod syntax;

@@ -2,99 +2,14 @@
 //! network on a labeled corpus, beside the exact rule system it was compiled from.
 
 use super::table::{Table, percent};
-use anyhow::Context;
 use candle_core::Device;
-use rulelens::automata::{CompileConfig, LabelMetrics, compile_reversed};
+use rulelens::automata::LabelMetrics;
 use rulelens::corpus;
-use rulelens::model::checkpoint::{self, ScoringName};
-use rulelens::model::{BiFaRnn, FaRnn, Network, Scoring, Sentence, Vocabulary, predict};
-use rulelens::rules_file::RulesFile;
-use rulelens::text::{SourceText, tokenize};
+use rulelens::model::{LoadedModel, Sentence, load_model, predict};
+use rulelens::text::tokenize;
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
-
-/// A checkpoint with its rules file and network, ready to use.
-pub struct LoadedModel {
-    pub manifest: checkpoint::Manifest,
-    pub rules: RulesFile,
-    pub net: Box<dyn Network>,
-    pub vocabulary: Option<Vocabulary>,
-}
-
-/// Loads a checkpoint, verifying it and its rules file; `zero_shot` takes the untrained
-/// parameters.
-pub fn load_model(
-    model_dir: &Path,
-    zero_shot: bool,
-    device: &Device,
-) -> anyhow::Result<LoadedModel> {
-    let (manifest, tensors) = checkpoint::load(model_dir, device)?;
-    let rules_bytes = std::fs::read(&manifest.rules.path).with_context(|| {
-        format!(
-            "cannot read the checkpoint's rules file {}",
-            manifest.rules.path.display()
-        )
-    })?;
-    checkpoint::check_rules(&manifest, &rules_bytes)?;
-    let rules = RulesFile::analyze(
-        SourceText::from_bytes(&rules_bytes),
-        Some(&manifest.rules.path),
-        &CompileConfig::default(),
-    );
-    let scoring = match manifest.scoring {
-        ScoringName::Forward => Scoring::Forward,
-        ScoringName::Viterbi => Scoring::Viterbi,
-    };
-    // The untrained network is the checkpoint with its `initial.*` tensors in place.
-    let mut chosen = std::collections::HashMap::new();
-    for (name, tensor) in tensors {
-        match name.strip_prefix("initial.") {
-            Some(base) if zero_shot => {
-                chosen.insert(base.to_string(), tensor);
-            }
-            Some(_) => {}
-            None => {
-                chosen.entry(name).or_insert(tensor);
-            }
-        }
-    }
-    let beta = manifest.embeddings.as_ref().map(|e| e.beta);
-    let built: candle_core::Result<Box<dyn Network>> = if manifest.model.is_bidirectional() {
-        let (reversed, _) =
-            compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
-        BiFaRnn::from_tensors(&rules.system, &reversed, chosen, scoring, beta)
-            .map(|net| Box::new(net) as Box<dyn Network>)
-    } else {
-        FaRnn::from_tensors(&rules.system, chosen, scoring, beta)
-            .map(|net| Box::new(net) as Box<dyn Network>)
-    };
-    let net = built.with_context(|| {
-        format!(
-            "{}: the checkpoint does not fit its rules file",
-            model_dir.display()
-        )
-    })?;
-    let gated = net
-        .directions()
-        .iter()
-        .all(|direction| direction.is_gated());
-    anyhow::ensure!(
-        gated == manifest.model.is_gated(),
-        "{}: the manifest says {:?} but the weights are {}",
-        model_dir.display(),
-        manifest.model,
-        if gated { "gated" } else { "not gated" }
-    );
-    let vocabulary = (!manifest.vocabulary.is_empty())
-        .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
-    Ok(LoadedModel {
-        manifest,
-        rules,
-        net,
-        vocabulary,
-    })
-}
 
 pub fn run(
     model_dir: &Path,

@@ -3,9 +3,8 @@
 //! with its probabilities, the rule system's label and the patterns that scored highest,
 //! scored one sentence at a time by the plain-loop [`Scorer`].
 
-use super::eval::{LoadedModel, load_model};
 use candle_core::Device;
-use rulelens::model::Scorer;
+use rulelens::model::{LoadedModel, Scorer, load_model};
 use rulelens::text::SourceText;
 use serde_json::json;
 use std::io::{Read, Write};

@@ -4,14 +4,13 @@
 //! network, either direction: the backward one is read against the reversed rules and its
 //! regexes reversed again.
 
-use super::eval::{LoadedModel, load_model};
 use super::table::{Table, percent};
 use anyhow::Context;
 use candle_core::Device;
 use rulelens::automata::{CompileConfig, compile_reversed, evaluate};
 use rulelens::corpus;
 use rulelens::explain::{ReconstructConfig, reconstruct, rewrite_rules};
-use rulelens::model::WeightedAutomaton;
+use rulelens::model::{LoadedModel, WeightedAutomaton, load_model};
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::{PatternId, print_regex};
 use rulelens::text::SourceText;

@@ -174,15 +174,25 @@ pub fn read_file(path: &Path) -> Result<CorpusFile, ReadError> {
             bytes: bytes.len() as u64,
         });
     }
-    let source = SourceText::from_bytes(&bytes);
-    let (examples, diagnostics) = parse(&source.text, format, &source.invalid_utf8);
-    Ok(CorpusFile {
-        path: path.to_path_buf(),
+    Ok(CorpusFile::parse(
+        path.to_path_buf(),
         format,
-        source,
-        examples,
-        diagnostics,
-    })
+        SourceText::from_bytes(&bytes),
+    ))
+}
+
+impl CorpusFile {
+    /// Parses a corpus text already in memory (an editor's buffer, say).
+    pub fn parse(path: PathBuf, format: Format, source: SourceText) -> CorpusFile {
+        let (examples, diagnostics) = parse(&source.text, format, &source.invalid_utf8);
+        CorpusFile {
+            path,
+            format,
+            source,
+            examples,
+            diagnostics,
+        }
+    }
 }
 
 /// Where a corpus binding points: its path joined to the rules file's folder.

@@ -36,8 +36,9 @@ impl Severity {
 macro_rules! codes {
     ($($variant:ident = $code:literal, $name:literal;)*) => {
         /// A stable diagnostic code. The letter gives the default severity (`E` error,
-        /// `W` warning); the first two digits the area (01 syntax, 02 names, 03 languages
-        /// and automata, 04 files and corpora).
+        /// `W` warning, `I` information); the first two digits the area (01 syntax, 02
+        /// names, 03 languages and automata, 04 files and corpora, 05 what the corpus and
+        /// the trained model say about the rules).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Code {
             $($variant,)*
@@ -92,15 +93,20 @@ codes! {
     InvalidUtf8 = "E0403", "invalid-utf8";
     MalformedLine = "E0404", "malformed-line";
     UnknownLabel = "W0405", "unknown-label";
+    NeverMatches = "W0501", "never-matches";
+    LowPrecision = "W0502", "low-precision";
+    ConflictingPatterns = "W0503", "conflicting-patterns";
+    OverruledByModel = "I0504", "overruled-by-model";
+    MisclassifiedLine = "I0505", "misclassified-line";
 }
 
 impl Code {
     /// The severity a diagnostic with this code has unless a caller decides otherwise.
     pub fn default_severity(self) -> Severity {
-        if self.as_str().starts_with('E') {
-            Severity::Error
-        } else {
-            Severity::Warning
+        match self.as_str().as_bytes().first() {
+            Some(b'E') => Severity::Error,
+            Some(b'I') => Severity::Info,
+            _ => Severity::Warning,
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod checkpoint;
 pub mod decompose;
 mod embeddings;
 mod fa_rnn;
+mod fit;
 mod gates;
 mod leaky_clamp;
 mod matmul;
@@ -26,11 +27,15 @@ pub use build::{MAX_EXACT_RANK, RankChoice, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
 pub use embeddings::{EmbeddingsError, Vocabulary, WordVectors, read_glove};
 pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, Scoring, TokenVector, WordInput};
+pub use fit::{
+    DEFAULT_BETA_WITH_EMBEDDINGS, FitConfig, FitError, FitEvent, Fitted, LoadedModel, Reading, fit,
+    load_model, load_model_for,
+};
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use network::Network;
 pub use rng::SplitMix64;
-pub use scorer::{ForeignSentence, Scorer, Scores};
+pub use scorer::{ForeignSentence, Scorer, Scores, SpanScores};
 pub use train::{
     DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, DEFAULT_LOGIT_SCALE,
     DEFAULT_PATIENCE, EpochReport, LabeledSentence, TrainConfig, TrainError, TrainReport, accuracy,

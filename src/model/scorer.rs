@@ -94,6 +94,42 @@ impl Scores {
     }
 }
 
+/// The pattern scores of every span of a sentence up to a length, each span read as a
+/// sentence of its own by the network's linear recurrence: Sun & Lu's n-gram representation
+/// `v_{i:t}`, started fresh from h₀ at the span's first token (papers-brief §5, "Rust recipe
+/// for span explanations"). The recurrence here has no state clamp and no gates, so with
+/// forward scoring a span's score is exactly the sum over its accepting paths of the trained
+/// transition weights; where the network's own states would have been clamped
+/// ([`SpanScores::left_bound`]) or gated ([`SpanScores::gates_left_out`]), the span scores
+/// are those of the linear FA-RNN underneath, not of the network itself. With two directions
+/// the backward one reads each span right to left, and the two scores are averaged, as the
+/// logits are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpanScores {
+    pub n_tokens: usize,
+    /// The longest span scored, in tokens.
+    pub max_len: usize,
+    pub n_patterns: usize,
+    /// Span (start, len) at `(start·max_len + len − 1)·n_patterns`.
+    scores: Vec<f32>,
+    /// Whether some state of some span left [−STATE_BOUND, STATE_BOUND].
+    pub left_bound: bool,
+    /// Whether the network has FA-GRU gates, which the span recurrence leaves out.
+    pub gates_left_out: bool,
+}
+
+impl SpanScores {
+    /// The pattern scores of the span of `len` tokens from token `start`; `None` for an empty
+    /// span, one past the sentence's end or one longer than [`SpanScores::max_len`].
+    pub fn get(&self, start: usize, len: usize) -> Option<&[f32]> {
+        if len == 0 || len > self.max_len || start + len > self.n_tokens {
+            return None;
+        }
+        let at = (start * self.max_len + len - 1) * self.n_patterns;
+        self.scores.get(at..at + self.n_patterns)
+    }
+}
+
 /// A sentence whose ids do not belong to the scorer's rules or vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ForeignSentence {
@@ -307,6 +343,56 @@ impl Direction {
         }
     }
 
+    /// Adds `weight` times the linear span scores of this direction to `out` (laid out as in
+    /// [`SpanScores`]); the backward direction reads each span from its end. Returns whether a
+    /// state left the clamp's bounds.
+    fn add_span_scores(
+        &self,
+        ids: &[(usize, usize)],
+        max_len: usize,
+        backward: bool,
+        weight: f32,
+        out: &mut [f32],
+    ) -> bool {
+        let (k, p) = (self.states, self.n_patterns);
+        let n = ids.len();
+        let width = padded(k);
+        let (mut h, mut next) = (vec![0f32; width], vec![0f32; width]);
+        let mut z = vec![0f32; self.rank];
+        let mut work = Work::new(k, self.rank, false);
+        let bound = STATE_BOUND as f32;
+        let mut left_bound = false;
+        // The span starts where this direction starts reading it: its first token forward,
+        // its last token backward.
+        for anchor in 0..n {
+            h[..k].copy_from_slice(&self.start);
+            for len in 1..=max_len {
+                let position = if backward {
+                    match anchor.checked_sub(len - 1) {
+                        Some(position) => position,
+                        None => break,
+                    }
+                } else if anchor + len <= n {
+                    anchor + len - 1
+                } else {
+                    break;
+                };
+                let (symbol, word) = ids[position];
+                self.token_vector(symbol, word, &mut z);
+                next.fill(0.0);
+                self.transition(&h[..k], &z, &mut next, &mut work);
+                left_bound |= next[..k].iter().any(|x| x.abs() > bound);
+                std::mem::swap(&mut h, &mut next);
+                let start = if backward { position } else { anchor };
+                let at = (start * max_len + len - 1) * p;
+                for (o, score) in out[at..at + p].iter_mut().zip(self.pattern_scores(&h)) {
+                    *o += weight * score;
+                }
+            }
+        }
+        left_bound
+    }
+
     fn pattern_scores(&self, h: &[f32]) -> Vec<f32> {
         let mut scores = vec![0f32; self.n_patterns];
         for &(state, pattern, weight) in &self.finals {
@@ -373,16 +459,7 @@ impl Scorer {
 
     /// Tokenizes `text` and scores it.
     pub fn score_text(&self, text: &str) -> Scores {
-        let mut tokens = Tokens::default();
-        tokens.tokenize(text);
-        let ids: Vec<(usize, usize)> = tokens
-            .iter()
-            .map(|token| {
-                let word = self.vocabulary.as_ref().map_or(0, |v| v.id(token.text));
-                (self.alphabet.symbol(token).index(), word as usize)
-            })
-            .collect();
-        self.score_ids(&ids)
+        self.score_ids(&self.ids(text))
     }
 
     /// Scores a sentence built with this scorer's rule system and vocabulary.
@@ -401,6 +478,41 @@ impl Scorer {
             return Err(ForeignSentence { position });
         }
         Ok(self.score_ids(&ids))
+    }
+
+    /// The pattern scores of every span of `text` up to `max_len` tokens (see
+    /// [`SpanScores`]). Costs about `n_tokens · max_len` network steps.
+    pub fn span_scores(&self, text: &str, max_len: usize) -> SpanScores {
+        let ids = self.ids(text);
+        let n_patterns = self.directions.first().map_or(0, |d| d.n_patterns);
+        let max_len = max_len.max(1);
+        let mut scores = vec![0f32; ids.len() * max_len * n_patterns];
+        let weight = 1.0 / self.directions.len().max(1) as f32;
+        let mut left_bound = false;
+        for (d, direction) in self.directions.iter().enumerate() {
+            left_bound |= direction.add_span_scores(&ids, max_len, d > 0, weight, &mut scores);
+        }
+        SpanScores {
+            n_tokens: ids.len(),
+            max_len,
+            n_patterns,
+            scores,
+            left_bound,
+            gates_left_out: self.directions.iter().any(|d| d.gates.is_some()),
+        }
+    }
+
+    /// The (symbol, vocabulary word) ids of `text`'s tokens.
+    fn ids(&self, text: &str) -> Vec<(usize, usize)> {
+        let mut tokens = Tokens::default();
+        tokens.tokenize(text);
+        tokens
+            .iter()
+            .map(|token| {
+                let word = self.vocabulary.as_ref().map_or(0, |v| v.id(token.text));
+                (self.alphabet.symbol(token).index(), word as usize)
+            })
+            .collect()
     }
 
     fn score_ids(&self, ids: &[(usize, usize)]) -> Scores {

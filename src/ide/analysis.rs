@@ -1,0 +1,178 @@
+//! What a rules file does on its corpora: the exact rule system run on every line of every
+//! bound corpus, with the figures of `automata::evaluate` and, per line, the prediction and
+//! the patterns that matched (what hover examples, code lenses and corpus diagnostics read).
+//!
+//! The language server computes one [`RulesAnalysis`] per save of a rules file, in the
+//! background; everything else in this module reads it. Patterns are also identified
+//! across edits by a [`PatternKey`] (the name, or for an anonymous rule its label and
+//! regex), so that findings about the saved text can be placed on the text being edited.
+//! Cost: one classification per corpus line (SMS, 5,000 lines: a few milliseconds),
+//! interruptible between lines.
+
+use crate::automata::{Classification, Evaluation, Scratch, evaluate};
+use crate::corpus::CorpusFile;
+use crate::rules_file::RulesFile;
+use crate::syntax::{LabelId, PatternDef, PatternId, RuleSet, print_regex};
+use std::sync::Arc;
+
+/// A pattern's identity across edits of its file: `name` for a named pattern,
+/// `label: regex` (regex as printed) for an anonymous rule.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PatternKey(String);
+
+impl PatternKey {
+    /// The key of a pattern of `rules`.
+    pub fn of(rules: &RuleSet, def: &PatternDef) -> PatternKey {
+        if !def.anonymous {
+            return PatternKey(def.name.clone());
+        }
+        let label = def
+            .labels
+            .first()
+            .and_then(|label| rules.labels.get(label.index()))
+            .map_or("", |label| label.name.as_str());
+        PatternKey(format!("{label}: {}", print_regex(&def.regex)))
+    }
+
+    /// The pattern of `rules` with this key.
+    pub fn find(&self, rules: &RuleSet) -> Option<PatternId> {
+        rules
+            .patterns
+            .iter()
+            .position(|def| PatternKey::of(rules, def) == *self)
+            .map(|i| PatternId(i as u32))
+    }
+}
+
+/// What the rule system did on one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// `None` when no label fired and there is no default.
+    pub prediction: Option<LabelId>,
+    /// The patterns that matched, in file order.
+    pub matched: Vec<PatternId>,
+}
+
+/// The rule system on one corpus.
+#[derive(Debug, Clone)]
+pub struct CorpusRun {
+    /// The binding's name (`train`, `dev`, …).
+    pub name: String,
+    pub file: CorpusFile,
+    pub evaluation: Evaluation,
+    /// Per example of `file`.
+    pub outcomes: Vec<Outcome>,
+}
+
+/// A rules file and what it does on its corpora.
+#[derive(Debug, Clone)]
+pub struct RulesAnalysis {
+    pub rules: Arc<RulesFile>,
+    pub corpora: Vec<CorpusRun>,
+}
+
+impl RulesAnalysis {
+    /// The corpus bound as `name`.
+    pub fn corpus(&self, name: &str) -> Option<&CorpusRun> {
+        self.corpora.iter().find(|run| run.name == name)
+    }
+
+    /// The corpus read from `path`.
+    pub fn corpus_at(&self, path: &std::path::Path) -> Option<&CorpusRun> {
+        self.corpora.iter().find(|run| run.file.path == path)
+    }
+}
+
+/// Why an analysis stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cancelled;
+
+/// Runs `rules` on each `(binding name, corpus)`; `cancelled` is polled every 1,024 lines.
+///
+/// ```
+/// use rulelens::corpus::{CorpusFile, Format};
+/// use rulelens::rules_file::RulesFile;
+/// use rulelens::text::SourceText;
+/// use std::sync::Arc;
+/// let rules = RulesFile::analyze(
+///     SourceText::from_bytes(b"default ham\nspam: $* free $*\n"), None, &Default::default());
+/// let corpus = CorpusFile::parse("train.tsv".into(), Format::Tsv,
+///     SourceText::from_bytes(b"spam\tFREE entry\nham\tfree time\n"));
+/// let analysis = rulelens::ide::analyze(Arc::new(rules), vec![("train".into(), corpus)], &|| false)
+///     .unwrap();
+/// let train = analysis.corpus("train").unwrap();
+/// assert_eq!(train.evaluation.n_correct, 1);
+/// assert_eq!(train.outcomes[1].matched.len(), 1);
+/// ```
+pub fn analyze(
+    rules: Arc<RulesFile>,
+    corpora: Vec<(String, CorpusFile)>,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<RulesAnalysis, Cancelled> {
+    let system = &rules.system;
+    let mut runs = Vec::with_capacity(corpora.len());
+    for (name, file) in corpora {
+        let mut scratch = Scratch::default();
+        let mut classification = Classification::default();
+        let mut outcomes = Vec::with_capacity(file.examples.len());
+        for (i, example) in file.examples.iter().enumerate() {
+            if i % 1024 == 0 && cancelled() {
+                return Err(Cancelled);
+            }
+            system.classify_with(&example.text, &mut scratch, &mut classification);
+            outcomes.push(Outcome {
+                prediction: classification.prediction,
+                matched: (0..classification.matched.len())
+                    .filter(|&p| classification.matched[p])
+                    .map(|p| PatternId(p as u32))
+                    .collect(),
+            });
+        }
+        let evaluation = evaluate(
+            system,
+            file.examples
+                .iter()
+                .map(|e| (e.text.as_str(), e.label.as_deref())),
+        );
+        runs.push(CorpusRun {
+            name,
+            file,
+            evaluation,
+            outcomes,
+        });
+    }
+    Ok(RulesAnalysis {
+        rules,
+        corpora: runs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::SourceText;
+
+    fn rules(text: &str) -> RulesFile {
+        RulesFile::analyze(
+            SourceText::from_bytes(text.as_bytes()),
+            None,
+            &Default::default(),
+        )
+    }
+
+    #[test]
+    fn keys_follow_patterns_across_edits_that_move_lines() {
+        let before = rules("default ham\nspam: $* free $*\npattern p = $* hi $*\nham <- p\n");
+        let after =
+            rules("default ham\n# a comment\nham <- p\npattern p = $* hi $*\nspam: $*   free $*\n");
+        for def in &before.rules.patterns {
+            let key = PatternKey::of(&before.rules, def);
+            let found = key.find(&after.rules).expect("found after the edit");
+            let moved = &after.rules.patterns[found.index()];
+            assert_eq!(print_regex(&moved.regex), print_regex(&def.regex));
+        }
+        let edited = rules("default ham\nspam: $* fre $*\n");
+        let key = PatternKey::of(&before.rules, &before.rules.patterns[0]);
+        assert_eq!(key.find(&edited.rules), None);
+    }
+}

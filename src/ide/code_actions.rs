@@ -1,0 +1,402 @@
+//! Code actions as edits of the rules text: "Replace with reconstructed regex" and "Disable
+//! pattern" on a pattern, "Add rule for this line" on a misclassified corpus line.
+//!
+//! - Replacing puts the regex the trained network reads back for the pattern
+//!   (`explain::reconstruct`, precomputed in [`TrainedModel`]) in place of the pattern's
+//!   regex; the title gives the dev accuracy before and after.
+//! - Disabling makes the pattern match nothing while everything else means what it meant:
+//!   an anonymous rule is commented out when that keeps the labels' priority order, and
+//!   otherwise, like a named pattern, rewritten through its uses (`explain::rewrite_rules`).
+//! - Adding a rule builds `gold: $* n-gram $*` from the line's n-gram (one to three tokens)
+//!   with the strongest polarity toward the gold label: the trained network's n-gram
+//!   polarity (`explain::ngrams`) when it has one above 0, else the train corpus' count
+//!   polarity `(p − n)/(p + n)` (Sun & Lu's adjective lists, papers-brief §3.3: p lines of the
+//!   gold label and n of others contain the n-gram), and inserts it after the label's last
+//!   rule, so that its priority does not change.
+//!
+//! Every action is one [`TextEdit`] of the rules file, the smallest that turns the old text
+//! into the new one; versions are the language server's business. Cost: one analysis of the
+//! edited rules per action offered (a few milliseconds), plus one pass over the train corpus
+//! for "Add rule".
+
+use super::analysis::{PatternKey, RulesAnalysis};
+use super::edit::TextEdit;
+use super::findings::describe;
+use super::trained::TrainedModel;
+use crate::corpus::Example;
+use crate::explain::{ngrams, rewrite_rules};
+use crate::rules_file::RulesFile;
+use crate::syntax::{PatternId, spell_token};
+use crate::text::{SourceText, TokenKind, tokenize};
+use std::collections::HashMap;
+use text_size::{TextRange, TextSize};
+
+/// The longest n-gram "Add rule for this line" considers, in tokens.
+pub const MAX_RULE_NGRAM: usize = 3;
+
+/// What kind of change an action is (LSP's code action kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionKind {
+    QuickFix,
+    RefactorRewrite,
+}
+
+/// A code action: a title and one edit of the rules text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    pub title: String,
+    pub kind: ActionKind,
+    pub edit: TextEdit,
+}
+
+/// The one edit that turns `old` into `new`: everything between their common prefix and
+/// suffix (on char boundaries).
+///
+/// ```
+/// let edit = rulelens::ide::minimal_edit("spam: $* won $*\n", "spam: $* ( won | win ) $*\n");
+/// assert_eq!((u32::from(edit.range.start()), edit.new_text.as_str()), (9, "( won | win )"));
+/// ```
+pub fn minimal_edit(old: &str, new: &str) -> TextEdit {
+    let mut prefix = old
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = old.len().min(new.len()) - prefix;
+    let mut suffix = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !old.is_char_boundary(old.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
+        suffix -= 1;
+    }
+    TextEdit {
+        range: TextRange::new(
+            TextSize::from(prefix as u32),
+            TextSize::from((old.len() - suffix) as u32),
+        ),
+        new_text: new[prefix..new.len() - suffix].to_string(),
+    }
+}
+
+fn analyze(text: &str) -> RulesFile {
+    RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &Default::default(),
+    )
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or_else(|| "–".to_string(), |v| format!("{:.1}%", 100.0 * v))
+}
+
+/// The actions on the patterns whose statements `range` touches. `model` gives the
+/// reconstructions (of the saved rules; a pattern edited since has none).
+pub fn rules_actions(
+    file: &RulesFile,
+    range: TextRange,
+    model: Option<&TrainedModel>,
+) -> Vec<Action> {
+    let rules = &file.rules;
+    let text = &file.source.text;
+    let mut actions = Vec::new();
+    for (p, def) in rules.patterns.iter().enumerate() {
+        if def.range.intersect(range).is_none() {
+            continue;
+        }
+        let pattern = PatternId(p as u32);
+        let name = describe(rules, p);
+        if let Some(reconstruction) =
+            model.and_then(|m| m.reconstruction(&PatternKey::of(rules, def)))
+        {
+            let rewritten = rewrite_rules(text, rules, &[(pattern, reconstruction.regex.clone())]);
+            if rewritten != *text {
+                let shown = reconstruction
+                    .regex
+                    .as_deref()
+                    .map_or_else(|| "nothing".to_string(), |r| format!("`{r}`"));
+                let accuracy = match (
+                    model.and_then(|m| m.dev_accuracy),
+                    reconstruction.dev_accuracy,
+                ) {
+                    (Some(before), Some(after)) => format!(
+                        " (dev accuracy {} → {}, {:+.1})",
+                        percent(Some(before)),
+                        percent(Some(after)),
+                        100.0 * (after - before)
+                    ),
+                    _ => String::new(),
+                };
+                actions.push(Action {
+                    title: format!("Replace {name} with reconstructed regex {shown}{accuracy}"),
+                    kind: ActionKind::RefactorRewrite,
+                    edit: minimal_edit(text, &rewritten),
+                });
+            }
+        }
+        actions.push(Action {
+            title: format!("Disable {name}"),
+            kind: ActionKind::RefactorRewrite,
+            edit: minimal_edit(text, &disabled(file, pattern)),
+        });
+    }
+    actions
+}
+
+/// The rules text with `pattern` matching nothing (see the module doc).
+fn disabled(file: &RulesFile, pattern: PatternId) -> String {
+    let text = &file.source.text;
+    let def = &file.rules.patterns[pattern.index()];
+    if def.anonymous {
+        let start = usize::from(def.range.start());
+        let mut commented = text.clone();
+        commented.insert_str(start, "# disabled: ");
+        if analyze(&commented).system.labels().iter().eq(file
+            .system
+            .labels()
+            .iter()
+            .filter(|label| has_rules_besides(file, label, pattern)))
+        {
+            return commented;
+        }
+    }
+    rewrite_rules(text, &file.rules, &[(pattern, None)])
+}
+
+/// Whether `label` keeps a rule, or stays the default, once `pattern`'s rule is gone.
+fn has_rules_besides(file: &RulesFile, label: &str, pattern: PatternId) -> bool {
+    let rules = &file.rules;
+    let def = &rules.patterns[pattern.index()];
+    let Some(id) = rules.label_by_name(label) else {
+        return false;
+    };
+    rules.default == Some(id)
+        || rules.labels[id.index()]
+            .rules
+            .iter()
+            .any(|rule| rule.range != def.range)
+}
+
+/// Train counts of an n-gram: lines with the gold label containing it, lines with others.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    gold: usize,
+    other: usize,
+}
+
+impl Counts {
+    fn rate(self) -> f64 {
+        let total = self.gold + self.other;
+        if total == 0 {
+            0.0
+        } else {
+            (self.gold as f64 - self.other as f64) / total as f64
+        }
+    }
+}
+
+/// "Add rule for this line", when the rules misclassify `example` (a line of a corpus
+/// bound to `file`). `analysis` gives the train corpus' counts, `model` the n-gram
+/// polarities.
+pub fn line_actions(
+    example: &Example,
+    file: &RulesFile,
+    analysis: Option<&RulesAnalysis>,
+    model: Option<&TrainedModel>,
+) -> Vec<Action> {
+    let Some(gold) = example.label.as_deref() else {
+        return Vec::new();
+    };
+    let system = &file.system;
+    let gold_id = system.label_by_name(gold);
+    if gold_id.is_some() && system.classify(&example.text).prediction == gold_id {
+        return Vec::new();
+    }
+    let tokens = tokenize(&example.text);
+    // Candidate n-grams as their token texts, with the spelled literal sequence.
+    let mut candidates: Vec<(Vec<String>, String)> = Vec::new();
+    for start in 0..tokens.len() {
+        for len in 1..=MAX_RULE_NGRAM {
+            let Some(window) = (start..start + len)
+                .map(|i| tokens.get(i))
+                .collect::<Option<Vec<_>>>()
+            else {
+                break;
+            };
+            let words: Vec<String> = window.iter().map(|t| t.text.to_string()).collect();
+            if window.iter().all(|t| t.kind == TokenKind::Punct) {
+                continue;
+            }
+            let spelled: Vec<String> = window.iter().map(|t| spell_token(t.kind, t.text)).collect();
+            if !candidates.iter().any(|(w, _)| *w == words) {
+                candidates.push((words, spelled.join(" ")));
+            }
+        }
+    }
+    let counts = train_counts(analysis, gold, &candidates);
+    let model_polarity = model_polarities(example, model, gold);
+    // Rank: the network's polarity toward gold when it has one above 0, else train counts.
+    let score = |i: usize| -> (f64, f64, usize) {
+        let c = counts.get(i).copied().unwrap_or_default();
+        let count_rate = if c.gold >= 2 {
+            c.rate()
+        } else {
+            f64::NEG_INFINITY
+        };
+        let network = model_polarity.get(&candidates[i].0).copied().unwrap_or(0.0);
+        (network, count_rate, c.gold)
+    };
+    let any_network = model_polarity.values().any(|&p| p > 0.0);
+    let best = (0..candidates.len()).max_by(|&a, &b| {
+        let (na, ca, ga) = score(a);
+        let (nb, cb, gb) = score(b);
+        let primary = if any_network {
+            na.total_cmp(&nb).then(ca.total_cmp(&cb))
+        } else {
+            ca.total_cmp(&cb)
+        };
+        primary
+            .then(ga.cmp(&gb))
+            .then(candidates[b].0.len().cmp(&candidates[a].0.len()))
+            .then(b.cmp(&a))
+    });
+    let Some(best) = best else {
+        return Vec::new();
+    };
+    let (network, count_rate, _) = score(best);
+    let from_network = any_network && network > 0.0;
+    if !from_network && !count_rate.is_finite() {
+        return Vec::new();
+    }
+    let rule = format!("{gold}: $* {} $*", candidates[best].1);
+    let text = &file.source.text;
+    let new_text = insert_rule(file, gold, &rule);
+    let fixed = {
+        let edited = analyze(&new_text);
+        edited.system.classify(&example.text).prediction == edited.system.label_by_name(gold)
+    };
+    let c = counts.get(best).copied().unwrap_or_default();
+    let mut why = Vec::new();
+    if from_network {
+        why.push(format!("FA-RNN polarity {network:+.2}"));
+    }
+    if analysis.and_then(|a| a.corpus("train")).is_some() {
+        why.push(format!(
+            "train: {} line{}, {} {gold}",
+            c.gold + c.other,
+            if c.gold + c.other == 1 { "" } else { "s" },
+            percent((c.gold + c.other > 0).then(|| c.gold as f64 / (c.gold + c.other) as f64))
+        ));
+    }
+    if !fixed {
+        why.push("a higher-priority label still wins here".to_string());
+    }
+    vec![Action {
+        title: format!("Add rule `{rule}` ({})", why.join("; ")),
+        kind: ActionKind::QuickFix,
+        edit: minimal_edit(text, &new_text),
+    }]
+}
+
+/// The network's polarity toward `gold` of each n-gram of the line, by token texts.
+fn model_polarities(
+    example: &Example,
+    model: Option<&TrainedModel>,
+    gold: &str,
+) -> HashMap<Vec<String>, f64> {
+    let mut out = HashMap::new();
+    let Some(model) = model else {
+        return out;
+    };
+    let Some(gold_id) = model.rules.system.label_by_name(gold) else {
+        return out;
+    };
+    let spans = model.scorer.span_scores(&example.text, MAX_RULE_NGRAM);
+    let tokens = tokenize(&example.text);
+    for ngram in ngrams(&example.text, &spans, &model.readout) {
+        let words: Vec<String> = ngram
+            .tokens
+            .clone()
+            .filter_map(|i| tokens.get(i).map(|t| t.text.to_string()))
+            .collect();
+        let polarity = ngram.polarity.get(gold_id.index()).copied().unwrap_or(0.0);
+        out.insert(words, f64::from(polarity));
+    }
+    out
+}
+
+/// Per candidate, how many train lines of the gold label and of others contain it.
+fn train_counts(
+    analysis: Option<&RulesAnalysis>,
+    gold: &str,
+    candidates: &[(Vec<String>, String)],
+) -> Vec<Counts> {
+    let mut counts = vec![Counts::default(); candidates.len()];
+    let Some(train) = analysis.and_then(|a| a.corpus("train")) else {
+        return counts;
+    };
+    let index: HashMap<&[String], usize> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, (words, _))| (words.as_slice(), i))
+        .collect();
+    let mut seen = vec![false; candidates.len()];
+    let mut words: Vec<String> = Vec::new();
+    for example in &train.file.examples {
+        let Some(label) = example.label.as_deref() else {
+            continue;
+        };
+        words.clear();
+        words.extend(tokenize(&example.text).iter().map(|t| t.text.to_string()));
+        seen.fill(false);
+        for start in 0..words.len() {
+            for len in 1..=MAX_RULE_NGRAM.min(words.len() - start) {
+                if let Some(&i) = index.get(&words[start..start + len])
+                    && !seen[i]
+                {
+                    seen[i] = true;
+                    if label == gold {
+                        counts[i].gold += 1;
+                    } else {
+                        counts[i].other += 1;
+                    }
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// The rules text with `rule` on a new line after `label`'s last rule (or at the end).
+fn insert_rule(file: &RulesFile, label: &str, rule: &str) -> String {
+    let text = &file.source.text;
+    let after = file
+        .rules
+        .label_by_name(label)
+        .and_then(|id| file.rules.labels[id.index()].rules.last())
+        .map(|last| usize::from(last.range.end()));
+    match after {
+        Some(end) => {
+            let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+            let mut out = text.clone();
+            out.insert_str(line_end, &format!("\n{rule}"));
+            out
+        }
+        None => {
+            let mut out = text.clone();
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(rule);
+            out.push('\n');
+            out
+        }
+    }
+}

@@ -1,0 +1,533 @@
+//! Hover data: what the editor shows over a pattern, a label or a corpus line, as plain
+//! values ([`super::markdown`] renders them).
+//!
+//! - Over a pattern (its name, a use in a formula, or an anonymous rule's regex): its regex,
+//!   DFA size, figures on each bound corpus from the last saved analysis, and a few correct
+//!   and wrong matches with the matched span.
+//! - Over a label: precision, recall and F1 per corpus, and what it is confused with.
+//! - Over a corpus line: gold label, the rules' prediction and the patterns that fired, and,
+//!   with a trained network, its prediction and probabilities, its top patterns with each
+//!   one's best-matching span, and the line's strongest n-grams with their polarity
+//!   (`explain::strongest_ngrams`).
+//!
+//! Figures come from the analysis of the saved rules, looked up by [`PatternKey`] and label
+//! name; a pattern edited since the save shows its regex and DFA size only. Cost: a rules
+//! hover classifies at most a few corpus lines; a line hover scores one sentence and its
+//! spans up to [`HoverConfig::max_ngram_len`] tokens (SMS network: about 1 ms).
+
+use super::analysis::{PatternKey, RulesAnalysis};
+use super::findings::describe;
+use super::trained::TrainedModel;
+use crate::automata::{LabelMetrics, PatternMetrics, RuleSystem, Scratch};
+use crate::corpus::Example;
+use crate::explain::{best_span, ngrams, strongest_ngrams};
+use crate::rules_file::RulesFile;
+use crate::syntax::ast::{Formula, FormulaKind, StatementKind};
+use crate::syntax::{PatternId, print_regex};
+use crate::text::tokenize;
+use text_size::{TextRange, TextSize};
+
+/// Default for [`HoverConfig::max_examples`].
+pub const DEFAULT_MAX_EXAMPLES: usize = 3;
+/// Default for [`HoverConfig::max_ngram_len`].
+pub const DEFAULT_MAX_NGRAM_LEN: usize = 6;
+/// Default for [`HoverConfig::max_listed`].
+pub const DEFAULT_MAX_LISTED: usize = 3;
+
+/// How much a hover shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HoverConfig {
+    /// Correct and, separately, wrong matches shown for a pattern. Default
+    /// [`DEFAULT_MAX_EXAMPLES`].
+    pub max_examples: usize,
+    /// The longest n-gram, in tokens, a line hover scores. Default [`DEFAULT_MAX_NGRAM_LEN`].
+    pub max_ngram_len: usize,
+    /// Patterns and n-grams listed for a line. Default [`DEFAULT_MAX_LISTED`].
+    pub max_listed: usize,
+}
+
+impl Default for HoverConfig {
+    fn default() -> HoverConfig {
+        HoverConfig {
+            max_examples: DEFAULT_MAX_EXAMPLES,
+            max_ngram_len: DEFAULT_MAX_NGRAM_LEN,
+            max_listed: DEFAULT_MAX_LISTED,
+        }
+    }
+}
+
+/// What a rules-file hover is about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RulesHover {
+    Pattern(PatternHover),
+    Label(LabelHover),
+}
+
+/// A pattern's hover.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternHover {
+    /// `name`, or `the spam rule of line 14` for an anonymous one.
+    pub title: String,
+    pub regex: String,
+    /// The labels it votes for.
+    pub labels: Vec<String>,
+    /// States of its minimal DFA; `None` when it passed the state cap.
+    pub n_dfa_states: Option<usize>,
+    /// Figures per corpus; empty when the saved analysis does not know the pattern.
+    pub corpora: Vec<PatternFigures>,
+    pub examples: Vec<MatchExample>,
+    /// Whether the last saved analysis has this pattern as it is now.
+    pub evaluated: bool,
+}
+
+/// A pattern's figures on one corpus.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternFigures {
+    pub corpus: String,
+    pub n_lines: usize,
+    pub metrics: PatternMetrics,
+}
+
+impl PatternFigures {
+    pub fn coverage(&self) -> Option<f64> {
+        (self.n_lines > 0).then(|| self.metrics.matches as f64 / self.n_lines as f64)
+    }
+}
+
+/// A corpus line a pattern matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchExample {
+    pub corpus: String,
+    /// Zero-based line in the corpus file.
+    pub line: u32,
+    pub text: String,
+    /// The matched tokens, in bytes of `text`.
+    pub span: TextRange,
+    pub gold: String,
+    /// Whether the gold label is one the pattern votes for.
+    pub correct: bool,
+}
+
+/// A label's hover.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelHover {
+    pub name: String,
+    pub is_default: bool,
+    /// Its rules in the file.
+    pub n_rules: usize,
+    pub corpora: Vec<LabelFigures>,
+}
+
+/// A label's figures on one corpus.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabelFigures {
+    pub corpus: String,
+    pub metrics: LabelMetrics,
+    /// Gold this label, predicted another: (label, lines), most first.
+    pub mistaken_for: Vec<(String, usize)>,
+    /// Predicted this label, gold another.
+    pub taken_for: Vec<(String, usize)>,
+}
+
+/// A corpus line's hover.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineHover {
+    pub gold: Option<String>,
+    /// The rules' prediction; `None` when nothing fires and there is no default.
+    pub rules_prediction: Option<String>,
+    /// The patterns that matched, described.
+    pub fired: Vec<String>,
+    pub network: Option<NetworkView>,
+}
+
+/// The trained network's view of a line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetworkView {
+    /// Whether the network was trained from other rules than the ones being edited.
+    pub stale: bool,
+    pub prediction: String,
+    /// (label, probability), labels in priority order.
+    pub probabilities: Vec<(String, f64)>,
+    pub top_patterns: Vec<PatternScore>,
+    pub ngrams: Vec<NgramPolarity>,
+    /// Why the n-gram polarities are those of the linear FA-RNN underneath the network.
+    pub approximations: Vec<&'static str>,
+}
+
+/// A pattern's score on a line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternScore {
+    pub pattern: String,
+    pub score: f32,
+    /// The best-matching span, in bytes of the line's text.
+    pub span: Option<TextRange>,
+}
+
+/// An n-gram of a line and the label it pushes toward.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NgramPolarity {
+    /// In bytes of the line's text.
+    pub range: TextRange,
+    pub label: String,
+    pub polarity: f32,
+}
+
+/// Where `offset` falls in a rules file.
+enum Target {
+    Pattern(PatternId),
+    Label(String),
+}
+
+/// The pattern name of a formula at `offset`, with its range.
+fn formula_name_at(formula: &Formula, offset: TextSize) -> Option<(&str, TextRange)> {
+    if !formula.range.contains_inclusive(offset) {
+        return None;
+    }
+    match &formula.kind {
+        FormulaKind::Name(name) => Some((name, formula.range)),
+        FormulaKind::Not(inner) => formula_name_at(inner, offset),
+        FormulaKind::And(items) | FormulaKind::Or(items) => {
+            items.iter().find_map(|item| formula_name_at(item, offset))
+        }
+        FormulaKind::Error => None,
+    }
+}
+
+/// What is at `offset`, with the range to highlight.
+fn target_at(file: &RulesFile, offset: TextSize) -> Option<(TextRange, Target)> {
+    let rules = &file.rules;
+    let pattern_of_statement = |range: TextRange| {
+        rules
+            .patterns
+            .iter()
+            .position(|def| def.range == range)
+            .map(|p| PatternId(p as u32))
+    };
+    let named = |name: &str| {
+        rules
+            .patterns
+            .iter()
+            .position(|def| !def.anonymous && def.name == name)
+            .map(|p| PatternId(p as u32))
+    };
+    let statement = file
+        .parse
+        .file
+        .statements
+        .iter()
+        .find(|s| s.range.contains_inclusive(offset))?;
+    let label = |name: &crate::syntax::ast::Name| {
+        name.range
+            .contains_inclusive(offset)
+            .then(|| (name.range, Target::Label(name.text.clone())))
+    };
+    match &statement.kind {
+        StatementKind::Default { label: Some(name) } => label(name),
+        StatementKind::Pattern { name, regex } => {
+            let pattern = pattern_of_statement(statement.range)?;
+            match (name, regex) {
+                (Some(name), _) if name.range.contains_inclusive(offset) => {
+                    Some((name.range, Target::Pattern(pattern)))
+                }
+                (_, Some(regex)) if regex.range.contains_inclusive(offset) => {
+                    Some((regex.range, Target::Pattern(pattern)))
+                }
+                _ => None,
+            }
+        }
+        StatementKind::LabelRegex { label: name, regex } => label(name).or_else(|| {
+            let regex = regex.as_ref()?;
+            regex.range.contains_inclusive(offset).then_some(())?;
+            Some((
+                regex.range,
+                Target::Pattern(pattern_of_statement(statement.range)?),
+            ))
+        }),
+        StatementKind::LabelFormula {
+            label: name,
+            formula,
+        } => label(name).or_else(|| {
+            let (name, range) = formula_name_at(formula.as_ref()?, offset)?;
+            Some((range, Target::Pattern(named(name)?)))
+        }),
+        _ => None,
+    }
+}
+
+/// The hover at `offset` of a rules file, with the range it is about. `analysis` is the
+/// last saved analysis (possibly of an older text).
+pub fn hover_rules(
+    file: &RulesFile,
+    offset: TextSize,
+    analysis: Option<&RulesAnalysis>,
+    config: &HoverConfig,
+) -> Option<(TextRange, RulesHover)> {
+    let (range, target) = target_at(file, offset)?;
+    let hover = match target {
+        Target::Pattern(pattern) => {
+            RulesHover::Pattern(pattern_hover(file, pattern, analysis, config))
+        }
+        Target::Label(name) => RulesHover::Label(label_hover(file, &name, analysis)),
+    };
+    Some((range, hover))
+}
+
+fn pattern_hover(
+    file: &RulesFile,
+    pattern: PatternId,
+    analysis: Option<&RulesAnalysis>,
+    config: &HoverConfig,
+) -> PatternHover {
+    let rules = &file.rules;
+    let def = &rules.patterns[pattern.index()];
+    let mut hover = PatternHover {
+        title: describe(rules, pattern.index()),
+        regex: print_regex(&def.regex),
+        labels: def
+            .labels
+            .iter()
+            .filter_map(|l| rules.labels.get(l.index()).map(|d| d.name.clone()))
+            .collect(),
+        n_dfa_states: file
+            .system
+            .patterns()
+            .get(pattern.index())
+            .and_then(|c| c.dfa.as_ref())
+            .map(|dfa| dfa.live_states().count()),
+        corpora: Vec::new(),
+        examples: Vec::new(),
+        evaluated: false,
+    };
+    let Some(analysis) = analysis else {
+        return hover;
+    };
+    let key = PatternKey::of(rules, def);
+    let Some(saved) = key.find(&analysis.rules.rules) else {
+        return hover;
+    };
+    hover.evaluated = true;
+    let system = &analysis.rules.system;
+    let polarity = &analysis.rules.rules.patterns[saved.index()].labels;
+    let mut scratch = Scratch::default();
+    let (mut n_correct, mut n_wrong) = (0, 0);
+    for run in &analysis.corpora {
+        hover.corpora.push(PatternFigures {
+            corpus: run.name.clone(),
+            n_lines: run.file.examples.len(),
+            metrics: run.evaluation.patterns[saved.index()].clone(),
+        });
+        for (outcome, example) in run.outcomes.iter().zip(&run.file.examples) {
+            if n_correct >= config.max_examples && n_wrong >= config.max_examples {
+                break;
+            }
+            let Some(gold) = example.label.as_deref() else {
+                continue;
+            };
+            if !outcome.matched.contains(&saved) {
+                continue;
+            }
+            let correct = polarity.iter().any(|l| system.labels()[l.index()] == gold);
+            let count = if correct {
+                &mut n_correct
+            } else {
+                &mut n_wrong
+            };
+            if *count >= config.max_examples {
+                continue;
+            }
+            *count += 1;
+            hover.examples.push(MatchExample {
+                corpus: run.name.clone(),
+                line: example.line,
+                span: match_span(system, saved, &example.text, &mut scratch)
+                    .unwrap_or_else(|| TextRange::up_to(TextSize::of(example.text.as_str()))),
+                text: example.text.clone(),
+                gold: gold.to_string(),
+                correct,
+            });
+        }
+    }
+    hover
+}
+
+/// The bytes of `text` that `pattern` matched, leaving out what its ends' `$*` absorbed.
+fn match_span(
+    system: &RuleSystem,
+    pattern: PatternId,
+    text: &str,
+    scratch: &mut Scratch,
+) -> Option<TextRange> {
+    scratch.tokens.tokenize(text);
+    system
+        .alphabet()
+        .symbolize(&scratch.tokens, &mut scratch.symbols);
+    let tokens = system.match_span(pattern, &scratch.symbols)?;
+    token_range(&scratch.tokens, tokens)
+}
+
+fn token_range(tokens: &crate::text::Tokens, span: std::ops::Range<usize>) -> Option<TextRange> {
+    if span.is_empty() {
+        let at = tokens
+            .get(span.start)
+            .map(|t| t.range.start())
+            .or_else(|| {
+                tokens
+                    .get(span.start.checked_sub(1)?)
+                    .map(|t| t.range.end())
+            })?;
+        return Some(TextRange::empty(at));
+    }
+    let first = tokens.get(span.start)?;
+    let last = tokens.get(span.end - 1)?;
+    Some(TextRange::new(first.range.start(), last.range.end()))
+}
+
+fn label_hover(file: &RulesFile, name: &str, analysis: Option<&RulesAnalysis>) -> LabelHover {
+    let rules = &file.rules;
+    let mut hover = LabelHover {
+        name: name.to_string(),
+        is_default: rules
+            .default
+            .and_then(|l| rules.labels.get(l.index()))
+            .is_some_and(|d| d.name == name),
+        n_rules: rules
+            .labels
+            .iter()
+            .find(|d| d.name == name)
+            .map_or(0, |d| d.rules.len()),
+        corpora: Vec::new(),
+    };
+    for run in analysis.map_or(&[][..], |a| a.corpora.as_slice()) {
+        let evaluation = &run.evaluation;
+        let Some(index) = evaluation.label_names.iter().position(|l| l == name) else {
+            continue;
+        };
+        let mut mistaken_for = Vec::new();
+        let mut taken_for = Vec::new();
+        for (other, other_name) in evaluation.label_names.iter().enumerate() {
+            if other == index {
+                continue;
+            }
+            let as_other = evaluation.confusion[index][other];
+            if as_other > 0 {
+                mistaken_for.push((other_name.clone(), as_other));
+            }
+            let from_other = evaluation.confusion[other][index];
+            if from_other > 0 {
+                taken_for.push((other_name.clone(), from_other));
+            }
+        }
+        let unpredicted = evaluation.confusion[index]
+            .last()
+            .copied()
+            .unwrap_or_default();
+        if unpredicted > 0 {
+            mistaken_for.push(("no label".to_string(), unpredicted));
+        }
+        mistaken_for.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        taken_for.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        hover.corpora.push(LabelFigures {
+            corpus: run.name.clone(),
+            metrics: evaluation.labels[index].clone(),
+            mistaken_for,
+            taken_for,
+        });
+    }
+    hover
+}
+
+/// The hover of one corpus line, parsed as `example`, under the rules being edited and,
+/// when there is one, a trained network (`stale` when it was trained from other rules).
+/// Ranges in the result are in bytes of `example.text`.
+pub fn hover_line(
+    example: &Example,
+    rules: &RulesFile,
+    model: Option<(&TrainedModel, bool)>,
+    config: &HoverConfig,
+) -> LineHover {
+    let system = &rules.system;
+    let classification = system.classify(&example.text);
+    let mut hover = LineHover {
+        gold: example.label.clone(),
+        rules_prediction: classification
+            .prediction
+            .map(|l| system.labels()[l.index()].clone()),
+        fired: (0..classification.matched.len())
+            .filter(|&p| classification.matched[p])
+            .map(|p| describe(&rules.rules, p))
+            .collect(),
+        network: None,
+    };
+    let Some((model, stale)) = model else {
+        return hover;
+    };
+    let labels = model.rules.system.labels();
+    let scores = model.scorer.score_text(&example.text);
+    let probabilities = scores.probabilities(model.manifest.hyperparameters.logit_scale);
+    let prediction = scores.prediction();
+    let spans = model
+        .scorer
+        .span_scores(&example.text, config.max_ngram_len);
+    let tokens = tokenize(&example.text);
+    let n_directions = scores.pattern_scores.len().max(1) as f32;
+    let mut by_score: Vec<(usize, f32)> = (0..model.rules.rules.patterns.len())
+        .map(|p| {
+            let sum: f32 = scores.pattern_scores.iter().filter_map(|s| s.get(p)).sum();
+            (p, sum / n_directions)
+        })
+        .filter(|&(_, score)| score > 0.0)
+        .collect();
+    by_score.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    by_score.truncate(config.max_listed);
+    let mut scratch = Scratch::default();
+    let top_patterns = by_score
+        .into_iter()
+        .map(|(p, score)| PatternScore {
+            pattern: describe(&model.rules.rules, p),
+            score,
+            span: best_span(&spans, p)
+                .and_then(|(span, _)| token_range(&tokens, span))
+                .or_else(|| {
+                    match_span(
+                        &model.rules.system,
+                        PatternId(p as u32),
+                        &example.text,
+                        &mut scratch,
+                    )
+                }),
+        })
+        .collect();
+    let ngrams = strongest_ngrams(
+        ngrams(&example.text, &spans, &model.readout),
+        config.max_listed,
+    )
+    .into_iter()
+    .filter_map(|ngram| {
+        let (label, polarity) = ngram.strongest()?;
+        Some(NgramPolarity {
+            range: ngram.range,
+            label: labels.get(label.index())?.clone(),
+            polarity,
+        })
+    })
+    .collect();
+    let mut approximations = Vec::new();
+    if model.manifest.scoring == crate::model::checkpoint::ScoringName::Viterbi {
+        approximations.push("Viterbi scoring: span scores are best paths, not sums");
+    }
+    if spans.gates_left_out {
+        approximations.push("FA-GRU gates are left out of the span scores");
+    }
+    if spans.left_bound {
+        approximations.push("some span states leave [−1, 1], where the network clamps them");
+    }
+    hover.network = Some(NetworkView {
+        stale,
+        prediction: labels.get(prediction).cloned().unwrap_or_default(),
+        probabilities: labels.iter().cloned().zip(probabilities).collect(),
+        top_patterns,
+        ngrams,
+        approximations,
+    });
+    hover
+}

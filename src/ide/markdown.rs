@@ -1,0 +1,289 @@
+//! Hovers as compact Markdown, readable at a glance: a title line, a small table of figures,
+//! and a few lines of examples with the matched span in bold.
+//!
+//! Text from the rules and corpora is escaped, so that a message with `*` or `|` cannot break
+//! the layout; long corpus lines are cut to a window around the span they are shown for.
+
+use super::hover::{LabelHover, LineHover, MatchExample, PatternHover, RulesHover};
+use std::fmt::Write;
+use text_size::TextRange;
+
+/// Characters of context shown on each side of a span.
+const CONTEXT: usize = 40;
+
+/// Escapes text for Markdown (inline, outside code).
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '!' | '&'
+        ) {
+            out.push('\\');
+        }
+        if c == '\t' || c == '\n' || c == '\r' {
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `text` with `span` in bold and at most [`CONTEXT`] characters around it.
+fn snippet(text: &str, span: TextRange) -> String {
+    let (start, end) = (usize::from(span.start()), usize::from(span.end()));
+    let (Some(before), Some(inside), Some(after)) =
+        (text.get(..start), text.get(start..end), text.get(end..))
+    else {
+        return escape(text);
+    };
+    let n_before = before.chars().count();
+    let before: String = if n_before > CONTEXT {
+        let kept: String = before.chars().skip(n_before - CONTEXT).collect();
+        format!("…{}", escape(&kept))
+    } else {
+        escape(before)
+    };
+    let after: String = if after.chars().count() > CONTEXT {
+        format!(
+            "{}…",
+            escape(&after.chars().take(CONTEXT).collect::<String>())
+        )
+    } else {
+        escape(after)
+    };
+    if inside.trim().is_empty() {
+        format!("{before}{after}")
+    } else {
+        format!("{before}**{}**{after}", escape(inside))
+    }
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or_else(|| "–".to_string(), |v| format!("{:.1}%", 100.0 * v))
+}
+
+/// A rules-file hover as Markdown.
+pub fn render_rules_hover(hover: &RulesHover) -> String {
+    match hover {
+        RulesHover::Pattern(pattern) => render_pattern(pattern),
+        RulesHover::Label(label) => render_label(label),
+    }
+}
+
+fn render_pattern(hover: &PatternHover) -> String {
+    let mut out = String::new();
+    let _ = write!(out, "**pattern** {}", escape(&hover.title));
+    if !hover.labels.is_empty() {
+        let _ = write!(out, " → {}", escape(&hover.labels.join(", ")));
+    }
+    match hover.n_dfa_states {
+        Some(n) => {
+            let _ = write!(out, " · {n} DFA state{}", if n == 1 { "" } else { "s" });
+        }
+        None => out.push_str(" · automaton too large (matches nothing)"),
+    }
+    let _ = write!(out, "\n\n```rules\n{}\n```\n", hover.regex);
+    if !hover.evaluated {
+        out.push_str("\n_Not in the last saved analysis: save to evaluate it on the corpora._\n");
+        return out;
+    }
+    if !hover.corpora.is_empty() {
+        out.push_str("\n| corpus | matches | coverage | precision | recall |\n| --- | ---: | ---: | ---: | ---: |\n");
+        for figures in &hover.corpora {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                escape(&figures.corpus),
+                figures.metrics.matches,
+                percent(figures.coverage()),
+                percent(figures.metrics.precision()),
+                percent(figures.metrics.recall())
+            );
+        }
+    }
+    if !hover.examples.is_empty() {
+        out.push('\n');
+        for example in &hover.examples {
+            out.push_str(&render_example(example));
+        }
+    }
+    out
+}
+
+fn render_example(example: &MatchExample) -> String {
+    format!(
+        "- {} {}:{} ({}) {}\n",
+        if example.correct { "✓" } else { "✗" },
+        escape(&example.corpus),
+        example.line + 1,
+        escape(&example.gold),
+        snippet(&example.text, example.span)
+    )
+}
+
+fn render_label(hover: &LabelHover) -> String {
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "**label** `{}` · {} rule{}",
+        hover.name,
+        hover.n_rules,
+        if hover.n_rules == 1 { "" } else { "s" }
+    );
+    if hover.is_default {
+        out.push_str(" · default");
+    }
+    out.push('\n');
+    if hover.corpora.is_empty() {
+        out.push_str("\n_No corpus figures yet: bind a corpus and save._\n");
+        return out;
+    }
+    out.push_str("\n| corpus | gold | predicted | precision | recall | F1 |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for figures in &hover.corpora {
+        let m = &figures.metrics;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} |",
+            escape(&figures.corpus),
+            m.support,
+            m.predicted,
+            percent(m.precision()),
+            percent(m.recall()),
+            percent(m.f1())
+        );
+    }
+    let list = |pairs: &[(String, usize)]| -> String {
+        pairs
+            .iter()
+            .take(4)
+            .map(|(label, n)| format!("{} {n}", escape(label)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    out.push('\n');
+    for figures in &hover.corpora {
+        if figures.mistaken_for.is_empty() && figures.taken_for.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "- {}:", escape(&figures.corpus));
+        if !figures.mistaken_for.is_empty() {
+            let _ = write!(out, " predicted as {}", list(&figures.mistaken_for));
+        }
+        if !figures.taken_for.is_empty() {
+            if !figures.mistaken_for.is_empty() {
+                out.push(';');
+            }
+            let _ = write!(out, " wrongly given to {}", list(&figures.taken_for));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A corpus line's hover as Markdown; `text` is the line's text, which the hover's ranges
+/// point into.
+pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
+    let mut out = String::new();
+    let gold = hover.gold.as_deref();
+    match gold {
+        Some(gold) => {
+            let _ = write!(out, "gold **{}**", escape(gold));
+        }
+        None => out.push_str("unlabeled"),
+    }
+    let predicted = hover.rules_prediction.as_deref();
+    let _ = write!(
+        out,
+        " · rules **{}**",
+        escape(predicted.unwrap_or("nothing"))
+    );
+    if gold.is_some() {
+        out.push_str(if gold == predicted { " ✓" } else { " ✗" });
+    }
+    if hover.fired.is_empty() {
+        out.push_str(" (no rule fired)");
+    } else {
+        let _ = write!(out, " (fired: {})", escape(&hover.fired.join(", ")));
+    }
+    out.push('\n');
+    let Some(network) = &hover.network else {
+        out.push_str("\n_No trained network yet: save the rules to train one._\n");
+        return out;
+    };
+    let probabilities: Vec<String> = network
+        .probabilities
+        .iter()
+        .map(|(label, p)| format!("{} {:.2}", escape(label), p))
+        .collect();
+    let _ = write!(
+        out,
+        "\n**FA-RNN** **{}**{} · {}",
+        escape(&network.prediction),
+        match gold {
+            Some(gold) if gold == network.prediction => " ✓",
+            Some(_) => " ✗",
+            None => "",
+        },
+        probabilities.join(" · ")
+    );
+    if network.stale {
+        out.push_str(
+            "\n\n_The network was trained on an older version of the rules; save to retrain._",
+        );
+    }
+    out.push('\n');
+    if !network.top_patterns.is_empty() {
+        out.push_str("\nTop patterns:\n");
+        for pattern in &network.top_patterns {
+            let _ = write!(out, "- {} {:.2}", escape(&pattern.pattern), pattern.score);
+            if let Some(span) = pattern.span {
+                let _ = write!(out, ": {}", snippet(text, span));
+            }
+            out.push('\n');
+        }
+    }
+    if !network.ngrams.is_empty() {
+        out.push_str("\nStrongest n-grams:\n");
+        for ngram in &network.ngrams {
+            let phrase = text
+                .get(usize::from(ngram.range.start())..usize::from(ngram.range.end()))
+                .unwrap_or("");
+            let _ = writeln!(
+                out,
+                "- **{}** → {} {:+.2}",
+                escape(phrase),
+                escape(&ngram.label),
+                ngram.polarity
+            );
+        }
+        if !network.approximations.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n_Polarity of the linear FA-RNN: {}._",
+                network.approximations.join("; ")
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippets_bold_the_span_escape_markdown_and_cut_long_context() {
+        let text = "a*b call me | now";
+        let span = TextRange::new(4.into(), 11.into());
+        assert_eq!(snippet(text, span), r"a\*b **call me** \| now");
+        let long = format!("{}x{}", "a ".repeat(50), " b".repeat(50));
+        let at = 100;
+        let cut = snippet(&long, TextRange::new(at.into(), (at + 1).into()));
+        assert!(cut.starts_with('…') && cut.ends_with('…'), "{cut}");
+        assert!(cut.contains("**x**"), "{cut}");
+        // A span off a char boundary falls back to the escaped text.
+        assert_eq!(snippet("é", TextRange::new(1.into(), 2.into())), "é");
+    }
+}

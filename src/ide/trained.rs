@@ -1,0 +1,178 @@
+//! A trained network as the editor features read it: plain data only (the one-sentence
+//! [`Scorer`], the n-gram [`Readout`], each pattern read back as a regex with what it does
+//! to dev accuracy, and the network's prediction on every train line), built once in the
+//! background after training so that hover and code actions never wait and never touch
+//! tensors.
+//!
+//! Building costs one scored sentence per train line (SMS: about 0.6 s), one reconstruction
+//! of every pattern, and one rules analysis plus dev evaluation per pattern for the accuracy
+//! change its reconstruction would bring; `cancelled` is polled between these steps.
+
+use super::analysis::{Cancelled, PatternKey, RulesAnalysis};
+use crate::automata::evaluate;
+use crate::explain::{Readout, ReconstructConfig, reconstruct, rewrite_rules};
+use crate::model::checkpoint::Manifest;
+use crate::model::{Network, Scorer, Vocabulary, WeightedAutomaton};
+use crate::rules_file::RulesFile;
+use crate::syntax::PatternId;
+use crate::text::SourceText;
+use std::fmt;
+use std::sync::Arc;
+
+/// One pattern read back from the network.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReconstructedPattern {
+    pub pattern: PatternKey,
+    /// In `.rules` syntax; `None` when the network's pattern accepts nothing.
+    pub regex: Option<String>,
+    /// Dev accuracy of the rules with this pattern replaced (`None` without a dev corpus).
+    pub dev_accuracy: Option<f64>,
+}
+
+/// A trained network, ready for the editor.
+#[derive(Debug, Clone)]
+pub struct TrainedModel {
+    pub manifest: Manifest,
+    /// The rules the network was trained from.
+    pub rules: Arc<RulesFile>,
+    pub scorer: Scorer,
+    pub readout: Readout,
+    /// Dev accuracy of the rules as they are (`None` without a dev corpus).
+    pub dev_accuracy: Option<f64>,
+    /// Per pattern of `rules`, in order.
+    pub reconstructions: Vec<ReconstructedPattern>,
+    /// The network's predicted label (an index into the rules' labels) for every line of
+    /// the analysis's `train` corpus, in order; empty without one.
+    pub train_predictions: Vec<usize>,
+}
+
+/// Why a network could not be prepared for the editor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrainedModelError {
+    /// The network's tensors could not be read (a message from the tensor library).
+    Tensors(String),
+    Cancelled,
+}
+
+impl fmt::Display for TrainedModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrainedModelError::Tensors(message) => {
+                write!(f, "cannot read the network's parameters: {message}")
+            }
+            TrainedModelError::Cancelled => write!(f, "cancelled"),
+        }
+    }
+}
+
+impl std::error::Error for TrainedModelError {}
+
+/// A tensor library error as a [`TrainedModelError`].
+fn tensors(error: impl fmt::Display) -> TrainedModelError {
+    TrainedModelError::Tensors(error.to_string())
+}
+
+impl From<Cancelled> for TrainedModelError {
+    fn from(_: Cancelled) -> TrainedModelError {
+        TrainedModelError::Cancelled
+    }
+}
+
+impl TrainedModel {
+    /// Prepares `net`, trained from `analysis.rules`, with its checkpoint manifest and
+    /// vocabulary. Reads patterns back at `reconstruct_config`'s threshold.
+    pub fn new(
+        manifest: Manifest,
+        net: &dyn Network,
+        vocabulary: Option<&Vocabulary>,
+        analysis: &RulesAnalysis,
+        reconstruct_config: &ReconstructConfig,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedModel, TrainedModelError> {
+        let rules = analysis.rules.clone();
+        let system = &rules.system;
+        let scorer = Scorer::new(net, system, vocabulary).map_err(tensors)?;
+        let mut train_predictions = Vec::new();
+        if let Some(train) = analysis.corpus("train") {
+            train_predictions.reserve(train.file.examples.len());
+            for (i, example) in train.file.examples.iter().enumerate() {
+                if i % 256 == 0 && cancelled() {
+                    return Err(TrainedModelError::Cancelled);
+                }
+                train_predictions.push(scorer.score_text(&example.text).prediction());
+            }
+        }
+        let directions = net.directions();
+        let forward = directions
+            .first()
+            .ok_or_else(|| TrainedModelError::Tensors("the network has no direction".into()))?;
+        let tokens = forward
+            .known_token_vectors(system, vocabulary)
+            .map_err(tensors)?;
+        let automaton = WeightedAutomaton::new(system);
+        let read_back = reconstruct(
+            &forward.plain().map_err(tensors)?,
+            &automaton.pattern_states,
+            &tokens,
+            reconstruct_config,
+        );
+        let dev = analysis.corpus("dev");
+        let dev_accuracy = dev.and_then(|run| run.evaluation.accuracy());
+        let mut reconstructions = Vec::with_capacity(read_back.len());
+        for (def, reconstruction) in rules.rules.patterns.iter().zip(&read_back) {
+            if cancelled() {
+                return Err(TrainedModelError::Cancelled);
+            }
+            let regex = reconstruction.text();
+            let dev_accuracy = dev.and_then(|run| {
+                let text = rewrite_rules(
+                    &rules.source.text,
+                    &rules.rules,
+                    &[(reconstruction.pattern, regex.clone())],
+                );
+                let rewritten = RulesFile::analyze(
+                    SourceText::from_bytes(text.as_bytes()),
+                    None,
+                    &Default::default(),
+                );
+                evaluate(
+                    &rewritten.system,
+                    run.file
+                        .examples
+                        .iter()
+                        .map(|e| (e.text.as_str(), e.label.as_deref())),
+                )
+                .accuracy()
+            });
+            reconstructions.push(ReconstructedPattern {
+                pattern: PatternKey::of(&rules.rules, def),
+                regex,
+                dev_accuracy,
+            });
+        }
+        Ok(TrainedModel {
+            readout: Readout::from_system(system),
+            manifest,
+            rules,
+            scorer,
+            dev_accuracy,
+            reconstructions,
+            train_predictions,
+        })
+    }
+
+    /// Whether the network was trained from exactly `text`.
+    pub fn is_trained_on(&self, text: &str) -> bool {
+        crate::model::checkpoint::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
+    }
+
+    /// The reconstruction of the pattern with this key.
+    pub fn reconstruction(&self, key: &PatternKey) -> Option<&ReconstructedPattern> {
+        self.reconstructions.iter().find(|r| &r.pattern == key)
+    }
+
+    /// The pattern of the network's rules with this key.
+    pub fn pattern(&self, key: &PatternKey) -> Option<PatternId> {
+        key.find(&self.rules.rules)
+    }
+}
