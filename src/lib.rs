@@ -2,14 +2,16 @@
 //! editor feedback.
 //!
 //! Modules follow the data's path (see `docs/architecture.md`): [`text`] → [`syntax`] →
-//! [`corpus`] → [`automata`] → [`rules_file`] (the front end in one call);
-//! [`diagnostic`] is shared by all of them.
+//! [`corpus`] → [`automata`] → [`rules_file`] (the front end in one call) → [`model`] →
+//! [`explain`] → [`ide`] (editor features on plain types, in byte offsets) → [`lsp`] (the
+//! language server, which only translates); [`diagnostic`] is shared by all of them.
 
 pub mod automata;
 pub mod corpus;
 pub mod diagnostic;
 pub mod explain;
 pub mod ide;
+pub mod lsp;
 pub mod model;
 pub mod rules_file;
 pub mod syntax;

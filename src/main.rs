@@ -141,6 +141,12 @@ enum Command {
         device: DeviceName,
     },
     /// Print the automata of a rules file as Graphviz DOT.
+    /// Serves the Language Server Protocol on stdin and stdout (for editors; see docs/lsp.md).
+    Serve {
+        /// Accepted for clients that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
     Dot {
         /// The `.rules` file.
         rules: PathBuf,
@@ -161,16 +167,15 @@ enum DeviceName {
 }
 
 impl DeviceName {
-    fn device(self) -> anyhow::Result<candle_core::Device> {
+    fn kind(self) -> rulelens::model::DeviceKind {
         match self {
-            DeviceName::Cpu => Ok(candle_core::Device::Cpu),
-            #[cfg(feature = "cuda")]
-            DeviceName::Cuda => Ok(candle_core::Device::new_cuda(0)?),
-            #[cfg(not(feature = "cuda"))]
-            DeviceName::Cuda => anyhow::bail!(
-                "this rulelens was built without CUDA; rebuild with `cargo build --release --features cuda`"
-            ),
+            DeviceName::Cpu => rulelens::model::DeviceKind::Cpu,
+            DeviceName::Cuda => rulelens::model::DeviceKind::Cuda,
         }
+    }
+
+    fn device(self) -> anyhow::Result<candle_core::Device> {
+        self.kind().open().map_err(anyhow::Error::msg)
     }
 }
 
@@ -279,7 +284,7 @@ fn main() -> ExitCode {
             seed,
             device,
             out,
-        } => device.device().and_then(|device| {
+        } => device.device().and_then(|_| {
             cli::train::run(cli::train::TrainArgs {
                 rules,
                 model: match model {
@@ -309,7 +314,7 @@ fn main() -> ExitCode {
                     logit_scale,
                     seed,
                 },
-                device,
+                device: device.kind(),
                 out,
             })
         }),
@@ -378,6 +383,9 @@ fn main() -> ExitCode {
             pattern,
             limits,
         } => cli::dot::run(&rules, pattern.as_deref(), &limits.config()),
+        Command::Serve { stdio: _ } => rulelens::lsp::serve_stdio()
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(anyhow::Error::from),
     };
     match result {
         Ok(code) => code,

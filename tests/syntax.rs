@@ -117,6 +117,27 @@ fn check_fixture(path: &Path) -> String {
             check_range(text, related.range, whole, "related");
         }
     }
+    for &comment in &file.parse.comments {
+        check_range(text, comment, whole, "comment");
+        assert!(text[comment].starts_with('#'), "comment {comment:?}");
+    }
+    // Every `# expect:` line is a comment the parser found.
+    let n_expect_lines = text
+        .lines()
+        .filter(|line| line.trim_start().starts_with("# expect:"))
+        .count();
+    let n_expect_comments = file
+        .parse
+        .comments
+        .iter()
+        .filter(|&&comment| text[comment].starts_with("# expect:"))
+        .count();
+    assert_eq!(
+        n_expect_comments,
+        n_expect_lines,
+        "comments of {}",
+        path.display()
+    );
 
     let name = path.file_name().unwrap().to_string_lossy();
     let rendered: Vec<String> = file
@@ -139,6 +160,17 @@ fn invalid_fixtures() {
     insta::glob!("data/syntax/err/*.rules", |path| {
         insta::assert_snapshot!(check_fixture(path));
     });
+}
+
+/// `Parse::comments`: where the parser skipped a `#` as trivia, in any lexer mode, on
+/// statements, after errors and on lines that are no statement; not inside quoted literals
+/// or in what a repetition's braces swallowed.
+#[test]
+fn comments_are_where_the_parser_skipped_them() {
+    let text = "# a\n  # b\r\nspam: \"#\" x # c\nnot a statement # d\nspam <- p q # e\nx: y{a#} # f\nx: \"# g\ndefault ham # h";
+    let parse = rulelens::syntax::parse(text);
+    let comments: Vec<&str> = parse.comments.iter().map(|&range| &text[range]).collect();
+    assert_eq!(comments, ["# a", "# b", "# c", "# d", "# e", "# f", "# h"]);
 }
 
 /// The bundled examples: SMS is clean; TREC repeats four patterns of earlier ones.

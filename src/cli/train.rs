@@ -3,14 +3,13 @@
 
 use super::files::{Shown, load_rules, print_diagnostics};
 use anyhow::bail;
-use candle_core::Device;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::corpus;
 use rulelens::model::checkpoint::ModelKind;
 use rulelens::model::{
-    EpochReport, FitConfig, FitError, FitEvent, Method, RankChoice, Reading, Scoring, TrainConfig,
-    fit,
+    DeviceKind, EpochReport, FitConfig, FitError, FitEvent, Method, RankChoice, Reading, Scoring,
+    TrainConfig, fit,
 };
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -28,7 +27,7 @@ pub struct TrainArgs {
     pub rank: RankChoice,
     pub fraction: f64,
     pub config: TrainConfig,
-    pub device: Device,
+    pub device: DeviceKind,
     pub out: Option<PathBuf>,
 }
 
@@ -101,7 +100,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         rank: args.rank,
         fraction: args.fraction,
         train: args.config.clone(),
-        device: args.device.clone(),
+        device: args.device,
     };
 
     let progress = if std::io::stderr().is_terminal() {

@@ -36,16 +36,31 @@ pub fn corpus_diagnostics(
     rules: &RulesFile,
     max_misclassified: usize,
 ) -> Vec<Diagnostic> {
+    lines_diagnostics(
+        &corpus.examples,
+        &corpus.diagnostics,
+        rules,
+        max_misclassified,
+    )
+}
+
+/// [`corpus_diagnostics`] of examples already parsed, with the reader's diagnostics.
+pub fn lines_diagnostics(
+    examples: &[Example],
+    read_diagnostics: &[Diagnostic],
+    rules: &RulesFile,
+    max_misclassified: usize,
+) -> Vec<Diagnostic> {
     let system = &rules.system;
-    let mut diagnostics = corpus.diagnostics.clone();
-    diagnostics.extend(check_labels(&corpus.examples, |label| {
+    let mut diagnostics = read_diagnostics.to_vec();
+    diagnostics.extend(check_labels(examples, |label| {
         system.label_by_name(label).is_some()
     }));
     let labels = system.labels();
     let mut scratch = Scratch::default();
     let mut outcome = Classification::default();
     let mut n_reported = 0;
-    for example in &corpus.examples {
+    for example in examples {
         if n_reported >= max_misclassified {
             break;
         }

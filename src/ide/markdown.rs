@@ -74,7 +74,8 @@ pub fn render_rules_hover(hover: &RulesHover) -> String {
 
 fn render_pattern(hover: &PatternHover) -> String {
     let mut out = String::new();
-    let _ = write!(out, "**pattern** {}", escape(&hover.title));
+    // The title is an identifier in backticks (`describe`), Markdown as it is.
+    let _ = write!(out, "**pattern** {}", hover.title);
     if !hover.labels.is_empty() {
         let _ = write!(out, " → {}", escape(&hover.labels.join(", ")));
     }
@@ -205,7 +206,7 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
     if hover.fired.is_empty() {
         out.push_str(" (no rule fired)");
     } else {
-        let _ = write!(out, " (fired: {})", escape(&hover.fired.join(", ")));
+        let _ = write!(out, " (fired: {})", hover.fired.join(", "));
     }
     out.push('\n');
     let Some(network) = &hover.network else {
@@ -237,7 +238,7 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
     if !network.top_patterns.is_empty() {
         out.push_str("\nTop patterns:\n");
         for pattern in &network.top_patterns {
-            let _ = write!(out, "- {} {:.2}", escape(&pattern.pattern), pattern.score);
+            let _ = write!(out, "- {} {:.2}", pattern.pattern, pattern.score);
             if let Some(span) = pattern.span {
                 let _ = write!(out, ": {}", snippet(text, span));
             }

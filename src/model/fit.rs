@@ -35,6 +35,32 @@ use std::path::{Path, PathBuf};
 /// the SMS and TREC dev sets (`docs/results.md`).
 pub const DEFAULT_BETA_WITH_EMBEDDINGS: f64 = 0.7;
 
+/// Where a network is trained and run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceKind {
+    Cpu,
+    /// The first CUDA GPU (needs the `cuda` feature).
+    Cuda,
+}
+
+impl DeviceKind {
+    /// The device, or why it cannot be had.
+    pub fn open(self) -> Result<Device, String> {
+        match self {
+            DeviceKind::Cpu => Ok(Device::Cpu),
+            #[cfg(feature = "cuda")]
+            DeviceKind::Cuda => {
+                Device::new_cuda(0).map_err(|error| format!("cannot use CUDA: {error}"))
+            }
+            #[cfg(not(feature = "cuda"))]
+            DeviceKind::Cuda => Err(
+                "this rulelens was built without CUDA; rebuild with `cargo build --release --features cuda`"
+                    .to_string(),
+            ),
+        }
+    }
+}
+
 /// What to fit and how.
 #[derive(Debug, Clone)]
 pub struct FitConfig {
@@ -49,7 +75,7 @@ pub struct FitConfig {
     /// Share of the training examples used (evenly spaced), in (0, 1].
     pub fraction: f64,
     pub train: TrainConfig,
-    pub device: Device,
+    pub device: DeviceKind,
 }
 
 /// Which way a network reads.
@@ -81,7 +107,7 @@ pub enum FitEvent<'a> {
 /// Why fitting failed.
 #[derive(Debug)]
 pub enum FitError {
-    /// A setting out of range, or two that do not go together.
+    /// A setting out of range, or two that do not go together, or a device that cannot be had.
     Config(String),
     /// The rules file has errors.
     RulesHaveErrors {
@@ -181,6 +207,7 @@ pub fn fit(
             config.fraction
         )));
     }
+    let device = config.device.open().map_err(FitError::Config)?;
     let system = &rules.system;
     let words = match &config.embeddings {
         Some(path) => {
@@ -254,7 +281,7 @@ pub fn fit(
             &decomposed,
             word_input,
             config.scoring,
-            &config.device,
+            &device,
         )?;
         if config.model.is_gated() {
             net = net.with_gates(seed)?;
@@ -298,7 +325,7 @@ pub fn fit(
         &train_data,
         &dev_data,
         &config.train,
-        &config.device,
+        &device,
         &mut |report| on_event(FitEvent::Epoch(report)),
         cancelled,
     )?;

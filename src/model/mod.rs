@@ -28,8 +28,8 @@ pub use decompose::{AlsConfig, Decomposition, Method};
 pub use embeddings::{EmbeddingsError, Vocabulary, WordVectors, read_glove};
 pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, Scoring, TokenVector, WordInput};
 pub use fit::{
-    DEFAULT_BETA_WITH_EMBEDDINGS, FitConfig, FitError, FitEvent, Fitted, LoadedModel, Reading, fit,
-    load_model, load_model_for,
+    DEFAULT_BETA_WITH_EMBEDDINGS, DeviceKind, FitConfig, FitError, FitEvent, Fitted, LoadedModel,
+    Reading, fit, load_model, load_model_for,
 };
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;

@@ -132,6 +132,25 @@ pub(crate) fn skip_trivia(text: &str, mut pos: usize) -> usize {
     }
 }
 
+/// The comment in the trivia at `pos`, if any: from its `#` to the end of the line, a `\r`
+/// before the `\n` excluded.
+pub(crate) fn comment_at(text: &str, pos: usize) -> Option<TextRange> {
+    let rest = text.get(pos..)?;
+    // The spaces [`skip_trivia`] skips, then `#`.
+    let offset = rest.find(|c: char| !((c.is_whitespace() && c != '\n') || c == '\u{feff}'))?;
+    let start = pos + offset;
+    if !rest[offset..].starts_with('#') {
+        return None;
+    }
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let end = if text[start..end].ends_with('\r') {
+        end - 1
+    } else {
+        end
+    };
+    Some(range(start, end))
+}
+
 /// The lexeme at `pos` (after trivia) in `mode`.
 pub(crate) fn lex(text: &str, pos: usize, mode: Mode) -> Lexeme {
     let start = skip_trivia(text, pos);

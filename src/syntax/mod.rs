@@ -4,7 +4,7 @@
 //! `lower(&parse, text) -> (RuleSet, diagnostics)` resolves names. Neither does I/O.
 
 pub mod ast;
-mod lexer;
+pub(crate) mod lexer;
 mod parser;
 mod print;
 mod rule_set;

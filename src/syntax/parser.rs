@@ -14,11 +14,17 @@
 //! reported and skipped, and parsing goes on. Nesting (groups, `!`, stacked quantifiers) is
 //! capped ([`MAX_NESTING`], [`MAX_STACKED_QUANTIFIERS`]) so that no input can overflow the stack, and repetition counts
 //! at [`MAX_REPETITION`]. Linear in the input apart from peeks, which re-lex one lexeme.
+//!
+//! Comments are not in the tree; [`Parse::comments`] lists where they are, found where the
+//! parser itself skipped them as trivia (so `#` inside a quoted literal, or swallowed by an
+//! unexpected run of characters, is not a comment), for editor features. The rest of a line
+//! skipped after an error is lexed again, in the statement-head mode the parser was in, only
+//! to find its comment: one more pass over that part of the line.
 
 use super::ast::{
     Formula, FormulaKind, Name, Regex, RegexKind, RuleFile, Statement, StatementKind, StringLiteral,
 };
-use super::lexer::{Lexeme, LexemeKind, Mode, lex, skip_trivia};
+use super::lexer::{Lexeme, LexemeKind, Mode, comment_at, lex, skip_trivia};
 use crate::diagnostic::{Code, Diagnostic};
 use text_size::{TextRange, TextSize};
 
@@ -36,6 +42,9 @@ pub const MAX_REPETITION: u32 = 1000;
 pub struct Parse {
     pub file: RuleFile,
     pub diagnostics: Vec<Diagnostic>,
+    /// Every comment, from its `#` to the end of its line (a `\r` before the `\n` excluded),
+    /// in order.
+    pub comments: Vec<TextRange>,
 }
 
 /// Parses a `.rules` file. Accepts any text, never panics, always returns a tree.
@@ -51,13 +60,21 @@ pub fn parse(text: &str) -> Parse {
         pos: 0,
         depth: 0,
         diagnostics: Vec::new(),
+        comments: Vec::new(),
+        skipped_from: None,
     };
     let mut file = RuleFile::default();
     loop {
         let lexeme = parser.peek(Mode::Head);
         match lexeme.kind {
-            LexemeKind::Eof => break,
-            LexemeKind::Newline => parser.bump(lexeme),
+            LexemeKind::Eof => {
+                parser.note_comment();
+                break;
+            }
+            LexemeKind::Newline => {
+                parser.note_comment();
+                parser.bump(lexeme);
+            }
             _ => match parser.statement() {
                 Some(statement) => {
                     file.statements.push(statement);
@@ -71,6 +88,7 @@ pub fn parse(text: &str) -> Parse {
     Parse {
         file,
         diagnostics: parser.diagnostics,
+        comments: parser.comments,
     }
 }
 
@@ -79,6 +97,9 @@ struct Parser<'t> {
     pos: usize,
     depth: u32,
     diagnostics: Vec<Diagnostic>,
+    comments: Vec<TextRange>,
+    /// Where [`Parser::skip_line`] first jumped from on the current line.
+    skipped_from: Option<usize>,
 }
 
 fn at_end(kind: LexemeKind) -> bool {
@@ -119,9 +140,32 @@ impl Parser<'_> {
     }
 
     fn skip_line(&mut self) {
+        self.skipped_from.get_or_insert(self.pos);
         self.pos = self.text[self.pos..]
             .find('\n')
             .map_or(self.text.len(), |i| self.pos + i);
+    }
+
+    /// Records the comment of the line that ends at the next lexeme (a newline or the end of
+    /// the text), if it has one.
+    fn note_comment(&mut self) {
+        let mut pos = match self.skipped_from.take() {
+            // What `skip_line` jumped over is lexed as the parser would have lexed it.
+            Some(from) => from,
+            // Only trivia lies between the last lexeme and the end of the line.
+            None => self.pos,
+        };
+        loop {
+            if let Some(comment) = comment_at(self.text, pos) {
+                self.comments.push(comment);
+                return;
+            }
+            let lexeme = lex(self.text, pos, Mode::Head);
+            if at_end(lexeme.kind) {
+                return;
+            }
+            pos = usize::from(lexeme.range.end());
+        }
     }
 
     /// Consumes what is left of the line, reporting its first lexeme if there is one.

@@ -1,0 +1,252 @@
+//! The outline of a rules file: labels with their rules, named patterns, corpus bindings
+//! and the default.
+//!
+//! Built from the syntax tree, not from the `RuleSet`, so that a half-typed file shows what
+//! parsed: a `corpus` binding without its path, a duplicate pattern, a rule whose regex is
+//! missing. Lines the parser could not read as statements show nothing. Top-level symbols
+//! come in file order; since a label's priority is the order of its first rule, labels come
+//! in priority order. A label's rules need not be adjacent, so its range (from its first
+//! rule to its last) may contain other symbols; a label mentioned only by `default` has no
+//! symbol of its own besides the default's. Linear in the size of the file.
+//! Deliberately not here: anonymous pattern names (`spam@3`), which appear nowhere in the
+//! text, and workspace-wide symbol search.
+
+use super::{body_text, layout, shorten};
+use crate::rules_file::RulesFile;
+use crate::syntax::ast::StatementKind;
+use std::collections::HashMap;
+use text_size::TextRange;
+
+/// What a symbol stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SymbolKind {
+    /// A label, with its rules as children.
+    Label,
+    /// One `LABEL: REGEX` or `LABEL <- FORMULA` statement, a child of its label.
+    Rule,
+    /// `pattern NAME = REGEX`.
+    Pattern,
+    /// `corpus NAME "PATH"`.
+    Corpus,
+    /// `default LABEL`.
+    Default,
+}
+
+/// One entry of the outline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// The label, pattern or corpus name; `LABEL:` or `LABEL <-` for a rule; `default` for
+    /// the default.
+    pub name: String,
+    pub kind: SymbolKind,
+    /// A rule's or pattern's regex or formula as written (shortened), a corpus' path, the
+    /// default's label, a label's number of rules.
+    pub detail: Option<String>,
+    /// The whole statement, or for a label all of its rules' statements.
+    pub range: TextRange,
+    /// The name (for a label, in its first rule); the keyword of a `default` without label.
+    pub selection_range: TextRange,
+    /// A label's rules, in file order.
+    pub children: Vec<Symbol>,
+}
+
+/// The outline of a rules file.
+///
+/// ```
+/// use rulelens::ide::{document_symbols, SymbolKind};
+/// use rulelens::rules_file::RulesFile;
+/// use rulelens::text::SourceText;
+/// let text = "default ham\npattern p = $* cash $*\nspam: $* win $*\nspam <- p\n";
+/// let file = RulesFile::analyze(SourceText::from_bytes(text.as_bytes()), None, &Default::default());
+/// let symbols = document_symbols(&file);
+/// let kinds: Vec<SymbolKind> = symbols.iter().map(|s| s.kind).collect();
+/// assert_eq!(kinds, [SymbolKind::Default, SymbolKind::Pattern, SymbolKind::Label]);
+/// assert_eq!(symbols[2].children[1].detail.as_deref(), Some("p"));
+/// ```
+pub fn document_symbols(file: &RulesFile) -> Vec<Symbol> {
+    let text = file.source.text.as_str();
+    let mut res: Vec<Symbol> = Vec::new();
+    // Where each label's symbol is in `res`.
+    let mut label_symbols: HashMap<&str, usize> = HashMap::new();
+    for statement in &file.parse.file.statements {
+        let detail = body_text(text, statement)
+            .filter(|body| !body.is_empty())
+            .map(shorten);
+        match &statement.kind {
+            StatementKind::Default { label } => {
+                let keyword = layout(text, statement).keyword.unwrap_or(statement.range);
+                res.push(Symbol {
+                    name: "default".to_string(),
+                    kind: SymbolKind::Default,
+                    detail: label.as_ref().map(|label| label.text.clone()),
+                    range: statement.range,
+                    selection_range: label.as_ref().map_or(keyword, |label| label.range),
+                    children: Vec::new(),
+                });
+            }
+            StatementKind::Corpus { name, path } => {
+                let Some(name) = name else { continue };
+                res.push(Symbol {
+                    name: name.text.clone(),
+                    kind: SymbolKind::Corpus,
+                    detail: path.as_ref().map(|path| path.value.clone()),
+                    range: statement.range,
+                    selection_range: name.range,
+                    children: Vec::new(),
+                });
+            }
+            StatementKind::Pattern { name, .. } => {
+                let Some(name) = name else { continue };
+                res.push(Symbol {
+                    name: name.text.clone(),
+                    kind: SymbolKind::Pattern,
+                    detail,
+                    range: statement.range,
+                    selection_range: name.range,
+                    children: Vec::new(),
+                });
+            }
+            StatementKind::LabelRegex { label, .. } | StatementKind::LabelFormula { label, .. } => {
+                let operator = if matches!(statement.kind, StatementKind::LabelRegex { .. }) {
+                    ":"
+                } else {
+                    " <-"
+                };
+                let rule = Symbol {
+                    name: format!("{}{operator}", label.text),
+                    kind: SymbolKind::Rule,
+                    detail,
+                    range: statement.range,
+                    selection_range: label.range,
+                    children: Vec::new(),
+                };
+                let index = *label_symbols.entry(&label.text).or_insert_with(|| {
+                    res.push(Symbol {
+                        name: label.text.clone(),
+                        kind: SymbolKind::Label,
+                        detail: None,
+                        range: statement.range,
+                        selection_range: label.range,
+                        children: Vec::new(),
+                    });
+                    res.len() - 1
+                });
+                if let Some(symbol) = res.get_mut(index) {
+                    symbol.range = symbol.range.cover(statement.range);
+                    symbol.children.push(rule);
+                }
+            }
+        }
+    }
+    for &index in label_symbols.values() {
+        if let Some(symbol) = res.get_mut(index) {
+            let n_rules = symbol.children.len();
+            symbol.detail = Some(format!(
+                "{n_rules} rule{}",
+                if n_rules == 1 { "" } else { "s" }
+            ));
+        }
+    }
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{analyze, position};
+    use super::*;
+
+    /// One line per symbol, children indented: `Kind name "detail" lines L1-L2 @ selection`.
+    fn check_symbols(text: &str, expected: &str) {
+        let file = analyze(text);
+        let symbols = document_symbols(&file);
+        let mut out = Vec::new();
+        render(text, &symbols, None, 0, &mut out);
+        assert_eq!(out.join("\n"), expected, "symbols of {text:?}");
+    }
+
+    fn render(
+        text: &str,
+        symbols: &[Symbol],
+        parent: Option<TextRange>,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) {
+        for symbol in symbols {
+            assert!(
+                symbol.range.contains_range(symbol.selection_range),
+                "selection inside the range: {symbol:?}"
+            );
+            if let Some(parent) = parent {
+                assert!(
+                    parent.contains_range(symbol.range),
+                    "child inside its parent"
+                );
+            }
+            let detail = symbol
+                .detail
+                .as_ref()
+                .map_or(String::new(), |detail| format!(" {detail:?}"));
+            out.push(format!(
+                "{}{:?} {}{detail} {} @ {:?}",
+                "  ".repeat(depth),
+                symbol.kind,
+                symbol.name,
+                position(text, symbol.range),
+                &text[symbol.selection_range],
+            ));
+            render(text, &symbol.children, Some(symbol.range), depth + 1, out);
+        }
+    }
+
+    #[test]
+    fn a_whole_file() {
+        check_symbols(
+            "# spam filter\ndefault ham\ncorpus train \"data/train.tsv\"\n\npattern free_call = $* free $* ( call | txt ) $*  # named\nspam: $* ( won | win ) $*\nham: $* hi $*\nspam <- free_call & !greeting\npattern greeting = ( hi | hey ) $*\n",
+            "Default default \"ham\" 2:0-2:11 @ \"ham\"\n\
+             Corpus train \"data/train.tsv\" 3:0-3:29 @ \"train\"\n\
+             Pattern free_call \"$* free $* ( call | txt ) $*\" 5:0-5:48 @ \"free_call\"\n\
+             Label spam \"2 rules\" 6:0-8:29 @ \"spam\"\n\
+             \x20 Rule spam: \"$* ( won | win ) $*\" 6:0-6:25 @ \"spam\"\n\
+             \x20 Rule spam <- \"free_call & !greeting\" 8:0-8:29 @ \"spam\"\n\
+             Label ham \"1 rule\" 7:0-7:13 @ \"ham\"\n\
+             \x20 Rule ham: \"$* hi $*\" 7:0-7:13 @ \"ham\"\n\
+             Pattern greeting \"( hi | hey ) $*\" 9:0-9:34 @ \"greeting\"",
+        );
+    }
+
+    #[test]
+    fn long_bodies_are_shortened() {
+        let words = "word ".repeat(20);
+        let text = format!("spam: {words}\n");
+        let file = analyze(&text);
+        let symbols = document_symbols(&file);
+        let detail = symbols[0].children[0].detail.clone().unwrap();
+        assert_eq!(detail.chars().count(), 60);
+        assert!(detail.ends_with("word…"), "{detail}");
+    }
+
+    #[test]
+    fn broken_files_show_what_parsed() {
+        check_symbols(
+            "default\ncorpus dev\npattern = $* x\npattern p\npattern p = $* ( y\nspam:\nham <- \nnot a statement\nspam <- p |",
+            "Default default 1:0-1:7 @ \"default\"\n\
+             Corpus dev 2:0-2:10 @ \"dev\"\n\
+             Pattern p 4:0-4:9 @ \"p\"\n\
+             Pattern p \"$* ( y\" 5:0-5:18 @ \"p\"\n\
+             Label spam \"2 rules\" 6:0-9:11 @ \"spam\"\n\
+             \x20 Rule spam: 6:0-6:5 @ \"spam\"\n\
+             \x20 Rule spam <- \"p |\" 9:0-9:11 @ \"spam\"\n\
+             Label ham \"1 rule\" 7:0-7:6 @ \"ham\"\n\
+             \x20 Rule ham <- 7:0-7:6 @ \"ham\"",
+        );
+    }
+
+    #[test]
+    fn multibyte_names_and_bodies() {
+        check_symbols(
+            "spam: $* café 😀 $*\n",
+            "Label spam \"1 rule\" 1:0-1:18 @ \"spam\"\n\
+             \x20 Rule spam: \"$* café 😀 $*\" 1:0-1:18 @ \"spam\"",
+        );
+    }
+}

@@ -1,0 +1,75 @@
+//! `textDocument/documentSymbol`: labels with their rules, patterns, corpus bindings and the
+//! default (`ide::document_symbols`), nested for clients that support it and flat for the
+//! others.
+
+use super::rules_snapshot;
+use crate::ide::{Symbol, SymbolKind as IdeKind, document_symbols};
+use crate::lsp::convert::Text;
+use crate::lsp::server::Shared;
+use tower_lsp_server::ls_types::*;
+
+fn kind(kind: IdeKind) -> SymbolKind {
+    match kind {
+        IdeKind::Label => SymbolKind::CLASS,
+        IdeKind::Rule => SymbolKind::FIELD,
+        IdeKind::Pattern => SymbolKind::FUNCTION,
+        IdeKind::Corpus => SymbolKind::FILE,
+        IdeKind::Default => SymbolKind::CONSTANT,
+    }
+}
+
+#[allow(deprecated)]
+fn nested(symbol: &Symbol, text: &Text) -> DocumentSymbol {
+    DocumentSymbol {
+        name: symbol.name.clone(),
+        detail: symbol.detail.clone(),
+        kind: kind(symbol.kind),
+        tags: None,
+        deprecated: None,
+        range: text.lsp_range(symbol.range),
+        selection_range: text.lsp_range(symbol.selection_range),
+        children: (!symbol.children.is_empty())
+            .then(|| symbol.children.iter().map(|c| nested(c, text)).collect()),
+    }
+}
+
+#[allow(deprecated)]
+fn flat(
+    symbol: &Symbol,
+    container: Option<&str>,
+    uri: &Uri,
+    text: &Text,
+    out: &mut Vec<SymbolInformation>,
+) {
+    out.push(SymbolInformation {
+        name: symbol.name.clone(),
+        kind: kind(symbol.kind),
+        tags: None,
+        deprecated: None,
+        location: Location::new(uri.clone(), text.lsp_range(symbol.range)),
+        container_name: container.map(str::to_string),
+    });
+    for child in &symbol.children {
+        flat(child, Some(&symbol.name), uri, text, out);
+    }
+}
+
+pub fn document_symbol(
+    shared: &Shared,
+    params: DocumentSymbolParams,
+) -> Option<DocumentSymbolResponse> {
+    let uri = params.text_document.uri;
+    let hierarchical = shared.lock().client.hierarchical_symbols;
+    let snapshot = rules_snapshot(shared, &uri)?;
+    let text = snapshot.text();
+    let symbols = document_symbols(&snapshot.file);
+    Some(if hierarchical {
+        DocumentSymbolResponse::Nested(symbols.iter().map(|s| nested(s, &text)).collect())
+    } else {
+        let mut out = Vec::new();
+        for symbol in &symbols {
+            flat(symbol, None, &uri, &text, &mut out);
+        }
+        DocumentSymbolResponse::Flat(out)
+    })
+}

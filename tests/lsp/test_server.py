@@ -1,0 +1,201 @@
+"""The rule author's editing loop, end to end: diagnostics after a bad edit, corpus
+diagnostics and training progress after a save, hovers, the reconstruct code action, and a
+code action refused on a stale version."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from conftest import apply_edit, change, latest, open_document, start, wait_until
+
+# Patterns of examples/sms/sms.rules, 0-based lines: line 18, and line 23, whose
+# reconstruction always reads differently (alternatives come back sorted).
+PATTERN_LINE = 17  # spam: $* won $* cash $* prize $*
+RECONSTRUCTED_LINE = 22  # spam: $* ( guranteed | guaranteed ) $* gift $*
+RULES_LINES = 88
+
+
+def codes(diagnostics) -> list[str]:
+    return [d.code for d in diagnostics]
+
+
+async def test_a_bad_edit_gets_a_syntax_diagnostic_at_the_right_range(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(client, request, workspace, training={"enabled": False})
+    uri = open_document(client, workspace / "sms.rules", "rules")
+    first = await wait_until(client, lambda: latest(client, uri, 1), "diagnostics of version 1")
+    assert not [d for d in first.diagnostics if d.severity == types.DiagnosticSeverity.Error]
+
+    # Open a group that never closes, at the start of line 18's regex.
+    change(client, uri, 2, (PATTERN_LINE, 6), (PATTERN_LINE, 6), "( ")
+    second = await wait_until(client, lambda: latest(client, uri, 2), "diagnostics of version 2")
+    unclosed = [d for d in second.diagnostics if d.code == "E0106"]
+    assert len(unclosed) == 1, second.diagnostics
+    assert unclosed[0].range.start == types.Position(line=PATTERN_LINE, character=6)
+    assert unclosed[0].severity == types.DiagnosticSeverity.Error
+
+    # Undo: the error goes away in version 3.
+    change(client, uri, 3, (PATTERN_LINE, 6), (PATTERN_LINE, 8), "")
+    third = await wait_until(client, lambda: latest(client, uri, 3), "diagnostics of version 3")
+    assert "E0106" not in codes(third.diagnostics)
+
+
+async def test_save_publishes_corpus_diagnostics_and_training_progress(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(client, request, workspace)
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    train = open_document(client, workspace / "train.tsv", "tsv")
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=rules))
+    )
+
+    def misclassified():
+        params = latest(client, train, 1)
+        return params and [d for d in params.diagnostics if d.code == "I0505"]
+
+    lines = await wait_until(client, misclassified, "misclassified-line diagnostics")
+    # The SMS rules get 91.87 % of the 4,502 train lines right: 366 wrong.
+    assert len(lines) == 366
+    assert all(d.severity == types.DiagnosticSeverity.Information for d in lines)
+    assert "gold `spam`, rules predict `ham`" in " ".join(d.message for d in lines)
+
+    def finished():
+        return [
+            reports
+            for reports in client.progress_reports.values()
+            if reports and isinstance(reports[-1], types.WorkDoneProgressEnd)
+        ]
+
+    (reports,) = await wait_until(client, finished, "the end of training progress")
+    assert isinstance(reports[0], types.WorkDoneProgressBegin)
+    epochs = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
+    assert any("epoch 2/2, dev accuracy" in (m or "") for m in epochs), epochs
+    assert "dev accuracy" in reports[-1].message
+
+    # The rules file gets corpus-aware findings (a pattern that never matches train, at
+    # least), placed on its current text.
+    def findings():
+        params = latest(client, rules)
+        return params and [d for d in params.diagnostics if d.code.startswith(("W05", "I05"))]
+
+    found = await wait_until(client, findings, "corpus-aware rules diagnostics")
+    assert all(f.range.start.line < RULES_LINES for f in found)
+
+
+async def trained_session(client: LanguageClient, request, workspace: pathlib.Path):
+    """A session with sms.rules and train.tsv open and a trained network in place."""
+    await start(client, request, workspace)
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    train = open_document(client, workspace / "train.tsv", "tsv")
+
+    def trained():
+        return any(
+            reports and isinstance(reports[-1], types.WorkDoneProgressEnd)
+            for reports in client.progress_reports.values()
+        ) or any("loaded the trained network" in m.message for m in client.log_messages)
+
+    await wait_until(client, trained, "a trained network")
+    return rules, train
+
+
+async def test_hover_over_a_corpus_line_and_a_pattern(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    rules, train = await trained_session(client, request, workspace)
+    lines = (workspace / "train.tsv").read_text().split("\n")
+    spam = next(i for i, line in enumerate(lines) if line.startswith("spam\t"))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=train),
+            position=types.Position(line=spam, character=10),
+        )
+    )
+    text = hover.contents.value
+    assert "gold **spam**" in text, text
+    assert "**FA-RNN**" in text and "spam 0." in text, text
+    assert hover.range.start.line == spam
+
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=rules),
+            position=types.Position(line=PATTERN_LINE, character=12),
+        )
+    )
+    text = hover.contents.value
+    assert "**pattern** the `spam` rule of line 18" in text, text
+    assert "DFA states" in text
+    assert "| train |" in text and "| dev |" in text
+    assert "✓ train:" in text
+
+
+async def code_actions(client: LanguageClient, uri: str, line: int):
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(
+                start=types.Position(line=line, character=0),
+                end=types.Position(line=line, character=0),
+            ),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+
+
+async def test_the_reconstruct_action_keeps_the_file_parsing(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    rules, _ = await trained_session(client, request, workspace)
+    actions = await code_actions(client, rules, RECONSTRUCTED_LINE)
+    titles = [a.title for a in actions]
+    (replace,) = [a for a in actions if "with reconstructed regex" in a.title]
+    assert "dev accuracy" in replace.title, titles
+    assert any(t.startswith("Disable") for t in titles), titles
+    resolved = await client.code_action_resolve_async(replace)
+    edit = resolved.edit
+    if edit.document_changes:
+        (document_edit,) = edit.document_changes
+        assert document_edit.text_document.version == 1
+        (text_edit,) = document_edit.edits
+    else:
+        (text_edit,) = edit.changes[rules]
+    text = apply_edit((workspace / "sms.rules").read_text(), text_edit)
+    assert text != (workspace / "sms.rules").read_text()
+
+    # Send the edited text as the client would after applying the edit: it still parses.
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=rules, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    after = await wait_until(client, lambda: latest(client, rules, 2), "diagnostics after the edit")
+    errors = [d for d in after.diagnostics if d.severity == types.DiagnosticSeverity.Error]
+    assert errors == [], errors
+
+
+async def test_an_action_on_a_stale_version_is_refused(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(client, request, workspace, training={"enabled": False})
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    await wait_until(client, lambda: latest(client, rules, 1), "diagnostics of version 1")
+    actions = await code_actions(client, rules, PATTERN_LINE)
+    (disable,) = [a for a in actions if a.title.startswith("Disable")]
+
+    # The user types before picking the action.
+    change(client, rules, 2, (0, 0), (0, 0), "# edited\n")
+    await wait_until(client, lambda: latest(client, rules, 2), "diagnostics of version 2")
+    with pytest.raises(Exception, match="changed since this action was offered"):
+        await client.code_action_resolve_async(disable)
+
+    # Asked again, the action is for the new version and resolves.
+    actions = await code_actions(client, rules, PATTERN_LINE + 1)
+    (disable,) = [a for a in actions if a.title.startswith("Disable")]
+    resolved = await client.code_action_resolve_async(disable)
+    assert resolved.edit is not None
