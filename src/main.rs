@@ -140,13 +140,13 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DeviceName::Cpu)]
         device: DeviceName,
     },
-    /// Print the automata of a rules file as Graphviz DOT.
-    /// Serves the Language Server Protocol on stdin and stdout (for editors; see docs/lsp.md).
+    /// Serve the Language Server Protocol on stdin and stdout (for editors; see docs/lsp.md).
     Serve {
         /// Accepted for clients that pass it; stdio is the only transport.
         #[arg(long)]
         stdio: bool,
     },
+    /// Print the automata of a rules file as Graphviz DOT.
     Dot {
         /// The `.rules` file.
         rules: PathBuf,

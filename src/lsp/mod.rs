@@ -17,6 +17,7 @@ mod publish;
 mod server;
 mod state;
 mod sync;
+mod transport;
 
 pub use config::{ServerOptions, Settings};
 
@@ -43,9 +44,8 @@ pub fn serve_stdio() -> std::io::Result<()> {
         .custom_method(ext::SHOW_AUTOMATON, RulesServer::show_automaton)
         .custom_method(ext::TRAIN, RulesServer::train)
         .finish();
-        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
+        let (input, output) = transport::stdio();
+        Server::new(input, output, socket).serve(service).await;
     });
     // tokio's stdin reads on a blocking thread that only returns when the client closes the
     // pipe, and training may be between two cancellation checks: do not wait for either.

@@ -112,17 +112,26 @@ impl Shared {
     }
 }
 
-/// Runs a handler, turning a panic into an internal error response.
+/// Runs a handler, turning a panic into an internal error response (and a log line).
 pub async fn guard<T>(
     shared: &Shared,
     method: &str,
     work: impl Future<Output = Result<T>>,
 ) -> Result<T> {
+    caught(method, work, |message| shared.log_error(message)).await
+}
+
+/// [`guard`]'s work: runs `work`, and on a panic calls `log` and answers an internal error.
+async fn caught<T>(
+    method: &str,
+    work: impl Future<Output = Result<T>>,
+    log: impl FnOnce(String),
+) -> Result<T> {
     match AssertUnwindSafe(work).catch_unwind().await {
         Ok(result) => result,
         Err(panic) => {
             let message = panic_message(&*panic);
-            shared.log_error(format!("rulelens panicked in {method}: {message}"));
+            log(format!("rulelens panicked in {method}: {message}"));
             Err(Error {
                 code: ErrorCode::InternalError,
                 message: format!("rulelens failed in {method}: {message}").into(),
@@ -451,5 +460,34 @@ impl RulesServer {
             ext::train(&self.shared, params)
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_an_internal_error_and_logs_it() {
+        let mut logged = Vec::new();
+        let answer: Result<()> = caught(
+            "textDocument/hover",
+            async { panic!("index out of bounds") },
+            |message| logged.push(message),
+        )
+        .await;
+        let error = answer.unwrap_err();
+        assert_eq!(error.code, ErrorCode::InternalError);
+        assert!(
+            error.message.contains("textDocument/hover"),
+            "{}",
+            error.message
+        );
+        assert_eq!(
+            logged,
+            ["rulelens panicked in textDocument/hover: index out of bounds"]
+        );
+        let fine: Result<u8> = caught("hover", async { Ok(1) }, |_| panic!("no log")).await;
+        assert_eq!(fine.unwrap(), 1);
     }
 }

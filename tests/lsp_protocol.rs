@@ -1,0 +1,357 @@
+//! `rulelens serve` against bad and heavy input at the protocol level, over stdio with a
+//! minimal JSON-RPC client written here (the feature tests drive it with a real LSP client
+//! library: `tests/lsp/`): requests before `initialize`, malformed JSON, unknown methods,
+//! positions past the end of a line or inside a surrogate pair, a 10 MB rules document, a
+//! corpus of 100,000 lines, and `shutdown` then `exit`. The server must answer each with the
+//! right error or result and keep serving, and exit cleanly at the end.
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+/// How long a test waits for a message before failing (the heavy documents included).
+const DEADLINE: Duration = Duration::from_secs(120);
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: u64,
+    /// Messages read while waiting for something else.
+    seen: Vec<Value>,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rulelens"))
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start rulelens serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (sender, messages) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(value) = line.strip_prefix("Content-Length: ") {
+                        length = value.parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; length.expect("Content-Length")];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let message: Value = serde_json::from_slice(&body).expect("server sent JSON");
+                if sender.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Server {
+            child,
+            stdin,
+            messages,
+            next_id: 1,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send_raw(&mut self, body: &[u8]) {
+        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        self.stdin.write_all(body).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: Value) {
+        self.send_raw(message.to_string().as_bytes());
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({ "jsonrpc": "2.0", "method": method, "params": params }));
+    }
+
+    /// Sends a request and waits for its response (answering the server's own requests).
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.wait_for(|m| m["id"] == id && m.get("method").is_none())
+    }
+
+    /// The next message that satisfies `wanted`, answering server requests on the way.
+    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.seen.iter().position(&wanted) {
+            return self.seen.remove(i);
+        }
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = match self.messages.recv_timeout(left) {
+                Ok(message) => message,
+                Err(RecvTimeoutError::Timeout) => panic!("timed out; seen {:?}", self.seen),
+                Err(RecvTimeoutError::Disconnected) => panic!("the server closed its output"),
+            };
+            if message.get("method").is_some() && message.get("id").is_some() {
+                // A request from the server (configuration, progress): accept it.
+                let id = message["id"].clone();
+                self.send(json!({ "jsonrpc": "2.0", "id": id, "result": null }));
+            }
+            if wanted(&message) {
+                return message;
+            }
+            self.seen.push(message);
+        }
+    }
+
+    fn initialize(&mut self, capabilities: Value, options: Value) -> Value {
+        let response = self.request(
+            "initialize",
+            json!({ "processId": null, "rootUri": null, "capabilities": capabilities,
+                    "initializationOptions": options }),
+        );
+        self.notify("initialized", json!({}));
+        response
+    }
+
+    fn open(&mut self, uri: &str, language: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({ "textDocument": { "uri": uri, "languageId": language, "version": 1, "text": text } }),
+        );
+    }
+
+    fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
+        let message = self.wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        });
+        message["params"]["diagnostics"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// `shutdown`, `exit`, and the exit status.
+    fn stop(mut self) -> i32 {
+        let response = self.request("shutdown", Value::Null);
+        assert_eq!(response["result"], Value::Null, "{response}");
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+fn error_code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {response}"))
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rulelens-lsp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn uri(path: &std::path::Path) -> String {
+    format!("file://{}", path.display())
+}
+
+#[test]
+fn bad_messages_get_errors_and_the_server_keeps_serving() {
+    let mut server = Server::start();
+    // Before `initialize`: ServerNotInitialized.
+    let early = server.request("textDocument/hover", json!({}));
+    assert_eq!(error_code(&early), -32002, "{early}");
+    // Malformed JSON: a parse error, then business as usual.
+    server.send_raw(b"{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": ");
+    let parse_error = server.wait_for(|m| m.get("error").is_some());
+    assert_eq!(error_code(&parse_error), -32700, "{parse_error}");
+    let response = server.initialize(json!({}), json!({ "training": { "enabled": false } }));
+    assert_eq!(response["result"]["serverInfo"]["name"], "rulelens");
+    assert_eq!(
+        response["result"]["capabilities"]["positionEncoding"],
+        "utf-16"
+    );
+    // An unknown method: MethodNotFound.
+    let unknown = server.request("rulelens/noSuchThing", json!({}));
+    assert_eq!(error_code(&unknown), -32601, "{unknown}");
+    // Parameters of the wrong shape: InvalidParams, and the server still answers.
+    let invalid = server.request("textDocument/hover", json!({ "textDocument": 3 }));
+    assert_eq!(error_code(&invalid), -32602, "{invalid}");
+    // A notification with bad parameters is dropped, not fatal.
+    server.notify("textDocument/didOpen", json!({ "textDocument": {} }));
+
+    // Positions past a line's end and inside a surrogate pair (UTF-16 column 8 is inside
+    // the emoji) are clamped, not fatal.
+    let dir = temp_dir("positions");
+    let rules = dir.join("emoji.rules");
+    let text = "default ham\nspam: $* \"😀\" $* free $*\n";
+    std::fs::write(&rules, text).unwrap();
+    let rules_uri = uri(&rules);
+    server.open(&rules_uri, "rules", text);
+    server.diagnostics(&rules_uri, 1);
+    for (line, character) in [(1, 8), (1, 500), (40, 2), (0, 4)] {
+        let hover = server.request(
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": rules_uri },
+                    "position": { "line": line, "character": character } }),
+        );
+        assert!(hover.get("error").is_none(), "{hover}");
+    }
+    // An edit whose range lies past the end is clamped: no text is lost.
+    server.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": rules_uri, "version": 2 },
+                "contentChanges": [{ "range": { "start": { "line": 9, "character": 0 },
+                                                "end": { "line": 9, "character": 3 } },
+                                     "text": "ham: $* hi $*\n" }] }),
+    );
+    let diagnostics = server.diagnostics(&rules_uri, 2);
+    assert!(
+        diagnostics.iter().all(|d| d["severity"] != 1),
+        "{diagnostics:?}"
+    );
+    let symbols = server.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": rules_uri } }),
+    );
+    let names: Vec<&str> = symbols["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"ham") && names.contains(&"spam"),
+        "{names:?}"
+    );
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn utf8_positions_are_negotiated_when_offered() {
+    let mut server = Server::start();
+    let response = server.initialize(
+        json!({ "general": { "positionEncodings": ["utf-8", "utf-16"] } }),
+        json!({ "training": { "enabled": false } }),
+    );
+    assert_eq!(
+        response["result"]["capabilities"]["positionEncoding"],
+        "utf-8"
+    );
+    let dir = temp_dir("utf8");
+    let rules = dir.join("r.rules");
+    // `é` is two bytes: the unclosed group starts at byte column 13, UTF-16 column 12.
+    let text = "default ham\n# é\nspam: $* é ( won $*\n";
+    std::fs::write(&rules, text).unwrap();
+    let rules_uri = uri(&rules);
+    server.open(&rules_uri, "rules", text);
+    let diagnostics = server.diagnostics(&rules_uri, 1);
+    let unclosed = diagnostics
+        .iter()
+        .find(|d| d["code"] == "E0106")
+        .unwrap_or_else(|| panic!("{diagnostics:?}"));
+    assert_eq!(
+        unclosed["range"]["start"],
+        json!({ "line": 2, "character": 12 })
+    );
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn large_documents_and_corpora_are_served() {
+    let dir = temp_dir("large");
+    let mut server = Server::start();
+    server.initialize(json!({}), json!({ "training": { "enabled": false } }));
+
+    // A 10 MB rules document: mostly comments, with a few hundred rules.
+    let mut text =
+        String::from("default ham\ncorpus train \"train.tsv\"\ncorpus dev \"dev.tsv\"\n");
+    let mut i = 0;
+    while text.len() < 10 << 20 {
+        if i % 200 == 0 {
+            text.push_str(&format!("spam: $* word{i} $*\n"));
+        } else {
+            text.push_str("# a comment line that pads the file to ten megabytes of text\n");
+        }
+        i += 1;
+    }
+    // A corpus of 100,000 lines, one in 50 misclassified.
+    let mut corpus = String::new();
+    for line in 0..100_000 {
+        let label = if line % 50 == 0 { "spam" } else { "ham" };
+        corpus.push_str(&format!("{label}\tline {line} of the corpus\n"));
+    }
+    let rules = dir.join("big.rules");
+    std::fs::write(&rules, &text).unwrap();
+    std::fs::write(dir.join("train.tsv"), &corpus).unwrap();
+    std::fs::write(dir.join("dev.tsv"), "ham\thello\n").unwrap();
+    let rules_uri = uri(&rules);
+    let corpus_uri = uri(&dir.join("train.tsv"));
+    server.open(&rules_uri, "rules", &text);
+    server.open(&corpus_uri, "tsv", &corpus);
+    let diagnostics = server.diagnostics(&rules_uri, 1);
+    assert!(
+        diagnostics.iter().all(|d| d["severity"] != 1),
+        "{:?}",
+        &diagnostics[..3.min(diagnostics.len())]
+    );
+    // The corpus' misclassified lines arrive, capped at 1,000 by default.
+    let lines = loop {
+        let diagnostics = server.diagnostics(&corpus_uri, 1);
+        let misclassified = diagnostics.iter().filter(|d| d["code"] == "I0505").count();
+        if misclassified > 0 {
+            break misclassified;
+        }
+    };
+    assert_eq!(lines, 1000);
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": corpus_uri },
+                "position": { "line": 99_999, "character": 6 } }),
+    );
+    let value = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(value.contains("gold **ham**"), "{hover}");
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": rules_uri },
+                "position": { "line": 3, "character": 10 } }),
+    );
+    assert!(
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("**pattern**"),
+        "{hover}"
+    );
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
