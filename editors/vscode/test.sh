@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds, tests and packages the VS Code extension from a clean checkout. Needs Node 20 or
+# later and npm; packages come from the npm registry only (npm ci, exact versions from
+# package-lock.json, no install scripts). The server test runs when a server binary is
+# there (RULELENS_SERVER, or target/{release,debug}/rulelens), and is skipped otherwise.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+step() {
+    echo
+    echo "== $1 ($SECONDS s)"
+}
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+    echo "node 20 or later is needed, not $(node --version)" >&2
+    exit 1
+fi
+
+rm -rf out dist rulelens.vsix
+
+step "npm ci"
+npm ci --ignore-scripts --no-audit --no-fund
+
+step "build: tsc (type check, and the tests to out/) and esbuild (dist/main.js)"
+npm run --silent build
+
+step "unit tests"
+npm test
+
+step "server test"
+npm run --silent test:server
+
+step "package"
+npm run --silent package
+
+step "check the package"
+node scripts/check-vsix.mjs rulelens.vsix
+
+echo
+echo "== done in $SECONDS s: $(wc -c < rulelens.vsix) bytes in rulelens.vsix"

@@ -1,0 +1,63 @@
+// package.json against the rest of the extension: the commands it declares are the ones
+// main.ts registers, the entry point is the bundle, the engines floor is the one
+// vscode-languageclient needs, and the language contribution is complete.
+
+import * as assert from "node:assert/strict";
+import * as fs from "fs";
+import { describe, it } from "node:test";
+import { extensionFile, packageJson, readJson } from "./paths";
+
+const manifest = packageJson();
+
+describe("package.json", () => {
+    it("declares the commands main.ts registers", () => {
+        const main = fs.readFileSync(extensionFile("src/main.ts"), "utf8");
+        const registered = [...main.matchAll(/registerCommand\("([^"]+)"/g)].map((m) => m[1]).sort();
+        const declared = manifest.contributes.commands.map((c: any) => c.command).sort();
+        assert.deepEqual(declared, ["rulelens.restartServer", "rulelens.showAutomaton", "rulelens.train"]);
+        assert.deepEqual(registered, declared);
+        for (const command of manifest.contributes.commands) {
+            assert.equal(command.category, "Rulelens");
+        }
+    });
+
+    it("runs the bundle esbuild writes", () => {
+        assert.equal(manifest.main, "./dist/main.js");
+        assert.match(manifest.scripts.bundle, /--outfile=dist\/main\.js/);
+        assert.match(manifest.scripts.bundle, /--external:vscode/);
+    });
+
+    it("activates on rules files", () => {
+        assert.deepEqual(manifest.activationEvents, ["onLanguage:rules", "workspaceContains:**/*.rules"]);
+    });
+
+    it("asks for the VS Code that vscode-languageclient and @types/vscode need", () => {
+        const client = readJson(extensionFile("node_modules/vscode-languageclient/package.json"));
+        assert.equal(client.version, manifest.dependencies["vscode-languageclient"]);
+        assert.equal(manifest.engines.vscode, client.engines.vscode);
+        // vsce refuses @types/vscode newer than the floor.
+        assert.equal(`^${manifest.devDependencies["@types/vscode"]}`, manifest.engines.vscode);
+    });
+
+    it("pins exact versions", () => {
+        for (const deps of [manifest.dependencies, manifest.devDependencies]) {
+            for (const [name, version] of Object.entries(deps)) {
+                assert.match(version as string, /^\d+\.\d+\.\d+$/, `${name}@${version} is not an exact version`);
+            }
+        }
+    });
+
+    it("contributes the rules language with its configuration", () => {
+        const [language] = manifest.contributes.languages;
+        assert.equal(language.id, "rules");
+        assert.deepEqual(language.extensions, [".rules"]);
+        assert.equal(language.configuration, "./language-configuration.json");
+        const configuration = readJson(extensionFile(language.configuration));
+        assert.equal(configuration.comments.lineComment, "#");
+        assert.deepEqual(configuration.brackets, [["(", ")"], ["{", "}"]]);
+        const pairs = configuration.autoClosingPairs.map((p: any) => p.open + p.close);
+        assert.deepEqual(pairs, ["()", "{}", '""']);
+        assert.deepEqual(configuration.surroundingPairs.map((p: string[]) => p.join("")), ["()", "{}", '""']);
+        new RegExp(configuration.wordPattern); // compiles
+    });
+});
