@@ -1,0 +1,257 @@
+//! The language server's latencies as an editor sees them: `rulelens serve` (the binary
+//! this crate builds, in the bench profile) driven over stdio by the minimal client of
+//! tests/common/lsp_client.rs, on a copy of examples/sms with `train.tsv` and `dev.tsv`
+//! open, as a user has them:
+//!
+//! - change to diagnostics: an edit of a pattern in `sms.rules` until the diagnostics of
+//!   that document version arrive (re-parse and semantic checks of the whole file);
+//! - save to corpus diagnostics: `didSave` until both open corpus files have their
+//!   diagnostics again (the rule system on all 5,000 lines, findings, and one diagnostic per
+//!   misclassified line), with training off so that only that is timed;
+//! - hover on a corpus line, with a trained network (rule-system and FA-RNN predictions,
+//!   top patterns with their best spans, n-gram polarity), on lines drawn at random;
+//! - hover on a pattern (figures on both corpora and examples);
+//! - the same corpus-line hover while a network trains on the other core.
+//!
+//! Each is timed from the client's write to the client's receipt of the parsed answer, and
+//! reported as p50, p99 and max over many samples, beside the targets of issue #4.
+//! Run: `cargo bench --bench lsp` (RULELENS_BENCH_SAMPLES scales the sample counts).
+//! Results: docs/performance.md.
+
+#[path = "../tests/common/lsp_client.rs"]
+mod lsp_client;
+
+use lsp_client::{Server, temp_dir, uri};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// 0-based line of `spam: $* won $* cash $* prize $*` in examples/sms/sms.rules.
+const PATTERN_LINE: u64 = 17;
+
+struct Timings {
+    name: &'static str,
+    target_ms: Option<f64>,
+    samples: Vec<Duration>,
+}
+
+impl Timings {
+    fn new(name: &'static str, target_ms: Option<f64>) -> Timings {
+        Timings {
+            name,
+            target_ms,
+            samples: Vec::new(),
+        }
+    }
+
+    fn percentile(sorted: &[Duration], p: f64) -> f64 {
+        let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+        sorted[rank.clamp(1, sorted.len()) - 1].as_secs_f64() * 1e3
+    }
+
+    fn row(&self) -> String {
+        let mut sorted = self.samples.clone();
+        sorted.sort();
+        let (p50, p99) = (
+            Self::percentile(&sorted, 50.0),
+            Self::percentile(&sorted, 99.0),
+        );
+        let max = sorted.last().map_or(0.0, |d| d.as_secs_f64() * 1e3);
+        let target = match self.target_ms {
+            Some(target) => format!(
+                "≤ {target} ms: {}",
+                if p99 <= target { "met" } else { "not met" }
+            ),
+            None => "-".to_string(),
+        };
+        format!(
+            "| {} | {} | {p50:.2} | {p99:.2} | {max:.2} | {target} |",
+            self.name,
+            sorted.len()
+        )
+    }
+}
+
+/// A tiny deterministic generator for the hovered lines.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    }
+}
+
+fn samples(default: usize) -> usize {
+    let scale: f64 = std::env::var("RULELENS_BENCH_SAMPLES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    ((default as f64 * scale).round() as usize).max(1)
+}
+
+fn hover(server: &mut Server, uri: &str, line: u64, character: u64) -> (Duration, String) {
+    let started = Instant::now();
+    let response = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": uri },
+                "position": { "line": line, "character": character } }),
+    );
+    let elapsed = started.elapsed();
+    let text = response["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no hover: {response}"))
+        .to_string();
+    (elapsed, text)
+}
+
+fn is_progress_end(message: &Value) -> bool {
+    message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end"
+}
+
+fn main() {
+    let dir = temp_dir("bench");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
+    for name in ["sms.rules", "train.tsv", "dev.tsv"] {
+        std::fs::copy(example.join(name), dir.join(name)).expect("copy examples/sms");
+    }
+    let rules_text = std::fs::read_to_string(dir.join("sms.rules")).unwrap();
+    let train_text = std::fs::read_to_string(dir.join("train.tsv")).unwrap();
+    let dev_text = std::fs::read_to_string(dir.join("dev.tsv")).unwrap();
+    let (rules, train, dev) = (
+        uri(&dir.join("sms.rules")),
+        uri(&dir.join("train.tsv")),
+        uri(&dir.join("dev.tsv")),
+    );
+    let cache = dir.join("cache");
+
+    let mut server = Server::start();
+    server.initialize(
+        json!({ "window": { "workDoneProgress": true },
+                "textDocument": { "synchronization": { "didSave": true } } }),
+        json!({ "training": { "enabled": true, "epochs": 3, "patience": 1,
+                              "modelCache": cache } }),
+    );
+    server.open(&rules, "rules", &rules_text);
+    server.open(&train, "tsv", &train_text);
+    server.open(&dev, "tsv", &dev_text);
+    eprintln!("training the network the hovers read (3 epochs)…");
+    server.wait_for(is_progress_end);
+    let spam_lines: Vec<u64> = train_text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| line.starts_with("spam\t"))
+        .map(|(i, _)| i as u64)
+        .collect();
+    let line_count = train_text.lines().count();
+    let (_, text) = hover(&mut server, &train, spam_lines[0], 8);
+    assert!(text.contains("**FA-RNN**"), "no trained network: {text}");
+
+    // Hover on corpus lines, then on a pattern, with the network trained and nothing else
+    // running.
+    let mut random = SplitMix(0);
+    let mut line_hover = Timings::new("hover, corpus line (trained FA-RNN)", Some(10.0));
+    for _ in 0..samples(2000) {
+        let line = random.below(line_count) as u64;
+        line_hover
+            .samples
+            .push(hover(&mut server, &train, line, 8).0);
+    }
+    let mut pattern_hover = Timings::new("hover, pattern", Some(10.0));
+    for _ in 0..samples(500) {
+        pattern_hover
+            .samples
+            .push(hover(&mut server, &rules, PATTERN_LINE, 12).0);
+    }
+
+    // Change to diagnostics: insert a word into the pattern, then take it out again.
+    let mut change = Timings::new("change to diagnostics (sms.rules)", Some(50.0));
+    let mut version = 1;
+    for i in 0..samples(400) {
+        version += 1;
+        let (range, text) = if i % 2 == 0 {
+            (
+                json!({ "start": { "line": PATTERN_LINE, "character": 9 },
+                     "end": { "line": PATTERN_LINE, "character": 9 } }),
+                "big ",
+            )
+        } else {
+            (
+                json!({ "start": { "line": PATTERN_LINE, "character": 9 },
+                     "end": { "line": PATTERN_LINE, "character": 13 } }),
+                "",
+            )
+        };
+        let started = Instant::now();
+        server.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": rules, "version": version },
+                    "contentChanges": [{ "range": range, "text": text }] }),
+        );
+        server.diagnostics(&rules, version);
+        change.samples.push(started.elapsed());
+    }
+
+    // Save to corpus diagnostics, with training off.
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "training": { "enabled": false } } }),
+    );
+    let mut save = Timings::new("save to corpus diagnostics (train + dev)", Some(250.0));
+    for _ in 0..samples(60) {
+        // Let what the last round queued settle, and forget it.
+        std::thread::sleep(Duration::from_millis(100));
+        server.clear_seen();
+        let started = Instant::now();
+        server.notify(
+            "textDocument/didSave",
+            json!({ "textDocument": { "uri": rules } }),
+        );
+        for corpus in [&train, &dev] {
+            server.wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == *corpus
+            });
+        }
+        save.samples.push(started.elapsed());
+    }
+
+    // Hover while a network trains: a new comment changes the rules' hash, so the save
+    // trains from scratch in the background.
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "training": { "enabled": true, "epochs": 3, "patience": 3,
+                                            "modelCache": cache } } }),
+    );
+    version += 1;
+    server.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": rules, "version": version },
+                "contentChanges": [{ "range": { "start": { "line": 0, "character": 0 },
+                                                "end": { "line": 0, "character": 0 } },
+                                     "text": "# retrain\n" }] }),
+    );
+    server.diagnostics(&rules, version);
+    server.clear_seen();
+    server.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": rules } }),
+    );
+    let mut training_hover = Timings::new("hover, corpus line, while training", Some(10.0));
+    while !server.has_seen(is_progress_end) && training_hover.samples.len() < samples(5000) {
+        let line = random.below(line_count) as u64;
+        training_hover
+            .samples
+            .push(hover(&mut server, &train, line, 8).0);
+    }
+
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+    println!("| what | samples | p50 ms | p99 ms | max ms | target (p99) |");
+    println!("|---|---:|---:|---:|---:|---|");
+    for timings in [&line_hover, &pattern_hover, &training_hover, &change, &save] {
+        println!("{}", timings.row());
+    }
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Every test of rulelens, as README.md's test command: the Rust tests, then the language
+# server end to end (pytest-lsp, a real LSP client replaying Neovim's and VS Code's
+# capabilities), the grammars (tree-sitter and TextMate), the VS Code extension (build,
+# unit tests, a server test, .vsix packaging) and the Neovim plugin (headless end to end).
+#
+#   tests/run.sh             # all of it
+#   tests/run.sh rust lsp    # some parts: rust, lsp, grammars, vscode, neovim
+#
+# Needs: a Rust toolchain, Python 3.9+ (for a virtual environment), Node 20+ and npm, a C
+# compiler, and Neovim 0.7+ (`apt-get install -y neovim`). Packages come, pinned, from
+# crates.io, PyPI and npm; the first run installs the tree-sitter CLI (a few minutes).
+# Installed tools live under the target directory, so `cargo clean` removes them.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+parts=("$@")
+[[ ${#parts[@]} -gt 0 ]] || parts=(rust lsp grammars vscode neovim)
+target="${CARGO_TARGET_DIR:-$repo/target}"
+[[ "$target" == /* ]] || target="$repo/$target"
+server="$target/debug/rulelens"
+
+step() {
+    printf '\n=== %s (%d s)\n' "$1" "$SECONDS"
+}
+
+built=false
+build_server() {
+    if ! $built; then
+        step "cargo build (the server the end-to-end tests run)"
+        cargo build --locked
+        built=true
+    fi
+}
+
+for part in "${parts[@]}"; do
+    case "$part" in
+    rust)
+        step "cargo test"
+        cargo test --locked
+        ;;
+    lsp)
+        build_server
+        step "language server end to end (tests/lsp, pytest-lsp)"
+        venv="$target/lsp-venv"
+        if [[ ! -x "$venv/bin/python" ]] || ! cmp -s tests/lsp/requirements.txt "$venv/requirements.txt"; then
+            rm -rf "$venv"
+            python3 -m venv "$venv"
+            "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+                --require-virtualenv -r tests/lsp/requirements.txt
+            cp tests/lsp/requirements.txt "$venv/requirements.txt"
+        fi
+        RULELENS_BIN="$server" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/lsp
+        ;;
+    grammars)
+        step "grammars (tree-sitter and TextMate)"
+        grammars/test.sh
+        ;;
+    vscode)
+        build_server
+        step "VS Code extension"
+        RULELENS_SERVER="$server" editors/vscode/test.sh
+        ;;
+    neovim)
+        build_server
+        step "Neovim plugin"
+        RULELENS_BIN="$server" editors/neovim/test.sh
+        ;;
+    *)
+        echo "tests/run.sh: unknown part '$part' (rust, lsp, grammars, vscode, neovim)" >&2
+        exit 2
+        ;;
+    esac
+done
+step "all passed"
