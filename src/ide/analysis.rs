@@ -4,8 +4,9 @@
 //!
 //! The language server computes one [`RulesAnalysis`] per save of a rules file, in the
 //! background; everything else in this module reads it. Patterns are also identified
-//! across edits by a [`PatternKey`] (the name, or for an anonymous rule its label and
-//! regex), so that findings about the saved text can be placed on the text being edited.
+//! across edits by a [`PatternKey`] (the name and the regex, or for an anonymous rule its
+//! label and regex), so that what was computed for the saved text can be shown on the text
+//! being edited, and only while the pattern is unchanged.
 //! Cost: one classification per corpus line (SMS, 5,000 lines: a few milliseconds),
 //! interruptible between lines.
 
@@ -15,8 +16,10 @@ use crate::rules_file::RulesFile;
 use crate::syntax::{LabelId, PatternDef, PatternId, RuleSet, print_regex};
 use std::sync::Arc;
 
-/// A pattern's identity across edits of its file: `name` for a named pattern,
-/// `label: regex` (regex as printed) for an anonymous rule.
+/// A pattern's identity across edits of its file: `name = regex` for a named pattern,
+/// `label: regex` for an anonymous rule (the regex as printed, so spacing and comments do
+/// not count). A pattern whose regex was edited is a different pattern: the figures, findings
+/// and reconstruction of the old one do not apply to it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PatternKey(String);
 
@@ -24,7 +27,7 @@ impl PatternKey {
     /// The key of a pattern of `rules`.
     pub fn of(rules: &RuleSet, def: &PatternDef) -> PatternKey {
         if !def.anonymous {
-            return PatternKey(def.name.clone());
+            return PatternKey(format!("{} = {}", def.name, print_regex(&def.regex)));
         }
         let label = def
             .labels
@@ -49,7 +52,7 @@ impl PatternKey {
 pub struct Outcome {
     /// `None` when no label fired and there is no default.
     pub prediction: Option<LabelId>,
-    /// The patterns that matched, in file order.
+    /// The patterns that matched, in the rule set's order (`RuleSet::patterns`).
     pub matched: Vec<PatternId>,
 }
 

@@ -12,7 +12,8 @@
 //!   polarity (`explain::ngrams`) when it has one above 0, else the train corpus' count
 //!   polarity `(p − n)/(p + n)` (Sun & Lu's adjective lists, papers-brief §3.3: p lines of the
 //!   gold label and n of others contain the n-gram), and inserts it after the label's last
-//!   rule, so that its priority does not change.
+//!   rule, so that its priority does not change. An n-gram whose rule the file already has
+//!   (it fired, and lost to a label of higher priority) is passed over for the next one.
 //!
 //! Every action is one [`TextEdit`] of the rules file, the smallest that turns the old text
 //! into the new one; versions are the language server's business. Cost: one analysis of the
@@ -254,7 +255,9 @@ pub fn line_actions(
         (network, count_rate, c.gold)
     };
     let any_network = model_polarity.values().any(|&p| p > 0.0);
-    let best = (0..candidates.len()).max_by(|&a, &b| {
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    // Best first.
+    order.sort_by(|&a, &b| {
         let (na, ca, ga) = score(a);
         let (nb, cb, gb) = score(b);
         let primary = if any_network {
@@ -266,16 +269,33 @@ pub fn line_actions(
             .then(ga.cmp(&gb))
             .then(candidates[b].0.len().cmp(&candidates[a].0.len()))
             .then(b.cmp(&a))
+            .reverse()
     });
-    let Some(best) = best else {
+    // The file's own rules: a candidate that is one of them already lost to priority here.
+    let existing: Vec<PatternKey> = file
+        .rules
+        .patterns
+        .iter()
+        .map(|def| PatternKey::of(&file.rules, def))
+        .collect();
+    let chosen = order.into_iter().find_map(|i| {
+        let (network, count_rate, _) = score(i);
+        let from_network = any_network && network > 0.0;
+        if !from_network && !count_rate.is_finite() {
+            return None;
+        }
+        let rule = format!("{gold}: $* {} $*", candidates[i].1);
+        let alone = analyze(&format!("{rule}\n"));
+        let duplicate = alone
+            .rules
+            .patterns
+            .first()
+            .is_some_and(|def| existing.contains(&PatternKey::of(&alone.rules, def)));
+        (!duplicate).then_some((i, network, from_network, rule))
+    });
+    let Some((best, network, from_network, rule)) = chosen else {
         return Vec::new();
     };
-    let (network, count_rate, _) = score(best);
-    let from_network = any_network && network > 0.0;
-    if !from_network && !count_rate.is_finite() {
-        return Vec::new();
-    }
-    let rule = format!("{gold}: $* {} $*", candidates[best].1);
     let text = &file.source.text;
     let new_text = insert_rule(file, gold, &rule);
     let fixed = {
@@ -284,8 +304,11 @@ pub fn line_actions(
     };
     let c = counts.get(best).copied().unwrap_or_default();
     let mut why = Vec::new();
-    if from_network {
-        why.push(format!("FA-RNN polarity {network:+.2}"));
+    if let Some(model) = model.filter(|_| from_network) {
+        why.push(format!(
+            "{} polarity {network:+.2}",
+            model.manifest.model.display_name()
+        ));
     }
     if analysis.and_then(|a| a.corpus("train")).is_some() {
         why.push(format!(

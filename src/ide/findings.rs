@@ -185,8 +185,8 @@ fn conflicts(analysis: &RulesAnalysis, config: &FindingsConfig) -> Vec<Finding> 
                 describe(rules, b),
                 describe(rules, a),
                 plural(n, "train line"),
-                a_right,
-                b_right
+                b_right,
+                a_right
             ),
             help: Some(
                 "narrow the broader pattern, or combine the two in a formula with `!`".to_string(),
@@ -201,7 +201,9 @@ fn conflicts(analysis: &RulesAnalysis, config: &FindingsConfig) -> Vec<Finding> 
 }
 
 /// I0504: patterns the trained network overrules on at least half of the train lines they
-/// match. `model` must have been built from `analysis`.
+/// decide (lines they match whose rule-system prediction is their label): there the rules
+/// and the untrained network follow the pattern, and the trained network has learned not to.
+/// `model` must have been built from `analysis`.
 pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Finding> {
     let Some(train) = analysis.corpus("train") else {
         return Vec::new();
@@ -211,7 +213,7 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Fin
     }
     let rules = &analysis.rules.rules;
     let system = &analysis.rules.system;
-    // Per pattern: matched lines, lines the network overrules, overruled lines it gets right.
+    // Per pattern: decided lines, lines the network overrules, overruled lines it gets right.
     let mut counts = vec![[0usize; 3]; rules.patterns.len()];
     for ((outcome, &predicted), example) in train
         .outcomes
@@ -225,7 +227,10 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Fin
             .and_then(|g| system.label_by_name(g));
         for p in &outcome.matched {
             let labels = &rules.patterns[p.index()].labels;
-            if labels.is_empty() {
+            if !outcome
+                .prediction
+                .is_some_and(|label| labels.contains(&label))
+            {
                 continue;
             }
             let count = &mut counts[p.index()];
@@ -237,18 +242,19 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Fin
         }
     }
     let mut findings = Vec::new();
-    for (p, [matched, overruled, right]) in counts.into_iter().enumerate() {
-        if overruled < MIN_EVIDENCE || 2 * overruled < matched {
+    for (p, [decided, overruled, right]) in counts.into_iter().enumerate() {
+        if overruled < MIN_EVIDENCE || 2 * overruled < decided {
             continue;
         }
         findings.push(Finding {
             code: Code::OverruledByModel,
             pattern: PatternKey::of(rules, &rules.patterns[p]),
             message: format!(
-                "the trained FA-RNN overrules {} on {} of the {} train lines it matches, and is right on {} of those",
+                "the trained {} overrules {} on {} of the {} train lines it decides, and is right on {} of those",
+                model.manifest.model.display_name(),
                 describe(rules, p),
                 overruled,
-                matched,
+                decided,
                 right
             ),
             help: Some(

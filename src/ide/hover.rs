@@ -143,6 +143,8 @@ pub struct LineHover {
 /// The trained network's view of a line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NetworkView {
+    /// The architecture (`FA-RNN`, `FA-GRU`, …).
+    pub kind: &'static str,
     /// Whether the network was trained from other rules than the ones being edited.
     pub stale: bool,
     pub prediction: String,
@@ -522,6 +524,7 @@ pub fn hover_line(
         approximations.push("some span states leave [−1, 1], where the network clamps them");
     }
     hover.network = Some(NetworkView {
+        kind: model.manifest.model.display_name(),
         stale,
         prediction: labels.get(prediction).cloned().unwrap_or_default(),
         probabilities: labels.iter().cloned().zip(probabilities).collect(),

@@ -55,6 +55,8 @@ pub fn pattern_lenses(file: &RulesFile, analysis: &RulesAnalysis) -> Vec<Lens> {
             });
         }
     }
+    // The rule set lists named patterns before anonymous rules.
+    lenses.sort_by_key(|lens| lens.range.start());
     lenses
 }
 
@@ -99,7 +101,8 @@ pub fn line_hints(
                 let best = scores.prediction();
                 let name = model.rules.system.labels().get(best)?;
                 label.push_str(&format!(
-                    " · FA-RNN: {name} {:.2}{}",
+                    " · {}: {name} {:.2}{}",
+                    model.manifest.model.display_name(),
                     probabilities.get(best).copied().unwrap_or_default(),
                     mark(gold, name)
                 ));

@@ -220,7 +220,8 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
         .collect();
     let _ = write!(
         out,
-        "\n**FA-RNN** **{}**{} · {}",
+        "\n**{}** **{}**{} · {}",
+        network.kind,
         escape(&network.prediction),
         match gold {
             Some(gold) if gold == network.prediction => " ✓",

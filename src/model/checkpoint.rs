@@ -41,6 +41,16 @@ impl ModelKind {
         matches!(self, ModelKind::FaGru | ModelKind::BiFaGru)
     }
 
+    /// The architecture's name as the papers write it (`FA-RNN`, `BiFA-GRU`, …).
+    pub fn display_name(self) -> &'static str {
+        match self {
+            ModelKind::FaRnn => "FA-RNN",
+            ModelKind::FaGru => "FA-GRU",
+            ModelKind::BiFaRnn => "BiFA-RNN",
+            ModelKind::BiFaGru => "BiFA-GRU",
+        }
+    }
+
     /// Whether a second network reads the sentence right to left.
     pub fn is_bidirectional(self) -> bool {
         matches!(self, ModelKind::BiFaRnn | ModelKind::BiFaGru)

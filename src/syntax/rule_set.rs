@@ -37,7 +37,7 @@ impl LabelId {
 /// The meaning of a `.rules` file, with names resolved.
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
-    /// Named and anonymous patterns, in file order.
+    /// Named patterns in file order, then anonymous rules (`LABEL: REGEX`) in file order.
     pub patterns: Vec<PatternDef>,
     /// Labels in priority order: the order of their first rule; a `default` label without
     /// rules comes last.

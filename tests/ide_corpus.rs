@@ -1,0 +1,1959 @@
+//! The corpus- and model-level editor features of `rulelens::ide` on small hand-written
+//! rules and corpora, with every figure computed by hand: the analysis, the findings
+//! (W0501–W0503, I0504) and where they are placed, corpus-line diagnostics (I0505), hovers
+//! and their Markdown, code actions, code lenses, inlay hints and the [`TrainedModel`]; and
+//! the promise of `Scorer::span_scores` / `explain::ngrams` that, for the zero-shot
+//! network compiled from the rules, a span's score is exactly what the rules say about the
+//! span read as a sentence of its own (papers-brief §5).
+//!
+//! The network, where one is needed, is the zero-shot one `model::fit` builds with no
+//! training epoch: it computes exactly what the rules compute, so its figures are known too.
+
+use candle_core::Device;
+use rulelens::automata::{RuleSystem, compile_reversed};
+use rulelens::corpus::{CorpusFile, Example, Format, parse};
+use rulelens::diagnostic::{Code, Diagnostic};
+use rulelens::explain::{Readout, ReconstructConfig, best_span, ngrams};
+use rulelens::ide::{
+    Action, ActionKind, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, LineHover,
+    PatternKey, RulesAnalysis, RulesHover, TextEdit, TrainedModel, analyze, apply,
+    corpus_diagnostics, corpus_findings, examples_in, hover_line, hover_rules, line_actions,
+    line_hints, lines_diagnostics, minimal_edit, model_findings, pattern_lenses, place,
+    render_line_hover, render_rules_hover, rules_actions,
+};
+use rulelens::model::checkpoint::ModelKind;
+use rulelens::model::{
+    BiFaRnn, DeviceKind, FaRnn, FitConfig, Network, RankChoice, Scorer, Scoring, TrainConfig,
+    WeightedAutomaton, decompose, fit,
+};
+use rulelens::rules_file::RulesFile;
+use rulelens::syntax::PatternId;
+use rulelens::text::{LineIndex, SourceText, tokenize};
+use std::sync::Arc;
+use text_size::{TextRange, TextSize};
+
+// ---------------------------------------------------------------------------------------
+// Fixtures
+// ---------------------------------------------------------------------------------------
+
+/// Patterns, in the rule set's order (named patterns first, then anonymous rules):
+/// 0 `prize`, 1 `zebra`, 2 the spam rule of line 2 (`free`), 3 the ham rule of line 5
+/// (`call`). Labels in priority order: spam, ham (the default, which also has rules).
+const RULES: &str = "default ham
+spam: $* free $*
+pattern prize = $* ( won | win ) $*
+spam <- prize
+ham: $* call $*
+pattern zebra = $* zebra $*
+ham <- zebra
+";
+
+/// What the rules do on each line (patterns matched → prediction, gold):
+/// 0 free → spam ✓ · 1 free, call → spam ✗ · 2 free, call → spam ✗ · 3 free, call → spam ✗
+/// · 4 prize → spam ✓ · 5 prize → spam ✓ · 6 nothing → ham (default) ✓. Accuracy 4/7.
+const TRAIN: &str = "spam\tfree prize inside
+ham\tfree call me later
+ham\tis it free to call
+ham\tcall me free
+spam\tyou won cash
+spam\twin big now
+ham\tsee you soon
+";
+
+/// A second corpus: 0 prize, free → spam ✓ · 1 call → ham ✓ · 2 nothing → ham ✗ (gold spam).
+const TEST: &str = "spam\twin a free phone
+ham\tcall me maybe
+spam\tcash prize waiting
+";
+
+fn rules(text: &str) -> RulesFile {
+    RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &Default::default(),
+    )
+}
+
+fn corpus(name: &str, format: Format, text: &str) -> CorpusFile {
+    let extension = match format {
+        Format::Tsv => "tsv",
+        Format::Jsonl => "jsonl",
+    };
+    CorpusFile::parse(
+        format!("{name}.{extension}").into(),
+        format,
+        SourceText::from_bytes(text.as_bytes()),
+    )
+}
+
+/// `text` analyzed on the TSV corpora `(binding, text)`.
+fn analysis_of(text: &str, corpora: &[(&str, &str)]) -> RulesAnalysis {
+    let file = rules(text);
+    assert!(
+        file.diagnostics.iter().all(|d| !d.is_error()),
+        "{:?}",
+        file.diagnostics
+    );
+    let corpora = corpora
+        .iter()
+        .map(|(name, text)| (name.to_string(), corpus(name, Format::Tsv, text)))
+        .collect();
+    analyze(Arc::new(file), corpora, &|| false).expect("not cancelled")
+}
+
+/// The zero-shot FA-RNN of `analysis.rules` (exact decomposition, no training epoch),
+/// prepared for the editor. `model::fit` needs a dev corpus: the analysis' own, else train.
+fn zero_shot_model(analysis: &RulesAnalysis, reconstruct: &ReconstructConfig) -> TrainedModel {
+    trained_model(analysis, reconstruct, 0)
+}
+
+fn trained_model(
+    analysis: &RulesAnalysis,
+    reconstruct: &ReconstructConfig,
+    epochs: usize,
+) -> TrainedModel {
+    let train = analysis.corpus("train").expect("a train corpus");
+    let dev = analysis.corpus("dev").unwrap_or(train);
+    let config = FitConfig {
+        model: ModelKind::FaRnn,
+        scoring: Scoring::Forward,
+        embeddings: None,
+        beta: 1.0,
+        rank: RankChoice::Auto,
+        fraction: 1.0,
+        train: TrainConfig {
+            epochs,
+            batch_size: 4,
+            learning_rate: 0.05,
+            ..TrainConfig::default()
+        },
+        device: DeviceKind::Cpu,
+    };
+    let fitted = fit(
+        &analysis.rules,
+        &train.file.examples,
+        &dev.file.examples,
+        &config,
+        &mut |_| {},
+        &|| false,
+    )
+    .expect("fitted");
+    assert_eq!(fitted.manifest.decomposition.method, "exact");
+    TrainedModel::new(
+        fitted.manifest,
+        fitted.net.as_ref(),
+        fitted.vocabulary.as_ref(),
+        analysis,
+        reconstruct,
+        &|| false,
+    )
+    .expect("prepared")
+}
+
+/// The byte range of the `nth` (0-based) occurrence of `needle` in `text`.
+fn find_nth(text: &str, needle: &str, nth: usize) -> TextRange {
+    let start = text
+        .match_indices(needle)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("{needle:?} #{nth} not in {text:?}"))
+        .0;
+    TextRange::at(
+        TextSize::from(start as u32),
+        TextSize::from(needle.len() as u32),
+    )
+}
+
+fn find(text: &str, needle: &str) -> TextRange {
+    find_nth(text, needle, 0)
+}
+
+fn key(file: &RulesFile, pattern: usize) -> PatternKey {
+    PatternKey::of(&file.rules, &file.rules.patterns[pattern])
+}
+
+fn assert_close(actual: f64, expected: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() < 1e-4,
+        "{what}: {actual} vs {expected}"
+    );
+}
+
+/// Label probabilities of the zero-shot network (logit scale 10): a true label c of C
+/// has logit `1 + (C − c)·0.01`; the default label at least 0.5; a false one 0.
+fn softmax10(logits: &[f64]) -> Vec<f64> {
+    let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let exp: Vec<f64> = logits.iter().map(|l| (10.0 * (l - max)).exp()).collect();
+    let sum: f64 = exp.iter().sum();
+    exp.iter().map(|e| e / sum).collect()
+}
+
+// ---------------------------------------------------------------------------------------
+// analyze
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn analysis_runs_the_rules_on_every_line_of_every_corpus() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("test", TEST)]);
+    let rules = &analysis.rules.rules;
+    let names: Vec<&str> = rules.patterns.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["prize", "zebra", "spam@2", "ham@5"]);
+    assert_eq!(analysis.rules.system.labels(), ["spam", "ham"]);
+
+    let train = analysis.corpus("train").unwrap();
+    assert_eq!(train.name, "train");
+    let outcomes: Vec<(Option<u32>, Vec<u32>)> = train
+        .outcomes
+        .iter()
+        .map(|o| {
+            (
+                o.prediction.map(|l| l.0),
+                o.matched.iter().map(|p| p.0).collect(),
+            )
+        })
+        .collect();
+    let (spam, ham) = (Some(0), Some(1));
+    assert_eq!(
+        outcomes,
+        [
+            (spam, vec![2]),
+            (spam, vec![2, 3]),
+            (spam, vec![2, 3]),
+            (spam, vec![2, 3]),
+            (spam, vec![0]),
+            (spam, vec![0]),
+            (ham, vec![]),
+        ]
+    );
+    let evaluation = &train.evaluation;
+    assert_eq!(
+        (
+            evaluation.n_examples,
+            evaluation.n_labeled,
+            evaluation.n_correct
+        ),
+        (7, 7, 4)
+    );
+    let free = &evaluation.patterns[2];
+    assert_eq!(
+        (free.matches, free.correct, free.incorrect, free.relevant),
+        (4, 1, 3, 3)
+    );
+    assert_eq!(evaluation.patterns[1].matches, 0);
+
+    let test = analysis.corpus("test").unwrap();
+    assert_eq!(test.evaluation.n_correct, 2);
+    assert_eq!(test.outcomes[0].matched, [PatternId(0), PatternId(2)]);
+    assert!(analysis.corpus("dev").is_none());
+    assert_eq!(
+        analysis
+            .corpus_at(std::path::Path::new("test.tsv"))
+            .map(|run| run.name.as_str()),
+        Some("test")
+    );
+}
+
+#[test]
+fn analysis_stops_when_cancelled() {
+    let file = Arc::new(rules(RULES));
+    let result = analyze(
+        file,
+        vec![("train".into(), corpus("train", Format::Tsv, TRAIN))],
+        &|| true,
+    );
+    assert!(result.is_err());
+}
+
+// ---------------------------------------------------------------------------------------
+// Findings: W0501, W0502, W0503, and placing them
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn corpus_findings_report_never_matching_low_precision_and_conflicting_patterns() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let file = &analysis.rules;
+    let findings = corpus_findings(&analysis, &FindingsConfig::default());
+    let summary: Vec<(Code, PatternKey)> = findings
+        .iter()
+        .map(|f| (f.code, f.pattern.clone()))
+        .collect();
+    // Per pattern in order (W0501 before W0502), then the conflicts.
+    assert_eq!(
+        summary,
+        [
+            (Code::NeverMatches, key(file, 1)),
+            (Code::LowPrecision, key(file, 2)),
+            (Code::ConflictingPatterns, key(file, 3)),
+        ]
+    );
+    assert_eq!(
+        findings[0].message,
+        "`zebra` matches none of the 7 lines of the train corpus"
+    );
+    assert_eq!(findings[0].related, None);
+    // The free rule: right on line 0 only of lines 0–3.
+    assert_eq!(
+        findings[1].message,
+        "the `spam` rule of line 2 is right on 1 of the 4 labeled train lines it matches \
+         (25% precision, below 50%)"
+    );
+    assert_eq!(
+        findings[1].help.as_deref(),
+        Some("make the pattern more specific, or remove it")
+    );
+    // Free (spam) and call (ham) share lines 1–3; the finding is on the later pattern and
+    // points at the earlier one.
+    let conflict = &findings[2];
+    assert!(
+        conflict.message.starts_with(
+            "the `ham` rule of line 5 and the `spam` rule of line 2 vote for different labels \
+             and both match 3 train lines"
+        ),
+        "{}",
+        conflict.message
+    );
+    assert_eq!(
+        conflict.related,
+        Some((
+            key(file, 2),
+            "the `ham` rule of line 5 conflicts with this pattern".to_string()
+        ))
+    );
+}
+
+/// The conflict message names the later pattern first ("the `ham` rule … and the `spam`
+/// rule …") but gives the gold counts in the other order: gold is `ham` on all three shared
+/// lines, yet the message says gold agrees with the first (the ham rule) on 0.
+#[test]
+fn conflict_message_gives_each_pattern_its_own_gold_count() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let findings = corpus_findings(&analysis, &FindingsConfig::default());
+    let conflict = findings
+        .iter()
+        .find(|f| f.code == Code::ConflictingPatterns)
+        .unwrap();
+    assert_eq!(
+        conflict.message,
+        "the `ham` rule of line 5 and the `spam` rule of line 2 vote for different labels and \
+         both match 3 train lines (gold agrees with the first on 3, with the second on 0)"
+    );
+}
+
+#[test]
+fn findings_follow_their_thresholds_and_need_a_train_corpus() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let codes = |config: FindingsConfig| -> Vec<Code> {
+        corpus_findings(&analysis, &config)
+            .iter()
+            .map(|f| f.code)
+            .collect()
+    };
+    // Precision 25 % passes a 25 % floor (the test is `<`); 3 shared lines of a rarer
+    // pattern with 3 matches is a share of 1, which passes 1 but not 1.01.
+    assert_eq!(
+        codes(FindingsConfig {
+            min_precision: 0.25,
+            conflict_share: 1.0,
+        }),
+        [Code::NeverMatches, Code::ConflictingPatterns]
+    );
+    assert_eq!(
+        codes(FindingsConfig {
+            min_precision: 0.26,
+            conflict_share: 1.01,
+        }),
+        [Code::NeverMatches, Code::LowPrecision]
+    );
+
+    // Two wrong matches and two shared lines are below MIN_EVIDENCE (3): nothing to judge.
+    let small = analysis_of(
+        RULES,
+        &[("train", "ham\tfree call\nham\tcall free\nspam\twon\n")],
+    );
+    let small_codes: Vec<(Code, PatternKey)> = corpus_findings(&small, &FindingsConfig::default())
+        .into_iter()
+        .map(|f| (f.code, f.pattern))
+        .collect();
+    assert_eq!(small_codes, [(Code::NeverMatches, key(&small.rules, 1))]);
+
+    // Another binding than `train` gives no findings, and neither does an empty train.
+    let no_train = analysis_of(RULES, &[("dev", TRAIN)]);
+    assert!(corpus_findings(&no_train, &FindingsConfig::default()).is_empty());
+    let empty = analysis_of(RULES, &[("train", "")]);
+    assert!(corpus_findings(&empty, &FindingsConfig::default()).is_empty());
+}
+
+#[test]
+fn findings_are_placed_on_the_text_being_edited() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let findings = corpus_findings(&analysis, &FindingsConfig::default());
+
+    let placed = place(&findings, &analysis.rules);
+    let summary: Vec<(&str, TextRange)> =
+        placed.iter().map(|d| (d.code.as_str(), d.range)).collect();
+    assert_eq!(
+        summary,
+        [
+            // A named pattern: its name; an anonymous rule: its regex.
+            ("W0501", find_nth(RULES, "zebra", 0)),
+            ("W0502", find(RULES, "$* free $*")),
+            ("W0503", find(RULES, "$* call $*")),
+        ]
+    );
+    assert_eq!(placed[0].message, findings[0].message);
+    assert_eq!(placed[1].help, findings[1].help);
+    assert_eq!(placed[2].related.len(), 1);
+    assert_eq!(placed[2].related[0].range, find(RULES, "$* free $*"));
+    assert_eq!(
+        placed[2].related[0].message,
+        "the `ham` rule of line 5 conflicts with this pattern"
+    );
+
+    // Lines moved by a comment, spacing changed: every finding follows its pattern.
+    let moved_text = format!(
+        "# a comment\n{}",
+        RULES.replace("$* call $*", "$*   call $*")
+    );
+    let moved = place(&findings, &rules(&moved_text));
+    let ranges: Vec<TextRange> = moved.iter().map(|d| d.range).collect();
+    assert_eq!(
+        ranges,
+        [
+            find_nth(&moved_text, "zebra", 0),
+            find(&moved_text, "$* free $*"),
+            find(&moved_text, "$*   call $*"),
+        ]
+    );
+    assert_eq!(moved[2].related[0].range, find(&moved_text, "$* free $*"));
+
+    // The free rule edited away: its own finding and the conflict pointing at it go.
+    let edited_text = RULES.replace("$* free $*", "$* freebie $*");
+    let edited = place(&findings, &rules(&edited_text));
+    let codes: Vec<&str> = edited.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["W0501"]);
+    // A named pattern is known by its name and regex: the finding was about the old regex,
+    // so a new regex drops it, as does a new name; spacing does not.
+    let regex_changed = RULES.replace("$* zebra $*", "$* okapi $*");
+    assert!(place(&findings[..1], &rules(&regex_changed)).is_empty());
+    let respaced = RULES.replace("$* zebra $*", "$*   zebra  $*");
+    assert_eq!(place(&findings[..1], &rules(&respaced)).len(), 1);
+    let renamed = RULES.replace("zebra", "okapi");
+    assert!(place(&findings[..1], &rules(&renamed)).is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// TrainedModel and I0504
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn zero_shot_trained_model_predicts_and_reads_back_the_rules() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TRAIN)]);
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    // The rules' predictions on train (spam = 0, ham = 1).
+    assert_eq!(model.train_predictions, [0, 0, 0, 0, 0, 0, 1]);
+    assert_close(model.dev_accuracy.unwrap(), 4.0 / 7.0, "dev accuracy");
+    assert!(model.is_trained_on(RULES));
+    assert!(!model.is_trained_on(&RULES.replace("zebra", "okapi")));
+
+    let file = &analysis.rules;
+    let read_back: Vec<(PatternKey, Option<&str>)> = model
+        .reconstructions
+        .iter()
+        .map(|r| (r.pattern.clone(), r.regex.as_deref()))
+        .collect();
+    // Each pattern reads back as itself (state elimination sorts an alternation).
+    assert_eq!(
+        read_back,
+        [
+            (key(file, 0), Some("$* ( win | won ) $*")),
+            (key(file, 1), Some("$* zebra $*")),
+            (key(file, 2), Some("$* free $*")),
+            (key(file, 3), Some("$* call $*")),
+        ]
+    );
+    for reconstruction in &model.reconstructions {
+        assert_close(
+            reconstruction.dev_accuracy.unwrap(),
+            4.0 / 7.0,
+            "same language, same accuracy",
+        );
+    }
+    assert_eq!(
+        model.reconstruction(&key(file, 3)).map(|r| &r.pattern),
+        Some(&key(file, 3))
+    );
+    assert_eq!(model.pattern(&key(file, 1)), Some(PatternId(1)));
+    let other = rules("default ham\nspam: $* nope $*\n");
+    assert_eq!(model.pattern(&key(&other, 0)), None);
+    assert!(model.reconstruction(&key(&other, 0)).is_none());
+}
+
+#[test]
+fn reconstructions_that_accept_nothing_get_the_dev_accuracy_of_the_rules_without_them() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TRAIN)]);
+    // No transition weight of the zero-shot network exceeds 1: at 1.5 nothing is an edge.
+    let model = zero_shot_model(
+        &analysis,
+        &ReconstructConfig {
+            threshold: 1.5,
+            ..ReconstructConfig::default()
+        },
+    );
+    let figures: Vec<(Option<&str>, f64)> = model
+        .reconstructions
+        .iter()
+        .map(|r| (r.regex.as_deref(), r.dev_accuracy.unwrap()))
+        .collect();
+    // Without prize lines 4 and 5 fall to ham (2/7); zebra changes nothing (4/7); without
+    // the free rule line 0 falls to ham but lines 1–3 become ham (6/7); without the call
+    // rule nothing changes, spam wins lines 1–3 anyway (4/7).
+    let expected = [2.0 / 7.0, 4.0 / 7.0, 6.0 / 7.0, 4.0 / 7.0];
+    for ((regex, accuracy), expected) in figures.iter().zip(expected) {
+        assert_eq!(*regex, None);
+        assert_close(*accuracy, expected, "dev accuracy without the pattern");
+    }
+    assert_eq!(figures.len(), 4);
+}
+
+#[test]
+fn trained_model_without_dev_has_no_accuracies_and_can_be_cancelled() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    assert_eq!(model.dev_accuracy, None);
+    assert!(
+        model
+            .reconstructions
+            .iter()
+            .all(|r| r.dev_accuracy.is_none())
+    );
+
+    let config = FitConfig {
+        model: ModelKind::FaRnn,
+        scoring: Scoring::Forward,
+        embeddings: None,
+        beta: 1.0,
+        rank: RankChoice::Auto,
+        fraction: 1.0,
+        train: TrainConfig {
+            epochs: 0,
+            ..TrainConfig::default()
+        },
+        device: DeviceKind::Cpu,
+    };
+    let examples = &analysis.corpus("train").unwrap().file.examples;
+    let fitted = fit(
+        &analysis.rules,
+        examples,
+        examples,
+        &config,
+        &mut |_| {},
+        &|| false,
+    )
+    .unwrap();
+    let cancelled = TrainedModel::new(
+        fitted.manifest,
+        fitted.net.as_ref(),
+        None,
+        &analysis,
+        &ReconstructConfig::default(),
+        &|| true,
+    );
+    assert_eq!(
+        cancelled.err(),
+        Some(rulelens::ide::TrainedModelError::Cancelled)
+    );
+}
+
+#[test]
+fn model_findings_report_patterns_the_network_overrules() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let file = &analysis.rules;
+    let mut model = zero_shot_model(&analysis, &ReconstructConfig::default());
+
+    // The zero-shot network predicts what the rules predict: spam on lines 1–3, where the
+    // call rule (ham) matches but loses to the free rule. It overrules nothing, since the
+    // call rule decides none of its lines.
+    assert!(model_findings(&analysis, &model).is_empty());
+
+    // A network that says ham on lines 0–3 and spam elsewhere: it overrules the free rule
+    // on the 4 lines it decides (right on lines 1–3) and the prize rule on none; the call
+    // rule decides no line, so it cannot be overruled.
+    model.train_predictions = vec![1, 1, 1, 1, 0, 0, 0];
+    let findings = model_findings(&analysis, &model);
+    assert_eq!(
+        findings,
+        [Finding {
+            code: Code::OverruledByModel,
+            pattern: key(file, 2),
+            message: "the trained FA-RNN overrules the `spam` rule of line 2 on 4 of the 4 \
+                      train lines it decides, and is right on 3 of those"
+                .to_string(),
+            help: Some(
+                "hover the pattern for its matches; the code action \"Replace with \
+                 reconstructed regex\" shows what the network learned"
+                    .to_string()
+            ),
+            related: None,
+        }]
+    );
+    let placed = place(&findings, file);
+    assert_eq!(placed[0].code.as_str(), "I0504");
+    assert_eq!(placed[0].range, find(RULES, "$* free $*"));
+    // Two overruled lines are not enough evidence.
+    model.train_predictions = vec![0, 1, 1, 0, 0, 0, 0];
+    assert!(model_findings(&analysis, &model).is_empty());
+    // Predictions for another corpus than this train are ignored.
+    model.train_predictions = vec![1; 6];
+    assert!(model_findings(&analysis, &model).is_empty());
+}
+
+#[test]
+fn a_briefly_trained_model_keeps_its_bookkeeping_consistent() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TRAIN)]);
+    let model = trained_model(&analysis, &ReconstructConfig::default(), 2);
+    let train = analysis.corpus("train").unwrap();
+    assert_eq!(model.manifest.metrics.epochs_run, 2);
+    assert_eq!(model.train_predictions.len(), train.file.examples.len());
+    for (example, &predicted) in train.file.examples.iter().zip(&model.train_predictions) {
+        assert_eq!(
+            model.scorer.score_text(&example.text).prediction(),
+            predicted
+        );
+    }
+    let keys: Vec<PatternKey> = model
+        .reconstructions
+        .iter()
+        .map(|r| r.pattern.clone())
+        .collect();
+    assert_eq!(
+        keys,
+        (0..4).map(|p| key(&analysis.rules, p)).collect::<Vec<_>>()
+    );
+    assert_close(
+        model.dev_accuracy.unwrap(),
+        4.0 / 7.0,
+        "the rules' dev accuracy",
+    );
+    // I0504 recounted by hand from the network's predictions.
+    let rules = &analysis.rules.rules;
+    let mut expected = Vec::new();
+    for (p, def) in rules.patterns.iter().enumerate() {
+        let (mut matched, mut overruled) = (0, 0);
+        for (outcome, &predicted) in train.outcomes.iter().zip(&model.train_predictions) {
+            if outcome.matched.contains(&PatternId(p as u32)) {
+                matched += 1;
+                overruled += usize::from(!def.labels.iter().any(|l| l.index() == predicted));
+            }
+        }
+        if overruled >= 3 && 2 * overruled >= matched {
+            expected.push(key(&analysis.rules, p));
+        }
+    }
+    let found: Vec<PatternKey> = model_findings(&analysis, &model)
+        .into_iter()
+        .map(|f| f.pattern)
+        .collect();
+    assert_eq!(found, expected);
+}
+
+// ---------------------------------------------------------------------------------------
+// Corpus-line diagnostics (I0505) and examples_in
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn corpus_diagnostics_report_misclassified_lines_with_what_fired() {
+    let file = rules(RULES);
+    let text = "{\"label\": \"ham\", \"text\": \"free call me\"}\n\
+                {\"label\": \"spam\", \"text\": \"won big\"}\n\
+                {\"text\": \"free for all\"}\n\
+                not json\n\
+                {\"label\": \"eggs\", \"text\": \"free eggs\"}\n\
+                {\"label\": \"spam\", \"text\": \"nothing here\"}\n\
+                {\"label\": \"eggs\", \"text\": \"more eggs\"}\n";
+    let corpus = corpus("c", Format::Jsonl, text);
+    let diagnostics = corpus_diagnostics(&corpus, &file, 1000);
+    let summary: Vec<(&str, TextRange)> = diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.range))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            // The text of a JSON line, where it stands verbatim.
+            ("I0505", find(text, "free call me")),
+            // Where serde stopped reading: the `o` of `not`.
+            (
+                "E0404",
+                TextRange::at(find(text, "not json").start() + TextSize::from(1), 1.into())
+            ),
+            // Reported once, at the label's first use.
+            ("W0405", find_nth(text, "eggs", 0)),
+            ("I0505", find(text, "nothing here")),
+        ]
+    );
+    assert_eq!(
+        diagnostics[0].message,
+        "gold `ham`, rules predict `spam` (fired: the `spam` rule of line 2, the `ham` rule of \
+         line 5)"
+    );
+    assert_eq!(
+        diagnostics[0].help.as_deref(),
+        Some("hover the line for the network's view; \"Add rule for this line\" proposes a rule")
+    );
+    assert_eq!(
+        diagnostics[2].message,
+        "label `eggs` (2 examples) has no rule and is not the default: the rules can never \
+         predict it"
+    );
+    assert_eq!(
+        diagnostics[3].message,
+        "gold `spam`, rules predict `ham` (no rule fired)"
+    );
+
+    // The cap counts misclassified lines only, in file order.
+    let capped: Vec<&str> = corpus_diagnostics(&corpus, &file, 1)
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(capped, ["I0505", "E0404", "W0405"]);
+    let none: Vec<&str> = corpus_diagnostics(&corpus, &file, 0)
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
+    assert_eq!(none, ["E0404", "W0405"]);
+}
+
+#[test]
+fn lines_diagnostics_say_nothing_when_no_rule_fires_and_there_is_no_default() {
+    let file = rules("spam: $* free $*\nham: $* call $*\n");
+    let text = "spam\thello there\nham\tcall free\nspam\tfree\n";
+    let (examples, read) = parse(text, Format::Tsv, &[]);
+    assert!(read.is_empty());
+    let reader = Diagnostic::new(
+        Code::MalformedLine,
+        TextRange::empty(TextSize::from(0)),
+        "from the reader",
+    );
+    let diagnostics = lines_diagnostics(&examples, std::slice::from_ref(&reader), &file, 10);
+    let summary: Vec<(&str, TextRange, &str)> = diagnostics
+        .iter()
+        .map(|d| (d.code.as_str(), d.range, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("E0404", reader.range, "from the reader"),
+            (
+                "I0505",
+                find(text, "hello there"),
+                "gold `spam`, rules predict `nothing` (no rule fired)"
+            ),
+            (
+                "I0505",
+                find(text, "call free"),
+                "gold `ham`, rules predict `spam` (fired: the `spam` rule of line 1, the `ham` \
+                 rule of line 2)"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn examples_in_parses_only_the_lines_a_range_touches() {
+    let text = "spam\tfree prize\nham\tcall me\n\nunlabeled words\nspam\twin\n";
+    let index = LineIndex::new(text);
+    // From inside line 1 to inside line 3: lines 1, 2 (blank) and 3.
+    let range = TextRange::new(
+        find(text, "me").start(),
+        find(text, "words").start() + TextSize::from(2),
+    );
+    let examples = examples_in(text, &index, Format::Tsv, range);
+    assert_eq!(
+        examples,
+        [
+            Example {
+                text: "call me".into(),
+                label: Some("ham".into()),
+                line: 1,
+                text_range: Some(find(text, "call me")),
+                label_range: Some(find(text, "ham")),
+            },
+            Example {
+                text: "unlabeled words".into(),
+                label: None,
+                line: 3,
+                text_range: Some(find(text, "unlabeled words")),
+                label_range: None,
+            },
+        ]
+    );
+    // Every example agrees with a parse of the whole text.
+    let (all, _) = parse(text, Format::Tsv, &[]);
+    let whole = TextRange::up_to(TextSize::of(text));
+    assert_eq!(examples_in(text, &index, Format::Tsv, whole), all);
+    // An empty range at the end of the last line.
+    let last = examples_in(
+        text,
+        &index,
+        Format::Tsv,
+        TextRange::empty(find(text, "win").end()),
+    );
+    assert_eq!(last.len(), 1);
+    assert_eq!((last[0].line, last[0].text.as_str()), (4, "win"));
+
+    let jsonl = "{\"text\": \"a\"}\n{\"label\": \"spam\", \"text\": \"free\"}\n";
+    let index = LineIndex::new(jsonl);
+    let examples = examples_in(
+        jsonl,
+        &index,
+        Format::Jsonl,
+        TextRange::empty(find(jsonl, "free").start()),
+    );
+    assert_eq!(examples.len(), 1);
+    assert_eq!(examples[0].line, 1);
+    assert_eq!(examples[0].label_range, Some(find(jsonl, "spam")));
+    assert_eq!(examples[0].text_range, Some(find(jsonl, "free")));
+}
+
+// ---------------------------------------------------------------------------------------
+// Hovers and their Markdown
+// ---------------------------------------------------------------------------------------
+
+fn rules_hover(
+    file: &RulesFile,
+    at: TextSize,
+    analysis: Option<&RulesAnalysis>,
+    config: &HoverConfig,
+) -> (TextRange, RulesHover) {
+    hover_rules(file, at, analysis, config).expect("a hover")
+}
+
+#[test]
+fn pattern_hover_shows_figures_and_matches_with_their_spans() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let file = &analysis.rules;
+    let at = find(RULES, "free").start();
+    let (range, hover) = rules_hover(file, at, Some(&analysis), &HoverConfig::default());
+    assert_eq!(range, find(RULES, "$* free $*"));
+    let RulesHover::Pattern(pattern) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(pattern.title, "the `spam` rule of line 2");
+    assert_eq!(pattern.regex, "$* free $*");
+    assert_eq!(pattern.labels, ["spam"]);
+    assert_eq!(pattern.n_dfa_states, Some(2));
+    assert!(pattern.evaluated);
+    assert_eq!(pattern.corpora.len(), 1);
+    assert_eq!(pattern.corpora[0].n_lines, 7);
+    assert_eq!(pattern.corpora[0].metrics.matches, 4);
+    assert_eq!(pattern.corpora[0].metrics.overlaps, 3);
+    assert_eq!(pattern.corpora[0].metrics.conflicts, 3);
+    // One right match and the three wrong ones, each with the matched token only.
+    let examples: Vec<(u32, bool, &str)> = pattern
+        .examples
+        .iter()
+        .map(|e| {
+            (
+                e.line,
+                e.correct,
+                &e.text[usize::from(e.span.start())..usize::from(e.span.end())],
+            )
+        })
+        .collect();
+    assert_eq!(
+        examples,
+        [
+            (0, true, "free"),
+            (1, false, "free"),
+            (2, false, "free"),
+            (3, false, "free")
+        ]
+    );
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**pattern** the `spam` rule of line 2 → spam · 2 DFA states\n\
+         \n\
+         ```rules\n\
+         $* free $*\n\
+         ```\n\
+         \n\
+         | corpus | matches | coverage | precision | recall |\n\
+         | --- | ---: | ---: | ---: | ---: |\n\
+         | train | 4 | 57.1% | 25.0% | 33.3% |\n\
+         \n\
+         - ✓ train:1 (spam) **free** prize inside\n\
+         - ✗ train:2 (ham) **free** call me later\n\
+         - ✗ train:3 (ham) is it **free** to call\n\
+         - ✗ train:4 (ham) call me **free**\n"
+    );
+
+    // At most `max_examples` right and wrong matches each.
+    let one = HoverConfig {
+        max_examples: 1,
+        ..HoverConfig::default()
+    };
+    let (_, hover) = rules_hover(file, at, Some(&analysis), &one);
+    let RulesHover::Pattern(pattern) = hover else {
+        panic!()
+    };
+    let lines: Vec<(u32, bool)> = pattern
+        .examples
+        .iter()
+        .map(|e| (e.line, e.correct))
+        .collect();
+    assert_eq!(lines, [(0, true), (1, false)]);
+}
+
+#[test]
+fn pattern_hover_on_a_name_and_on_a_use_in_a_formula() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let file = &analysis.rules;
+    let config = HoverConfig::default();
+    let definition = find(RULES, "prize");
+    let use_in_formula = find_nth(RULES, "prize", 1);
+    for (at, range) in [
+        (definition.start(), definition),
+        (use_in_formula.end(), use_in_formula),
+    ] {
+        let (hovered, hover) = rules_hover(file, at, Some(&analysis), &config);
+        assert_eq!(hovered, range);
+        let RulesHover::Pattern(pattern) = &hover else {
+            panic!("{hover:?}")
+        };
+        assert_eq!(pattern.title, "`prize`");
+        assert_eq!(pattern.regex, "$* ( won | win ) $*");
+        // `won` on line 4, `win` on line 5; spam has 3 lines.
+        assert_eq!(
+            render_rules_hover(&hover),
+            "**pattern** `prize` → spam · 2 DFA states\n\
+             \n\
+             ```rules\n\
+             $* ( won | win ) $*\n\
+             ```\n\
+             \n\
+             | corpus | matches | coverage | precision | recall |\n\
+             | --- | ---: | ---: | ---: | ---: |\n\
+             | train | 2 | 28.6% | 100.0% | 66.7% |\n\
+             \n\
+             - ✓ train:5 (spam) you **won** cash\n\
+             - ✓ train:6 (spam) **win** big now\n"
+        );
+    }
+    // `zebra` matches nothing: a table row with no precision and no examples.
+    let (_, hover) = rules_hover(file, find(RULES, "zebra").start(), Some(&analysis), &config);
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**pattern** `zebra` → ham · 2 DFA states\n\
+         \n\
+         ```rules\n\
+         $* zebra $*\n\
+         ```\n\
+         \n\
+         | corpus | matches | coverage | precision | recall |\n\
+         | --- | ---: | ---: | ---: | ---: |\n\
+         | train | 0 | 0.0% | – | 0.0% |\n"
+    );
+}
+
+#[test]
+fn pattern_hover_of_an_unsaved_pattern_has_no_figures() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let edited_text = RULES.replace("$* free $*", "$* freebie $*");
+    let edited = rules(&edited_text);
+    let at = find(&edited_text, "freebie").start();
+    let (_, hover) = rules_hover(&edited, at, Some(&analysis), &HoverConfig::default());
+    let RulesHover::Pattern(pattern) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert!(!pattern.evaluated);
+    assert!(pattern.corpora.is_empty() && pattern.examples.is_empty());
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**pattern** the `spam` rule of line 2 → spam · 2 DFA states\n\
+         \n\
+         ```rules\n\
+         $* freebie $*\n\
+         ```\n\
+         \n\
+         _Not in the last saved analysis: save to evaluate it on the corpora._\n"
+    );
+    // Without any analysis, the same.
+    let (_, hover) = rules_hover(&edited, at, None, &HoverConfig::default());
+    let RulesHover::Pattern(pattern) = hover else {
+        panic!()
+    };
+    assert!(!pattern.evaluated);
+    // Nothing to hover on a blank line or a keyword.
+    assert!(hover_rules(&edited, TextSize::from(0), None, &HoverConfig::default()).is_none());
+}
+
+#[test]
+fn label_hover_shows_precision_recall_and_confusions() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let file = &analysis.rules;
+    let config = HoverConfig::default();
+    // `spam` on line 2: gold on lines 0, 4, 5; predicted on lines 0–5.
+    let (range, hover) = rules_hover(file, TextSize::from(12), Some(&analysis), &config);
+    assert_eq!(range, find(RULES, "spam"));
+    let RulesHover::Label(label) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(
+        (label.name.as_str(), label.is_default, label.n_rules),
+        ("spam", false, 2)
+    );
+    assert_eq!(label.corpora[0].mistaken_for, []);
+    assert_eq!(label.corpora[0].taken_for, [("ham".to_string(), 3)]);
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**label** `spam` · 2 rules\n\
+         \n\
+         | corpus | gold | predicted | precision | recall | F1 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: |\n\
+         | train | 3 | 6 | 50.0% | 100.0% | 66.7% |\n\
+         \n\
+         - train: wrongly given to ham 3\n"
+    );
+    // `ham` in `default ham`: gold on lines 1, 2, 3, 6, predicted on line 6 only.
+    let at = find(RULES, "ham").start();
+    let (range, hover) = rules_hover(file, at, Some(&analysis), &config);
+    assert_eq!(range, find(RULES, "ham"));
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**label** `ham` · 2 rules · default\n\
+         \n\
+         | corpus | gold | predicted | precision | recall | F1 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: |\n\
+         | train | 4 | 1 | 100.0% | 25.0% | 40.0% |\n\
+         \n\
+         - train: predicted as spam 3\n"
+    );
+    // Without a saved analysis: the rule count only.
+    let (_, hover) = rules_hover(file, at, None, &config);
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**label** `ham` · 2 rules · default\n\
+         \n\
+         _No corpus figures yet: bind a corpus and save._\n"
+    );
+}
+
+#[test]
+fn label_hover_counts_lines_no_label_was_given() {
+    // No default: a line nothing fires on gets no label.
+    let text = "spam: $* free $*\nham: $* call $*\n";
+    let analysis = analysis_of(
+        text,
+        &[("train", "ham\thello\nham\tcall\nspam\tfree call\n")],
+    );
+    let at = find(text, "ham").start();
+    let (_, hover) = rules_hover(
+        &analysis.rules,
+        at,
+        Some(&analysis),
+        &HoverConfig::default(),
+    );
+    let RulesHover::Label(label) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(label.corpora[0].mistaken_for, [("no label".to_string(), 1)]);
+    assert!(render_rules_hover(&hover).ends_with("- train: predicted as no label 1\n"));
+}
+
+#[test]
+fn line_hover_without_a_network_shows_the_rules_view() {
+    let file = rules(RULES);
+    let (examples, _) = parse(TRAIN, Format::Tsv, &[]);
+    let hover = hover_line(&examples[1], &file, None, &HoverConfig::default());
+    assert_eq!(
+        hover,
+        LineHover {
+            gold: Some("ham".into()),
+            rules_prediction: Some("spam".into()),
+            fired: vec![
+                "the `spam` rule of line 2".into(),
+                "the `ham` rule of line 5".into()
+            ],
+            network: None,
+        }
+    );
+    assert_eq!(
+        render_line_hover(&hover, &examples[1].text),
+        "gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2, the `ham` rule of \
+         line 5)\n\
+         \n\
+         _No trained network yet: save the rules to train one._\n"
+    );
+    let unlabeled = Example {
+        text: "see you".into(),
+        label: None,
+        line: 0,
+        text_range: None,
+        label_range: None,
+    };
+    let hover = hover_line(&unlabeled, &file, None, &HoverConfig::default());
+    assert!(
+        render_line_hover(&hover, "see you")
+            .starts_with("unlabeled · rules **ham** (no rule fired)\n")
+    );
+}
+
+#[test]
+fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    let example = &analysis.corpus("train").unwrap().file.examples[1];
+    let text = example.text.as_str();
+    assert_eq!(text, "free call me later");
+    let hover = hover_line(
+        example,
+        &analysis.rules,
+        Some((&model, false)),
+        &HoverConfig::default(),
+    );
+    let network = hover.network.as_ref().expect("a network view");
+    assert!(!network.stale);
+    assert_eq!(network.prediction, "spam");
+    // Both labels true: spam 1.02, ham 1.01.
+    let expected = softmax10(&[1.02, 1.01]);
+    assert_eq!(network.probabilities.len(), 2);
+    for ((label, p), (name, q)) in network
+        .probabilities
+        .iter()
+        .zip(["spam", "ham"].iter().zip(expected))
+    {
+        assert_eq!(label, name);
+        assert_close(*p, q, label);
+    }
+    let top: Vec<(&str, Option<&str>)> = network
+        .top_patterns
+        .iter()
+        .map(|p| {
+            assert!((p.score - 1.0).abs() < 1e-4, "{p:?}");
+            (
+                p.pattern.as_str(),
+                p.span
+                    .map(|s| &text[usize::from(s.start())..usize::from(s.end())]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        top,
+        [
+            ("the `spam` rule of line 2", Some("free")),
+            ("the `ham` rule of line 5", Some("call"))
+        ]
+    );
+    let ngrams: Vec<(&str, &str)> = network
+        .ngrams
+        .iter()
+        .map(|n| {
+            assert!((n.polarity - 1.0).abs() < 1e-4, "{n:?}");
+            (
+                &text[usize::from(n.range.start())..usize::from(n.range.end())],
+                n.label.as_str(),
+            )
+        })
+        .collect();
+    // Spans that only extend `free` or `call` add nothing; `me`, `later` push nowhere.
+    assert_eq!(ngrams, [("free", "spam"), ("call", "ham")]);
+    assert!(network.approximations.is_empty());
+    assert_eq!(
+        render_line_hover(&hover, text),
+        "gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2, the `ham` rule of \
+         line 5)\n\
+         \n\
+         **FA-RNN** **spam** ✗ · spam 0.52 · ham 0.48\n\
+         \n\
+         Top patterns:\n\
+         - the `spam` rule of line 2 1.00: **free** call me later\n\
+         - the `ham` rule of line 5 1.00: free **call** me later\n\
+         \n\
+         Strongest n-grams:\n\
+         - **free** → spam +1.00\n\
+         - **call** → ham +1.00\n"
+    );
+
+    // A network of older rules says so; `max_listed` cuts both lists.
+    let one = HoverConfig {
+        max_listed: 1,
+        ..HoverConfig::default()
+    };
+    let stale = hover_line(example, &analysis.rules, Some((&model, true)), &one);
+    let network = stale.network.as_ref().unwrap();
+    assert_eq!((network.top_patterns.len(), network.ngrams.len()), (1, 1));
+    assert!(
+        render_line_hover(&stale, text).contains(
+            "\n\n_The network was trained on an older version of the rules; save to retrain._\n"
+        ),
+        "{}",
+        render_line_hover(&stale, text)
+    );
+
+    // A line nothing fires on: the default wins, no pattern scores, no n-gram.
+    let quiet = &analysis.corpus("train").unwrap().file.examples[6];
+    let hover = hover_line(
+        quiet,
+        &analysis.rules,
+        Some((&model, false)),
+        &HoverConfig::default(),
+    );
+    let network = hover.network.as_ref().unwrap();
+    assert_eq!(network.prediction, "ham");
+    assert!(network.top_patterns.is_empty() && network.ngrams.is_empty());
+    assert_close(network.probabilities[1].1, softmax10(&[0.0, 0.5])[1], "ham");
+    assert_eq!(
+        render_line_hover(&hover, &quiet.text),
+        "gold **ham** · rules **ham** ✓ (no rule fired)\n\
+         \n\
+         **FA-RNN** **ham** ✓ · spam 0.01 · ham 0.99\n"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Code actions
+// ---------------------------------------------------------------------------------------
+
+/// Applies an action's edit, checks it is the minimal edit for its result and that the
+/// result parses without errors, and returns the result.
+fn applied(text: &str, action: &Action) -> String {
+    let new = apply(text, std::slice::from_ref(&action.edit));
+    assert_eq!(minimal_edit(text, &new), action.edit, "{}", action.title);
+    let file = rules(&new);
+    let errors: Vec<&Diagnostic> = file.diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert!(errors.is_empty(), "{new}\n{errors:?}");
+    new
+}
+
+const ANY_SENTENCE: &str = "pattern any_sentence = $*    # every sentence: `!any_sentence` stands \
+                            for a pattern that reads back as nothing";
+
+#[test]
+fn disabling_comments_out_an_anonymous_rule_and_rewrites_a_named_pattern() {
+    let file = rules(RULES);
+    // Only the patterns whose statements the range touches: the free rule (line 2).
+    let line_2 = find(RULES, "spam: $* free $*");
+    let actions = rules_actions(&file, TextRange::empty(line_2.start()), None);
+    assert_eq!(actions.len(), 1);
+    assert_eq!(actions[0].title, "Disable the `spam` rule of line 2");
+    assert_eq!(actions[0].kind, ActionKind::RefactorRewrite);
+    assert_eq!(
+        actions[0].edit,
+        TextEdit {
+            range: TextRange::empty(line_2.start()),
+            new_text: "# disabled: ".into(),
+        }
+    );
+    let disabled = rules(&applied(RULES, &actions[0]));
+    assert_eq!(disabled.system.labels(), ["spam", "ham"]);
+    assert_eq!(
+        disabled.system.classify("free stuff").prediction,
+        disabled.system.label_by_name("ham")
+    );
+
+    // `prize`: the definition commented out, its use replaced by a false formula.
+    let line_3 = find(RULES, "pattern prize = $* ( won | win ) $*");
+    let actions = rules_actions(&file, line_3, None);
+    let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+    assert_eq!(titles, ["Disable `prize`"]);
+    let new = applied(RULES, &actions[0]);
+    assert_eq!(
+        new,
+        format!(
+            "default ham\n\
+             spam: $* free $*\n\
+             {ANY_SENTENCE}\n\
+             # `prize` reads back as nothing: no sentence matches it.\n\
+             # pattern prize = $* ( won | win ) $*\n\
+             spam <- !any_sentence\n\
+             ham: $* call $*\n\
+             pattern zebra = $* zebra $*\n\
+             ham <- zebra\n"
+        )
+    );
+    // The edit starts after the common `pattern ` and ends before the common `e\n…`.
+    assert_eq!(
+        actions[0].edit.range,
+        TextRange::new(
+            line_3.start() + TextSize::from(8),
+            find(RULES, "prize\nham").start() + TextSize::from(4)
+        )
+    );
+    let rewritten = rules(&new);
+    assert_eq!(rewritten.system.labels(), ["spam", "ham"]);
+    assert_eq!(
+        rewritten.system.classify("you won").prediction,
+        rewritten.system.label_by_name("ham")
+    );
+    assert_eq!(
+        rewritten.system.classify("free").prediction,
+        rewritten.system.label_by_name("spam")
+    );
+
+    // A range over everything: one action per pattern, in the rule set's order.
+    let all = rules_actions(&file, TextRange::up_to(TextSize::of(RULES)), None);
+    let titles: Vec<&str> = all.iter().map(|a| a.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Disable `prize`",
+            "Disable `zebra`",
+            "Disable the `spam` rule of line 2",
+            "Disable the `ham` rule of line 5"
+        ]
+    );
+}
+
+#[test]
+fn disabling_a_rule_whose_label_would_lose_its_priority_rewrites_it() {
+    // Commenting out line 2 would put ham (line 3) before spam (line 4).
+    let text = "default ham\nspam: $* free $*\nham: $* call $*\nspam: $* win $*\n";
+    let file = rules(text);
+    let actions = rules_actions(&file, find(text, "free"), None);
+    assert_eq!(actions.len(), 1);
+    let new = applied(text, &actions[0]);
+    assert_eq!(
+        new,
+        format!(
+            "default ham\n{ANY_SENTENCE}\nspam <- !any_sentence\nham: $* call $*\nspam: $* win $*\n"
+        )
+    );
+    let disabled = rules(&new);
+    assert_eq!(disabled.system.labels(), ["spam", "ham"]);
+    assert_eq!(
+        disabled.system.classify("free call win").prediction,
+        disabled.system.label_by_name("spam")
+    );
+    assert_eq!(
+        disabled.system.classify("free call").prediction,
+        disabled.system.label_by_name("ham")
+    );
+
+    // A label's only rule: commenting it out removes the label, which keeps the others'
+    // order.
+    let text = "default ham\nspam: $* free $*\n";
+    let actions = rules_actions(&rules(text), find(text, "free"), None);
+    assert_eq!(
+        applied(text, &actions[0]),
+        "default ham\n# disabled: spam: $* free $*\n"
+    );
+}
+
+#[test]
+fn replacing_with_the_reconstructed_regex_gives_the_dev_accuracies() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TRAIN)]);
+    let file = &analysis.rules;
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    let line_3 = find(RULES, "pattern prize");
+    let actions = rules_actions(file, line_3, Some(&model));
+    let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+    // The alternation reads back sorted: a replacement with the same language.
+    assert_eq!(
+        titles,
+        [
+            "Replace `prize` with reconstructed regex `$* ( win | won ) $*` (dev accuracy 57.1% \
+             → 57.1%, +0.0)",
+            "Disable `prize`"
+        ]
+    );
+    assert_eq!(
+        actions[0].edit,
+        TextEdit {
+            range: TextRange::at(find(RULES, "on | wi").start(), TextSize::from(7)),
+            new_text: "in | wo".into(),
+        }
+    );
+    assert_eq!(
+        applied(RULES, &actions[0]),
+        RULES.replace("( won | win )", "( win | won )")
+    );
+    // A pattern that reads back exactly as written has nothing to replace.
+    let actions = rules_actions(file, find(RULES, "$* free $*"), Some(&model));
+    let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+    assert_eq!(titles, ["Disable the `spam` rule of line 2"]);
+
+    // Read back at a threshold nothing passes, each pattern is replaced by nothing: for a
+    // named pattern that is the same edit as disabling it.
+    let empty = zero_shot_model(
+        &analysis,
+        &ReconstructConfig {
+            threshold: 1.5,
+            ..ReconstructConfig::default()
+        },
+    );
+    let actions = rules_actions(file, line_3, Some(&empty));
+    assert_eq!(
+        actions[0].title,
+        "Replace `prize` with reconstructed regex nothing (dev accuracy 57.1% → 28.6%, -28.6)"
+    );
+    assert_eq!(actions[0].kind, ActionKind::RefactorRewrite);
+    assert_eq!(actions[0].edit, actions[1].edit);
+    let actions = rules_actions(file, find(RULES, "$* free $*"), Some(&empty));
+    assert_eq!(
+        actions[0].title,
+        "Replace the `spam` rule of line 2 with reconstructed regex nothing (dev accuracy 57.1% \
+         → 85.7%, +28.6)"
+    );
+    assert_eq!(
+        applied(RULES, &actions[0]),
+        format!(
+            "default ham\n{ANY_SENTENCE}\nspam <- !any_sentence\n{}",
+            &RULES["default ham\nspam: $* free $*\n".len()..]
+        )
+    );
+    assert_ne!(actions[0].edit, actions[1].edit);
+
+    // An anonymous rule edited since the network was trained has no reconstruction.
+    let edited_text = RULES.replace("$* free $*", "$* freebie $*");
+    let edited = rules(&edited_text);
+    let titles: Vec<String> = rules_actions(&edited, find(&edited_text, "freebie"), Some(&empty))
+        .into_iter()
+        .map(|a| a.title)
+        .collect();
+    assert_eq!(titles, ["Disable the `spam` rule of line 2"]);
+}
+
+/// `rules_actions` promises that a pattern edited since the saved rules has no
+/// reconstruction, but a named pattern is known by its name alone, so after its regex is
+/// edited the action still offers the old pattern's reconstruction, with the old rules'
+/// dev accuracies. (The language server passes the model whatever the text.)
+#[test]
+fn a_named_pattern_edited_since_training_has_no_reconstruction() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TRAIN)]);
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    let edited_text = RULES.replace("( won | win )", "( cash | prize )");
+    let edited = rules(&edited_text);
+    let titles: Vec<String> =
+        rules_actions(&edited, find(&edited_text, "pattern prize"), Some(&model))
+            .into_iter()
+            .map(|a| a.title)
+            .collect();
+    assert_eq!(titles, ["Disable `prize`"]);
+}
+
+/// The hover module promises that "a pattern edited since the save shows its regex and DFA
+/// size only", and `PatternHover::evaluated` is "whether the last saved analysis has this
+/// pattern as it is now"; a named pattern whose regex was edited is still found by its
+/// name, so the hover shows the new regex beside the old regex's figures and matches.
+#[test]
+fn hover_of_a_named_pattern_edited_since_the_save_has_no_figures() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let edited_text = RULES.replace("( won | win )", "( cash | prize )");
+    let edited = rules(&edited_text);
+    let at = find(&edited_text, "prize").start();
+    let (_, hover) = rules_hover(&edited, at, Some(&analysis), &HoverConfig::default());
+    let RulesHover::Pattern(pattern) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(pattern.regex, "$* ( cash | prize ) $*");
+    assert!(!pattern.evaluated, "{}", render_rules_hover(&hover));
+    assert!(pattern.corpora.is_empty() && pattern.examples.is_empty());
+}
+
+#[test]
+fn add_rule_for_a_line_picks_the_n_gram_the_train_corpus_ties_to_its_gold_label() {
+    let text = "default ham\nspam: $* free $*\n";
+    // `cash`: 3 spam lines, 1 ham line; `today`: 1 spam line (too few); `get`: none.
+    let train = "spam\tfree cash now\nspam\tclaim your cash\nspam\tcash prize today\n\
+                 ham\tcash register broke\nham\tsee you soon\n";
+    let analysis = analysis_of(text, &[("train", train)]);
+    let line = Example {
+        text: "get cash today".into(),
+        label: Some("spam".into()),
+        line: 0,
+        text_range: None,
+        label_range: None,
+    };
+    let actions = line_actions(&line, &analysis.rules, Some(&analysis), None);
+    assert_eq!(actions.len(), 1);
+    assert_eq!(
+        actions[0].title,
+        "Add rule `spam: $* cash $*` (train: 4 lines, 75.0% spam)"
+    );
+    assert_eq!(actions[0].kind, ActionKind::QuickFix);
+    // After the label's last rule: here, at the end.
+    assert_eq!(
+        actions[0].edit,
+        TextEdit {
+            range: TextRange::empty(TextSize::of(text)),
+            new_text: "spam: $* cash $*\n".into(),
+        }
+    );
+    let fixed = rules(&applied(text, &actions[0]));
+    assert_eq!(
+        fixed.system.classify(&line.text).prediction,
+        fixed.system.label_by_name("spam")
+    );
+
+    // Without train counts or a network there is nothing to go on; a line the rules get
+    // right or without a label needs nothing.
+    assert!(line_actions(&line, &analysis.rules, None, None).is_empty());
+    let right = Example {
+        text: "free cash".into(),
+        ..line.clone()
+    };
+    assert!(line_actions(&right, &analysis.rules, Some(&analysis), None).is_empty());
+    let unlabeled = Example {
+        label: None,
+        ..line.clone()
+    };
+    assert!(line_actions(&unlabeled, &analysis.rules, Some(&analysis), None).is_empty());
+
+    // A rule goes after its label's last rule, not at the end, and the punctuation-only
+    // n-gram `!` is never a candidate.
+    let text = "default ham\nspam: $* free $*\nham: $* call $*\n";
+    let analysis = analysis_of(text, &[("train", train)]);
+    let line = Example {
+        text: "cash !".into(),
+        ..line
+    };
+    let actions = line_actions(&line, &analysis.rules, Some(&analysis), None);
+    assert_eq!(actions.len(), 1);
+    assert_eq!(
+        applied(text, &actions[0]),
+        "default ham\nspam: $* free $*\nspam: $* cash $*\nham: $* call $*\n"
+    );
+}
+
+#[test]
+fn add_rule_for_a_line_follows_the_network_polarity_and_says_when_it_cannot_fix_the_line() {
+    // ham outranks spam: `free call` is ham by the rules, spam by gold.
+    let text = "default ham\nham: $* call $*\nspam: $* free $*\n";
+    let analysis = analysis_of(text, &[("train", "spam\tfree\nham\tcall\n")]);
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    let line = Example {
+        text: "free call".into(),
+        label: Some("spam".into()),
+        line: 0,
+        text_range: None,
+        label_range: None,
+    };
+    // The network pushes `free` and `free call` toward spam by 1; the train corpus has
+    // `free` once, as spam, and `free call` never, so `free` would win, but the file has
+    // `spam: $* free $*` already (it fired, and lost to ham): `free call` is next.
+    let actions = line_actions(&line, &analysis.rules, Some(&analysis), Some(&model));
+    assert_eq!(actions.len(), 1);
+    assert_eq!(
+        actions[0].title,
+        "Add rule `spam: $* free call $*` (FA-RNN polarity +1.00; train: 0 lines, – spam; a \
+         higher-priority label still wins here)"
+    );
+    assert_eq!(
+        applied(text, &actions[0]),
+        "default ham\nham: $* call $*\nspam: $* free $*\nspam: $* free call $*\n"
+    );
+    // Without the analysis: the network's reason only.
+    let actions = line_actions(&line, &analysis.rules, None, Some(&model));
+    assert_eq!(
+        actions[0].title,
+        "Add rule `spam: $* free call $*` (FA-RNN polarity +1.00; a higher-priority label \
+         still wins here)"
+    );
+}
+
+#[test]
+fn minimal_edit_keeps_the_common_prefix_and_suffix_on_char_boundaries() {
+    let check = |old: &str, new: &str, range: (u32, u32), text: &str| {
+        let edit = minimal_edit(old, new);
+        assert_eq!(
+            edit,
+            TextEdit {
+                range: TextRange::new(range.0.into(), range.1.into()),
+                new_text: text.into(),
+            },
+            "{old:?} → {new:?}"
+        );
+        assert_eq!(apply(old, &[edit]), new);
+    };
+    check("abc", "abc", (3, 3), "");
+    check("", "xy", (0, 0), "xy");
+    check("abc", "", (0, 3), "");
+    check("aXc", "aYc", (1, 2), "Y");
+    // Prefix and suffix may not overlap: `aa` → `aaa` inserts one `a` at the end of the
+    // prefix.
+    check("aa", "aaa", (2, 2), "a");
+    // `é` (c3 a9) and `è` (c3 a8) share a first byte, which is not a char boundary.
+    check("é", "è", (0, 2), "è");
+    check("xéy", "xèy", (1, 3), "è");
+}
+
+// ---------------------------------------------------------------------------------------
+// Code lenses and inlay hints
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn pattern_lenses_give_each_pattern_its_figures_on_every_corpus() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("test", TEST)]);
+    let mut lenses = pattern_lenses(&analysis.rules, &analysis);
+    lenses.sort_by_key(|l| l.range.start());
+    let line = |text: &str| find(RULES, text);
+    assert_eq!(
+        lenses,
+        [
+            Lens {
+                range: line("spam: $* free $*"),
+                title: "train 4 matches · 57.1% coverage · 25% precision  |  \
+                        test 1 match · 33.3% coverage · 100% precision"
+                    .into(),
+            },
+            Lens {
+                range: line("pattern prize = $* ( won | win ) $*"),
+                title: "train 2 matches · 28.6% coverage · 100% precision  |  \
+                        test 1 match · 33.3% coverage · 100% precision"
+                    .into(),
+            },
+            Lens {
+                range: line("ham: $* call $*"),
+                title: "train 3 matches · 42.9% coverage · 100% precision  |  \
+                        test 1 match · 33.3% coverage · 100% precision"
+                    .into(),
+            },
+            Lens {
+                range: line("pattern zebra = $* zebra $*"),
+                title: "train 0 matches · 0.0% coverage · – precision  |  \
+                        test 0 matches · 0.0% coverage · – precision"
+                    .into(),
+            },
+        ]
+    );
+
+    // On the text being edited: an edited anonymous rule has no lens, the others move.
+    let edited_text = format!("\n{}", RULES.replace("$* call $*", "$* calls $*"));
+    let edited = pattern_lenses(&rules(&edited_text), &analysis);
+    let ranges: Vec<TextRange> = edited.iter().map(|l| l.range).collect();
+    assert_eq!(ranges.len(), 3);
+    assert!(ranges.contains(&find(&edited_text, "spam: $* free $*")));
+    assert!(!ranges.contains(&find(&edited_text, "ham: $* calls $*")));
+    // No corpus, no lens.
+    let bare = analysis_of(RULES, &[]);
+    assert!(pattern_lenses(&bare.rules, &bare).is_empty());
+}
+
+/// `pattern_lenses` promises "one lens per pattern …, in file order", but the rule set keeps
+/// named patterns before anonymous rules, so a `LABEL: REGEX` rule written before a
+/// `pattern` statement gets its lens after it.
+#[test]
+fn pattern_lenses_are_in_file_order() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let lenses = pattern_lenses(&analysis.rules, &analysis);
+    let starts: Vec<TextSize> = lenses.iter().map(|l| l.range.start()).collect();
+    let mut sorted = starts.clone();
+    sorted.sort();
+    assert_eq!(starts, sorted);
+}
+
+#[test]
+fn line_hints_show_the_rules_and_network_predictions_at_each_line_end() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    let index = LineIndex::new(TRAIN);
+    // Lines 0 and 1.
+    let range = TextRange::new(find(TRAIN, "prize").start(), find(TRAIN, "call").start());
+    let hints = line_hints(TRAIN, &index, Format::Tsv, range, &analysis.rules, None);
+    assert_eq!(
+        hints,
+        [
+            InlayHint {
+                offset: find(TRAIN, "free prize inside").end(),
+                label: "rules: spam".into(),
+                tooltip: None,
+            },
+            InlayHint {
+                offset: find(TRAIN, "free call me later").end(),
+                label: "rules: spam ✗".into(),
+                tooltip: None,
+            },
+        ]
+    );
+
+    // With the network: spam only (1.02 against the default's 0.5), both (1.02 vs 1.01),
+    // and the default only (0 vs 0.5).
+    let range = TextRange::up_to(TextSize::of(TRAIN));
+    let hints = line_hints(
+        TRAIN,
+        &index,
+        Format::Tsv,
+        range,
+        &analysis.rules,
+        Some(&model),
+    );
+    assert_eq!(hints.len(), 7);
+    let spam_only = softmax10(&[1.02, 0.5]);
+    let both = softmax10(&[1.02, 1.01]);
+    let default_only = softmax10(&[0.0, 0.5]);
+    let expected = [
+        (
+            0,
+            format!("rules: spam · FA-RNN: spam {:.2}", spam_only[0]),
+            spam_only,
+        ),
+        (
+            1,
+            format!("rules: spam ✗ · FA-RNN: spam {:.2} ✗", both[0]),
+            both.clone(),
+        ),
+        (
+            6,
+            format!("rules: ham · FA-RNN: ham {:.2}", default_only[1]),
+            default_only,
+        ),
+    ];
+    for (line, label, probabilities) in expected {
+        let hint = &hints[line];
+        assert_eq!(hint.label, label);
+        assert_eq!(hint.offset, index.line_range(line as u32).unwrap().end());
+        assert_eq!(
+            hint.tooltip.as_deref(),
+            Some(format!("spam {:.3}, ham {:.3}", probabilities[0], probabilities[1]).as_str())
+        );
+    }
+    assert_eq!(hints[0].label, "rules: spam · FA-RNN: spam 0.99");
+    assert_eq!(hints[1].label, "rules: spam ✗ · FA-RNN: spam 0.52 ✗");
+}
+
+// ---------------------------------------------------------------------------------------
+// Span scores of the zero-shot network are exact
+// ---------------------------------------------------------------------------------------
+
+/// Patterns: 0 `a` = `$* free $*`, 1 `b` = `call $* now` (anchored at both ends),
+/// 2 `c` = `$* ( win | won ) % $*`, 3 `d` = `$* "!" "!" $*`, 4 `e` = `hi $? there`,
+/// 5 the spam rule `$* cash $*`, 6 the ham rule `$* x{2,3} $*`.
+/// Labels: spam = `a & !b | c` plus the cash rule, ham = `b | e | d` plus the x rule.
+const EXACT_RULES: &str = "default other
+pattern a = $* free $*
+pattern b = call $* now
+pattern c = $* ( win | won ) % $*
+pattern d = $* \"!\" \"!\" $*
+pattern e = hi $? there
+spam <- a & !b | c
+spam: $* cash $*
+ham <- b | e | d
+ham: $* x{2,3} $*
+";
+
+/// `M[label][pattern]` of [`EXACT_RULES`], by hand: +1 per plain use, −1 per use under `!`.
+const EXACT_READOUT: [[f32; 7]; 3] = [
+    [1.0, -1.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+    [0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0],
+    [0.0; 7],
+];
+
+const EXACT_SENTENCES: &[&str] = &[
+    "call me now !! free win 100 cash",
+    "hi you there x x x x",
+    "won 5 free won 6,000 call now",
+    "hi there ! ! x x",
+    "Free FREE cash? win it now!",
+    "call now",
+    "nothing to see",
+    "",
+];
+
+fn exact_network(system: &RuleSystem, scoring: Scoring) -> FaRnn {
+    let automaton = WeightedAutomaton::new(system);
+    let exact = decompose::exact(&automaton);
+    assert!(exact.relative_error < 1e-6, "{}", exact.relative_error);
+    FaRnn::new(system, &automaton, &exact, None, scoring, &Device::Cpu).unwrap()
+}
+
+/// For every span of every sentence up to `max_len` tokens: each pattern's span score is 1
+/// when the pattern matches the span's text read as a sentence and 0 otherwise, the
+/// n-grams' polarities are the readout of those 0/1 matches, and each pattern's best span
+/// is its shortest, then earliest, matching span.
+fn check_span_scores_are_exact(
+    file: &RulesFile,
+    net: &dyn Network,
+    sentences: &[&str],
+    max_len: usize,
+    readout: Option<&[[f32; 7]; 3]>,
+) {
+    let system = &file.system;
+    let scorer = Scorer::new(net, system, None).unwrap();
+    let model_readout = Readout::from_system(system);
+    let n_patterns = system.patterns().len();
+    let mut n_matching_spans = 0;
+    for &sentence in sentences {
+        let tokens = tokenize(sentence);
+        let spans = scorer.span_scores(sentence, max_len);
+        assert_eq!(
+            (spans.n_tokens, spans.max_len, spans.n_patterns),
+            (tokens.len(), max_len, n_patterns)
+        );
+        assert!(!spans.left_bound && !spans.gates_left_out, "{sentence:?}");
+        let listed = ngrams(sentence, &spans, &model_readout);
+        let mut listed = listed.iter();
+        let mut best: Vec<Option<(std::ops::Range<usize>, f32)>> = vec![None; n_patterns];
+        for start in 0..tokens.len() {
+            for len in 1..=max_len.min(tokens.len() - start) {
+                let range = TextRange::new(
+                    tokens.get(start).unwrap().range.start(),
+                    tokens.get(start + len - 1).unwrap().range.end(),
+                );
+                let span_text = &sentence[usize::from(range.start())..usize::from(range.end())];
+                let exact = system.classify(span_text).matched;
+                let scores = spans.get(start, len).unwrap();
+                for p in 0..n_patterns {
+                    let expected = f32::from(u8::from(exact[p]));
+                    assert!(
+                        (scores[p] - expected).abs() < 1e-4,
+                        "{sentence:?}, span {span_text:?}, pattern {}: {} vs {expected}",
+                        system.patterns()[p].name,
+                        scores[p]
+                    );
+                    if exact[p] {
+                        n_matching_spans += 1;
+                        if best[p].is_none() || best[p].as_ref().unwrap().0.len() > len {
+                            best[p] = Some((start..start + len, 1.0));
+                        }
+                    }
+                }
+                let ngram = listed.next().expect("an n-gram per span");
+                assert_eq!(
+                    (ngram.tokens.clone(), ngram.range),
+                    (start..start + len, range)
+                );
+                if let Some(readout) = readout {
+                    for (c, row) in readout.iter().enumerate() {
+                        let expected: f32 = row
+                            .iter()
+                            .zip(&exact)
+                            .map(|(w, &m)| w * f32::from(u8::from(m)))
+                            .sum();
+                        assert!(
+                            (ngram.polarity[c] - expected).abs() < 1e-4,
+                            "{sentence:?}, span {span_text:?}, label {c}: {:?} vs {expected}",
+                            ngram.polarity
+                        );
+                    }
+                }
+            }
+        }
+        assert!(listed.next().is_none());
+        assert!(spans.get(0, max_len + 1).is_none() && spans.get(tokens.len(), 1).is_none());
+        for (p, expected) in best.iter().enumerate() {
+            let found = best_span(&spans, p).map(|(tokens, _)| tokens);
+            assert_eq!(
+                found,
+                expected.as_ref().map(|(tokens, _)| tokens.clone()),
+                "{sentence:?}, best span of {}",
+                system.patterns()[p].name
+            );
+        }
+    }
+    assert!(n_matching_spans > 0);
+}
+
+#[test]
+fn zero_shot_span_scores_are_what_the_rules_say_about_each_span() {
+    let file = rules(EXACT_RULES);
+    assert!(
+        file.diagnostics.iter().all(|d| !d.is_error()),
+        "{:?}",
+        file.diagnostics
+    );
+    let names: Vec<&str> = file
+        .rules
+        .patterns
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["a", "b", "c", "d", "e", "spam@8", "ham@10"]);
+    assert_eq!(file.system.labels(), ["spam", "ham", "other"]);
+    // The readout the explanation uses is the formulas' linear part.
+    let readout = Readout::from_system(&file.system);
+    for (c, row) in EXACT_READOUT.iter().enumerate() {
+        let unit = |p: usize| {
+            let mut scores = vec![0f32; 7];
+            scores[p] = 1.0;
+            scores
+        };
+        let weights: Vec<f32> = (0..7).map(|p| readout.polarity(&unit(p))[c]).collect();
+        assert_eq!(weights, row, "label {c}");
+    }
+    let net = exact_network(&file.system, Scoring::Forward);
+    check_span_scores_are_exact(&file, &net, EXACT_SENTENCES, 8, Some(&EXACT_READOUT));
+    // Spans cut at a shorter length are the same numbers.
+    let scorer = Scorer::new(&net, &file.system, None).unwrap();
+    let (long, short) = (
+        scorer.span_scores(EXACT_SENTENCES[0], 8),
+        scorer.span_scores(EXACT_SENTENCES[0], 2),
+    );
+    for start in 0..long.n_tokens {
+        for len in 1..=2 {
+            assert_eq!(long.get(start, len), short.get(start, len));
+        }
+    }
+    // On a deterministic automaton the best path is the only path: Viterbi agrees.
+    let viterbi = exact_network(&file.system, Scoring::Viterbi);
+    check_span_scores_are_exact(&file, &viterbi, EXACT_SENTENCES, 8, Some(&EXACT_READOUT));
+}
+
+#[test]
+fn zero_shot_bidirectional_span_scores_are_exact_too() {
+    let file = rules(EXACT_RULES);
+    let (reversed, too_large) = compile_reversed(&file.rules, &file.system, &Default::default());
+    assert!(too_large.is_empty());
+    let net = BiFaRnn {
+        forward: exact_network(&file.system, Scoring::Forward),
+        backward: exact_network(&reversed, Scoring::Forward),
+    };
+    check_span_scores_are_exact(&file, &net, EXACT_SENTENCES, 8, Some(&EXACT_READOUT));
+}
+
+#[test]
+fn zero_shot_span_scores_are_exact_on_the_bundled_sms_rules() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
+    let file = RulesFile::read(&root.join("sms.rules"), &Default::default()).unwrap();
+    let dev = rulelens::corpus::read_file(&root.join("dev.tsv")).unwrap();
+    let net = exact_network(&file.system, Scoring::Forward);
+    let sentences: Vec<&str> = dev
+        .examples
+        .iter()
+        .take(40)
+        .map(|e| e.text.as_str())
+        .collect();
+    check_span_scores_are_exact(&file, &net, &sentences, 6, None);
+}
+
+#[test]
+fn add_rule_spells_punctuation_and_keywords_so_that_the_rule_parses_and_fixes_the_line() {
+    let text = "default ham\nspam: $* free $*\n";
+    // `zzz` is in three ham lines and two spam lines, the token (or, punctuation never being
+    // a candidate alone, `zzz` and the token) in the two spam lines only.
+    for (token, rule) in [
+        ("\"", r#"spam: $* zzz "\"" $*"#),
+        ("\\", r#"spam: $* zzz "\\" $*"#),
+        ("#", r##"spam: $* zzz "#" $*"##),
+        ("|", r#"spam: $* zzz "|" $*"#),
+        ("$", r#"spam: $* zzz "$" $*"#),
+        ("pattern", "spam: $* pattern $*"),
+        ("6,000", "spam: $* 6,000 $*"),
+        ("DON'T", "spam: $* don't $*"),
+    ] {
+        let line = format!("zzz {token}");
+        let train = format!("spam\t{line}\nspam\t{line} yy\nham\tzzz\nham\tzzz\nham\tzzz\n");
+        let analysis = analysis_of(text, &[("train", &train)]);
+        let example = Example {
+            text: line.clone(),
+            label: Some("spam".into()),
+            line: 0,
+            text_range: None,
+            label_range: None,
+        };
+        let actions = line_actions(&example, &analysis.rules, Some(&analysis), None);
+        assert_eq!(actions.len(), 1, "{token:?}");
+        assert_eq!(
+            actions[0].title,
+            format!("Add rule `{rule}` (train: 2 lines, 100.0% spam)")
+        );
+        let fixed = rules(&applied(text, &actions[0]));
+        assert_eq!(
+            fixed.system.classify(&line).prediction,
+            fixed.system.label_by_name("spam"),
+            "{token:?}"
+        );
+        assert_eq!(
+            fixed.system.classify("zzz").prediction,
+            fixed.system.label_by_name("ham")
+        );
+    }
+}
