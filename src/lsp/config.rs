@@ -31,16 +31,31 @@ pub struct TrainingOptions {
     pub device: Option<DeviceName>,
     /// `fa-rnn` (default), `fa-gru`, `bifa-rnn` or `bifa-gru`.
     pub model: Option<ModelKind>,
-    /// A GloVe text file; relative paths resolve against the workspace root.
-    pub embeddings: Option<PathBuf>,
-    pub beta: Option<f64>,
+    /// A GloVe text file; relative paths resolve against the workspace root. `null` clears
+    /// it (as do `beta: null` and `modelCache: null`), unlike a field left out.
+    #[serde(default, deserialize_with = "cleared_by_null")]
+    pub embeddings: Option<Option<PathBuf>>,
+    #[serde(default, deserialize_with = "cleared_by_null")]
+    pub beta: Option<Option<f64>>,
     pub epochs: Option<usize>,
     pub patience: Option<usize>,
     pub learning_rate: Option<f64>,
     pub batch_size: Option<usize>,
     pub seed: Option<u64>,
     /// Where checkpoints are cached (default `.rulelens/models` beside each rules file).
-    pub model_cache: Option<PathBuf>,
+    #[serde(default, deserialize_with = "cleared_by_null")]
+    pub model_cache: Option<Option<PathBuf>>,
+}
+
+/// A field that may be set, cleared with `null` (`Some(None)`), or left out (`None`, through
+/// `#[serde(default)]`): settings whose default is "none" must be clearable by a client that
+/// sends its whole configuration, as VS Code does.
+fn cleared_by_null<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// Extra corpora for a rules file, by binding name (`train`, `dev`, …).
@@ -142,13 +157,18 @@ impl Settings {
         };
         let training = options.training.clone().unwrap_or_default();
         let defaults = TrainConfig::default();
-        let embeddings = training.embeddings.as_deref().map(absolute);
+        let embeddings = training
+            .embeddings
+            .clone()
+            .flatten()
+            .as_deref()
+            .map(absolute);
         Settings {
             training: TrainingSettings {
                 enabled: training.enabled.unwrap_or(true),
                 device: training.device.unwrap_or(DeviceName::Cpu),
                 model: training.model.unwrap_or(ModelKind::FaRnn),
-                beta: training.beta.unwrap_or(if embeddings.is_some() {
+                beta: training.beta.flatten().unwrap_or(if embeddings.is_some() {
                     DEFAULT_BETA_WITH_EMBEDDINGS
                 } else {
                     1.0
@@ -162,7 +182,12 @@ impl Settings {
                     seed: training.seed.unwrap_or(defaults.seed),
                     ..defaults
                 },
-                model_cache: training.model_cache.as_deref().map(absolute),
+                model_cache: training
+                    .model_cache
+                    .clone()
+                    .flatten()
+                    .as_deref()
+                    .map(absolute),
             },
             findings: FindingsConfig {
                 min_precision: options
@@ -236,6 +261,34 @@ mod tests {
         assert_eq!(settings.training.train.epochs, 3);
         assert_eq!(settings.training.model, ModelKind::FaGru);
         assert_eq!(settings.findings.min_precision, 0.7);
+        // `null` clears a setting whose default is none; leaving it out keeps it.
+        let with_embeddings = ServerOptions::from_json(json!({
+            "training": { "embeddings": "glove.txt", "beta": 0.5, "modelCache": "cache" }
+        }))
+        .unwrap();
+        let kept = with_embeddings
+            .clone()
+            .merged(ServerOptions::from_json(json!({ "training": { "epochs": 2 } })).unwrap());
+        let kept = Settings::resolve(&kept, Some(Path::new("/ws")));
+        assert_eq!(
+            kept.training.embeddings.as_deref(),
+            Some(Path::new("/ws/glove.txt"))
+        );
+        assert_eq!(kept.training.beta, 0.5);
+        assert_eq!(
+            kept.training.model_cache.as_deref(),
+            Some(Path::new("/ws/cache"))
+        );
+        let cleared = with_embeddings.merged(
+            ServerOptions::from_json(json!({
+                "training": { "embeddings": null, "beta": null, "modelCache": null }
+            }))
+            .unwrap(),
+        );
+        let cleared = Settings::resolve(&cleared, Some(Path::new("/ws")));
+        assert_eq!(cleared.training.embeddings, None);
+        assert_eq!(cleared.training.beta, 1.0);
+        assert_eq!(cleared.training.model_cache, None);
         let wrong = ServerOptions::from_json(json!({ "minPrecision": "high" }));
         assert!(wrong.unwrap_err().to_string().contains("invalid type"));
     }

@@ -116,6 +116,23 @@ pub fn train(shared: &Shared, params: TrainParams) -> Result<TrainResult> {
             }
         }
     };
+    if let Some(project) = state.projects.get(&key) {
+        let bound = jobs::bindings(&project.current, &key, project.on_disk, &state.settings);
+        let missing: Vec<&str> = ["train", "dev"]
+            .into_iter()
+            .filter(|name| !bound.iter().any(|(n, _)| n == name))
+            .collect();
+        if !missing.is_empty() {
+            return Ok(TrainResult {
+                started: false,
+                message: format!(
+                    "{} binds no {} corpus: training needs `corpus train` and `corpus dev`",
+                    key.display(),
+                    missing.join(" or ")
+                ),
+            });
+        }
+    }
     let text = rules_text(&state, &key);
     jobs::start(shared, &mut state, &key, text, Training::Always);
     Ok(TrainResult {

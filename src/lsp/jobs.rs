@@ -383,7 +383,10 @@ async fn train_network(
             Ok(Ok(())) => Some(
                 shared
                     .client
-                    .progress(token, "Training FA-RNN")
+                    .progress(
+                        token,
+                        format!("Training {}", settings.training.model.display_name()),
+                    )
                     .with_percentage(0)
                     .with_message(format!("{name}: preparing"))
                     .begin()

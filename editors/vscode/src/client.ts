@@ -22,7 +22,7 @@ export function createClient(
     outputChannel: vscode.OutputChannel,
 ): lc.LanguageClient {
     // No `transport`: with `TransportKind.stdio` the client would add `--stdio` to the
-    // arguments, which `rulelens serve` does not take; stdio is what it uses without one.
+    // arguments, which `rulelens serve` accepts and ignores; stdio is all it speaks.
     const executable: lc.Executable = { command: serverPath, args: ["serve"] };
     const serverOptions: lc.ServerOptions = { run: executable, debug: executable };
     const clientOptions: lc.LanguageClientOptions = {

@@ -202,12 +202,14 @@ end
 
 local warned = false
 
-local function startable()
-  local cmd = M.options.cmd
+-- Whether the server command of `config` can run (a warning, once, when it cannot).
+local function startable(config)
+  local cmd = config.cmd
   if type(cmd) == 'table' and vim.fn.executable(cmd[1]) == 0 then
     if not warned then
       warned = true
-      notify('`' .. tostring(cmd[1]) .. '` is not executable; set cmd in setup{}', vim.log.levels.WARN)
+      local where = has('0.11') and "setup{} or vim.lsp.config('" .. NAME .. "', …)" or 'setup{}'
+      notify('`' .. tostring(cmd[1]) .. '` is not executable; set cmd in ' .. where, vim.log.levels.WARN)
     end
     return false
   end
@@ -220,13 +222,16 @@ local function attach(buf)
     return
   end
   local root = root_of(buf)
-  if not root or not startable() then
+  if not root then
     return
   end
   local config = client_config(root)
   if has('0.11') then
     -- The configuration as vim.lsp.config resolved it (with the user's own overrides).
     config = vim.tbl_extend('force', vim.deepcopy(vim.lsp.config[NAME]), { root_dir = root })
+  end
+  if not startable(config) then
+    return
   end
   if has('0.8') then
     vim.api.nvim_buf_call(buf, function()

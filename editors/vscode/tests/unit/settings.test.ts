@@ -20,8 +20,10 @@ const ENUM_FILES: Record<string, string> = {
 interface ServerSetting {
     key: string;
     field: Field;
-    /** The Rust type inside `Option<…>`. */
+    /** The Rust type inside `Option<…>` (or `Option<Option<…>>`). */
     inner: string;
+    /** Whether `null` clears it (`Option<Option<…>>`): a setting whose default is none. */
+    clearable: boolean;
 }
 
 function serverSettings(): ServerSetting[] {
@@ -29,12 +31,14 @@ function serverSettings(): ServerSetting[] {
     const settings: ServerSetting[] = [];
     const walk = (struct: string, prefix: string) => {
         for (const field of structFields(source, struct)) {
-            const inner = /^Option<(.+)>$/.exec(field.type)?.[1];
-            assert.ok(inner, `${struct}::${field.name} is not an Option: every option is optional`);
+            const optional = /^Option<(.+)>$/.exec(field.type)?.[1];
+            assert.ok(optional, `${struct}::${field.name} is not an Option: every option is optional`);
+            const cleared = /^Option<(.+)>$/.exec(optional)?.[1];
+            const inner = cleared ?? optional;
             if (new RegExp(`^pub struct ${inner} \\{`, "m").test(source)) {
                 walk(inner, `${prefix}${field.serde}.`);
             } else {
-                settings.push({ key: `${prefix}${field.serde}`, field, inner });
+                settings.push({ key: `${prefix}${field.serde}`, field, inner, clearable: cleared !== undefined });
             }
         }
     };
@@ -115,11 +119,13 @@ describe("contributes.configuration", () => {
     });
 
     it("gives each setting the JSON type of its Rust type", () => {
-        for (const { key, inner } of server) {
+        for (const { key, inner, clearable } of server) {
             const declared: string[] = [properties[key].type].flat();
             assert.ok(declared.includes(jsonTypeOf(inner)), `${key}: type ${declared} for Rust ${inner}`);
             const nullable = declared.includes("null");
             assert.equal(nullable, properties[key].default === null, `${key}: null is its type exactly when it is its default`);
+            // The extension sends null for a cleared setting: the server must read it as such.
+            assert.equal(nullable, clearable, `${key}: null in package.json exactly when the server's field is Option<Option<…>>`);
         }
     });
 
