@@ -223,18 +223,33 @@ async fn run_job(shared: &Arc<Shared>, job: Job) {
         .as_slice(),
     );
     let cache_dir = checkpoint_dir(&job.key, &settings, &cache_key);
-    let model = if cache_dir
-        .join(crate::model::checkpoint::MANIFEST_FILE)
-        .is_file()
-    {
-        load(shared, &job, &analysis, &settings, &cache_dir).await
-    } else {
-        None
+    // A save that changed nothing the network and its reconstructions depend on keeps the
+    // network it has, instead of loading it again.
+    let model_key = format!("{cache_key} {:?}", settings.reconstruct);
+    let in_memory = shared
+        .lock()
+        .projects
+        .get(&job.key)
+        .filter(|project| project.model_key.as_deref() == Some(model_key.as_str()))
+        .and_then(|project| project.model.clone());
+    let model = match in_memory {
+        Some(model) => Some(model),
+        None if cache_dir
+            .join(crate::model::checkpoint::MANIFEST_FILE)
+            .is_file() =>
+        {
+            load(shared, &job, &analysis, &settings, &cache_dir)
+                .await
+                .map(Arc::new)
+        }
+        None => None,
     };
     let model = match model {
         Some(model) => Some(model),
         None if settings.training.enabled || job.training == Training::Always => {
-            train_network(shared, &job, &analysis, &settings, &cache_dir).await
+            train_network(shared, &job, &analysis, &settings, &cache_dir)
+                .await
+                .map(Arc::new)
         }
         None => None,
     };
@@ -250,7 +265,8 @@ async fn run_job(shared: &Arc<Shared>, job: Job) {
         if project.job.as_ref().map(|(g, _)| *g) != Some(job.generation) {
             return;
         }
-        project.model = Some(Arc::new(model));
+        project.model = Some(model);
+        project.model_key = Some(model_key);
         if let Some(saved) = &project.saved
             && saved.generation == job.generation
         {

@@ -54,6 +54,9 @@ pub struct Project {
     pub current_version: Option<i32>,
     pub saved: Option<Arc<Saved>>,
     pub model: Option<Arc<TrainedModel>>,
+    /// The checkpoint cache key `model` was trained or loaded under, with the reconstruction
+    /// settings it was prepared with (`jobs.rs`).
+    pub model_key: Option<String>,
     /// The generation of the newest save job, and its cancellation flag.
     pub job: Option<(u64, Arc<AtomicBool>)>,
     /// The epoch and dev accuracy of a training run in progress, for hovers.
@@ -68,6 +71,7 @@ impl Project {
             current_version: version,
             saved: None,
             model: None,
+            model_key: None,
             job: None,
             training: None,
         }
