@@ -36,8 +36,10 @@ elif has_version "$root/bin/tree-sitter"; then
   ts=$root/bin/tree-sitter
 else
   echo "installing tree-sitter-cli $TREE_SITTER_VERSION into $root (takes a few minutes)"
-  # Its own target dir, so that the install never touches the project's build.
-  CARGO_TARGET_DIR="$root/build" cargo install --locked --quiet \
+  # Its own target dir, so that the install never touches the project's build, and none of
+  # the project's lint settings (.ci/run builds the project through clippy).
+  env -u RUSTFLAGS -u RUSTC_WORKSPACE_WRAPPER \
+    CARGO_TARGET_DIR="$root/build" cargo install --locked --quiet \
     tree-sitter-cli --version "$TREE_SITTER_VERSION" --root "$root"
   rm -rf "$root/build"
   has_version "$root/bin/tree-sitter" || {

@@ -588,8 +588,9 @@ fn model_findings_report_patterns_the_network_overrules() {
                       train lines it decides, and is right on 3 of those"
                 .to_string(),
             help: Some(
-                "hover the pattern for its matches; the code action \"Replace with \
-                 reconstructed regex\" shows what the network learned"
+                "hover the pattern for its matches; when the network reads it back \
+                 differently, the code action \"Replace with reconstructed regex\" shows \
+                 what it learned"
                     .to_string()
             ),
             related: None,

@@ -28,8 +28,10 @@ step() {
 built=false
 build_server() {
     if ! $built; then
-        step "cargo build (the server the end-to-end tests run)"
-        cargo build --locked
+        # What `cargo test` builds (the binary included), so that after it this is a no-op:
+        # `cargo build` would leave out the dev-dependencies' features and rebuild crates.
+        step "cargo test --no-run (the server the end-to-end tests run)"
+        cargo test --locked --no-run
         built=true
     fi
 }
@@ -39,6 +41,7 @@ for part in "${parts[@]}"; do
     rust)
         step "cargo test"
         cargo test --locked
+        built=true
         ;;
     lsp)
         build_server

@@ -258,7 +258,7 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Fin
                 right
             ),
             help: Some(
-                "hover the pattern for its matches; the code action \"Replace with reconstructed regex\" shows what the network learned"
+                "hover the pattern for its matches; when the network reads it back differently, the code action \"Replace with reconstructed regex\" shows what it learned"
                     .to_string(),
             ),
             related: None,

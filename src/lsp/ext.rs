@@ -117,6 +117,15 @@ pub fn train(shared: &Shared, params: TrainParams) -> Result<TrainResult> {
         }
     };
     if let Some(project) = state.projects.get(&key) {
+        if project.current.has_errors() {
+            return Ok(TrainResult {
+                started: false,
+                message: format!(
+                    "{} has errors: fix them to train (see the diagnostics)",
+                    key.display()
+                ),
+            });
+        }
         let bound = jobs::bindings(&project.current, &key, project.on_disk, &state.settings);
         let missing: Vec<&str> = ["train", "dev"]
             .into_iter()
