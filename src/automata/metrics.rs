@@ -6,7 +6,8 @@
 //! (a pattern voting for a label outside this one's polarity also matches). Per label:
 //! precision, recall and F1 of the predictions. Overall: accuracy on labeled examples,
 //! coverage (share of examples on which some label fires), the default-only baseline and
-//! the confusion matrix. Gold labels the rules do not know get rows of their own. One pass,
+//! the confusion matrix. Gold labels the rules do not know get rows of their own. One pass
+//! ([`Evaluator`] takes classifications a caller already has),
 //! O(examples × (tokens × patterns + matched²)).
 
 use super::rule_system::{Classification, RuleSystem, Scratch};
@@ -135,37 +136,69 @@ pub fn evaluate<'a>(
     system: &RuleSystem,
     examples: impl IntoIterator<Item = (&'a str, Option<&'a str>)>,
 ) -> Evaluation {
-    let n_patterns = system.patterns.len();
-    let mut label_names: Vec<String> = system.labels.clone();
-    let mut label_index: HashMap<String, usize> = label_names
-        .iter()
-        .enumerate()
-        .map(|(i, name)| (name.clone(), i))
-        .collect();
-    let mut evaluation = Evaluation {
-        n_rule_labels: label_names.len(),
-        patterns: vec![PatternMetrics::default(); n_patterns],
-        ..Evaluation::default()
-    };
-    // (gold, predicted) pairs, turned into a matrix at the end when all labels are known.
-    let mut pairs: HashMap<(usize, Option<usize>), usize> = HashMap::new();
+    let mut evaluator = Evaluator::new(system);
     let mut scratch = Scratch::default();
     let mut outcome = Classification::default();
-    let mut matched: Vec<usize> = Vec::new();
     for (text, gold) in examples {
         system.classify_with(text, &mut scratch, &mut outcome);
+        evaluator.add(&outcome, gold);
+    }
+    evaluator.finish()
+}
+
+/// [`evaluate`] one example at a time, from classifications the caller already has (so that
+/// a caller who keeps each line's outcome classifies it once).
+#[derive(Debug)]
+pub struct Evaluator<'s> {
+    system: &'s RuleSystem,
+    evaluation: Evaluation,
+    label_names: Vec<String>,
+    label_index: HashMap<String, usize>,
+    /// (gold, predicted) pairs, turned into a matrix at the end when all labels are known.
+    pairs: HashMap<(usize, Option<usize>), usize>,
+    matched: Vec<usize>,
+}
+
+impl<'s> Evaluator<'s> {
+    pub fn new(system: &'s RuleSystem) -> Evaluator<'s> {
+        let label_names: Vec<String> = system.labels.clone();
+        let label_index = label_names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.clone(), i))
+            .collect();
+        Evaluator {
+            system,
+            evaluation: Evaluation {
+                n_rule_labels: label_names.len(),
+                patterns: vec![PatternMetrics::default(); system.patterns.len()],
+                ..Evaluation::default()
+            },
+            label_names,
+            label_index,
+            pairs: HashMap::new(),
+            matched: Vec::new(),
+        }
+    }
+
+    /// Counts one example: what `system` did on its text, and its gold label.
+    pub fn add(&mut self, outcome: &Classification, gold: Option<&str>) {
+        let system = self.system;
+        let evaluation = &mut self.evaluation;
+        let matched = &mut self.matched;
+        let n_patterns = system.patterns.len();
         evaluation.n_examples += 1;
         evaluation.n_covered += usize::from(outcome.covered());
         matched.clear();
         matched.extend((0..n_patterns).filter(|&p| outcome.matched[p]));
         let gold = gold.map(|name| {
-            let n = label_index.len();
-            *label_index.entry(name.to_string()).or_insert_with(|| {
-                label_names.push(name.to_string());
+            let n = self.label_index.len();
+            *self.label_index.entry(name.to_string()).or_insert_with(|| {
+                self.label_names.push(name.to_string());
                 n
             })
         });
-        for &p in &matched {
+        for &p in matched.iter() {
             let metrics = &mut evaluation.patterns[p];
             metrics.matches += 1;
             let labels = &system.patterns[p].labels;
@@ -187,7 +220,7 @@ pub fn evaluate<'a>(
                 }
             }
         }
-        let Some(gold) = gold else { continue };
+        let Some(gold) = gold else { return };
         evaluation.n_labeled += 1;
         for (p, compiled) in system.patterns.iter().enumerate() {
             if compiled.labels.contains(&LabelId(gold as u32)) {
@@ -197,21 +230,31 @@ pub fn evaluate<'a>(
         let predicted = outcome.prediction.map(LabelId::index);
         evaluation.n_correct += usize::from(predicted == Some(gold));
         evaluation.n_gold_default += usize::from(system.default.map(LabelId::index) == Some(gold));
-        *pairs.entry((gold, predicted)).or_default() += 1;
+        *self.pairs.entry((gold, predicted)).or_default() += 1;
     }
-    let n_labels = label_names.len();
-    evaluation.confusion = vec![vec![0; n_labels + 1]; n_labels];
-    evaluation.labels = vec![LabelMetrics::default(); n_labels];
-    for ((gold, predicted), count) in pairs {
-        evaluation.confusion[gold][predicted.unwrap_or(n_labels)] += count;
-        evaluation.labels[gold].support += count;
-        if let Some(predicted) = predicted {
-            evaluation.labels[predicted].predicted += count;
-            if predicted == gold {
-                evaluation.labels[gold].true_positives += count;
+
+    /// The evaluation of the examples added.
+    pub fn finish(self) -> Evaluation {
+        let Evaluator {
+            mut evaluation,
+            label_names,
+            pairs,
+            ..
+        } = self;
+        let n_labels = label_names.len();
+        evaluation.confusion = vec![vec![0; n_labels + 1]; n_labels];
+        evaluation.labels = vec![LabelMetrics::default(); n_labels];
+        for ((gold, predicted), count) in pairs {
+            evaluation.confusion[gold][predicted.unwrap_or(n_labels)] += count;
+            evaluation.labels[gold].support += count;
+            if let Some(predicted) = predicted {
+                evaluation.labels[predicted].predicted += count;
+                if predicted == gold {
+                    evaluation.labels[gold].true_positives += count;
+                }
             }
         }
+        evaluation.label_names = label_names;
+        evaluation
     }
-    evaluation.label_names = label_names;
-    evaluation
 }

@@ -26,5 +26,5 @@ pub use compile::{
 };
 pub use dfa::{Dfa, StateId};
 pub use dot::{pattern_dot, system_dot};
-pub use metrics::{Evaluation, LabelMetrics, PatternMetrics, evaluate};
+pub use metrics::{Evaluation, Evaluator, LabelMetrics, PatternMetrics, evaluate};
 pub use rule_system::{Classification, CompiledPattern, RuleSystem, Scratch};

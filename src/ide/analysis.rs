@@ -10,10 +10,11 @@
 //! Cost: one classification per corpus line (SMS, 5,000 lines: a few milliseconds),
 //! interruptible between lines.
 
-use crate::automata::{Classification, Evaluation, Scratch, evaluate};
+use crate::automata::{Classification, Evaluation, Evaluator, Scratch};
 use crate::corpus::CorpusFile;
 use crate::rules_file::RulesFile;
 use crate::syntax::{LabelId, PatternDef, PatternId, RuleSet, print_regex};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A pattern's identity across edits of its file: `name = regex` for a named pattern,
@@ -35,6 +36,18 @@ impl PatternKey {
             .and_then(|label| rules.labels.get(label.index()))
             .map_or("", |label| label.name.as_str());
         PatternKey(format!("{label}: {}", print_regex(&def.regex)))
+    }
+
+    /// Every pattern of `rules` by its key (the first, where two share one): for many lookups,
+    /// where [`find`](Self::find) would print every regex each time.
+    pub fn index(rules: &RuleSet) -> HashMap<PatternKey, PatternId> {
+        let mut index = HashMap::with_capacity(rules.patterns.len());
+        for (i, def) in rules.patterns.iter().enumerate() {
+            index
+                .entry(PatternKey::of(rules, def))
+                .or_insert(PatternId(i as u32));
+        }
+        index
     }
 
     /// The pattern of `rules` with this key.
@@ -117,12 +130,14 @@ pub fn analyze(
     for (name, file) in corpora {
         let mut scratch = Scratch::default();
         let mut classification = Classification::default();
+        let mut evaluator = Evaluator::new(system);
         let mut outcomes = Vec::with_capacity(file.examples.len());
         for (i, example) in file.examples.iter().enumerate() {
             if i % 1024 == 0 && cancelled() {
                 return Err(Cancelled);
             }
             system.classify_with(&example.text, &mut scratch, &mut classification);
+            evaluator.add(&classification, example.label.as_deref());
             outcomes.push(Outcome {
                 prediction: classification.prediction,
                 matched: (0..classification.matched.len())
@@ -131,12 +146,7 @@ pub fn analyze(
                     .collect(),
             });
         }
-        let evaluation = evaluate(
-            system,
-            file.examples
-                .iter()
-                .map(|e| (e.text.as_str(), e.label.as_deref())),
-        );
+        let evaluation = evaluator.finish();
         runs.push(CorpusRun {
             name,
             file,

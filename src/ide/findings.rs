@@ -271,8 +271,9 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Fin
 /// or an anonymous rule's regex; findings whose pattern `file` no longer has are dropped.
 pub fn place(findings: &[Finding], file: &RulesFile) -> Vec<Diagnostic> {
     let rules = &file.rules;
+    let keys = PatternKey::index(rules);
     let range_of = |key: &PatternKey| {
-        let def = &rules.patterns[key.find(rules)?.index()];
+        let def = &rules.patterns[keys.get(key)?.index()];
         Some(if def.anonymous {
             def.regex.range
         } else {

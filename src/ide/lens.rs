@@ -25,9 +25,10 @@ pub struct Lens {
 /// One lens per pattern the saved analysis knows, in file order.
 pub fn pattern_lenses(file: &RulesFile, analysis: &RulesAnalysis) -> Vec<Lens> {
     let rules = &file.rules;
+    let saved_keys = PatternKey::index(&analysis.rules.rules);
     let mut lenses = Vec::new();
     for def in &rules.patterns {
-        let Some(saved) = PatternKey::of(rules, def).find(&analysis.rules.rules) else {
+        let Some(&saved) = saved_keys.get(&PatternKey::of(rules, def)) else {
             continue;
         };
         let parts: Vec<String> = analysis
