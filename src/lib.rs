@@ -3,8 +3,10 @@
 //!
 //! Modules follow the data's path (see `docs/architecture.md`): [`text`] → [`syntax`] →
 //! [`corpus`] → [`automata`] → [`rules_file`] (the front end in one call) → [`model`] →
-//! [`explain`] → [`ide`] (editor features on plain types, in byte offsets) → [`lsp`] (the
-//! language server, which only translates); [`diagnostic`] is shared by all of them.
+//! [`explain`] → [`ide`] (editor features on plain types, in byte offsets) → [`project`] (a
+//! rules file with its corpora and network as the server keeps them: blocking calls, file
+//! I/O, no protocol) → [`lsp`] (the language server, which only translates and schedules);
+//! [`diagnostic`] is shared by all of them.
 
 pub mod automata;
 pub mod corpus;
@@ -13,6 +15,7 @@ pub mod explain;
 pub mod ide;
 pub mod lsp;
 pub mod model;
+pub mod project;
 pub mod rules_file;
 pub mod syntax;
 pub mod text;

@@ -274,7 +274,8 @@ fn train_writes_a_checkpoint_that_eval_reads() {
     assert!(String::from_utf8_lossy(&output.stdout).contains("checkpoint written to"));
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["model"], "fa-rnn");
+    assert_eq!(manifest["settings"]["model"], "fa-rnn");
+    assert_eq!(manifest["settings"]["beta"], 0.5);
     assert_eq!(manifest["labels"], serde_json::json!(["spam", "ham"]));
     assert_eq!(manifest["metrics"]["train_examples"], 90);
 
@@ -388,6 +389,8 @@ fn zero_shot_network_without_embeddings_is_the_rule_system() {
     let output = rulelens(&[
         "train",
         "tests/data/train/tiny.rules",
+        "--beta",
+        "1",
         "--epochs",
         "1",
         "--out",
@@ -438,9 +441,29 @@ fn zero_shot_network_without_embeddings_is_the_rule_system() {
 
 #[test]
 fn training_refuses_bad_arguments_with_clear_errors() {
-    let output = rulelens(&["train", "tests/data/train/tiny.rules", "--beta", "0.5"]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("pass --embeddings FILE"));
+    for (flag, value, message) in [
+        ("--beta", "1.5", "beta must be in [0, 1], not 1.5"),
+        (
+            "--batch-size",
+            "0",
+            "batch size must be between 1 and 65536, not 0",
+        ),
+        (
+            "--logit-scale",
+            "nan",
+            "logit scale must be in (0, 1000000], not NaN",
+        ),
+        (
+            "--rank",
+            "100000",
+            "rank must be between 1 and 4096, not 100000",
+        ),
+    ] {
+        let output = rulelens(&["train", "tests/data/train/tiny.rules", flag, value]);
+        assert_eq!(output.status.code(), Some(1), "{flag} {value}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{flag} {value}: {stderr}");
+    }
     let output = rulelens(&["train", "tests/data/syntax/err/unknown_names.rules"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("fix them before training"));
@@ -463,6 +486,8 @@ fn fa_gru_trains_and_starts_as_the_rule_system() {
         "tests/data/train/tiny.rules",
         "--model",
         "fa-gru",
+        "--beta",
+        "1",
         "--epochs",
         "2",
         "--out",
@@ -476,7 +501,7 @@ fn fa_gru_trains_and_starts_as_the_rule_system() {
     );
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["model"], "fa-gru");
+    assert_eq!(manifest["settings"]["model"], "fa-gru");
     assert!(manifest["tensors"]["update_state"].is_array());
     let output = rulelens(&[
         "eval",
@@ -500,6 +525,8 @@ fn bidirectional_fa_gru_starts_as_the_rule_system_and_reads_back_both_ways() {
         "tests/data/train/ordered.rules",
         "--model",
         "bifa-gru",
+        "--beta",
+        "1",
         "--epochs",
         "2",
         "--out",
@@ -513,7 +540,7 @@ fn bidirectional_fa_gru_starts_as_the_rule_system_and_reads_back_both_ways() {
     );
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["model"], "bifa-gru");
+    assert_eq!(manifest["settings"]["model"], "bifa-gru");
     assert!(manifest["tensors"]["backward.update_state"].is_array());
     assert!(manifest["tensors"]["initial.backward.d1"].is_array());
     assert_eq!(manifest["backward_decomposition"]["method"], "exact");

@@ -15,16 +15,14 @@ use rulelens::corpus::{CorpusFile, Example, Format, parse};
 use rulelens::diagnostic::{Code, Diagnostic};
 use rulelens::explain::{Readout, ReconstructConfig, best_span, ngrams};
 use rulelens::ide::{
-    Action, ActionKind, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, LineHover,
+    Action, ActionKind, Figures, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, LineHover,
     PatternKey, RulesAnalysis, RulesHover, TextEdit, TrainedModel, analyze, apply,
     corpus_diagnostics, corpus_findings, examples_in, hover_line, hover_rules, line_actions,
     line_hints, lines_diagnostics, minimal_edit, model_findings, pattern_lenses, place,
     render_line_hover, render_rules_hover, rules_actions,
 };
-use rulelens::model::checkpoint::ModelKind;
 use rulelens::model::{
-    BiFaRnn, DeviceKind, FaRnn, FitConfig, Network, RankChoice, Scorer, Scoring, TrainConfig,
-    WeightedAutomaton, decompose, fit,
+    BiFaRnn, FaRnn, Network, Scorer, Scoring, TrainingSettings, WeightedAutomaton, decompose, fit,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::PatternId;
@@ -114,20 +112,12 @@ fn trained_model(
 ) -> TrainedModel {
     let train = analysis.corpus("train").expect("a train corpus");
     let dev = analysis.corpus("dev").unwrap_or(train);
-    let config = FitConfig {
-        model: ModelKind::FaRnn,
-        scoring: Scoring::Forward,
-        embeddings: None,
+    let config = TrainingSettings {
         beta: 1.0,
-        rank: RankChoice::Auto,
-        fraction: 1.0,
-        train: TrainConfig {
-            epochs,
-            batch_size: 4,
-            learning_rate: 0.05,
-            ..TrainConfig::default()
-        },
-        device: DeviceKind::Cpu,
+        epochs,
+        batch_size: 4,
+        learning_rate: 0.05,
+        ..TrainingSettings::default()
     };
     let fitted = fit(
         &analysis.rules,
@@ -526,18 +516,10 @@ fn trained_model_without_dev_has_no_accuracies_and_can_be_cancelled() {
             .all(|r| r.dev_accuracy.is_none())
     );
 
-    let config = FitConfig {
-        model: ModelKind::FaRnn,
-        scoring: Scoring::Forward,
-        embeddings: None,
+    let config = TrainingSettings {
         beta: 1.0,
-        rank: RankChoice::Auto,
-        fraction: 1.0,
-        train: TrainConfig {
-            epochs: 0,
-            ..TrainConfig::default()
-        },
-        device: DeviceKind::Cpu,
+        epochs: 0,
+        ..TrainingSettings::default()
     };
     let examples = &analysis.corpus("train").unwrap().file.examples;
     let fitted = fit(
@@ -825,7 +807,11 @@ fn rules_hover(
     analysis: Option<&RulesAnalysis>,
     config: &HoverConfig,
 ) -> (TextRange, RulesHover) {
-    hover_rules(file, at, analysis, config).expect("a hover")
+    let figures = Figures {
+        analysis,
+        pending: false,
+    };
+    hover_rules(file, at, figures, config).expect("a hover")
 }
 
 #[test]
@@ -984,7 +970,15 @@ fn pattern_hover_of_an_unsaved_pattern_has_no_figures() {
     };
     assert!(!pattern.evaluated);
     // Nothing to hover on a blank line or a keyword.
-    assert!(hover_rules(&edited, TextSize::from(0), None, &HoverConfig::default()).is_none());
+    assert!(
+        hover_rules(
+            &edited,
+            TextSize::from(0),
+            Figures::default(),
+            &HoverConfig::default()
+        )
+        .is_none()
+    );
 }
 
 #[test]
@@ -1012,7 +1006,7 @@ fn label_hover_shows_precision_recall_and_confusions() {
          | --- | ---: | ---: | ---: | ---: | ---: |\n\
          | train | 3 | 6 | 50.0% | 100.0% | 66.7% |\n\
          \n\
-         - train: wrongly given to ham 3\n"
+         - train: 3 ham lines predicted as spam\n"
     );
     // `ham` in `default ham`: gold on lines 1, 2, 3, 6, predicted on line 6 only.
     let at = find(RULES, "ham").start();
@@ -1026,7 +1020,7 @@ fn label_hover_shows_precision_recall_and_confusions() {
          | --- | ---: | ---: | ---: | ---: | ---: |\n\
          | train | 4 | 1 | 100.0% | 25.0% | 40.0% |\n\
          \n\
-         - train: predicted as spam 3\n"
+         - train: 3 ham lines predicted as spam\n"
     );
     // Without a saved analysis: the rule count only.
     let (_, hover) = rules_hover(file, at, None, &config);
@@ -1057,7 +1051,7 @@ fn label_hover_counts_lines_no_label_was_given() {
         panic!("{hover:?}")
     };
     assert_eq!(label.corpora[0].mistaken_for, [("no label".to_string(), 1)]);
-    assert!(render_rules_hover(&hover).ends_with("- train: predicted as no label 1\n"));
+    assert!(render_rules_hover(&hover).ends_with("- train: 1 ham line predicted as no label\n"));
 }
 
 #[test]

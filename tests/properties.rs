@@ -567,12 +567,22 @@ proptest! {
     #[test]
     fn line_index_utf16_round_trip(text in unicode_text()) {
         let index = LineIndex::new(&text);
-        prop_assert_eq!(index.n_lines(), text.matches('\n').count() + 1);
-        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
-            let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        // LSP's lines end with `\n`, `\r\n` or a lone `\r`.
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        for (i, &b) in bytes.iter().enumerate() {
+            let ends_line = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+            if ends_line {
+                starts.push(i + 1);
+            }
+        }
+        prop_assert_eq!(index.n_lines(), starts.len());
+        let inside_crlf = |o: usize| o > 0 && bytes[o - 1] == b'\r' && bytes.get(o) == Some(&b'\n');
+        for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o) && !inside_crlf(o)) {
+            let line = starts.partition_point(|&start| start <= offset) - 1;
             let expected = LineCol {
-                line: text[..offset].matches('\n').count() as u32,
-                col: text[line_start..offset].encode_utf16().count() as u32,
+                line: line as u32,
+                col: text[starts[line]..offset].encode_utf16().count() as u32,
             };
             let size = TextSize::from(offset as u32);
             let pos = index.to_utf16(&text, size);

@@ -41,6 +41,7 @@ fn fixture() -> Fixture {
                 data,
                 n_found: vocab.len() - 1,
                 n_backed_off: 0,
+                sha256: String::new(),
             },
             beta: 0.7,
         },

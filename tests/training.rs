@@ -5,9 +5,8 @@
 use candle_core::{Device, Tensor};
 use rulelens::model::checkpoint::{self, CheckpointError};
 use rulelens::model::{
-    EmbeddingsError, FaRnn, LabeledSentence, RankChoice, Scoring, TrainConfig, TrainReport,
-    Vocabulary, WeightedAutomaton, WordInput, decomposition, labeled, predict, read_glove, train,
-    vocabulary,
+    EmbeddingsError, FaRnn, LabeledSentence, Scoring, TrainReport, TrainingSettings, Vocabulary,
+    WeightedAutomaton, WordInput, decomposition, labeled, predict, read_glove, train, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use std::collections::HashMap;
@@ -51,7 +50,7 @@ fn setup(beta: f64) -> Setup {
 
 fn network(setup: &Setup) -> FaRnn {
     let automaton = WeightedAutomaton::new(&setup.rules.system);
-    let decomposed = decomposition(&automaton, RankChoice::Auto, 0);
+    let decomposed = decomposition(&automaton, None, 0);
     FaRnn::new(
         &setup.rules.system,
         &automaton,
@@ -65,18 +64,18 @@ fn network(setup: &Setup) -> FaRnn {
 
 fn run(setup: &Setup, seed: u64) -> (FaRnn, TrainReport) {
     let net = network(setup);
-    let config = TrainConfig {
+    let config = TrainingSettings {
         epochs: 12,
         learning_rate: 0.05,
         patience: 12,
         seed,
-        ..TrainConfig::default()
+        ..TrainingSettings::default()
     };
     let report = train_on(&net, setup, &config);
     (net, report)
 }
 
-fn train_on(net: &FaRnn, setup: &Setup, config: &TrainConfig) -> TrainReport {
+fn train_on(net: &FaRnn, setup: &Setup, config: &TrainingSettings) -> TrainReport {
     train(
         net,
         &setup.train,
@@ -135,9 +134,9 @@ fn a_batch_with_a_non_finite_loss_updates_nothing() {
     g.set(&Tensor::from_vec(values, g.shape(), &Device::Cpu).unwrap())
         .unwrap();
     let d1_before = tensor_values(&net, "d1");
-    let config = TrainConfig {
+    let config = TrainingSettings {
         epochs: 2,
-        ..TrainConfig::default()
+        ..TrainingSettings::default()
     };
     let report = train_on(&net, &setup, &config);
     let batches = setup.train.len().div_ceil(config.batch_size);
@@ -151,13 +150,17 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
     let rules_bytes = std::fs::read(fixture("tiny.rules")).unwrap();
     checkpoint::Manifest {
         format_version: checkpoint::FORMAT_VERSION,
-        model: checkpoint::ModelKind::FaRnn,
-        scoring: checkpoint::ScoringName::Forward,
         rules: checkpoint::RulesIdentity {
             path: fixture("tiny.rules"),
             sha256: checkpoint::sha256_hex(&rules_bytes),
         },
         labels: setup.rules.system.labels().to_vec(),
+        settings: TrainingSettings {
+            epochs: 12,
+            learning_rate: 0.05,
+            patience: 12,
+            ..TrainingSettings::default()
+        },
         decomposition: checkpoint::DecompositionRecord {
             method: "exact".into(),
             rank: 1,
@@ -166,15 +169,6 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
         backward_decomposition: None,
         embeddings: None,
         vocabulary: setup.input.vocabulary.words().to_vec(),
-        hyperparameters: checkpoint::Hyperparameters {
-            epochs: 12,
-            batch_size: 32,
-            learning_rate: 0.05,
-            patience: 12,
-            logit_scale: 10.0,
-            seed: 0,
-            fraction: 1.0,
-        },
         metrics: checkpoint::Metrics {
             train_examples: setup.train.len(),
             dev_examples: setup.dev.len(),
@@ -233,7 +227,10 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
     let text = std::fs::read_to_string(&manifest_path).unwrap();
     std::fs::write(
         &manifest_path,
-        text.replace("\"format_version\": 1", "\"format_version\": 99"),
+        text.replace(
+            &format!("\"format_version\": {}", checkpoint::FORMAT_VERSION),
+            "\"format_version\": 99",
+        ),
     )
     .unwrap();
     let error = checkpoint::load(&dir, &Device::Cpu).unwrap_err();

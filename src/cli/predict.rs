@@ -51,7 +51,7 @@ pub fn run(
     } = load_model(model_dir, zero_shot, &Device::Cpu)?;
     let system = &rules.system;
     let scorer = Scorer::new(net.as_ref(), system, vocabulary.as_ref())?;
-    let scale = manifest.hyperparameters.logit_scale;
+    let scale = manifest.settings.logit_scale;
     let labels = system.labels();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -63,9 +63,9 @@ pub fn run(
     let reconstructions = if backward {
         let [_, backward] = directions.as_slice() else {
             anyhow::bail!(
-                "{}: --backward needs a bidirectional model (bifa-rnn or bifa-gru), not {:?}",
+                "{}: --backward needs a bidirectional model (bifa-rnn or bifa-gru), not {}",
                 model_dir.display(),
-                manifest.model
+                manifest.settings.model.display_name()
             );
         };
         let (reversed, _) = compile_reversed(&rules.rules, system, &CompileConfig::default());

@@ -6,11 +6,7 @@ use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::corpus;
-use rulelens::model::checkpoint::ModelKind;
-use rulelens::model::{
-    DeviceKind, EpochReport, FitConfig, FitError, FitEvent, Method, RankChoice, Reading, Scoring,
-    TrainConfig, fit,
-};
+use rulelens::model::{EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, fit};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,16 +14,9 @@ use std::process::ExitCode;
 /// What `rulelens train` was asked for.
 pub struct TrainArgs {
     pub rules: PathBuf,
-    pub model: ModelKind,
     pub train: Option<PathBuf>,
     pub dev: Option<PathBuf>,
-    pub scoring: Scoring,
-    pub embeddings: Option<PathBuf>,
-    pub beta: f64,
-    pub rank: RankChoice,
-    pub fraction: f64,
-    pub config: TrainConfig,
-    pub device: DeviceKind,
+    pub settings: TrainingSettings,
     pub out: Option<PathBuf>,
 }
 
@@ -79,32 +68,15 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(1));
     }
-    if !(0.0..=1.0).contains(&args.beta) {
-        bail!("--beta must be between 0 and 1, not {}", args.beta);
-    }
-    if !(args.fraction > 0.0 && args.fraction <= 1.0) {
-        bail!("--fraction must be in (0, 1], not {}", args.fraction);
-    }
-    if args.embeddings.is_none() && args.beta < 1.0 {
-        bail!("--beta below 1 mixes in word embeddings: pass --embeddings FILE");
+    if let Err(message) = args.settings.check() {
+        bail!("{message}");
     }
     let train_path = corpus_path(&loaded, args.train.as_deref(), "train")?;
     let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;
     let train_file = read_corpus(&train_path)?;
     let dev_file = read_corpus(&dev_path)?;
-    let config = FitConfig {
-        model: args.model,
-        scoring: args.scoring,
-        embeddings: args.embeddings.clone(),
-        beta: args.beta,
-        rank: args.rank,
-        fraction: args.fraction,
-        train: args.config.clone(),
-        device: args.device,
-    };
-
     let progress = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(args.config.epochs as u64);
+        let bar = ProgressBar::new(args.settings.epochs as u64);
         bar.set_style(
             ProgressStyle::with_template("epoch {pos}/{len} {bar:30} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -155,7 +127,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         &loaded,
         &train_file.examples,
         &dev_file.examples,
-        &config,
+        &args.settings,
         &mut on_event,
         &|| false,
     )

@@ -307,7 +307,7 @@ pub fn line_actions(
     if let Some(model) = model.filter(|_| from_network) {
         why.push(format!(
             "{} polarity {network:+.2}",
-            model.manifest.model.display_name()
+            model.manifest.settings.model.display_name()
         ));
     }
     if analysis.and_then(|a| a.corpus("train")).is_some() {

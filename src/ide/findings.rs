@@ -23,8 +23,9 @@ pub const DEFAULT_CONFLICT_SHARE: f64 = 0.25;
 /// The fewest lines a pattern must match (or two patterns share) to be judged.
 pub const MIN_EVIDENCE: usize = 3;
 
-/// Thresholds of the findings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Thresholds of the findings (the server's `minPrecision` and `conflictShare` settings).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct FindingsConfig {
     /// A pattern's precision on train below this is W0502. Default
     /// [`DEFAULT_MIN_PRECISION`].
@@ -251,7 +252,7 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Fin
             pattern: PatternKey::of(rules, &rules.patterns[p]),
             message: format!(
                 "the trained {} overrules {} on {} of the {} train lines it decides, and is right on {} of those",
-                model.manifest.model.display_name(),
+                model.manifest.settings.model.display_name(),
                 describe(rules, p),
                 overruled,
                 decided,

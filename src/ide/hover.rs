@@ -56,6 +56,15 @@ impl Default for HoverConfig {
     }
 }
 
+/// The corpus figures a rules-file hover can show.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Figures<'a> {
+    /// The last saved analysis, possibly of an older text.
+    pub analysis: Option<&'a RulesAnalysis>,
+    /// Whether a newer save's analysis is being computed.
+    pub pending: bool,
+}
+
 /// What a rules-file hover is about.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RulesHover {
@@ -78,6 +87,11 @@ pub struct PatternHover {
     pub examples: Vec<MatchExample>,
     /// Whether the last saved analysis has this pattern as it is now.
     pub evaluated: bool,
+    /// Whether a newer save's figures are being computed.
+    pub pending: bool,
+    /// Whether the pattern's statement has a syntax error, so that the regex shown is what
+    /// the parser recovered from it.
+    pub recovered: bool,
 }
 
 /// A pattern's figures on one corpus.
@@ -116,6 +130,8 @@ pub struct LabelHover {
     /// Its rules in the file.
     pub n_rules: usize,
     pub corpora: Vec<LabelFigures>,
+    /// Whether a newer save's figures are being computed.
+    pub pending: bool,
 }
 
 /// A label's figures on one corpus.
@@ -256,20 +272,23 @@ fn target_at(file: &RulesFile, offset: TextSize) -> Option<(TextRange, Target)> 
     }
 }
 
-/// The hover at `offset` of a rules file, with the range it is about. `analysis` is the
-/// last saved analysis (possibly of an older text).
+/// The hover at `offset` of a rules file, with the range it is about.
 pub fn hover_rules(
     file: &RulesFile,
     offset: TextSize,
-    analysis: Option<&RulesAnalysis>,
+    figures: Figures<'_>,
     config: &HoverConfig,
 ) -> Option<(TextRange, RulesHover)> {
     let (range, target) = target_at(file, offset)?;
     let hover = match target {
-        Target::Pattern(pattern) => {
-            RulesHover::Pattern(pattern_hover(file, pattern, analysis, config))
-        }
-        Target::Label(name) => RulesHover::Label(label_hover(file, &name, analysis)),
+        Target::Pattern(pattern) => RulesHover::Pattern(PatternHover {
+            pending: figures.pending,
+            ..pattern_hover(file, pattern, figures.analysis, config)
+        }),
+        Target::Label(name) => RulesHover::Label(LabelHover {
+            pending: figures.pending,
+            ..label_hover(file, &name, figures.analysis)
+        }),
     };
     Some((range, hover))
 }
@@ -299,6 +318,12 @@ fn pattern_hover(
         corpora: Vec::new(),
         examples: Vec::new(),
         evaluated: false,
+        pending: false,
+        recovered: file
+            .parse
+            .diagnostics
+            .iter()
+            .any(|d| d.is_error() && def.range.intersect(d.range).is_some()),
     };
     let Some(analysis) = analysis else {
         return hover;
@@ -398,6 +423,7 @@ fn label_hover(file: &RulesFile, name: &str, analysis: Option<&RulesAnalysis>) -
             .find(|d| d.name == name)
             .map_or(0, |d| d.rules.len()),
         corpora: Vec::new(),
+        pending: false,
     };
     for run in analysis.map_or(&[][..], |a| a.corpora.as_slice()) {
         let evaluation = &run.evaluation;
@@ -465,7 +491,7 @@ pub fn hover_line(
     };
     let labels = model.rules.system.labels();
     let scores = model.scorer.score_text(&example.text);
-    let probabilities = scores.probabilities(model.manifest.hyperparameters.logit_scale);
+    let probabilities = scores.probabilities(model.manifest.settings.logit_scale);
     let prediction = scores.prediction();
     let spans = model
         .scorer
@@ -514,7 +540,7 @@ pub fn hover_line(
     })
     .collect();
     let mut approximations = Vec::new();
-    if model.manifest.scoring == crate::model::checkpoint::ScoringName::Viterbi {
+    if model.manifest.settings.scoring == crate::model::Scoring::Viterbi {
         approximations.push("Viterbi scoring: span scores are best paths, not sums");
     }
     if spans.gates_left_out {
@@ -524,7 +550,7 @@ pub fn hover_line(
         approximations.push("some span states leave [−1, 1], where the network clamps them");
     }
     hover.network = Some(NetworkView {
-        kind: model.manifest.model.display_name(),
+        kind: model.manifest.settings.model.display_name(),
         stale,
         prediction: labels.get(prediction).cloned().unwrap_or_default(),
         probabilities: labels.iter().cloned().zip(probabilities).collect(),

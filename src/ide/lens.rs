@@ -97,13 +97,12 @@ pub fn line_hints(
             let mut tooltip = None;
             if let Some(model) = model {
                 let scores = model.scorer.score_text(&example.text);
-                let probabilities =
-                    scores.probabilities(model.manifest.hyperparameters.logit_scale);
+                let probabilities = scores.probabilities(model.manifest.settings.logit_scale);
                 let best = scores.prediction();
                 let name = model.rules.system.labels().get(best)?;
                 label.push_str(&format!(
                     " · {}: {name} {:.2}{}",
-                    model.manifest.model.display_name(),
+                    model.manifest.settings.model.display_name(),
                     probabilities.get(best).copied().unwrap_or_default(),
                     mark(gold, name)
                 ));

@@ -86,9 +86,26 @@ fn render_pattern(hover: &PatternHover) -> String {
         None => out.push_str(" · automaton too large (matches nothing)"),
     }
     let _ = write!(out, "\n\n```rules\n{}\n```\n", hover.regex);
-    if !hover.evaluated {
-        out.push_str("\n_Not in the last saved analysis: save to evaluate it on the corpora._\n");
-        return out;
+    if hover.recovered {
+        out.push_str(
+            "\n_This statement has a syntax error: the regex above is what the parser recovered from it._\n",
+        );
+    }
+    match (hover.evaluated, hover.pending) {
+        (false, true) => {
+            out.push_str("\n_Being evaluated on the corpora: the figures follow shortly._\n");
+            return out;
+        }
+        (false, false) => {
+            out.push_str(
+                "\n_Not in the last saved analysis: save to evaluate it on the corpora._\n",
+            );
+            return out;
+        }
+        (true, true) => {
+            out.push_str("\n_Figures of the previous save; this save's are being computed._\n")
+        }
+        (true, false) => {}
     }
     if !hover.corpora.is_empty() {
         out.push_str("\n| corpus | matches | coverage | precision | recall |\n| --- | ---: | ---: | ---: | ---: |\n");
@@ -138,8 +155,15 @@ fn render_label(hover: &LabelHover) -> String {
     }
     out.push('\n');
     if hover.corpora.is_empty() {
-        out.push_str("\n_No corpus figures yet: bind a corpus and save._\n");
+        out.push_str(if hover.pending {
+            "\n_Being evaluated on the corpora: the figures follow shortly._\n"
+        } else {
+            "\n_No corpus figures yet: bind a corpus and save._\n"
+        });
         return out;
+    }
+    if hover.pending {
+        out.push_str("\n_Figures of the previous save; this save's are being computed._\n");
     }
     out.push_str("\n| corpus | gold | predicted | precision | recall | F1 |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for figures in &hover.corpora {
@@ -155,30 +179,33 @@ fn render_label(hover: &LabelHover) -> String {
             percent(m.f1())
         );
     }
-    let list = |pairs: &[(String, usize)]| -> String {
-        pairs
-            .iter()
-            .take(4)
-            .map(|(label, n)| format!("{} {n}", escape(label)))
-            .collect::<Vec<_>>()
-            .join(", ")
+    // "4 ham lines predicted as spam": the gold label first, then the prediction.
+    let lines = |n: usize, gold: &str, predicted: &str| {
+        format!(
+            "{n} {} line{} predicted as {}",
+            escape(gold),
+            if n == 1 { "" } else { "s" },
+            escape(predicted)
+        )
     };
     out.push('\n');
     for figures in &hover.corpora {
-        if figures.mistaken_for.is_empty() && figures.taken_for.is_empty() {
-            continue;
+        let errors: Vec<String> = figures
+            .mistaken_for
+            .iter()
+            .take(4)
+            .map(|(other, n)| lines(*n, &hover.name, other))
+            .chain(
+                figures
+                    .taken_for
+                    .iter()
+                    .take(4)
+                    .map(|(other, n)| lines(*n, other, &hover.name)),
+            )
+            .collect();
+        if !errors.is_empty() {
+            let _ = writeln!(out, "- {}: {}", escape(&figures.corpus), errors.join("; "));
         }
-        let _ = write!(out, "- {}:", escape(&figures.corpus));
-        if !figures.mistaken_for.is_empty() {
-            let _ = write!(out, " predicted as {}", list(&figures.mistaken_for));
-        }
-        if !figures.taken_for.is_empty() {
-            if !figures.mistaken_for.is_empty() {
-                out.push(';');
-            }
-            let _ = write!(out, " wrongly given to {}", list(&figures.taken_for));
-        }
-        out.push('\n');
     }
     out
 }

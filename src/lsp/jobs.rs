@@ -1,366 +1,353 @@
-//! The background compile actor: one task that takes save jobs in order and, for each,
-//! analyzes the saved rules on their corpora, publishes the corpus-aware diagnostics, then
-//! loads the trained network from the checkpoint cache or trains one (reporting epochs and
-//! dev accuracy through `$/progress` when the client supports it), and publishes what the
-//! network adds.
+//! The compile actor: schedules the save jobs that `project` defines.
 //!
-//! A newer save of the same rules file sets the running job's cancellation flag, which the
-//! analysis polls every 1,024 lines and training between batches (a few milliseconds), so
-//! stale work stops well within 100 ms; queued jobs that a newer one superseded are skipped.
-//! Results are stored only while their job is still the newest of its project. Checkpoints
-//! are cached under a key that hashes the rules text, the training settings and both
-//! corpora, so reopening a workspace loads instead of retraining. All heavy work runs on
-//! tokio's blocking pool; this task only awaits it and forwards progress.
+//! Each rules file has its own queue and worker task, so one file's corpus analysis never
+//! waits behind another file's training; a worker skips queued jobs that a newer save
+//! superseded. A job analyzes the saved rules on their corpora (`project::analyze_save`)
+//! and publishes the corpus-aware diagnostics, then gets the network the save calls for
+//! (`project::network_plan`): the one in memory, the checkpoint in the cache, or a new
+//! training, reported through `$/progress` when the client supports it, and publishes what
+//! the network adds.
+//!
+//! Networks are shared: a [`Networks`] registry hands every project whose rules, settings
+//! and corpora are identical the same network, trained or loaded once, and one training
+//! runs at a time (a second would only halve the speed of the first on a small machine).
+//! Training waits `training.delay` seconds after a save, so that a burst of saves (an
+//! editor that saves as you type) trains once. A newer save of the same rules file sets
+//! the running job's cancellation flag, which the analysis polls every 1,024 lines and
+//! training between batches; a shared training stops when no project wants it any more.
+//! Results are stored only while their job is still the newest of its project. All heavy
+//! work runs on tokio's blocking pool; these tasks only await it and forward progress.
 
-use super::config::Settings;
-use super::server::Shared;
-use super::state::{Saved, State};
-use crate::corpus::{self, CorpusFile};
-use crate::ide::{
-    RulesAnalysis, TrainedModel, WordFrequencies, analyze, corpus_findings, model_findings,
+use super::capabilities::ClientFlags;
+use super::state::{JobRequest, Project, Saved, Session, Training};
+use crate::ide::{TrainedModel, model_findings};
+use crate::model::FitEvent;
+use crate::project::{
+    self, CorpusOrigin, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save, load_network,
+    network_plan, train_network,
 };
-use crate::model::checkpoint::sha256_hex;
-use crate::model::{DeviceKind, FitEvent, fit, load_model_for};
-use crate::rules_file::RulesFile;
-use crate::text::SourceText;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::{Semaphore, watch};
 use tower_lsp_server::ls_types::{MessageType, NumberOrString};
+use tower_lsp_server::{Bounded, NotCancellable, OngoingProgress};
 
-/// How long the server waits for the client to accept a progress token.
-const PROGRESS_CREATE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long the server waits for the client to accept a progress token, or to refresh.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Whether a save job trains when no cached network fits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Training {
-    /// When the settings enable training (a save).
-    IfEnabled,
-    /// Whatever the settings say (the `rulelens/train` request).
-    Always,
+/// Runs until the server stops: hands each job to its project's worker.
+pub async fn run(session: Arc<Session>, mut requests: UnboundedReceiver<JobRequest>) {
+    let networks = Arc::new(Networks::default());
+    let mut workers: HashMap<PathBuf, UnboundedSender<JobRequest>> = HashMap::new();
+    while let Some(job) = requests.recv().await {
+        let worker = workers.entry(job.key.clone()).or_insert_with(|| {
+            let (sender, receiver) = unbounded_channel();
+            tokio::spawn(work(session.clone(), networks.clone(), receiver));
+            sender
+        });
+        let _ = worker.send(job);
+    }
 }
 
-/// A saved (or opened) rules file to analyze, and maybe train.
-#[derive(Debug)]
-pub struct Job {
-    /// The project's key: the rules path.
-    pub key: PathBuf,
-    pub text: Arc<String>,
-    pub generation: u64,
-    pub cancel: Arc<AtomicBool>,
-    pub training: Training,
-}
-
-/// Runs until the server stops, one job at a time.
-pub async fn run(shared: Arc<Shared>, mut jobs: UnboundedReceiver<Job>) {
-    while let Some(job) = jobs.recv().await {
-        if is_current(&shared, &job) {
-            run_job(&shared, job).await;
+/// One project's worker: its jobs, one at a time, newest first.
+async fn work(
+    session: Arc<Session>,
+    networks: Arc<Networks>,
+    mut jobs: UnboundedReceiver<JobRequest>,
+) {
+    while let Some(mut job) = jobs.recv().await {
+        while let Ok(newer) = jobs.try_recv() {
+            job = newer;
+        }
+        if session.read(|state| state.is_newest(&job.key, &job.ticket)) {
+            run_job(&session, &networks, job).await;
         }
     }
 }
 
-/// Whether `job` is still its project's newest and not cancelled.
-fn is_current(shared: &Shared, job: &Job) -> bool {
-    !job.cancel.load(Ordering::Relaxed)
-        && shared
-            .lock()
-            .projects
-            .get(&job.key)
-            .and_then(|p| p.job.as_ref())
-            .is_some_and(|(generation, _)| *generation == job.generation)
+/// The display name of a project in messages: its file name.
+fn name(key: &Path) -> String {
+    key.file_name().map_or_else(
+        || key.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
-/// The corpora a rules file binds, by name: its own bindings (when it is a file), then the
-/// settings' for it.
-pub fn bindings(
-    rules: &RulesFile,
-    key: &Path,
-    on_disk: bool,
-    settings: &Settings,
-) -> Vec<(String, PathBuf)> {
-    let mut bindings: Vec<(String, PathBuf)> = if on_disk {
-        rules
-            .rules
-            .corpora
-            .iter()
-            .map(|b| (b.name.clone(), corpus::resolve_binding(key, &b.path)))
-            .collect()
-    } else {
-        Vec::new()
+async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobRequest) {
+    let Some(saved) = analyze(session, &job).await else {
+        return;
     };
-    if let Some(extra) = settings.corpora.get(key) {
-        for (name, path) in extra {
-            if !bindings.iter().any(|(n, _)| n == name) {
-                bindings.push((name.clone(), path.clone()));
-            }
-        }
-    }
-    bindings
-}
-
-async fn run_job(shared: &Arc<Shared>, job: Job) {
-    let (settings, on_disk, open_texts) = {
-        let state = shared.lock();
-        let on_disk = state.projects.get(&job.key).is_some_and(|p| p.on_disk);
-        let open: Vec<(PathBuf, crate::corpus::Format, Arc<String>)> = state
-            .documents
-            .values()
-            .filter_map(|d| match d.kind {
-                super::documents::Kind::Corpus(format) => {
-                    Some((d.path.clone()?, format, d.text.clone()))
-                }
-                super::documents::Kind::Rules => None,
-            })
-            .collect();
-        (state.settings.clone(), on_disk, open)
-    };
-    let cancel = job.cancel.clone();
-    let key = job.key.clone();
-    let text = job.text.clone();
-    let settings_for_analysis = settings.clone();
-    let analyzed = tokio::task::spawn_blocking(move || {
-        let rules = RulesFile::analyze(
-            SourceText::from_bytes(text.as_bytes()),
-            on_disk.then_some(key.as_path()),
-            &Default::default(),
-        );
-        let mut problems = Vec::new();
-        let mut corpora = Vec::new();
-        for (name, path) in bindings(&rules, &key, on_disk, &settings_for_analysis) {
-            let open = open_texts
-                .iter()
-                .find(|(p, _, _)| super::state::same_file(p, &path));
-            let file = match open {
-                Some((_, format, text)) => Ok(CorpusFile::parse(
-                    path.clone(),
-                    *format,
-                    SourceText {
-                        text: text.to_string(),
-                        invalid_utf8: Vec::new(),
-                    },
-                )),
-                None => corpus::read_file(&path),
-            };
-            match file {
-                Ok(file) => corpora.push((name, file)),
-                Err(error) => problems.push(error.to_string()),
-            }
-        }
-        let analysis = analyze(Arc::new(rules), corpora, &|| cancel.load(Ordering::Relaxed));
-        let words = analysis
-            .as_ref()
-            .ok()
-            .and_then(|a| a.corpus("train"))
-            .map_or_else(
-                || WordFrequencies::from_texts([]),
-                |train| {
-                    WordFrequencies::from_texts(train.file.examples.iter().map(|e| e.text.as_str()))
-                        .with_corpus_name("train")
-                },
+    let snapshot = session.snapshot();
+    let settings = snapshot.settings.clone();
+    let reconstruct = settings.reconstruct();
+    let cache_root = settings
+        .training
+        .model_cache
+        .clone()
+        .unwrap_or_else(project::default_cache_root);
+    let plan = match network_plan(
+        &saved.analysis,
+        &job.text,
+        &settings.training.settings,
+        &reconstruct,
+        &cache_root,
+        &job.key,
+    ) {
+        Ok(plan) => plan,
+        Err(NoNetwork::RulesHaveErrors) => return,
+        Err(NoNetwork::MissingCorpora(missing)) => {
+            session.log(
+                MessageType::INFO,
+                format!(
+                    "{}: no network: training needs a `corpus {}` binding",
+                    name(&job.key),
+                    missing.join("` and a `corpus ")
+                ),
             );
-        (analysis.map(|analysis| (analysis, words)), problems)
-    })
-    .await;
-    let (analysis, words, problems) = match analyzed {
-        Ok((Ok((analysis, words)), problems)) => (analysis, words, problems),
-        Ok((Err(_), _)) => return,
-        Err(error) => {
-            shared.log(MessageType::ERROR, format!("analysis failed: {error}"));
             return;
         }
     };
-    for problem in problems {
-        shared.log(MessageType::WARNING, problem);
-    }
-    let corpus_findings = corpus_findings(&analysis, &settings.findings);
-    let analysis = Arc::new(analysis);
-    let stored = {
-        let mut state = shared.lock();
-        let generation = job.generation;
-        let Some(project) = state.projects.get_mut(&job.key) else {
-            return;
-        };
-        if project.job.as_ref().map(|(g, _)| *g) != Some(generation) {
-            return;
-        }
-        project.saved = Some(Arc::new(Saved {
-            analysis: analysis.clone(),
-            corpus_findings,
-            model_findings: Vec::new(),
-            words: Arc::new(words),
-            generation,
-        }));
-        true
-    };
-    if stored {
-        refresh_project(shared, &job.key);
-    }
-    if analysis.rules.has_errors() {
-        return;
-    }
-    let (Some(train), Some(dev)) = (analysis.corpus("train"), analysis.corpus("dev")) else {
-        shared.log(
-            MessageType::INFO,
-            format!(
-                "{}: no `corpus train` and `corpus dev` bindings, so no network is trained",
-                job.key.display()
-            ),
-        );
+    let wanted = session.update(|state| {
+        let project = state.project_of_job(&job.key, &job.ticket)?;
+        project.wanted_model = Some(plan.memory_key.clone());
+        Some(
+            project
+                .model
+                .clone()
+                .filter(|_| project.model_key.as_deref() == Some(plan.memory_key.as_str())),
+        )
+    });
+    let Some(in_memory) = wanted else {
         return;
     };
-    let fit_config = settings.fit_config();
-    let cache_key = sha256_hex(
-        [
-            job.text.as_bytes(),
-            format!("{fit_config:?} {}", env!("CARGO_PKG_VERSION")).as_bytes(),
-            train.file.source.text.as_bytes(),
-            dev.file.source.text.as_bytes(),
-        ]
-        .join(&0u8)
-        .as_slice(),
-    );
-    let cache_dir = checkpoint_dir(&job.key, &settings, &cache_key);
-    // A save that changed nothing the network and its reconstructions depend on keeps the
-    // network it has, instead of loading it again.
-    let model_key = format!("{cache_key} {:?}", settings.reconstruct);
-    let in_memory = shared
-        .lock()
-        .projects
-        .get(&job.key)
-        .filter(|project| project.model_key.as_deref() == Some(model_key.as_str()))
-        .and_then(|project| project.model.clone());
     let model = match in_memory {
         Some(model) => Some(model),
-        None if cache_dir
-            .join(crate::model::checkpoint::MANIFEST_FILE)
-            .is_file() =>
-        {
-            load(shared, &job, &analysis, &settings, &cache_dir)
-                .await
-                .map(Arc::new)
-        }
-        None => None,
-    };
-    let model = match model {
-        Some(model) => Some(model),
-        None if settings.training.enabled || job.training == Training::Always => {
-            train_network(shared, &job, &analysis, &settings, &cache_dir)
-                .await
-                .map(Arc::new)
-        }
-        None => None,
+        None => network(session, networks, &job, &saved, &plan).await,
     };
     let Some(model) = model else {
         return;
     };
-    let findings = model_findings(&analysis, &model);
-    {
-        let mut state = shared.lock();
-        let Some(project) = state.projects.get_mut(&job.key) else {
-            return;
+    let findings = model_findings(&saved.analysis, &model);
+    let stored = session.update(|state| {
+        let Some(project) = state.project_of_job(&job.key, &job.ticket) else {
+            return false;
         };
-        if project.job.as_ref().map(|(g, _)| *g) != Some(job.generation) {
-            return;
-        }
         project.model = Some(model);
-        project.model_key = Some(model_key);
-        if let Some(saved) = &project.saved
-            && saved.generation == job.generation
+        project.model_key = Some(plan.memory_key.clone());
+        if let Some(current) = &project.saved
+            && current.generation == job.ticket.generation
         {
             project.saved = Some(Arc::new(Saved {
-                analysis: saved.analysis.clone(),
-                corpus_findings: saved.corpus_findings.clone(),
+                analysis: current.analysis.clone(),
+                corpus_findings: current.corpus_findings.clone(),
                 model_findings: findings,
-                words: saved.words.clone(),
-                generation: job.generation,
+                words: current.words.clone(),
+                generation: job.ticket.generation,
             }));
         }
-    }
-    refresh_project(shared, &job.key);
-    shared.refresh_views().await;
-}
-
-/// Where the checkpoint of a rules file with this cache key lives.
-fn checkpoint_dir(key: &Path, settings: &Settings, cache_key: &str) -> PathBuf {
-    let root = settings.training.model_cache.clone().unwrap_or_else(|| {
-        key.parent()
-            .unwrap_or_else(|| Path::new("."))
-            .join(".rulelens")
-            .join("models")
+        true
     });
-    let stem = key
-        .file_stem()
-        .map_or_else(|| "rules".into(), |s| s.to_string_lossy().into_owned());
-    root.join(format!("{stem}-{}", &cache_key[..16]))
-}
-
-/// Asks for a refresh of the project's rules document and its open corpora.
-pub fn refresh_project(shared: &Shared, key: &Path) {
-    let uris: Vec<String> = {
-        let state = shared.lock();
-        let mut uris = state.open_corpora_of(key);
-        uris.extend(state.rules_uri(key));
-        uris
-    };
-    for uri in uris {
-        shared.refresh(uri);
+    if stored {
+        session.refresh_project(&job.key);
+        refresh_views(session);
     }
 }
 
-/// Loads a cached checkpoint; `None` (and a log line) when it does not load.
-async fn load(
-    shared: &Arc<Shared>,
-    job: &Job,
-    analysis: &Arc<RulesAnalysis>,
-    settings: &Arc<Settings>,
-    dir: &Path,
-) -> Option<TrainedModel> {
-    let text = job.text.clone();
-    let analysis = analysis.clone();
-    let settings = settings.clone();
-    let dir = dir.to_path_buf();
-    let cancel = job.cancel.clone();
-    let loaded = tokio::task::spawn_blocking(move || -> Result<TrainedModel, String> {
-        let device = DeviceKind::Cpu.open()?;
-        let loaded = load_model_for(&dir, text.as_bytes(), false, &device)
-            .map_err(|error| error.to_string())?;
-        TrainedModel::new(
-            loaded.manifest,
-            loaded.net.as_ref(),
-            loaded.vocabulary.as_ref(),
-            &analysis,
-            &settings.reconstruct,
-            &|| cancel.load(Ordering::Relaxed),
+/// Step 1: the rules on their corpora, stored and published; `None` when the job was
+/// superseded or cancelled.
+async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalysis> {
+    let snapshot = session.snapshot();
+    let on_disk = snapshot.projects.get(&job.key)?.on_disk;
+    let open = snapshot.open_corpora();
+    let extra = snapshot.settings.corpora.get(&job.key).cloned();
+    let findings = snapshot.settings.findings;
+    let (key, text, cancel) = (job.key.clone(), job.text.clone(), job.ticket.clone());
+    let started = Instant::now();
+    let analyzed = tokio::task::spawn_blocking(move || {
+        analyze_save(
+            &key,
+            on_disk,
+            &text,
+            extra.as_ref(),
+            &open,
+            &findings,
+            &|| cancel.is_cancelled(),
         )
-        .map_err(|error| error.to_string())
     })
     .await;
-    match loaded {
-        Ok(Ok(model)) => {
-            shared.log(
-                MessageType::INFO,
-                format!(
-                    "{}: loaded the trained network from the cache",
-                    job.key.display()
-                ),
-            );
-            Some(model)
-        }
-        Ok(Err(message)) => {
-            shared.log(
-                MessageType::WARNING,
-                format!("cached network not used: {message}"),
-            );
-            None
-        }
+    let saved = match analyzed {
+        Ok(Ok(saved)) => saved,
+        Ok(Err(_cancelled)) => return None,
         Err(error) => {
-            shared.log(MessageType::ERROR, format!("loading failed: {error}"));
-            None
+            session.log_error(format!("{}: analysis failed: {error}", name(&job.key)));
+            return None;
+        }
+    };
+    log_analysis(session, &job.key, &saved, started.elapsed());
+    let stored = session.update(|state| {
+        let project = state.project_of_job(&job.key, &job.ticket)?;
+        project.saved = Some(Arc::new(Saved {
+            analysis: saved.analysis.clone(),
+            corpus_findings: saved.corpus_findings.clone(),
+            model_findings: Vec::new(),
+            words: saved.words.clone(),
+            generation: job.ticket.generation,
+        }));
+        Some(())
+    });
+    stored?;
+    session.refresh_project(&job.key);
+    Some(saved)
+}
+
+/// What a save read and found, for the client's log.
+fn log_analysis(session: &Session, key: &Path, saved: &SavedAnalysis, took: Duration) {
+    let mut read = Vec::new();
+    for report in &saved.corpora {
+        match &report.read {
+            Ok((origin, n)) => read.push(format!(
+                "{} {} ({n} lines, {})",
+                report.name,
+                report.path.display(),
+                match origin {
+                    CorpusOrigin::Buffer => "open buffer",
+                    CorpusOrigin::Disk => "disk",
+                }
+            )),
+            Err(error) => session.log(
+                MessageType::WARNING,
+                format!("{}: corpus {}: {error}", name(key), report.name),
+            ),
         }
     }
+    let rules = &saved.analysis.rules;
+    session.log(
+        MessageType::INFO,
+        format!(
+            "{}: {} patterns, {} errors; corpora: {}; analyzed in {} ms",
+            name(key),
+            rules.rules.patterns.len(),
+            rules.diagnostics.iter().filter(|d| d.is_error()).count(),
+            if read.is_empty() {
+                "none bound".to_string()
+            } else {
+                read.join(", ")
+            },
+            took.as_millis()
+        ),
+    );
+}
+
+/// Step 2: the network of `plan`, from the registry (shared with identical projects), the
+/// cache, or a new training; `None` when there is none to be had (training off, failed,
+/// cancelled, or the job superseded).
+async fn network(
+    session: &Arc<Session>,
+    networks: &Arc<Networks>,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    plan: &NetworkPlan,
+) -> Option<Arc<TrainedModel>> {
+    loop {
+        match networks.claim(&plan.memory_key) {
+            Claim::Ready(model) => return Some(model),
+            Claim::Pending(mut result) => {
+                // Another project makes the same network: wait for it.
+                let _ = result.wait_for(Option::is_some).await;
+                let finished = result.borrow().clone().flatten();
+                if let Some(model) = finished {
+                    return Some(model);
+                }
+                if !session.read(|state| state.is_newest(&job.key, &job.ticket)) {
+                    return None;
+                }
+                // It failed or was given up: make it here.
+            }
+            Claim::Mine(slot) => {
+                let made = make(session, networks, job, saved, plan).await;
+                return slot.finish(made);
+            }
+        }
+    }
+}
+
+/// Loads the network of `plan` from the cache, or trains it when the job may.
+async fn make(
+    session: &Arc<Session>,
+    networks: &Networks,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    plan: &NetworkPlan,
+) -> Option<Arc<TrainedModel>> {
+    let settings = session.snapshot().settings.clone();
+    let wanted = wanted_by_someone(session, &plan.memory_key);
+    if plan
+        .dir
+        .join(crate::model::checkpoint::MANIFEST_FILE)
+        .is_file()
+    {
+        let (dir, text, analysis) = (plan.dir.clone(), job.text.clone(), saved.analysis.clone());
+        let reconstruct = settings.reconstruct();
+        let cancelled = wanted.clone();
+        let loaded = tokio::task::spawn_blocking(move || {
+            load_network(&dir, &text, &analysis, &reconstruct, &|| !cancelled())
+        })
+        .await;
+        match loaded {
+            Ok(Ok(model)) => {
+                session.log(
+                    MessageType::INFO,
+                    format!(
+                        "{}: loaded the network from the cache, {}",
+                        name(&job.key),
+                        plan.dir.display()
+                    ),
+                );
+                return Some(Arc::new(model));
+            }
+            Ok(Err(message)) => session.log(
+                MessageType::WARNING,
+                format!(
+                    "{}: the cached network in {} is not used: {message}",
+                    name(&job.key),
+                    plan.dir.display()
+                ),
+            ),
+            Err(error) => session.log_error(format!("loading failed: {error}")),
+        }
+    }
+    if !(settings.training.enabled || job.training == Training::Always) {
+        return None;
+    }
+    // A burst of saves trains once: wait for the last.
+    if job.training == Training::IfEnabled {
+        tokio::time::sleep(Duration::from_secs_f64(settings.training.delay)).await;
+    }
+    let _permit = networks.training.acquire().await.ok()?;
+    if !wanted() || !session.read(|state| state.is_newest(&job.key, &job.ticket)) {
+        return None;
+    }
+    train(session, job, saved, plan, wanted).await.map(Arc::new)
+}
+
+/// Whether some project's newest job still wants the network with this memory key.
+fn wanted_by_someone(
+    session: &Arc<Session>,
+    memory_key: &str,
+) -> Arc<dyn Fn() -> bool + Send + Sync> {
+    let session = session.clone();
+    let memory_key = memory_key.to_string();
+    Arc::new(move || {
+        session.read(|state| {
+            state.projects.values().any(|project: &Project| {
+                project.wanted_model.as_deref() == Some(memory_key.as_str())
+                    && project.job.as_ref().is_some_and(|job| !job.is_cancelled())
+            })
+        })
+    })
 }
 
 /// What the blocking training reports to the actor.
@@ -372,65 +359,60 @@ enum Report {
     },
     Data {
         n_train: usize,
+        n_dev: usize,
     },
 }
 
-/// Trains a network, saves it into the cache and prepares it, with progress.
-async fn train_network(
-    shared: &Arc<Shared>,
-    job: &Job,
-    analysis: &Arc<RulesAnalysis>,
-    settings: &Arc<Settings>,
-    dir: &Path,
+/// Trains the network of `plan`, caches its checkpoint and prepares it, with progress and
+/// log lines.
+async fn train(
+    session: &Arc<Session>,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    plan: &NetworkPlan,
+    wanted: Arc<dyn Fn() -> bool + Send + Sync>,
 ) -> Option<TrainedModel> {
-    let epochs = settings.training.train.epochs.max(1);
-    let name = job
-        .key
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let progress = if shared.lock().client.work_done_progress {
-        let token = NumberOrString::String(format!("rulelens/train/{}", job.generation));
-        let created = tokio::time::timeout(
-            PROGRESS_CREATE_TIMEOUT,
-            shared.client.create_work_done_progress(token.clone()),
-        )
-        .await;
-        match created {
-            Ok(Ok(())) => Some(
-                shared
-                    .client
-                    .progress(
-                        token,
-                        format!("Training {}", settings.training.model.display_name()),
-                    )
-                    .with_percentage(0)
-                    .with_message(format!("{name}: preparing"))
-                    .begin()
-                    .await,
-            ),
-            _ => None,
-        }
-    } else {
-        None
-    };
+    let snapshot = session.snapshot();
+    let settings = snapshot.settings.clone();
+    let training = settings.training.settings.clone();
+    let file = name(&job.key);
+    let epochs = training.epochs.max(1);
+    let title = format!("Training {}", training.model.display_name());
+    let progress = Progress::begin(
+        session,
+        &snapshot.client,
+        job.ticket.generation,
+        &title,
+        &file,
+    )
+    .await;
+    session.log(
+        MessageType::INFO,
+        format!(
+            "{file}: training {} (β {}, learning rate {}, batch {}, at most {} epochs, patience {}, word vectors {})",
+            training.model.display_name(),
+            training.beta,
+            training.learning_rate,
+            training.batch_size,
+            training.epochs,
+            training.patience,
+            training
+                .embeddings
+                .as_ref()
+                .map_or_else(|| "bundled".to_string(), |p| p.display().to_string())
+        ),
+    );
     let (sender, mut reports) = unbounded_channel();
     let blocking = {
-        let analysis = analysis.clone();
-        let settings = settings.clone();
-        let dir = dir.to_path_buf();
-        let cancel = job.cancel.clone();
-        tokio::task::spawn_blocking(move || -> Result<(TrainedModel, f64), String> {
-            let cancelled = || cancel.load(Ordering::Relaxed);
-            let (Some(train), Some(dev)) = (analysis.corpus("train"), analysis.corpus("dev"))
-            else {
-                return Err("no train or dev corpus".to_string());
-            };
+        let (analysis, dir) = (saved.analysis.clone(), plan.dir.clone());
+        let reconstruct = settings.reconstruct();
+        tokio::task::spawn_blocking(move || {
             let mut best = 0.0f64;
-            let mut fitted = fit(
-                &analysis.rules,
-                &train.file.examples,
-                &dev.file.examples,
-                &settings.fit_config(),
+            train_network(
+                &dir,
+                &analysis,
+                &training,
+                &reconstruct,
                 &mut |event| match event {
                     FitEvent::Epoch(report) => {
                         best = best.max(report.dev_accuracy);
@@ -440,107 +422,246 @@ async fn train_network(
                             best,
                         });
                     }
-                    FitEvent::Data { n_train, .. } => {
-                        let _ = sender.send(Report::Data { n_train });
+                    FitEvent::Data { n_train, n_dev } => {
+                        let _ = sender.send(Report::Data { n_train, n_dev });
                     }
                     _ => {}
                 },
-                &cancelled,
+                &|| !wanted(),
             )
-            .map_err(|error| error.to_string())?;
-            fitted.save(&dir).map_err(|error| error.to_string())?;
-            let dev_accuracy = fitted.manifest.metrics.dev_accuracy;
-            let model = TrainedModel::new(
-                fitted.manifest,
-                fitted.net.as_ref(),
-                fitted.vocabulary.as_ref(),
-                &analysis,
-                &settings.reconstruct,
-                &cancelled,
-            )
-            .map_err(|error| error.to_string())?;
-            Ok((model, dev_accuracy))
         })
     };
     tokio::pin!(blocking);
+    let started = Instant::now();
     let result = loop {
         tokio::select! {
             Some(report) = reports.recv() => {
-                let message = match report {
-                    Report::Data { n_train } => format!("{name}: {n_train} training sentences"),
-                    Report::Epoch { epoch, dev_accuracy, best } => format!(
-                        "{name}: epoch {epoch}/{epochs}, dev accuracy {:.1}% (best {:.1}%)",
-                        100.0 * dev_accuracy,
-                        100.0 * best
+                let (message, percentage) = match report {
+                    Report::Data { n_train, n_dev } => (
+                        format!("{file}: {n_train} training and {n_dev} dev sentences"),
+                        0,
+                    ),
+                    Report::Epoch { epoch, dev_accuracy, best } => (
+                        format!(
+                            "{file}: epoch {epoch}/{epochs}, dev accuracy {:.1}% (best {:.1}%)",
+                            100.0 * dev_accuracy,
+                            100.0 * best
+                        ),
+                        (100 * epoch / epochs).min(100) as u32,
                     ),
                 };
-                let percentage = match report {
-                    Report::Epoch { epoch, .. } => (100 * epoch / epochs).min(100) as u32,
-                    Report::Data { .. } => 0,
-                };
-                if let Some(project) = shared.lock().projects.get_mut(&job.key) {
-                    project.training = Some(message.clone());
-                }
-                if let Some(progress) = &progress {
-                    progress.report_with_message(message, percentage).await;
-                }
+                let shown: Arc<str> = message.as_str().into();
+                session.update(|state| {
+                    if let Some(project) = state.projects_mut().get_mut(&job.key) {
+                        project.training = Some(shown);
+                    }
+                });
+                progress.report(message, percentage).await;
             }
             result = &mut blocking => break result,
         }
     };
-    if let Some(project) = shared.lock().projects.get_mut(&job.key) {
-        project.training = None;
-    }
+    session.update(|state| {
+        if let Some(project) = state.projects_mut().get_mut(&job.key) {
+            project.training = None;
+        }
+    });
+    let seconds = started.elapsed().as_secs_f64();
     let (outcome, model) = match result {
-        Ok(Ok((model, dev_accuracy))) => (
-            format!("{name}: dev accuracy {:.1}%", 100.0 * dev_accuracy),
-            Some(model),
-        ),
-        Ok(Err(message)) if job.cancel.load(Ordering::Relaxed) => (
-            format!("{name}: cancelled by a newer save ({message})"),
+        Ok(Ok(trained)) => {
+            let metrics = &trained.model.manifest.metrics;
+            session.log(
+                MessageType::INFO,
+                format!(
+                    "{file}: trained in {seconds:.1} s: dev accuracy {:.2}% (untrained {:.2}%), best epoch {} of {}",
+                    100.0 * metrics.dev_accuracy,
+                    100.0 * metrics.zero_shot_dev_accuracy,
+                    metrics.best_epoch,
+                    metrics.epochs_run
+                ),
+            );
+            match &trained.cached {
+                Ok(()) => session.log(
+                    MessageType::INFO,
+                    format!("{file}: checkpoint written to {}", plan.dir.display()),
+                ),
+                Err(message) => session.log(
+                    MessageType::WARNING,
+                    format!(
+                        "{file}: the network is kept in memory but could not be cached ({message}); set rulelens.training.modelCache to a writable folder"
+                    ),
+                ),
+            }
+            (
+                format!("{file}: dev accuracy {:.1}%", 100.0 * metrics.dev_accuracy),
+                Some(trained.model),
+            )
+        }
+        Ok(Err(message)) if !session.read(|state| state.is_newest(&job.key, &job.ticket)) => (
+            format!("{file}: cancelled by a newer save ({message})"),
             None,
         ),
         Ok(Err(message)) => {
-            shared.log(
+            session.log(
                 MessageType::WARNING,
-                format!("{}: training failed: {message}", job.key.display()),
+                format!("{file}: training failed: {message}"),
             );
-            (format!("{name}: training failed: {message}"), None)
+            (format!("{file}: training failed: {message}"), None)
         }
         Err(error) => {
-            shared.log(MessageType::ERROR, format!("training failed: {error}"));
-            (format!("{name}: training failed"), None)
+            session.log_error(format!("{file}: training failed: {error}"));
+            (format!("{file}: training failed"), None)
         }
     };
-    if let Some(progress) = progress {
-        progress.finish_with_message(outcome).await;
-    }
+    progress.end(outcome).await;
     model
 }
 
-/// Starts a save job for the project at `key`: cancels the running one and queues this.
-pub fn start(
-    shared: &Shared,
-    state: &mut State,
-    key: &Path,
-    text: Arc<String>,
-    training: Training,
-) {
-    state.generation += 1;
-    let generation = state.generation;
-    let Some(project) = state.projects.get_mut(key) else {
-        return;
-    };
-    if let Some((_, cancel)) = &project.job {
-        cancel.store(true, Ordering::Relaxed);
+/// `$/progress` of one training, when the client supports it.
+struct Progress(Option<OngoingProgress<Bounded, NotCancellable>>);
+
+impl Progress {
+    async fn begin(
+        session: &Session,
+        client: &ClientFlags,
+        generation: u64,
+        title: &str,
+        file: &str,
+    ) -> Progress {
+        if !client.work_done_progress {
+            return Progress(None);
+        }
+        let token = NumberOrString::String(format!("rulelens/train/{generation}"));
+        let created = tokio::time::timeout(
+            CLIENT_TIMEOUT,
+            session.client.create_work_done_progress(token.clone()),
+        )
+        .await;
+        if !matches!(created, Ok(Ok(()))) {
+            return Progress(None);
+        }
+        let ongoing = session
+            .client
+            .progress(token, title.to_string())
+            .with_percentage(0)
+            .with_message(format!("{file}: preparing"))
+            .begin()
+            .await;
+        Progress(Some(ongoing))
     }
-    let cancel = Arc::new(AtomicBool::new(false));
-    project.job = Some((generation, cancel.clone()));
-    shared.send_job(Job {
-        key: key.to_path_buf(),
-        text,
-        generation,
-        cancel,
-        training,
+
+    async fn report(&self, message: String, percentage: u32) {
+        if let Some(progress) = &self.0 {
+            progress.report_with_message(message, percentage).await;
+        }
+    }
+
+    async fn end(self, message: String) {
+        if let Some(progress) = self.0 {
+            progress.finish_with_message(message).await;
+        }
+    }
+}
+
+/// Asks the client to refresh inlay hints and code lenses, where it supports that.
+fn refresh_views(session: &Arc<Session>) {
+    let flags = session.snapshot().client;
+    let client = session.client.clone();
+    tokio::spawn(async move {
+        if flags.inlay_hint_refresh {
+            let _ = tokio::time::timeout(CLIENT_TIMEOUT, client.inlay_hint_refresh()).await;
+        }
+        if flags.code_lens_refresh {
+            let _ = tokio::time::timeout(CLIENT_TIMEOUT, client.code_lens_refresh()).await;
+        }
     });
+}
+
+/// A finished network, or `None` when making it failed or was given up.
+type Finished = Option<Option<Arc<TrainedModel>>>;
+
+/// The networks of all projects, by memory key: those ready (held by some project), those
+/// being made, and the permit that lets one training run at a time.
+struct Networks {
+    ready: Mutex<HashMap<String, Weak<TrainedModel>>>,
+    pending: Mutex<HashMap<String, watch::Receiver<Finished>>>,
+    training: Semaphore,
+}
+
+impl Default for Networks {
+    fn default() -> Networks {
+        Networks {
+            ready: Mutex::default(),
+            pending: Mutex::default(),
+            training: Semaphore::new(1),
+        }
+    }
+}
+
+/// What [`Networks::claim`] found.
+enum Claim<'a> {
+    Ready(Arc<TrainedModel>),
+    /// Someone is making it; the receiver hears when they are done.
+    Pending(watch::Receiver<Finished>),
+    /// Nobody is: the caller makes it and reports through the slot.
+    Mine(Slot<'a>),
+}
+
+/// A claim to make one network, which tells the waiting projects when it is done (and, if
+/// it is dropped unfinished, that it gave up).
+struct Slot<'a> {
+    networks: &'a Networks,
+    key: String,
+    done: watch::Sender<Finished>,
+}
+
+impl Slot<'_> {
+    fn finish(self, made: Option<Arc<TrainedModel>>) -> Option<Arc<TrainedModel>> {
+        if let Some(model) = &made {
+            lock(&self.networks.ready).insert(self.key.clone(), Arc::downgrade(model));
+        }
+        let _ = self.done.send(Some(made.clone()));
+        made
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        lock(&self.networks.pending).remove(&self.key);
+        self.done.send_if_modified(|finished| {
+            let unfinished = finished.is_none();
+            if unfinished {
+                *finished = Some(None);
+            }
+            unfinished
+        });
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Networks {
+    fn claim(&self, key: &str) -> Claim<'_> {
+        let mut ready = lock(&self.ready);
+        ready.retain(|_, model| model.strong_count() > 0);
+        if let Some(model) = ready.get(key).and_then(Weak::upgrade) {
+            return Claim::Ready(model);
+        }
+        drop(ready);
+        let mut pending = lock(&self.pending);
+        if let Some(receiver) = pending.get(key) {
+            return Claim::Pending(receiver.clone());
+        }
+        let (done, receiver) = watch::channel(None);
+        pending.insert(key.to_string(), receiver);
+        Claim::Mine(Slot {
+            networks: self,
+            key: key.to_string(),
+            done,
+        })
+    }
 }

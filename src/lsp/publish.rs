@@ -13,7 +13,7 @@
 
 use super::convert::{Encoding, Text};
 use super::documents::Kind;
-use super::server::Shared;
+use super::state::{Session, Snapshot};
 use crate::corpus::{self, Format};
 use crate::ide::{lines_diagnostics, place};
 use crate::rules_file::RulesFile;
@@ -48,7 +48,7 @@ enum Work {
 }
 
 /// Runs until the server stops, publishing for each URI it is sent.
-pub async fn run(shared: Arc<Shared>, mut requests: UnboundedReceiver<String>) {
+pub async fn run(session: Arc<Session>, mut requests: UnboundedReceiver<String>) {
     let mut published: HashMap<String, i32> = HashMap::new();
     while let Some(first) = requests.recv().await {
         let mut uris = BTreeSet::from([first]);
@@ -59,10 +59,10 @@ pub async fn run(shared: Arc<Shared>, mut requests: UnboundedReceiver<String>) {
             let Ok(uri) = uri_text.parse::<Uri>() else {
                 continue;
             };
-            let (version, work) = match plan(&shared, &uri_text) {
+            let (version, work) = match plan(&session.snapshot(), &uri_text) {
                 Plan::Closed => {
                     if published.remove(&uri_text).is_some() {
-                        shared
+                        session
                             .client
                             .publish_diagnostics(uri, Vec::new(), None)
                             .await;
@@ -108,14 +108,14 @@ pub async fn run(shared: Arc<Shared>, mut requests: UnboundedReceiver<String>) {
                     match computed {
                         Ok(diagnostics) => diagnostics,
                         Err(error) => {
-                            shared.log_error(format!("corpus diagnostics failed: {error}"));
+                            session.log_error(format!("corpus diagnostics failed: {error}"));
                             continue;
                         }
                     }
                 }
             };
             published.insert(uri_text, version);
-            shared
+            session
                 .client
                 .publish_diagnostics(uri, diagnostics, Some(version))
                 .await;
@@ -123,20 +123,19 @@ pub async fn run(shared: Arc<Shared>, mut requests: UnboundedReceiver<String>) {
     }
 }
 
-/// What a refresh of `uri` does, decided under the state's lock.
-fn plan(shared: &Shared, uri: &str) -> Plan {
-    let state = shared.lock();
-    let Some(document) = state.documents.get(uri) else {
+/// What a refresh of `uri` does, decided on one snapshot.
+fn plan(snapshot: &Snapshot, uri: &str) -> Plan {
+    let Some(document) = snapshot.documents.get(uri) else {
         return Plan::Closed;
     };
-    let encoding = state.encoding;
+    let encoding = snapshot.encoding;
     let Ok(lsp_uri) = uri.parse::<Uri>() else {
         return Plan::Closed;
     };
     match document.kind {
         Kind::Rules => {
-            let key = super::state::State::rules_key(uri, document);
-            let Some(project) = state.projects.get(&key) else {
+            let key = Snapshot::rules_key(uri, document);
+            let Some(project) = snapshot.projects.get(&key) else {
                 return Plan::Wait;
             };
             if project.current_version != Some(document.version) {
@@ -167,7 +166,7 @@ fn plan(shared: &Shared, uri: &str) -> Plan {
             let rules = document
                 .path
                 .as_deref()
-                .and_then(|path| state.project_of_corpus(path))
+                .and_then(|path| snapshot.project_of_corpus(path))
                 .map(|(_, project)| {
                     project
                         .saved
@@ -181,7 +180,7 @@ fn plan(shared: &Shared, uri: &str) -> Plan {
                     index: document.index.clone(),
                     format,
                     rules,
-                    max_misclassified: state.settings.max_line_diagnostics,
+                    max_misclassified: snapshot.settings.max_line_diagnostics,
                     encoding,
                 },
             )

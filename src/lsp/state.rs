@@ -1,33 +1,33 @@
-//! The server's state: open documents, one [`Project`] per rules file (its latest analysis,
-//! its last saved analysis with findings, its trained network), the settings and what the
-//! client can do.
+//! The server's state in one place, and its snapshots.
 //!
-//! It lives behind one `std::sync::Mutex`, held only for short synchronous sections and
-//! never across an `.await`; handlers copy out `Arc` snapshots and compute without it.
+//! [`State`] holds the open documents, one [`Project`] per rules file (its latest analysis,
+//! its last saved analysis with findings, its network), the settings and what the client can
+//! do. It lives in the [`Session`] behind one mutex, which is held only for short synchronous
+//! sections and never across an `.await`; [`Session::update`] is the one way to change it.
+//!
+//! A request handler gets one immutable [`Snapshot`], taken once for the whole request: the
+//! maps are shared (`Arc`) with the state and copied only when a change arrives while a
+//! snapshot holds them, so taking one costs a few reference counts, and an answer can never
+//! mix two states.
 
-use super::config::{ServerOptions, Settings};
-use super::convert::Encoding;
+use super::capabilities::ClientFlags;
+use super::config::{Options, Settings};
+use super::convert::{Encoding, Text};
 use super::documents::{Document, Kind};
 use crate::corpus::Format;
 use crate::ide::{Finding, RulesAnalysis, TrainedModel, WordFrequencies};
+use crate::project::{self, Binding, OpenCorpus};
 use crate::rules_file::RulesFile;
+use crate::text::SourceText;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
-
-/// What the client said it can do, in `initialize`.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ClientFlags {
-    pub work_done_progress: bool,
-    pub configuration_pull: bool,
-    pub code_action_resolve: bool,
-    pub document_changes: bool,
-    pub markdown_hover: bool,
-    pub hierarchical_symbols: bool,
-    pub inlay_hint_refresh: bool,
-    pub code_lens_refresh: bool,
-}
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::watch;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::MessageType;
 
 /// The analysis of one save, with its findings.
 #[derive(Debug)]
@@ -39,12 +39,26 @@ pub struct Saved {
     pub model_findings: Vec<Finding>,
     /// The train corpus' words, for completion inside regexes.
     pub words: Arc<WordFrequencies>,
-    /// Which save this was (a counter over the whole server).
+    /// Which save this was.
     pub generation: u64,
 }
 
-/// A rules file and everything derived from it.
-#[derive(Debug)]
+/// The newest save job of a project: its generation (a counter over the whole server) and
+/// the flag that cancels it.
+#[derive(Debug, Clone)]
+pub struct Ticket {
+    pub generation: u64,
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl Ticket {
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// A rules file and everything derived from it. Every field is cheap to clone.
+#[derive(Debug, Clone)]
 pub struct Project {
     /// Whether the key is a real file path (corpus bindings resolve against it).
     pub on_disk: bool,
@@ -54,13 +68,14 @@ pub struct Project {
     pub current_version: Option<i32>,
     pub saved: Option<Arc<Saved>>,
     pub model: Option<Arc<TrainedModel>>,
-    /// The checkpoint cache key `model` was trained or loaded under, with the reconstruction
-    /// settings it was prepared with (`jobs.rs`).
+    /// What `model` was prepared under (`project::NetworkPlan::memory_key`).
     pub model_key: Option<String>,
-    /// The generation of the newest save job, and its cancellation flag.
-    pub job: Option<(u64, Arc<AtomicBool>)>,
+    /// The newest save job.
+    pub job: Option<Ticket>,
+    /// The network the newest save job wants, once it knows (its memory key).
+    pub wanted_model: Option<String>,
     /// The epoch and dev accuracy of a training run in progress, for hovers.
-    pub training: Option<String>,
+    pub training: Option<Arc<str>>,
 }
 
 impl Project {
@@ -73,50 +88,261 @@ impl Project {
             model: None,
             model_key: None,
             job: None,
+            wanted_model: None,
             training: None,
         }
     }
 
-    /// The corpora the current rules bind, by name (see [`super::jobs::bindings`]).
-    pub fn bindings(&self, key: &Path, settings: &Settings) -> Vec<(String, PathBuf)> {
-        super::jobs::bindings(&self.current, key, self.on_disk, settings)
+    /// Whether a save's analysis is under way: the newest job's figures are not in yet.
+    pub fn is_analyzing(&self) -> bool {
+        match (&self.job, &self.saved) {
+            (Some(job), Some(saved)) => saved.generation != job.generation,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
     }
 }
 
+/// Whether a save job trains when no network is found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Training {
+    /// When the settings enable training (a save).
+    IfEnabled,
+    /// Whatever the settings say (the `rulelens/train` request).
+    Always,
+}
+
+/// A save job for the compile actor (`jobs.rs`).
+#[derive(Debug, Clone)]
+pub struct JobRequest {
+    /// The project's key: the rules path (or, for a rules document without a file, its URI).
+    pub key: PathBuf,
+    pub text: Arc<String>,
+    pub ticket: Ticket,
+    pub training: Training,
+}
+
 /// Everything the server knows.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct State {
     /// By URI.
-    pub documents: HashMap<String, Document>,
+    pub documents: Arc<HashMap<String, Document>>,
     /// By rules path (or, for a rules document without a file, its URI).
-    pub projects: HashMap<PathBuf, Project>,
+    pub projects: Arc<HashMap<PathBuf, Project>>,
     /// The options received so far, merged.
-    pub options: ServerOptions,
+    pub options: Options,
     pub settings: Arc<Settings>,
     pub root: Option<PathBuf>,
     pub encoding: Encoding,
     pub client: ClientFlags,
     /// The last save generation handed out.
     pub generation: u64,
+    /// `initialize` has been answered: document notifications count from now on.
+    pub initialized: bool,
+    /// `shutdown` has been received: only `exit` counts from now on.
+    pub shut_down: bool,
 }
 
-impl State {
-    pub fn new() -> State {
+impl Default for State {
+    fn default() -> State {
         State {
-            documents: HashMap::new(),
-            projects: HashMap::new(),
-            options: ServerOptions::default(),
-            settings: Arc::new(Settings::resolve(&ServerOptions::default(), None)),
+            documents: Arc::default(),
+            projects: Arc::default(),
+            options: Options::default(),
+            settings: Arc::new(Settings::default()),
             root: None,
             encoding: Encoding::Utf16,
             client: ClientFlags::default(),
             generation: 0,
+            initialized: false,
+            shut_down: false,
+        }
+    }
+}
+
+impl State {
+    pub fn documents_mut(&mut self) -> &mut HashMap<String, Document> {
+        Arc::make_mut(&mut self.documents)
+    }
+
+    pub fn projects_mut(&mut self) -> &mut HashMap<PathBuf, Project> {
+        Arc::make_mut(&mut self.projects)
+    }
+
+    /// A cheap, immutable copy for one request.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            documents: self.documents.clone(),
+            projects: self.projects.clone(),
+            settings: self.settings.clone(),
+            encoding: self.encoding,
+            client: self.client,
         }
     }
 
+    /// Starts a save job for the project at `key`: cancels the running one and hands out a
+    /// new ticket; `None` when there is no such project.
+    pub fn start_job(
+        &mut self,
+        key: &Path,
+        text: Arc<String>,
+        training: Training,
+    ) -> Option<JobRequest> {
+        self.generation += 1;
+        let ticket = Ticket {
+            generation: self.generation,
+            cancel: Arc::new(AtomicBool::new(false)),
+        };
+        let project = self.projects_mut().get_mut(key)?;
+        if let Some(old) = &project.job {
+            old.cancel.store(true, Ordering::Relaxed);
+        }
+        project.job = Some(ticket.clone());
+        project.wanted_model = None;
+        Some(JobRequest {
+            key: key.to_path_buf(),
+            text,
+            ticket,
+            training,
+        })
+    }
+
+    /// Whether `ticket` is still the newest job of the project at `key`, and not cancelled.
+    pub fn is_newest(&self, key: &Path, ticket: &Ticket) -> bool {
+        !ticket.is_cancelled()
+            && self
+                .projects
+                .get(key)
+                .and_then(|p| p.job.as_ref())
+                .is_some_and(|job| job.generation == ticket.generation)
+    }
+
+    /// The project of `key` if `ticket` is still its newest job.
+    pub fn project_of_job(&mut self, key: &Path, ticket: &Ticket) -> Option<&mut Project> {
+        if !self.is_newest(key, ticket) {
+            return None;
+        }
+        self.projects_mut().get_mut(key)
+    }
+}
+
+/// A rules document with its analysis of exactly this version.
+pub struct RulesView<'a> {
+    pub uri: &'a str,
+    pub key: PathBuf,
+    pub document: &'a Document,
+    pub project: &'a Project,
+    /// The analysis of this version (made here when the background one is not in yet).
+    pub file: Arc<RulesFile>,
+    pub encoding: Encoding,
+}
+
+impl RulesView<'_> {
+    pub fn text(&self) -> Text<'_> {
+        self.document.text(self.encoding)
+    }
+}
+
+/// A corpus document with the project that binds it, if any.
+pub struct CorpusView<'a> {
+    pub document: &'a Document,
+    pub format: Format,
+    pub project: Option<(&'a PathBuf, &'a Project)>,
+    pub encoding: Encoding,
+}
+
+impl CorpusView<'_> {
+    pub fn text(&self) -> Text<'_> {
+        self.document.text(self.encoding)
+    }
+}
+
+/// One immutable view of the state, for one request.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub documents: Arc<HashMap<String, Document>>,
+    pub projects: Arc<HashMap<PathBuf, Project>>,
+    pub settings: Arc<Settings>,
+    pub encoding: Encoding,
+    pub client: ClientFlags,
+}
+
+impl Snapshot {
     /// The project key of a rules document.
     pub fn rules_key(uri: &str, document: &Document) -> PathBuf {
         document.path.clone().unwrap_or_else(|| PathBuf::from(uri))
+    }
+
+    /// The rules document `uri` with its analysis of this version.
+    pub fn rules<'a>(&'a self, uri: &'a str) -> Option<RulesView<'a>> {
+        let document = self.documents.get(uri)?;
+        if document.kind != Kind::Rules {
+            return None;
+        }
+        let key = Snapshot::rules_key(uri, document);
+        let project = self.projects.get(&key)?;
+        let file = if project.current_version == Some(document.version) {
+            project.current.clone()
+        } else {
+            Arc::new(RulesFile::analyze(
+                SourceText::from_bytes(document.text.as_bytes()),
+                document.path.as_deref(),
+                &Default::default(),
+            ))
+        };
+        Some(RulesView {
+            uri,
+            key,
+            document,
+            project,
+            file,
+            encoding: self.encoding,
+        })
+    }
+
+    /// The corpus document `uri` with its project.
+    pub fn corpus<'a>(&'a self, uri: &str) -> Option<CorpusView<'a>> {
+        let document = self.documents.get(uri)?;
+        let Kind::Corpus(format) = document.kind else {
+            return None;
+        };
+        Some(CorpusView {
+            document,
+            format,
+            project: document
+                .path
+                .as_deref()
+                .and_then(|path| self.project_of_corpus(path)),
+            encoding: self.encoding,
+        })
+    }
+
+    /// The corpora the project at `key` binds now.
+    pub fn bindings(&self, key: &Path) -> Vec<Binding> {
+        let Some(project) = self.projects.get(key) else {
+            return Vec::new();
+        };
+        project::bindings(
+            &project.current,
+            key,
+            project.on_disk,
+            self.settings.corpora.get(key),
+        )
+    }
+
+    /// The project that binds the corpus at `path`: the first by path when several do.
+    pub fn project_of_corpus(&self, path: &Path) -> Option<(&PathBuf, &Project)> {
+        let mut candidates: Vec<(&PathBuf, &Project)> = self
+            .projects
+            .iter()
+            .filter(|(key, _)| {
+                self.bindings(key)
+                    .iter()
+                    .any(|b| project::same_file(&b.path, path))
+            })
+            .collect();
+        candidates.sort_by(|a, b| a.0.cmp(b.0));
+        candidates.into_iter().next()
     }
 
     /// The open document at `path`, with its URI.
@@ -126,71 +352,172 @@ impl State {
             .find(|(_, d)| d.path.as_deref() == Some(path))
     }
 
-    /// The project that binds the corpus at `path`.
-    pub fn project_of_corpus(&self, path: &Path) -> Option<(&PathBuf, &Project)> {
-        let settings = &self.settings;
-        let mut candidates: Vec<(&PathBuf, &Project)> = self
-            .projects
+    /// The URI of the open rules document of `key`, if open.
+    pub fn rules_uri(&self, key: &Path) -> Option<&str> {
+        self.documents
             .iter()
-            .filter(|(key, project)| {
-                project
-                    .bindings(key, settings)
-                    .iter()
-                    .any(|(_, bound)| same_file(bound, path))
-            })
-            .collect();
-        // Deterministic when several rules files bind the same corpus: the first by path.
-        candidates.sort_by(|a, b| a.0.cmp(b.0));
-        candidates.into_iter().next()
+            .find(|(uri, d)| d.kind == Kind::Rules && Snapshot::rules_key(uri, d) == key)
+            .map(|(uri, _)| uri.as_str())
     }
 
-    /// The URIs of the open corpus documents that `key`'s project binds.
-    pub fn open_corpora_of(&self, key: &Path) -> Vec<String> {
-        let Some(project) = self.projects.get(key) else {
-            return Vec::new();
-        };
-        let bound = project.bindings(key, &self.settings);
+    /// The rules text of a project: its open document's, else its current analysis's.
+    pub fn rules_text(&self, key: &Path) -> Arc<String> {
+        if let Some(document) = self.rules_uri(key).and_then(|uri| self.documents.get(uri)) {
+            return document.text.clone();
+        }
+        self.projects.get(key).map_or_else(
+            || Arc::new(String::new()),
+            |project| Arc::new(project.current.source.text.clone()),
+        )
+    }
+
+    /// Every open corpus document, for reading corpora "open buffer, else disk".
+    pub fn open_corpora(&self) -> Vec<OpenCorpus> {
         self.documents
+            .values()
+            .filter_map(|d| match d.kind {
+                Kind::Corpus(format) => Some(OpenCorpus {
+                    path: d.path.clone()?,
+                    format,
+                    text: d.text.clone(),
+                }),
+                Kind::Rules => None,
+            })
+            .collect()
+    }
+
+    /// The URIs of the open documents a change to the project at `key` shows in: its rules
+    /// document and the corpora it binds.
+    pub fn uris_of_project(&self, key: &Path) -> Vec<String> {
+        let bound = self.bindings(key);
+        let mut uris: Vec<String> = self
+            .documents
             .iter()
             .filter(|(_, d)| matches!(d.kind, Kind::Corpus(_)))
             .filter(|(_, d)| {
                 d.path
                     .as_deref()
-                    .is_some_and(|p| bound.iter().any(|(_, b)| same_file(b, p)))
+                    .is_some_and(|p| bound.iter().any(|b| project::same_file(&b.path, p)))
             })
             .map(|(uri, _)| uri.clone())
-            .collect()
+            .collect();
+        uris.extend(self.rules_uri(key).map(str::to_string));
+        uris
     }
 
-    /// The URI of the open rules document of `key`, if open.
-    pub fn rules_uri(&self, key: &Path) -> Option<String> {
-        self.documents
-            .iter()
-            .find(|(uri, d)| d.kind == Kind::Rules && State::rules_key(uri, d) == key)
-            .map(|(uri, _)| uri.clone())
-    }
-
-    /// The text of a corpus: the open document's, else `None` (read it from disk).
-    pub fn open_text(&self, path: &Path) -> Option<(Format, Arc<String>)> {
-        let (_, document) = self.document_at(path)?;
-        match document.kind {
-            Kind::Corpus(format) => Some((format, document.text.clone())),
-            Kind::Rules => None,
-        }
+    /// Whether every open rules document's analysis is of its current version.
+    pub fn is_settled(&self) -> bool {
+        self.documents.iter().all(|(uri, d)| {
+            d.kind != Kind::Rules
+                || self
+                    .projects
+                    .get(&Snapshot::rules_key(uri, d))
+                    .is_none_or(|p| p.current_version == Some(d.version))
+        })
     }
 }
 
-impl Default for State {
-    fn default() -> State {
-        State::new()
-    }
+/// How long a request waits for the background analysis of the documents it reads, before
+/// it analyzes them itself.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The state with what reaches the client and the background tasks: what every handler,
+/// the document task, the publisher and the compile actor share.
+pub struct Session {
+    pub client: Client,
+    state: Mutex<State>,
+    refresh: UnboundedSender<String>,
+    jobs: UnboundedSender<JobRequest>,
+    /// Bumped whenever a rules analysis lands, for requests waiting on one.
+    analyzed: watch::Sender<u64>,
 }
 
-/// Whether two paths name the same file (as written, or once canonicalized).
-pub fn same_file(a: &Path, b: &Path) -> bool {
-    a == b
-        || match (a.canonicalize(), b.canonicalize()) {
-            (Ok(a), Ok(b)) => a == b,
-            _ => false,
+impl Session {
+    pub fn new(
+        client: Client,
+        refresh: UnboundedSender<String>,
+        jobs: UnboundedSender<JobRequest>,
+    ) -> Session {
+        Session {
+            client,
+            state: Mutex::new(State::default()),
+            refresh,
+            jobs,
+            analyzed: watch::channel(0).0,
         }
+    }
+
+    /// The state. A panic while it was held does not poison it for good: no update leaves
+    /// it half-changed (each one replaces whole values).
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Changes the state: the one way to.
+    pub fn update<R>(&self, change: impl FnOnce(&mut State) -> R) -> R {
+        change(&mut self.lock())
+    }
+
+    /// Reads the state.
+    pub fn read<R>(&self, read: impl FnOnce(&State) -> R) -> R {
+        read(&self.lock())
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        self.lock().snapshot()
+    }
+
+    /// A snapshot once every open rules document's background analysis has caught up with
+    /// its text (or after [`SETTLE_TIMEOUT`], when handlers analyze what is stale
+    /// themselves).
+    pub async fn settled_snapshot(&self) -> Snapshot {
+        let mut analyzed = self.analyzed.subscribe();
+        let deadline = tokio::time::Instant::now() + SETTLE_TIMEOUT;
+        loop {
+            let snapshot = self.snapshot();
+            if snapshot.is_settled() {
+                return snapshot;
+            }
+            match tokio::time::timeout_at(deadline, analyzed.changed()).await {
+                Ok(Ok(())) => {}
+                _ => return self.snapshot(),
+            }
+        }
+    }
+
+    /// Tells waiting requests that an analysis landed.
+    pub fn analysis_landed(&self) {
+        self.analyzed.send_modify(|n| *n += 1);
+    }
+
+    /// Asks the publisher to recompute and publish `uri`'s diagnostics.
+    pub fn refresh(&self, uri: String) {
+        let _ = self.refresh.send(uri);
+    }
+
+    /// Asks for a refresh of every open document of the project at `key`.
+    pub fn refresh_project(&self, key: &Path) {
+        for uri in self.snapshot().uris_of_project(key) {
+            self.refresh(uri);
+        }
+    }
+
+    /// Queues a save job.
+    pub fn send_job(&self, job: Option<JobRequest>) {
+        if let Some(job) = job {
+            let _ = self.jobs.send(job);
+        }
+    }
+
+    /// Sends a `window/logMessage` from synchronous code.
+    pub fn log(&self, typ: MessageType, message: String) {
+        let client = self.client.clone();
+        tokio::spawn(async move { client.log_message(typ, message).await });
+    }
+
+    pub fn log_error(&self, message: String) {
+        self.log(MessageType::ERROR, message);
+    }
 }

@@ -1,41 +1,72 @@
-//! Document lifecycle: `didOpen`, `didChange`, `didSave`, `didClose`.
+//! What the client changes: documents (`didOpen`, `didChange`, `didSave`, `didClose`), the
+//! settings, and the explicit `rulelens/train`.
 //!
-//! Each handler mutates the state synchronously, in arrival order, then hands slower work
-//! to the blocking pool: a rules document is re-analyzed (parse, names, automata, lints) on
-//! every change, and only the newest version's analysis is kept (older ones are skipped if
-//! they have not started, and dropped if they finish late); a save, or the first opening,
-//! of a rules file starts its save job (`jobs.rs`). A corpus document opened before any
-//! rules file that binds it makes the server look for one in the corpus's folder and its
-//! parent, on disk.
+//! Document notifications never reach tower-lsp-server, whose handlers run concurrently:
+//! the transport's reader hands each one to [`apply`] as it reads it, on its own task,
+//! before it reads the next message (`mod.rs`, `route`). So edits apply in arrival order by
+//! construction, and every request read after a change sees it (ruff applies edits
+//! synchronously for the same reason). Each one changes the state synchronously and hands
+//! slower work on: a rules document is re-analyzed (parse, names, automata, lints) on the
+//! blocking pool after every change, and only the newest version's analysis is kept (older
+//! ones are skipped if they have not started, and dropped if they finish late); a save, or
+//! the first opening, of a rules file queues its save job (`jobs.rs`). A corpus document
+//! opened before any rules file that binds it makes the server look for one in the
+//! corpus's folder and its parent, on disk.
 
+use super::config::Options;
 use super::convert::path_of;
 use super::documents::{Document, Kind};
-use super::jobs::{self, Training};
-use super::server::Shared;
-use super::state::{Project, State, same_file};
+use super::ext::{TrainParams, TrainResult};
+use super::state::{Project, Session, Snapshot, Training};
+use crate::project::find_rules_binding;
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::{
     DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    DidSaveTextDocumentParams,
+    DidSaveTextDocumentParams, MessageType,
 };
 
-/// The rules text of a project: its open document's, else its current analysis's.
-pub fn rules_text(state: &State, key: &Path) -> Arc<String> {
-    if let Some(uri) = state.rules_uri(key)
-        && let Some(document) = state.documents.get(&uri)
-    {
-        return document.text.clone();
-    }
-    state.projects.get(key).map_or_else(
-        || Arc::new(String::new()),
-        |project| Arc::new(project.current.source.text.clone()),
+/// Whether [`apply`] takes notifications of this method.
+pub fn handles(method: &str) -> bool {
+    matches!(
+        method,
+        "textDocument/didOpen"
+            | "textDocument/didChange"
+            | "textDocument/didSave"
+            | "textDocument/didClose"
     )
 }
 
-pub fn did_open(shared: &Arc<Shared>, params: DidOpenTextDocumentParams) {
+fn parse<T: DeserializeOwned>(method: &str, params: Value) -> std::result::Result<T, String> {
+    serde_json::from_value(params).map_err(|error| format!("{method}: invalid params: {error}"))
+}
+
+/// Applies one document notification (a method [`handles`]); before `initialize` has been
+/// answered and after `shutdown` it is dropped, as LSP says.
+pub fn apply(
+    session: &Arc<Session>,
+    method: &str,
+    params: Value,
+) -> std::result::Result<(), String> {
+    if !session.read(|state| state.initialized && !state.shut_down) {
+        return Ok(());
+    }
+    match method {
+        "textDocument/didOpen" => did_open(session, parse(method, params)?),
+        "textDocument/didChange" => did_change(session, parse(method, params)?),
+        "textDocument/didSave" => did_save(session, parse(method, params)?),
+        "textDocument/didClose" => did_close(session, parse(method, params)?),
+        _ => return Err(format!("{method} is not a document notification")),
+    }
+    Ok(())
+}
+
+fn did_open(session: &Arc<Session>, params: DidOpenTextDocumentParams) {
     let document = params.text_document;
     let uri = document.uri.as_str().to_string();
     let path = path_of(&document.uri);
@@ -43,28 +74,31 @@ pub fn did_open(shared: &Arc<Shared>, params: DidOpenTextDocumentParams) {
         return;
     };
     let opened = Document::new(kind, path.clone(), document.version, document.text);
-    let mut state = shared.lock();
-    let text = opened.text.clone();
-    state.documents.insert(uri.clone(), opened);
     match kind {
         Kind::Rules => {
-            let key = State::rules_key(&uri, &state.documents[&uri]);
-            let on_disk = path.is_some();
-            state
-                .projects
-                .entry(key.clone())
-                .or_insert_with(|| Project::new(Arc::new(empty_rules()), None, on_disk));
-            analyze_document(shared, &state, &uri, &key);
-            jobs::start(shared, &mut state, &key, text, Training::IfEnabled);
+            let key = Snapshot::rules_key(&uri, &opened);
+            let text = opened.text.clone();
+            let version = opened.version;
+            let job = session.update(|state| {
+                state.documents_mut().insert(uri.clone(), opened);
+                state
+                    .projects_mut()
+                    .entry(key.clone())
+                    .or_insert_with(|| Project::new(Arc::new(empty_rules()), None, path.is_some()));
+                state.start_job(&key, text.clone(), Training::IfEnabled)
+            });
+            analyze_document(session, uri, version, text, path, key);
+            session.send_job(job);
         }
         Kind::Corpus(_) => {
-            let bound = path
-                .as_deref()
-                .is_some_and(|p| state.project_of_corpus(p).is_some());
-            drop(state);
-            shared.refresh(uri);
+            let bound = session.update(|state| {
+                state.documents_mut().insert(uri.clone(), opened);
+                path.as_deref()
+                    .is_some_and(|p| state.snapshot().project_of_corpus(p).is_some())
+            });
+            session.refresh(uri);
             if !bound && let Some(path) = path {
-                discover_rules(shared.clone(), path);
+                discover_rules(session.clone(), path);
             }
         }
     }
@@ -74,48 +108,53 @@ fn empty_rules() -> RulesFile {
     RulesFile::analyze(SourceText::default(), None, &Default::default())
 }
 
-pub fn did_change(shared: &Arc<Shared>, params: DidChangeTextDocumentParams) {
+fn did_change(session: &Arc<Session>, params: DidChangeTextDocumentParams) {
     let uri = params.text_document.uri.as_str().to_string();
-    let mut state = shared.lock();
-    let encoding = state.encoding;
-    let Some(document) = state.documents.get_mut(&uri) else {
+    let changed = session.update(|state| {
+        let encoding = state.encoding;
+        let document = state.documents_mut().get_mut(&uri)?;
+        document.apply(
+            params.text_document.version,
+            params.content_changes,
+            encoding,
+        );
+        Some(document.clone())
+    });
+    let Some(document) = changed else {
         return;
     };
-    document.apply(
-        params.text_document.version,
-        params.content_changes,
-        encoding,
-    );
     match document.kind {
         Kind::Rules => {
-            let key = State::rules_key(&uri, document);
-            analyze_document(shared, &state, &uri, &key);
+            let key = Snapshot::rules_key(&uri, &document);
+            analyze_document(
+                session,
+                uri,
+                document.version,
+                document.text,
+                document.path,
+                key,
+            );
         }
-        Kind::Corpus(_) => {
-            drop(state);
-            shared.refresh(uri);
-        }
+        Kind::Corpus(_) => session.refresh(uri),
     }
 }
 
-/// Analyzes the open rules document `uri` as it is now, on the blocking pool, and stores
+/// Analyzes version `version` of the rules document `uri` on the blocking pool, and stores
 /// the result as its project's current analysis if nothing newer got there first.
-fn analyze_document(shared: &Arc<Shared>, state: &State, uri: &str, key: &Path) {
-    let Some(document) = state.documents.get(uri) else {
-        return;
-    };
-    let version = document.version;
-    let text = document.text.clone();
-    let path = document.path.clone();
-    let (shared, uri, key) = (shared.clone(), uri.to_string(), key.to_path_buf());
+fn analyze_document(
+    session: &Arc<Session>,
+    uri: String,
+    version: i32,
+    text: Arc<String>,
+    path: Option<PathBuf>,
+    key: PathBuf,
+) {
+    let session = session.clone();
     tokio::task::spawn_blocking(move || {
-        let is_newest = |state: &State| {
-            state
-                .documents
-                .get(&uri)
-                .is_some_and(|d| d.version == version)
+        let is_newest = |documents: &std::collections::HashMap<String, Document>| {
+            documents.get(&uri).is_some_and(|d| d.version == version)
         };
-        if !is_newest(&shared.lock()) {
+        if !session.read(|state| is_newest(&state.documents)) {
             return;
         }
         let analysis = RulesFile::analyze(
@@ -123,110 +162,184 @@ fn analyze_document(shared: &Arc<Shared>, state: &State, uri: &str, key: &Path) 
             path.as_deref(),
             &Default::default(),
         );
-        let mut state = shared.lock();
-        if !is_newest(&state) {
-            return;
-        }
-        if let Some(project) = state.projects.get_mut(&key) {
+        let stored = session.update(|state| {
+            if !is_newest(&state.documents) {
+                return false;
+            }
+            let Some(project) = state.projects_mut().get_mut(&key) else {
+                return false;
+            };
             project.current = Arc::new(analysis);
             project.current_version = Some(version);
+            true
+        });
+        if stored {
+            session.analysis_landed();
+            session.refresh(uri);
         }
-        drop(state);
-        shared.refresh(uri);
     });
 }
 
-pub fn did_save(shared: &Arc<Shared>, params: DidSaveTextDocumentParams) {
+fn did_save(session: &Arc<Session>, params: DidSaveTextDocumentParams) {
     let uri = params.text_document.uri.as_str().to_string();
-    let mut state = shared.lock();
-    let Some(document) = state.documents.get(&uri) else {
-        return;
-    };
-    let key = match document.kind {
-        Kind::Rules => State::rules_key(&uri, document),
-        // A saved corpus changes the rules' figures and training data.
-        Kind::Corpus(_) => {
-            let Some(key) = document
-                .path
-                .as_deref()
-                .and_then(|p| state.project_of_corpus(p))
-                .map(|(key, _)| key.clone())
-            else {
-                return;
-            };
-            key
-        }
-    };
-    let text = rules_text(&state, &key);
-    jobs::start(shared, &mut state, &key, text, Training::IfEnabled);
+    let job = session.update(|state| {
+        let snapshot = state.snapshot();
+        let document = snapshot.documents.get(&uri)?;
+        let key = match document.kind {
+            Kind::Rules => Snapshot::rules_key(&uri, document),
+            // A saved corpus changes the rules' figures and training data.
+            Kind::Corpus(_) => snapshot
+                .project_of_corpus(document.path.as_deref()?)?
+                .0
+                .clone(),
+        };
+        state.start_job(&key, snapshot.rules_text(&key), Training::IfEnabled)
+    });
+    session.send_job(job);
 }
 
-pub fn did_close(shared: &Arc<Shared>, params: DidCloseTextDocumentParams) {
+fn did_close(session: &Arc<Session>, params: DidCloseTextDocumentParams) {
     let uri = params.text_document.uri.as_str().to_string();
-    let mut state = shared.lock();
-    let Some(document) = state.documents.remove(&uri) else {
-        return;
-    };
-    if document.kind == Kind::Rules {
-        // The project stays (open corpora still use it), now following the file on disk.
-        let key = State::rules_key(&uri, &document);
-        if let Some(project) = state.projects.get_mut(&key) {
-            project.current_version = None;
+    session.update(|state| {
+        let document = state.documents_mut().remove(&uri)?;
+        if document.kind == Kind::Rules {
+            // The project stays (open corpora still use it), now following the file on disk.
+            let key = Snapshot::rules_key(&uri, &document);
+            if let Some(project) = state.projects_mut().get_mut(&key) {
+                project.current_version = None;
+            }
         }
-    }
-    drop(state);
-    shared.refresh(uri);
+        Some(())
+    });
+    session.refresh(uri);
 }
 
 /// Looks for a rules file binding the corpus at `corpus` in its folder and the folder
 /// above, and opens it as a project (from disk) when one is found.
-fn discover_rules(shared: Arc<Shared>, corpus: PathBuf) {
+fn discover_rules(session: Arc<Session>, corpus: PathBuf) {
     tokio::spawn(async move {
         let found = tokio::task::spawn_blocking(move || find_rules_binding(&corpus)).await;
         let Ok(Some((key, rules))) = found else {
             return;
         };
-        let mut state = shared.lock();
-        if state.projects.contains_key(&key) {
-            return;
+        let job = session.update(|state| {
+            if state.projects.contains_key(&key) {
+                return None;
+            }
+            let text = Arc::new(rules.source.text.clone());
+            state
+                .projects_mut()
+                .insert(key.clone(), Project::new(Arc::new(rules), None, true));
+            state.start_job(&key, text, Training::IfEnabled)
+        });
+        if job.is_some() {
+            session.log(
+                MessageType::INFO,
+                format!("{}: found as the rules of an open corpus", key.display()),
+            );
+            session.send_job(job);
+            session.refresh_project(&key);
         }
-        let text = Arc::new(rules.source.text.clone());
-        state
-            .projects
-            .insert(key.clone(), Project::new(Arc::new(rules), None, true));
-        jobs::start(&shared, &mut state, &key, text, Training::IfEnabled);
-        drop(state);
-        jobs::refresh_project(&shared, &key);
     });
 }
 
-/// The first rules file (by name) in `corpus`'s folder or its parent whose `corpus`
-/// bindings name `corpus`, analyzed.
-fn find_rules_binding(corpus: &Path) -> Option<(PathBuf, RulesFile)> {
-    let folder = corpus.parent()?;
-    for dir in [Some(folder), folder.parent()].into_iter().flatten() {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
+/// Lays a new layer of options over the settings, and re-runs every project's save job
+/// when the settings changed (a changed training setting retrains; the rest reads the
+/// cache). Options that cannot be used are logged and change nothing.
+pub fn apply_options(session: &Session, options: Options) {
+    let jobs = session.update(|state| {
+        let merged = state.options.clone().merged(options);
+        let settings = match merged.resolve(state.root.as_deref()) {
+            Ok(settings) => settings,
+            Err(message) => return Err(message),
         };
-        let mut candidates: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "rules"))
-            .collect();
-        candidates.sort();
-        for path in candidates {
-            let Ok(rules) = RulesFile::read(&path, &Default::default()) else {
-                continue;
-            };
-            let binds = rules.rules.corpora.iter().any(|binding| {
-                same_file(
-                    &crate::corpus::resolve_binding(&path, &binding.path),
-                    corpus,
-                )
-            });
-            if binds {
-                return Some((path, rules));
+        state.options = merged;
+        if *state.settings == settings {
+            return Ok(Vec::new());
+        }
+        state.settings = Arc::new(settings);
+        let snapshot = state.snapshot();
+        let keys: Vec<PathBuf> = snapshot.projects.keys().cloned().collect();
+        Ok(keys
+            .iter()
+            .filter_map(|key| state.start_job(key, snapshot.rules_text(key), Training::IfEnabled))
+            .collect())
+    });
+    match jobs {
+        Ok(jobs) => {
+            if !jobs.is_empty() {
+                session.log(
+                    MessageType::INFO,
+                    "settings changed: the rules files are analyzed again".to_string(),
+                );
+            }
+            for job in jobs {
+                session.send_job(Some(job));
             }
         }
+        Err(message) => session.log(
+            MessageType::ERROR,
+            format!("rulelens settings ignored: {message}"),
+        ),
     }
-    None
+}
+
+/// `rulelens/train`: queues a save job that trains whatever the settings say.
+pub fn train(session: &Session, params: TrainParams) -> Result<TrainResult> {
+    let uri = params.text_document.uri;
+    let snapshot = session.snapshot();
+    let document = snapshot
+        .documents
+        .get(uri.as_str())
+        .ok_or_else(|| Error::invalid_params(format!("{} is not open", uri.as_str())))?;
+    let key = match document.kind {
+        Kind::Rules => Snapshot::rules_key(uri.as_str(), document),
+        Kind::Corpus(_) => {
+            let path = path_of(&uri).ok_or_else(|| Error::invalid_params("not a file URI"))?;
+            match snapshot.project_of_corpus(&path) {
+                Some((key, _)) => key.clone(),
+                None => return Ok(refused("no rules file binds this corpus".to_string())),
+            }
+        }
+    };
+    if let Some(why) = why_no_training(&snapshot, &key) {
+        return Ok(refused(why));
+    }
+    let job =
+        session.update(|state| state.start_job(&key, snapshot.rules_text(&key), Training::Always));
+    session.send_job(job);
+    Ok(TrainResult {
+        started: true,
+        message: format!("training {} in the background", key.display()),
+    })
+}
+
+fn refused(message: String) -> TrainResult {
+    TrainResult {
+        started: false,
+        message,
+    }
+}
+
+/// Why the project at `key` cannot train as its rules are now, if it cannot.
+fn why_no_training(snapshot: &Snapshot, key: &Path) -> Option<String> {
+    let project = snapshot.projects.get(key)?;
+    if project.current.has_errors() {
+        return Some(format!(
+            "{} has errors: fix them to train (see the diagnostics)",
+            key.display()
+        ));
+    }
+    let bound = snapshot.bindings(key);
+    let missing: Vec<&str> = ["train", "dev"]
+        .into_iter()
+        .filter(|name| !bound.iter().any(|b| b.name == *name))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{} binds no {} corpus: training needs `corpus train` and `corpus dev`",
+            key.display(),
+            missing.join(" or ")
+        )
+    })
 }

@@ -7,8 +7,9 @@
 //! In checkpoints the backward direction's tensors carry the prefix [`BACKWARD_PREFIX`].
 
 use super::batch::Batch;
-use super::fa_rnn::{FaRnn, Scoring};
+use super::fa_rnn::FaRnn;
 use super::network::Network;
+use super::settings::Scoring;
 use crate::automata::RuleSystem;
 use candle_core::{Result, Tensor, Var};
 use std::collections::HashMap;

@@ -10,31 +10,22 @@ use crate::automata::RuleSystem;
 use crate::corpus::Example;
 use crate::text::{Tokens, tokenize};
 
-/// The largest rank for which [`RankChoice::Auto`] takes the exact decomposition.
+/// The largest rank for which the exact decomposition is taken when no rank is asked for.
 pub const MAX_EXACT_RANK: usize = 1024;
 
-/// How to choose the decomposition.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RankChoice {
-    /// The exact decomposition when its rank is at most [`MAX_EXACT_RANK`], else ALS at
-    /// that rank.
-    Auto,
-    /// ALS at this rank.
-    Als(usize),
-}
-
-/// Decomposes the automaton's symbol tensor as `choice` says.
+/// Decomposes the automaton's symbol tensor: by ALS at `rank` when one is asked for, else
+/// exactly when the exact rank is at most [`MAX_EXACT_RANK`], else by ALS at that rank.
 pub fn decomposition(
     automaton: &WeightedAutomaton,
-    choice: RankChoice,
+    rank: Option<usize>,
     seed: u64,
 ) -> Decomposition {
     let config = AlsConfig {
         seed,
         ..AlsConfig::default()
     };
-    match choice {
-        RankChoice::Auto => {
+    match rank {
+        None => {
             let exact = decompose::exact(automaton);
             if exact.rank() <= MAX_EXACT_RANK {
                 exact
@@ -42,7 +33,7 @@ pub fn decomposition(
                 decompose::als(automaton, MAX_EXACT_RANK, &config)
             }
         }
-        RankChoice::Als(rank) => decompose::als(automaton, rank, &config),
+        Some(rank) => decompose::als(automaton, rank, &config),
     }
 }
 

@@ -9,6 +9,7 @@
 //! temporary name in the same folder and renamed into place, weights first, so a folder
 //! never pairs a manifest with weights it does not describe.
 
+use super::settings::TrainingSettings;
 use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -17,53 +18,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The version of the checkpoint format this build reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The manifest's file name inside a checkpoint folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
 /// The weights' file name inside a checkpoint folder.
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
-
-/// The model architecture a checkpoint holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ModelKind {
-    FaRnn,
-    FaGru,
-    #[serde(rename = "bifa-rnn")]
-    BiFaRnn,
-    #[serde(rename = "bifa-gru")]
-    BiFaGru,
-}
-
-impl ModelKind {
-    /// Whether the network has FA-GRU's gates.
-    pub fn is_gated(self) -> bool {
-        matches!(self, ModelKind::FaGru | ModelKind::BiFaGru)
-    }
-
-    /// The architecture's name as the papers write it (`FA-RNN`, `BiFA-GRU`, …).
-    pub fn display_name(self) -> &'static str {
-        match self {
-            ModelKind::FaRnn => "FA-RNN",
-            ModelKind::FaGru => "FA-GRU",
-            ModelKind::BiFaRnn => "BiFA-RNN",
-            ModelKind::BiFaGru => "BiFA-GRU",
-        }
-    }
-
-    /// Whether a second network reads the sentence right to left.
-    pub fn is_bidirectional(self) -> bool {
-        matches!(self, ModelKind::BiFaRnn | ModelKind::BiFaGru)
-    }
-}
-
-/// How the network scores paths, as written in manifests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ScoringName {
-    Forward,
-    Viterbi,
-}
 
 /// The rules file a checkpoint was trained from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,30 +42,17 @@ pub struct DecompositionRecord {
     pub relative_error: f64,
 }
 
-/// The word embeddings a checkpoint was built with.
+/// The word vectors a checkpoint was built with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EmbeddingsIdentity {
-    pub path: PathBuf,
-    /// SHA-256 of the embeddings file, hex.
+    /// The GloVe file (made absolute), or the bundled table's name.
+    pub source: String,
+    /// SHA-256 of the table, hex.
     pub sha256: String,
     pub dim: usize,
     /// Vocabulary words with their own vector, and with the mean of their pieces'.
     pub found: usize,
     pub backed_off: usize,
-    pub beta: f64,
-}
-
-/// The training settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Hyperparameters {
-    pub epochs: usize,
-    pub batch_size: usize,
-    pub learning_rate: f64,
-    pub patience: usize,
-    pub logit_scale: f64,
-    pub seed: u64,
-    /// Share of the training corpus used (evenly spaced examples).
-    pub fraction: f64,
 }
 
 /// The figures a training run measured.
@@ -127,19 +73,19 @@ pub struct Metrics {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub format_version: u32,
-    pub model: ModelKind,
-    pub scoring: ScoringName,
     pub rules: RulesIdentity,
+    /// What the network was trained with.
+    pub settings: TrainingSettings,
     /// Labels in priority order, as the network's outputs are.
     pub labels: Vec<String>,
     pub decomposition: DecompositionRecord,
     /// The backward direction's decomposition (bidirectional models only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backward_decomposition: Option<DecompositionRecord>,
+    /// The word vectors (`None` when β is 1: the network reads the rules' symbols alone).
     pub embeddings: Option<EmbeddingsIdentity>,
-    /// The vocabulary, the unknown word first; empty without embeddings.
+    /// The vocabulary, the unknown word first; empty without word vectors.
     pub vocabulary: Vec<String>,
-    pub hyperparameters: Hyperparameters,
     pub metrics: Metrics,
     /// SHA-256 of `weights.safetensors`, hex.
     pub weights_sha256: String,
@@ -162,6 +108,11 @@ pub enum CheckpointError {
     UnsupportedVersion {
         path: PathBuf,
         found: u32,
+    },
+    /// The weights could not be written (a full disk, a read-only folder, …).
+    Write {
+        path: PathBuf,
+        message: String,
     },
     /// The weights do not hash to the manifest's value, or cannot be parsed.
     Corrupt {
@@ -192,6 +143,9 @@ impl fmt::Display for CheckpointError {
                 "{}: checkpoint format version {found}, this rulelens reads version {FORMAT_VERSION}",
                 path.display()
             ),
+            CheckpointError::Write { path, message } => {
+                write!(f, "cannot write {}: {message}", path.display())
+            }
             CheckpointError::Corrupt { path, message } => {
                 write!(f, "{}: corrupt checkpoint: {message}", path.display())
             }
@@ -230,8 +184,15 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> CheckpointError + '_ {
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
     let temporary = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&temporary, bytes).map_err(io(&temporary))?;
-    std::fs::rename(&temporary, path).map_err(io(path))
+    std::fs::write(&temporary, bytes)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|error| {
+            let _ = std::fs::remove_file(&temporary);
+            CheckpointError::Io {
+                path: path.to_path_buf(),
+                error,
+            }
+        })
 }
 
 /// Saves tensors and manifest into `dir` (created if needed); fills in the manifest's
@@ -245,7 +206,8 @@ pub fn save(
     let weights = dir.join(WEIGHTS_FILE);
     let temporary = dir.join(format!("{WEIGHTS_FILE}.tmp{}", std::process::id()));
     candle_core::safetensors::save(tensors, &temporary).map_err(|error| {
-        CheckpointError::Corrupt {
+        let _ = std::fs::remove_file(&temporary);
+        CheckpointError::Write {
             path: temporary.clone(),
             message: error.to_string(),
         }

@@ -1,12 +1,15 @@
-//! Word embeddings in the GloVe text format (`word v1 … vD`, one word per line) and the
-//! vocabulary of a model.
+//! Word vectors and the vocabulary of a model.
 //!
-//! Only the vectors of the vocabulary's words are kept. A word GloVe lacks gets the mean of
-//! the vectors of its pieces split at `'` and `-` (GloVe is PTB-tokenized and knows `can`,
-//! `'` and `t` but not `can't`), or else the mean of all the file's vectors, which is also
-//! the vector of unknown words (index 0), as in the reference code. A malformed line is an error
-//! naming the file, line and column; reading never panics.
+//! Vectors come from the table bundled into the binary ([`BUNDLED`]: GloVe 6B 50d, the
+//! 50,000 most frequent words, as float16; `models/README.md` says how it was made) or from
+//! a file in the GloVe text format (`word v1 … vD`, one word per line) that the user gives.
+//! Only the vectors of the vocabulary's words are kept. A word the table lacks gets the mean
+//! of the vectors of its pieces split at `'` and `-` (GloVe is PTB-tokenized and knows `can`,
+//! `'` and `t` but not `can't`), or else the mean of all the table's vectors, which is also
+//! the vector of unknown words (index 0), as in the reference code. A malformed line is an
+//! error naming the file, line and column; reading never panics.
 
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead, BufReader};
@@ -28,6 +31,8 @@ pub enum EmbeddingsError {
     Empty {
         path: PathBuf,
     },
+    /// The bundled table does not have the layout this build reads (a corrupt build).
+    Bundled(String),
 }
 
 impl fmt::Display for EmbeddingsError {
@@ -50,6 +55,9 @@ impl fmt::Display for EmbeddingsError {
                     "{}: no vector for any word of the vocabulary",
                     path.display()
                 )
+            }
+            EmbeddingsError::Bundled(message) => {
+                write!(f, "the bundled word vectors are unreadable: {message}")
             }
         }
     }
@@ -107,7 +115,39 @@ impl Vocabulary {
     }
 }
 
-/// One vector per vocabulary word: [V, D], row-major.
+/// The word vectors compiled into the binary, in the layout `models/make_default_vectors.py`
+/// writes: the magic `RLWV0001`, then little-endian u32 word count N, dimension D and byte
+/// length B of the word list, the words (UTF-8, each followed by `\n`), and N·D float16.
+pub const BUNDLED: &[u8] = include_bytes!("../../models/glove.6B.50d.top50k.f16");
+
+/// How [`BUNDLED`] is named in manifests and messages.
+pub const BUNDLED_NAME: &str = "GloVe 6B 50d, 50,000 most frequent words (bundled)";
+
+/// Where word vectors come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VectorSource<'a> {
+    /// [`BUNDLED`].
+    Bundled,
+    /// A file in the GloVe text format.
+    Glove(&'a Path),
+}
+
+impl VectorSource<'_> {
+    /// The bundled table when `path` is `None`.
+    pub fn of(path: Option<&Path>) -> VectorSource<'_> {
+        path.map_or(VectorSource::Bundled, VectorSource::Glove)
+    }
+
+    /// The file's path, or [`BUNDLED_NAME`].
+    pub fn name(&self) -> String {
+        match self {
+            VectorSource::Bundled => BUNDLED_NAME.to_string(),
+            VectorSource::Glove(path) => path.display().to_string(),
+        }
+    }
+}
+
+/// One vector per vocabulary word: [V, D], row-major, with where they came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WordVectors {
     pub dim: usize,
@@ -116,54 +156,203 @@ pub struct WordVectors {
     pub n_found: usize,
     /// How many more got the mean of their pieces' vectors.
     pub n_backed_off: usize,
+    /// SHA-256 of the table the vectors were read from (the bundled bytes or the file), hex.
+    pub sha256: String,
 }
 
-/// Reads the vectors of `vocabulary`'s words (and of their pieces) from a GloVe text file.
-pub fn read_glove(path: &Path, vocabulary: &Vocabulary) -> Result<WordVectors, EmbeddingsError> {
-    let file = std::fs::File::open(path).map_err(|error| EmbeddingsError::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    let pieces = |word: &str| -> Vec<String> {
-        word.split(['\'', '-'])
-            .filter(|piece| !piece.is_empty())
-            .map(str::to_string)
-            .collect()
+/// Reads the vectors of `vocabulary`'s words (and of their pieces) from `source`.
+pub fn read_vectors(
+    source: VectorSource<'_>,
+    vocabulary: &Vocabulary,
+) -> Result<WordVectors, EmbeddingsError> {
+    let mut collector = Collector::new(vocabulary);
+    let sha256 = match source {
+        VectorSource::Bundled => {
+            read_bundled(&mut collector)?;
+            bundled_sha256().to_string()
+        }
+        VectorSource::Glove(path) => read_glove_file(path, &mut collector)?,
     };
-    let mut wanted: HashMap<String, Option<Vec<f32>>> = HashMap::new();
-    for word in vocabulary.words().iter().skip(1) {
-        wanted.insert(word.clone(), None);
-        for piece in pieces(word) {
-            wanted.insert(piece, None);
+    let path = match source {
+        VectorSource::Bundled => PathBuf::from(BUNDLED_NAME),
+        VectorSource::Glove(path) => path.to_path_buf(),
+    };
+    collector.finish(vocabulary, sha256, path)
+}
+
+/// Reads the vectors of `vocabulary`'s words from a GloVe text file.
+pub fn read_glove(path: &Path, vocabulary: &Vocabulary) -> Result<WordVectors, EmbeddingsError> {
+    read_vectors(VectorSource::Glove(path), vocabulary)
+}
+
+/// The SHA-256 of [`BUNDLED`], computed once.
+fn bundled_sha256() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| hex(&Sha256::digest(BUNDLED)))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The words of a table that a vocabulary wants, and the sum of all the table's vectors.
+struct Collector {
+    /// Every vocabulary word and every piece of one, with its vector once seen.
+    wanted: HashMap<String, Option<Vec<f32>>>,
+    dim: Option<usize>,
+    sum: Vec<f64>,
+    n_vectors: usize,
+    n_wanted_found: usize,
+}
+
+/// A word's pieces split at `'` and `-`.
+fn pieces(word: &str) -> impl Iterator<Item = &str> {
+    word.split(['\'', '-']).filter(|piece| !piece.is_empty())
+}
+
+impl Collector {
+    fn new(vocabulary: &Vocabulary) -> Collector {
+        let mut wanted: HashMap<String, Option<Vec<f32>>> = HashMap::new();
+        for word in vocabulary.words().iter().skip(1) {
+            wanted.insert(word.clone(), None);
+            for piece in pieces(word) {
+                wanted.insert(piece.to_string(), None);
+            }
+        }
+        Collector {
+            wanted,
+            dim: None,
+            sum: Vec::new(),
+            n_vectors: 0,
+            n_wanted_found: 0,
         }
     }
-    let mut dim = None;
-    let mut sum: Vec<f64> = Vec::new();
-    let mut n_vectors = 0usize;
-    let mut n_wanted_found = 0usize;
-    let reader = BufReader::new(file);
-    for (line_number, line) in reader.split(b'\n').enumerate() {
-        let line = line.map_err(|error| EmbeddingsError::Io {
-            path: path.to_path_buf(),
-            error,
-        })?;
+
+    /// Takes one word's vector, whose length the caller has checked against [`Self::dim`].
+    fn add(&mut self, word: &str, vector: impl Fn() -> Vec<f32>, values: &[f32]) {
+        if self.sum.is_empty() {
+            self.sum = vec![0.0; values.len()];
+            self.dim = Some(values.len());
+        }
+        for (total, &value) in self.sum.iter_mut().zip(values) {
+            *total += f64::from(value);
+        }
+        self.n_vectors += 1;
+        if let Some(slot) = self.wanted.get_mut(word) {
+            *slot = Some(vector());
+            self.n_wanted_found += 1;
+        }
+    }
+
+    fn finish(
+        self,
+        vocabulary: &Vocabulary,
+        sha256: String,
+        path: PathBuf,
+    ) -> Result<WordVectors, EmbeddingsError> {
+        let Some(dim) = self.dim.filter(|_| self.n_wanted_found > 0) else {
+            return Err(EmbeddingsError::Empty { path });
+        };
+        let mean: Vec<f32> = self
+            .sum
+            .iter()
+            .map(|&total| (total / self.n_vectors as f64) as f32)
+            .collect();
+        let mut data = Vec::with_capacity(vocabulary.len() * dim);
+        data.extend_from_slice(&mean);
+        let (mut n_found, mut n_backed_off) = (0, 0);
+        for word in vocabulary.words().iter().skip(1) {
+            if let Some(Some(vector)) = self.wanted.get(word) {
+                data.extend_from_slice(vector);
+                n_found += 1;
+                continue;
+            }
+            let known: Vec<&Vec<f32>> = pieces(word)
+                .filter_map(|piece| self.wanted.get(piece).and_then(Option::as_ref))
+                .collect();
+            if known.is_empty() {
+                data.extend_from_slice(&mean);
+            } else {
+                n_backed_off += 1;
+                for d in 0..dim {
+                    data.push(known.iter().map(|v| v[d]).sum::<f32>() / known.len() as f32);
+                }
+            }
+        }
+        Ok(WordVectors {
+            dim,
+            data,
+            n_found,
+            n_backed_off,
+            sha256,
+        })
+    }
+}
+
+/// Feeds [`BUNDLED`] to `collector`.
+fn read_bundled(collector: &mut Collector) -> Result<(), EmbeddingsError> {
+    let bad = |message: &str| EmbeddingsError::Bundled(message.to_string());
+    let u32_at = |at: usize| -> Result<usize, EmbeddingsError> {
+        let bytes = BUNDLED
+            .get(at..at + 4)
+            .ok_or_else(|| bad("truncated header"))?;
+        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize)
+    };
+    if BUNDLED.get(..8) != Some(b"RLWV0001".as_slice()) {
+        return Err(bad("no RLWV0001 magic"));
+    }
+    let (n_words, dim, list_bytes) = (u32_at(8)?, u32_at(12)?, u32_at(16)?);
+    let list = BUNDLED
+        .get(20..20 + list_bytes)
+        .and_then(|bytes| std::str::from_utf8(bytes).ok())
+        .ok_or_else(|| bad("the word list is truncated or not UTF-8"))?;
+    let values = &BUNDLED[20 + list_bytes..];
+    if dim == 0 || values.len() != n_words * dim * 2 || list.lines().count() != n_words {
+        return Err(bad("its sizes do not add up"));
+    }
+    let mut vector = vec![0f32; dim];
+    for (word, row) in list.lines().zip(values.chunks_exact(dim * 2)) {
+        for (value, bits) in vector.iter_mut().zip(row.chunks_exact(2)) {
+            *value = half::f16::from_bits(u16::from_le_bytes([bits[0], bits[1]])).to_f32();
+        }
+        collector.add(word, || vector.clone(), &vector);
+    }
+    Ok(())
+}
+
+/// Feeds a GloVe text file to `collector`; returns the file's SHA-256.
+fn read_glove_file(path: &Path, collector: &mut Collector) -> Result<String, EmbeddingsError> {
+    let io = |error| EmbeddingsError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let mut reader = BufReader::new(std::fs::File::open(path).map_err(io)?);
+    let mut hasher = Sha256::new();
+    let mut bytes = Vec::new();
+    let mut vector = Vec::new();
+    for line_number in 1.. {
+        bytes.clear();
+        if reader.read_until(b'\n', &mut bytes).map_err(io)? == 0 {
+            break;
+        }
+        hasher.update(&bytes);
         let malformed = |column: usize, message: String| EmbeddingsError::Malformed {
             path: path.to_path_buf(),
-            line: line_number + 1,
+            line: line_number,
             column,
             message,
         };
-        let Ok(line) = std::str::from_utf8(&line) else {
+        let Ok(line) = std::str::from_utf8(&bytes) else {
             return Err(malformed(1, "invalid UTF-8".to_string()));
         };
-        let line = line.trim_end_matches('\r');
+        let line = line.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
             continue;
         }
         let mut fields = line.split(' ');
         let word = fields.next().unwrap_or_default();
         let mut column = word.chars().count() + 2;
-        let mut vector = Vec::new();
+        vector.clear();
         for field in fields {
             let value: f32 = field
                 .parse()
@@ -174,66 +363,42 @@ pub fn read_glove(path: &Path, vocabulary: &Vocabulary) -> Result<WordVectors, E
             vector.push(value);
             column += field.chars().count() + 1;
         }
-        match dim {
+        match collector.dim {
             None if vector.is_empty() => {
                 return Err(malformed(column, "a word without a vector".to_string()));
             }
-            None => dim = Some(vector.len()),
             Some(d) if d != vector.len() => {
                 return Err(malformed(
                     1,
                     format!("{} values where the first line has {d}", vector.len()),
                 ));
             }
-            Some(_) => {}
+            _ => {}
         }
-        if sum.is_empty() {
-            sum = vec![0.0; vector.len()];
-        }
-        for (total, &value) in sum.iter_mut().zip(&vector) {
-            *total += f64::from(value);
-        }
-        n_vectors += 1;
-        if let Some(slot) = wanted.get_mut(word) {
-            *slot = Some(vector);
-            n_wanted_found += 1;
-        }
+        collector.add(word, || vector.clone(), &vector);
     }
-    let Some(dim) = dim.filter(|_| n_wanted_found > 0) else {
-        return Err(EmbeddingsError::Empty {
-            path: path.to_path_buf(),
-        });
-    };
-    let mean: Vec<f32> = sum
-        .iter()
-        .map(|&total| (total / n_vectors as f64) as f32)
-        .collect();
-    let mut data = Vec::with_capacity(vocabulary.len() * dim);
-    data.extend_from_slice(&mean);
-    let (mut n_found, mut n_backed_off) = (0, 0);
-    for word in vocabulary.words().iter().skip(1) {
-        if let Some(Some(vector)) = wanted.get(word) {
-            data.extend_from_slice(vector);
-            n_found += 1;
-            continue;
-        }
-        let known: Vec<&Vec<f32>> = pieces(word)
-            .iter()
-            .filter_map(|piece| wanted.get(piece).and_then(Option::as_ref))
-            .collect();
-        if known.is_empty() {
-            data.extend_from_slice(&mean);
-        } else {
-            n_backed_off += 1;
-            for d in 0..dim {
-                data.push(known.iter().map(|v| v[d]).sum::<f32>() / known.len() as f32);
-            }
-        }
+    Ok(hex(&hasher.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_table_reads_and_backs_off_as_a_file_would() {
+        let vocabulary = Vocabulary::new(["the", "can't", "qwxzv"]);
+        let vectors = read_vectors(VectorSource::Bundled, &vocabulary).unwrap();
+        assert_eq!(vectors.dim, 50);
+        assert_eq!((vectors.n_found, vectors.n_backed_off), (1, 1));
+        // GloVe's `the` starts 0.418 0.24968 (float16 rounds within 1e-3 here).
+        assert!(
+            (vectors.data[50] - 0.418).abs() < 1e-3,
+            "{}",
+            vectors.data[50]
+        );
+        assert!((vectors.data[51] - 0.24968).abs() < 1e-3);
+        // The unknown word is the mean vector, and so is a word without known pieces.
+        assert_eq!(vectors.data[..50], vectors.data[150..]);
+        assert_eq!(vectors.sha256.len(), 64);
     }
-    Ok(WordVectors {
-        dim,
-        data,
-        n_found,
-        n_backed_off,
-    })
 }

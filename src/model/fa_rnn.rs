@@ -33,6 +33,7 @@ use super::embeddings::{Vocabulary, WordVectors};
 use super::gates::Gates;
 use super::leaky_clamp::leaky_clamp;
 use super::recurrence::Recurrence;
+use super::settings::Scoring;
 use super::weighted::WeightedAutomaton;
 use crate::automata::RuleSystem;
 use crate::automata::{Alphabet, SymbolId};
@@ -40,15 +41,6 @@ use crate::text::{TokenKind, tokenize};
 use candle_core::{DType, Device, Result, Tensor, Var};
 use nalgebra::DMatrix;
 use std::collections::HashMap;
-
-/// How path weights combine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scoring {
-    /// Sum over paths (the forward algorithm).
-    Forward,
-    /// Best path (max-product).
-    Viterbi,
-}
 
 /// The parameters of the recurrence as plain row-major vectors.
 #[derive(Debug, Clone, PartialEq)]
@@ -589,6 +581,7 @@ mod tests {
                 data,
                 n_found: 7,
                 n_backed_off: 0,
+                sha256: String::new(),
             },
             beta: 0.5,
         };

@@ -6,21 +6,24 @@
 //! This is the whole of `rulelens train` and the loading half of `eval`, `predict` and
 //! `reconstruct`, shared with the language server, which fits in the background on every
 //! save and caches checkpoints by the rules' hash. Reading the corpora is the caller's job
-//! (the CLI reads files, the server may hold unsaved buffers); the word-vector file is read
-//! here because the manifest records its hash. Progress is reported through [`FitEvent`]s
-//! and `cancelled` is polled between batches (see [`train`]).
+//! (the CLI reads files, the server may hold unsaved buffers); the word vectors are read
+//! here (the bundled table, or the settings' GloVe file) because the manifest records their
+//! hash. Progress is reported through [`FitEvent`]s and `cancelled` is polled between
+//! batches (see [`train`]). [`fit`] is a sequence of named steps: check the settings, read
+//! the word vectors, pick the training data, build the network, train, describe it.
 
 use super::bidirectional::BiFaRnn;
-use super::build::{RankChoice, decomposition, labeled, vocabulary};
+use super::build::{decomposition, labeled, vocabulary};
 use super::checkpoint::{
-    self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Hyperparameters, Manifest,
-    Metrics, ModelKind, RulesIdentity, ScoringName,
+    self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
+    RulesIdentity,
 };
 use super::decompose::{Decomposition, Method};
-use super::embeddings::{EmbeddingsError, Vocabulary, read_glove};
-use super::fa_rnn::{FaRnn, Scoring, WordInput};
+use super::embeddings::{EmbeddingsError, VectorSource, Vocabulary, read_vectors};
+use super::fa_rnn::{FaRnn, WordInput};
 use super::network::Network;
-use super::train::{EpochReport, LabeledSentence, TrainConfig, TrainError, evenly_spaced, train};
+use super::settings::TrainingSettings;
+use super::train::{EpochReport, LabeledSentence, TrainError, TrainReport, evenly_spaced, train};
 use super::weighted::WeightedAutomaton;
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
 use crate::corpus::Example;
@@ -29,54 +32,7 @@ use crate::text::SourceText;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
-
-/// Default for [`FitConfig::beta`] when word vectors are given: the β that trained best on
-/// the SMS and TREC dev sets (`docs/results.md`).
-pub const DEFAULT_BETA_WITH_EMBEDDINGS: f64 = 0.7;
-
-/// Where a network is trained and run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeviceKind {
-    Cpu,
-    /// The first CUDA GPU (needs the `cuda` feature).
-    Cuda,
-}
-
-impl DeviceKind {
-    /// The device, or why it cannot be had.
-    pub fn open(self) -> Result<Device, String> {
-        match self {
-            DeviceKind::Cpu => Ok(Device::Cpu),
-            #[cfg(feature = "cuda")]
-            DeviceKind::Cuda => {
-                Device::new_cuda(0).map_err(|error| format!("cannot use CUDA: {error}"))
-            }
-            #[cfg(not(feature = "cuda"))]
-            DeviceKind::Cuda => Err(
-                "this rulelens was built without CUDA; rebuild with `cargo build --release --features cuda`"
-                    .to_string(),
-            ),
-        }
-    }
-}
-
-/// What to fit and how.
-#[derive(Debug, Clone)]
-pub struct FitConfig {
-    pub model: ModelKind,
-    pub scoring: Scoring,
-    /// A GloVe text file; `None` trains on the rules' symbols alone.
-    pub embeddings: Option<PathBuf>,
-    /// Weight of the rules' symbol embedding against the word vectors, in [0, 1]; must be 1
-    /// without `embeddings`.
-    pub beta: f64,
-    pub rank: RankChoice,
-    /// Share of the training examples used (evenly spaced), in (0, 1].
-    pub fraction: f64,
-    pub train: TrainConfig,
-    pub device: DeviceKind,
-}
+use std::path::Path;
 
 /// Which way a network reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,7 +63,7 @@ pub enum FitEvent<'a> {
 /// Why fitting failed.
 #[derive(Debug)]
 pub enum FitError {
-    /// A setting out of range, or two that do not go together, or a device that cannot be had.
+    /// A setting out of range, or a device that cannot be had.
     Config(String),
     /// The rules file has errors.
     RulesHaveErrors {
@@ -118,10 +74,6 @@ pub enum FitError {
         split: &'static str,
     },
     Embeddings(EmbeddingsError),
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
     Train(TrainError),
 }
 
@@ -139,7 +91,6 @@ impl fmt::Display for FitError {
                 "no {split} example has a label the rules know (a label with a rule or the default)"
             ),
             FitError::Embeddings(error) => write!(f, "{error}"),
-            FitError::Io { path, error } => write!(f, "cannot read {}: {error}", path.display()),
             FitError::Train(error) => write!(f, "{error}"),
         }
     }
@@ -180,84 +131,130 @@ impl Fitted {
     }
 }
 
-/// Compiles `rules` (whose text is `rules_text`, as it will be hashed into the manifest) to
-/// the network `config` asks for and trains it on `train_examples`, stopping early on
-/// `dev_examples`. Examples whose label the rules do not know are left out.
+/// Compiles `rules` to the network `settings` ask for and trains it on `train_examples`,
+/// stopping early on `dev_examples`. Examples whose label the rules do not know are left out.
 pub fn fit(
     rules: &RulesFile,
     train_examples: &[Example],
     dev_examples: &[Example],
-    config: &FitConfig,
+    settings: &TrainingSettings,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Fitted, FitError> {
+    check(rules, settings)?;
+    let device = settings.device.open().map_err(FitError::Config)?;
+    let words = word_input(&rules.system, train_examples, dev_examples, settings)?;
+    let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
+    let (train_data, dev_data) = training_data(
+        &rules.system,
+        vocabulary,
+        train_examples,
+        dev_examples,
+        settings.fraction,
+    )?;
+    let built = build(
+        rules,
+        words.as_ref().map(|(input, _)| input),
+        settings,
+        &device,
+        on_event,
+    )?;
+    let initial = initial_values(built.net.as_ref())?;
+    on_event(FitEvent::Data {
+        n_train: train_data.len(),
+        n_dev: dev_data.len(),
+    });
+    let report = train(
+        built.net.as_ref(),
+        &train_data,
+        &dev_data,
+        settings,
+        &device,
+        &mut |report| on_event(FitEvent::Epoch(report)),
+        cancelled,
+    )?;
+    let (input, identity) = words.unzip();
+    let manifest = describe(
+        rules,
+        settings,
+        &built,
+        identity,
+        input.as_ref().map(|input| &input.vocabulary),
+        (train_data.len(), dev_data.len()),
+        &report,
+    );
+    Ok(Fitted {
+        manifest,
+        vocabulary: input.map(|input| input.vocabulary),
+        net: built.net,
+        initial,
+    })
+}
+
+/// Refuses rules with errors and settings out of range.
+fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError> {
     let n_errors = rules.diagnostics.iter().filter(|d| d.is_error()).count();
     if n_errors > 0 {
         return Err(FitError::RulesHaveErrors { n_errors });
     }
-    if !(0.0..=1.0).contains(&config.beta) {
-        return Err(FitError::Config(format!(
-            "beta must be between 0 and 1, not {}",
-            config.beta
-        )));
+    settings.check().map_err(FitError::Config)
+}
+
+/// The word vectors of every train and dev word and of the rules' literals, with the
+/// manifest's record of them; `None` when β is 1 (the network then reads the rules'
+/// symbols alone, and word vectors would change nothing).
+fn word_input(
+    system: &RuleSystem,
+    train_examples: &[Example],
+    dev_examples: &[Example],
+    settings: &TrainingSettings,
+) -> Result<Option<(WordInput, EmbeddingsIdentity)>, FitError> {
+    if settings.beta >= 1.0 {
+        return Ok(None);
     }
-    if !(config.fraction > 0.0 && config.fraction <= 1.0) {
-        return Err(FitError::Config(format!(
-            "the training fraction must be in (0, 1], not {}",
-            config.fraction
-        )));
-    }
-    let device = config.device.open().map_err(FitError::Config)?;
-    let system = &rules.system;
-    let words = match &config.embeddings {
-        Some(path) => {
-            let vocabulary = vocabulary(system, [train_examples, dev_examples]);
-            let vectors = read_glove(path, &vocabulary).map_err(FitError::Embeddings)?;
-            let bytes = std::fs::read(path).map_err(|error| FitError::Io {
-                path: path.clone(),
-                error,
-            })?;
-            let identity = EmbeddingsIdentity {
-                path: std::path::absolute(path).unwrap_or_else(|_| path.clone()),
-                sha256: checkpoint::sha256_hex(&bytes),
-                dim: vectors.dim,
-                found: vectors.n_found,
-                backed_off: vectors.n_backed_off,
-                beta: config.beta,
-            };
-            Some((
-                WordInput {
-                    vocabulary,
-                    vectors,
-                    beta: config.beta,
-                },
-                identity,
-            ))
-        }
-        None if config.beta < 1.0 => {
-            return Err(FitError::Config(
-                "beta below 1 mixes in word vectors: give an embeddings file".to_string(),
-            ));
-        }
-        None => None,
+    let vocabulary = vocabulary(system, [train_examples, dev_examples]);
+    let source = VectorSource::of(settings.embeddings.as_deref());
+    let vectors = read_vectors(source, &vocabulary).map_err(FitError::Embeddings)?;
+    let identity = EmbeddingsIdentity {
+        source: match source {
+            VectorSource::Glove(path) => std::path::absolute(path)
+                .unwrap_or_else(|_| path.to_path_buf())
+                .display()
+                .to_string(),
+            VectorSource::Bundled => source.name(),
+        },
+        sha256: vectors.sha256.clone(),
+        dim: vectors.dim,
+        found: vectors.n_found,
+        backed_off: vectors.n_backed_off,
     };
-    let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
+    let input = WordInput {
+        vocabulary,
+        vectors,
+        beta: settings.beta,
+    };
+    Ok(Some((input, identity)))
+}
+
+/// The labeled train and dev sentences training uses: `fraction` of train (evenly spaced)
+/// and all of dev, or, at 1 % or less, as many dev sentences as train ones (evenly spaced
+/// too), as in the reference code.
+fn training_data(
+    system: &RuleSystem,
+    vocabulary: Option<&Vocabulary>,
+    train_examples: &[Example],
+    dev_examples: &[Example],
+    fraction: f64,
+) -> Result<(Vec<LabeledSentence>, Vec<LabeledSentence>), FitError> {
     let (all_train, _) = labeled(system, vocabulary, train_examples);
     let (all_dev, _) = labeled(system, vocabulary, dev_examples);
     let pick = |data: &[LabeledSentence], indices: Vec<usize>| -> Vec<LabeledSentence> {
         indices.into_iter().map(|i| data[i].clone()).collect()
     };
-    let train_data = pick(&all_train, evenly_spaced(all_train.len(), config.fraction));
-    // As in the reference code: at 1 % or less, the dev set shrinks to the training set's
-    // size (evenly spaced too).
-    let dev_data = if config.fraction <= 0.01 {
-        pick(
-            &all_dev,
-            evenly_spaced(
-                all_dev.len(),
-                train_data.len() as f64 / all_dev.len().max(1) as f64,
-            ),
-        )
+    let train_data = pick(&all_train, evenly_spaced(all_train.len(), fraction));
+    let dev_data = if fraction <= 0.01 {
+        let share = train_data.len() as f64 / all_dev.len().max(1) as f64;
+        pick(&all_dev, evenly_spaced(all_dev.len(), share))
     } else {
         all_dev
     };
@@ -267,23 +264,41 @@ pub fn fit(
     if dev_data.is_empty() {
         return Err(FitError::NoData { split: "dev" });
     }
+    Ok((train_data, dev_data))
+}
 
-    let word_input = words.as_ref().map(|(input, _)| input);
-    let mut build = |system: &RuleSystem,
-                     reading: Reading,
-                     seed: u64|
+/// A network built from the rules, untrained, with its decompositions.
+struct Built {
+    net: Box<dyn Network>,
+    forward: Decomposition,
+    /// Bidirectional models only.
+    backward: Option<Decomposition>,
+}
+
+/// Compiles the rules (and, for a bidirectional model, the reversed rules) to the network
+/// `settings` name.
+fn build(
+    rules: &RulesFile,
+    words: Option<&WordInput>,
+    settings: &TrainingSettings,
+    device: &Device,
+    on_event: &mut dyn FnMut(FitEvent),
+) -> Result<Built, FitError> {
+    let mut direction = |system: &RuleSystem,
+                         reading: Reading,
+                         seed: u64|
      -> candle_core::Result<(FaRnn, Decomposition)> {
         let automaton = WeightedAutomaton::new(system);
-        let decomposed = decomposition(&automaton, config.rank, seed);
+        let decomposed = decomposition(&automaton, settings.rank, seed);
         let mut net = FaRnn::new(
             system,
             &automaton,
             &decomposed,
-            word_input,
-            config.scoring,
-            &device,
+            words,
+            settings.scoring,
+            device,
         )?;
-        if config.model.is_gated() {
+        if settings.model.is_gated() {
             net = net.with_gates(seed)?;
         }
         on_event(FitEvent::Built {
@@ -295,73 +310,66 @@ pub fn fit(
         });
         Ok((net, decomposed))
     };
-    let seed = config.train.seed;
-    let (forward, decomposed) = build(system, Reading::LeftToRight, seed)?;
-    let (net, backward_decomposed): (Box<dyn Network>, _) = if config.model.is_bidirectional() {
-        let (reversed, too_large) =
-            compile_reversed(&rules.rules, system, &CompileConfig::default());
-        let (backward, decomposed) = build(&reversed, Reading::RightToLeft, seed.wrapping_add(1))?;
-        for name in &too_large {
-            on_event(FitEvent::ReversedTooLarge { pattern: name });
-        }
-        (Box::new(BiFaRnn { forward, backward }), Some(decomposed))
-    } else {
-        (Box::new(forward), None)
-    };
-    // Copies: the network's tensors share storage with the parameters training updates.
+    let seed = settings.seed;
+    let (forward, forward_decomposed) = direction(&rules.system, Reading::LeftToRight, seed)?;
+    if !settings.model.is_bidirectional() {
+        return Ok(Built {
+            net: Box::new(forward),
+            forward: forward_decomposed,
+            backward: None,
+        });
+    }
+    let (reversed, too_large) =
+        compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
+    let (backward, backward_decomposed) =
+        direction(&reversed, Reading::RightToLeft, seed.wrapping_add(1))?;
+    for name in &too_large {
+        on_event(FitEvent::ReversedTooLarge { pattern: name });
+    }
+    Ok(Built {
+        net: Box::new(BiFaRnn { forward, backward }),
+        forward: forward_decomposed,
+        backward: Some(backward_decomposed),
+    })
+}
+
+/// Copies of the untrained value of every tensor training will change (the network's
+/// tensors share storage with the parameters training updates).
+fn initial_values(net: &dyn Network) -> candle_core::Result<Vec<(String, Tensor)>> {
     let trained_names = net.parameter_names();
-    let initial: Vec<(String, Tensor)> = net
-        .named_tensors()
+    net.named_tensors()
         .into_iter()
         .filter(|(name, _)| trained_names.contains(name))
         .map(|(name, tensor)| Ok((name, tensor.copy()?)))
-        .collect::<candle_core::Result<_>>()?;
-    on_event(FitEvent::Data {
-        n_train: train_data.len(),
-        n_dev: dev_data.len(),
-    });
-    let report = train(
-        net.as_ref(),
-        &train_data,
-        &dev_data,
-        &config.train,
-        &device,
-        &mut |report| on_event(FitEvent::Epoch(report)),
-        cancelled,
-    )?;
+        .collect()
+}
 
+/// The manifest of a trained network.
+fn describe(
+    rules: &RulesFile,
+    settings: &TrainingSettings,
+    built: &Built,
+    embeddings: Option<EmbeddingsIdentity>,
+    vocabulary: Option<&Vocabulary>,
+    (n_train, n_dev): (usize, usize),
+    report: &TrainReport,
+) -> Manifest {
     let rules_path = rules.path.clone().unwrap_or_default();
-    let manifest = Manifest {
+    Manifest {
         format_version: checkpoint::FORMAT_VERSION,
-        model: config.model,
-        scoring: match config.scoring {
-            Scoring::Forward => ScoringName::Forward,
-            Scoring::Viterbi => ScoringName::Viterbi,
-        },
         rules: RulesIdentity {
             path: std::path::absolute(&rules_path).unwrap_or(rules_path),
             sha256: checkpoint::sha256_hex(rules.source.text.as_bytes()),
         },
-        labels: system.labels().to_vec(),
-        decomposition: record(&decomposed),
-        backward_decomposition: backward_decomposed.as_ref().map(record),
-        embeddings: words.as_ref().map(|(_, identity)| identity.clone()),
-        vocabulary: words
-            .as_ref()
-            .map(|(input, _)| input.vocabulary.words().to_vec())
-            .unwrap_or_default(),
-        hyperparameters: Hyperparameters {
-            epochs: config.train.epochs,
-            batch_size: config.train.batch_size,
-            learning_rate: config.train.learning_rate,
-            patience: config.train.patience,
-            logit_scale: config.train.logit_scale,
-            seed: config.train.seed,
-            fraction: config.fraction,
-        },
+        settings: settings.clone(),
+        labels: rules.system.labels().to_vec(),
+        decomposition: record(&built.forward),
+        backward_decomposition: built.backward.as_ref().map(record),
+        embeddings,
+        vocabulary: vocabulary.map(|v| v.words().to_vec()).unwrap_or_default(),
         metrics: Metrics {
-            train_examples: train_data.len(),
-            dev_examples: dev_data.len(),
+            train_examples: n_train,
+            dev_examples: n_dev,
             zero_shot_dev_accuracy: report.history.first().map_or(0.0, |e| e.dev_accuracy),
             dev_accuracy: report.best_dev_accuracy,
             best_epoch: report.best_epoch,
@@ -370,13 +378,7 @@ pub fn fit(
         },
         weights_sha256: String::new(),
         tensors: Default::default(),
-    };
-    Ok(Fitted {
-        manifest,
-        vocabulary: words.map(|(input, _)| input.vocabulary),
-        net,
-        initial,
-    })
+    }
 }
 
 fn record(decomposed: &Decomposition) -> DecompositionRecord {
@@ -440,10 +442,7 @@ fn assemble(
         Some(&manifest.rules.path),
         &CompileConfig::default(),
     );
-    let scoring = match manifest.scoring {
-        ScoringName::Forward => Scoring::Forward,
-        ScoringName::Viterbi => Scoring::Viterbi,
-    };
+    let scoring = manifest.settings.scoring;
     // The untrained network is the checkpoint with its `initial.*` tensors in place.
     let mut chosen = HashMap::new();
     for (name, tensor) in tensors {
@@ -457,8 +456,9 @@ fn assemble(
             }
         }
     }
-    let beta = manifest.embeddings.as_ref().map(|e| e.beta);
-    let built: candle_core::Result<Box<dyn Network>> = if manifest.model.is_bidirectional() {
+    let beta = manifest.embeddings.as_ref().map(|_| manifest.settings.beta);
+    let model = manifest.settings.model;
+    let built: candle_core::Result<Box<dyn Network>> = if model.is_bidirectional() {
         let (reversed, _) =
             compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
         BiFaRnn::from_tensors(&rules.system, &reversed, chosen, scoring, beta)
@@ -477,10 +477,10 @@ fn assemble(
         .directions()
         .iter()
         .all(|direction| direction.is_gated());
-    if gated != manifest.model.is_gated() {
+    if gated != model.is_gated() {
         return Err(foreign(format!(
-            "the manifest says {:?} but the weights are {}",
-            manifest.model,
+            "the manifest says {} but the weights are {}",
+            model.display_name(),
             if gated { "gated" } else { "not gated" }
         )));
     }

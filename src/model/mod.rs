@@ -18,27 +18,28 @@ mod network;
 mod recurrence;
 mod rng;
 mod scorer;
+mod settings;
 mod train;
 mod weighted;
 
 pub use batch::{Batch, Sentence};
 pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
-pub use build::{MAX_EXACT_RANK, RankChoice, decomposition, labeled, vocabulary};
+pub use build::{MAX_EXACT_RANK, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
-pub use embeddings::{EmbeddingsError, Vocabulary, WordVectors, read_glove};
-pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, Scoring, TokenVector, WordInput};
-pub use fit::{
-    DEFAULT_BETA_WITH_EMBEDDINGS, DeviceKind, FitConfig, FitError, FitEvent, Fitted, LoadedModel,
-    Reading, fit, load_model, load_model_for,
+pub use embeddings::{
+    BUNDLED_NAME, EmbeddingsError, VectorSource, Vocabulary, WordVectors, read_glove, read_vectors,
 };
+pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, TokenVector, WordInput};
+pub use fit::{FitError, FitEvent, Fitted, LoadedModel, Reading, fit, load_model, load_model_for};
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use network::Network;
 pub use rng::SplitMix64;
 pub use scorer::{ForeignSentence, Scorer, Scores, SpanScores};
+pub use settings::{
+    DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, ModelKind, Scoring, TrainingSettings,
+};
 pub use train::{
-    DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, DEFAULT_LOGIT_SCALE,
-    DEFAULT_PATIENCE, EpochReport, LabeledSentence, TrainConfig, TrainError, TrainReport, accuracy,
-    evenly_spaced, predict, train,
+    EpochReport, LabeledSentence, TrainError, TrainReport, accuracy, evenly_spaced, predict, train,
 };
 pub use weighted::{Transition, WeightedAutomaton};

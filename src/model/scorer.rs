@@ -14,10 +14,11 @@
 use super::aggregation::Aggregation;
 use super::batch::Sentence;
 use super::embeddings::Vocabulary;
-use super::fa_rnn::{FaRnn, STATE_BOUND, Scoring};
+use super::fa_rnn::{FaRnn, STATE_BOUND};
 use super::gates::GATE_SLOPE;
 use super::matmul::{PackedMatrix, View, matmul, padded, transposed};
 use super::network::Network;
+use super::settings::Scoring;
 use crate::automata::{Alphabet, RuleSystem};
 use crate::text::Tokens;
 use candle_core::{Result, Tensor};

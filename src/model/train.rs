@@ -2,7 +2,7 @@
 //! stopping on dev accuracy (Jiang et al. 2020, §4 and papers-brief §1.12).
 //!
 //! - The loss is the mean cross-entropy of the aggregation's logits times
-//!   [`TrainConfig::logit_scale`]: soft-logic logits live in [0, ~1], and without a scale the
+//!   [`TrainingSettings::logit_scale`]: soft-logic logits live in [0, ~1], and without a scale the
 //!   softmax could never become confident.
 //! - Each epoch shuffles the sentences with a seeded generator, cuts them into groups of 32
 //!   batches, sorts each group by length and shuffles the batches, so that batches pad
@@ -21,50 +21,10 @@
 use super::batch::{Batch, Sentence};
 use super::network::Network;
 use super::rng::SplitMix64;
+use super::settings::TrainingSettings;
 use candle_core::{Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use std::fmt;
-
-/// Default for [`TrainConfig::epochs`].
-pub const DEFAULT_EPOCHS: usize = 30;
-/// Default for [`TrainConfig::batch_size`].
-pub const DEFAULT_BATCH_SIZE: usize = 32;
-/// Default for [`TrainConfig::learning_rate`].
-pub const DEFAULT_LEARNING_RATE: f64 = 1e-3;
-/// Default for [`TrainConfig::patience`].
-pub const DEFAULT_PATIENCE: usize = 5;
-/// Default for [`TrainConfig::logit_scale`].
-pub const DEFAULT_LOGIT_SCALE: f64 = 10.0;
-
-/// Settings of [`train`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct TrainConfig {
-    /// Most passes over the training sentences. Default [`DEFAULT_EPOCHS`].
-    pub epochs: usize,
-    /// Sentences per update. Default [`DEFAULT_BATCH_SIZE`].
-    pub batch_size: usize,
-    /// Adam's step size. Default [`DEFAULT_LEARNING_RATE`].
-    pub learning_rate: f64,
-    /// Epochs without a better dev accuracy before stopping. Default [`DEFAULT_PATIENCE`].
-    pub patience: usize,
-    /// Factor on the logits inside the loss. Default [`DEFAULT_LOGIT_SCALE`].
-    pub logit_scale: f64,
-    /// Seed of the batch order.
-    pub seed: u64,
-}
-
-impl Default for TrainConfig {
-    fn default() -> TrainConfig {
-        TrainConfig {
-            epochs: DEFAULT_EPOCHS,
-            batch_size: DEFAULT_BATCH_SIZE,
-            learning_rate: DEFAULT_LEARNING_RATE,
-            patience: DEFAULT_PATIENCE,
-            logit_scale: DEFAULT_LOGIT_SCALE,
-            seed: 0,
-        }
-    }
-}
 
 /// A sentence with its gold label (an index into the rule system's labels).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,7 +158,7 @@ pub fn train(
     net: &dyn Network,
     train_data: &[LabeledSentence],
     dev_data: &[LabeledSentence],
-    config: &TrainConfig,
+    config: &TrainingSettings,
     device: &Device,
     on_epoch: &mut dyn FnMut(&EpochReport),
     cancelled: &dyn Fn() -> bool,

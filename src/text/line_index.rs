@@ -1,6 +1,7 @@
 //! Byte offset ↔ (line, column) conversion.
 //!
-//! Lines are separated by `\n`; a `\r` before it belongs to the line's text, as in LSP.
+//! Lines end with `\n`, `\r\n` or a lone `\r`, as LSP 3.17 counts them; a line's range
+//! leaves its terminator out.
 //! Columns are counted in bytes, in UTF-16 code units (LSP's default) or in chars (the CLI's
 //! rustc-style display). Building the index is O(n); each lookup is O(log lines) plus the
 //! length of the line for UTF-16 and char columns. Offsets past the end, or inside a
@@ -18,8 +19,10 @@ pub struct LineCol {
 /// The start offset of every line of one text.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
-    // Invariant: starts with 0, strictly increasing, each entry just after a `\n`.
+    // Invariant: starts with 0, strictly increasing, each entry just after a line terminator.
     line_starts: Vec<TextSize>,
+    // Invariant: one per line, where its text ends (before its terminator).
+    line_ends: Vec<TextSize>,
     len: TextSize,
 }
 
@@ -32,15 +35,29 @@ impl LineIndex {
     /// assert_eq!(index.line_col(3.into()), LineCol { line: 1, col: 0 });
     /// ```
     pub fn new(text: &str) -> LineIndex {
+        let bytes = text.as_bytes();
         let mut line_starts = vec![TextSize::from(0)];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|&(_, b)| b == b'\n')
-                .map(|(i, _)| TextSize::from(i as u32 + 1)),
-        );
+        let mut line_ends = Vec::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            let terminator = match bytes[i] {
+                b'\n' => 1,
+                b'\r' if bytes.get(i + 1) == Some(&b'\n') => 2,
+                b'\r' => 1,
+                _ => 0,
+            };
+            if terminator > 0 {
+                line_ends.push(TextSize::from(i as u32));
+                line_starts.push(TextSize::from((i + terminator) as u32));
+                i += terminator;
+            } else {
+                i += 1;
+            }
+        }
+        line_ends.push(TextSize::of(text));
         LineIndex {
             line_starts,
+            line_ends,
             len: TextSize::of(text),
         }
     }
@@ -60,13 +77,10 @@ impl LineIndex {
         }
     }
 
-    /// The range of `line` without its `\n`, or `None` past the last line.
+    /// The range of `line` without its terminator, or `None` past the last line.
     pub fn line_range(&self, line: u32) -> Option<TextRange> {
         let start = *self.line_starts.get(line as usize)?;
-        let end = match self.line_starts.get(line as usize + 1) {
-            Some(&next) => next - TextSize::from(1),
-            None => self.len,
-        };
+        let end = *self.line_ends.get(line as usize)?;
         Some(TextRange::new(start, end))
     }
 
@@ -151,5 +165,25 @@ mod tests {
             TextSize::from(10)
         );
         assert_eq!(index.to_chars(text, b), LineCol { line: 0, col: 2 });
+    }
+
+    #[test]
+    fn lines_end_with_lf_crlf_or_a_lone_cr() {
+        let text = "a\nb\r\nc\rd";
+        let index = LineIndex::new(text);
+        assert_eq!(index.n_lines(), 4);
+        let lines: Vec<&str> = (0..4)
+            .map(|line| &text[index.line_range(line).unwrap()])
+            .collect();
+        assert_eq!(lines, ["a", "b", "c", "d"]);
+        assert_eq!(
+            index.line_col(TextSize::from(7)),
+            LineCol { line: 3, col: 0 }
+        );
+        // A column past a CRLF line's end clamps before its `\r`.
+        assert_eq!(
+            index.offset(text, LineCol { line: 1, col: 5 }),
+            TextSize::from(3)
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! `textDocument/codeAction` and `codeAction/resolve`: the actions of `ide::code_actions`
-//! as versioned workspace edits that never land on newer text.
+//! as versioned workspace edits that never land on newer text, only of the kinds the client
+//! asks for (`context.only`).
 //!
 //! Every action carries in its `data` the rules document it edits and the version (or, for
 //! a rules file that is not open, the SHA-256 of its text) the edit was computed against.
@@ -8,10 +9,9 @@
 //! at once, as `documentChanges` with the version where they support it, so that the client
 //! itself refuses a stale one.
 
-use super::{corpus_snapshot, rules_snapshot};
 use crate::ide::{Action, ActionKind, examples_in, line_actions, rules_actions};
-use crate::lsp::convert::{Text, uri_of};
-use crate::lsp::server::Shared;
+use crate::lsp::convert::{Text, path_of, uri_of};
+use crate::lsp::state::Snapshot;
 use crate::model::checkpoint::sha256_hex;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -31,55 +31,95 @@ struct Payload {
     new_text: String,
 }
 
-pub fn code_actions(shared: &Shared, params: CodeActionParams) -> Option<CodeActionResponse> {
+/// The LSP kind of an action.
+fn kind_of(kind: ActionKind) -> CodeActionKind {
+    match kind {
+        ActionKind::QuickFix => CodeActionKind::QUICKFIX,
+        ActionKind::RefactorRewrite => CodeActionKind::REFACTOR_REWRITE,
+    }
+}
+
+/// Whether `kind` is one of `only` or below one (`refactor` takes `refactor.rewrite`).
+fn is_asked_for(kind: &CodeActionKind, only: Option<&[CodeActionKind]>) -> bool {
+    only.is_none_or(|only| {
+        only.iter().any(|asked| {
+            kind == asked
+                || kind
+                    .as_str()
+                    .strip_prefix(asked.as_str())
+                    .is_some_and(|rest| rest.starts_with('.'))
+        })
+    })
+}
+
+pub fn code_actions(
+    snapshot: &Snapshot,
+    params: CodeActionParams,
+) -> Result<Option<CodeActionResponse>> {
     let uri = params.text_document.uri;
-    let resolve = shared.lock().client.code_action_resolve;
+    let only = params.context.only.as_deref();
+    let asked_for = |action: &Action| is_asked_for(&kind_of(action.kind), only);
     let mut payloads: Vec<(Action, Payload)> = Vec::new();
-    if let Some(snapshot) = rules_snapshot(shared, &uri) {
-        let text = snapshot.text();
+    if let Some(view) = snapshot.rules(uri.as_str()) {
+        let text = view.text();
         let range = text.range(params.range);
-        for action in rules_actions(&snapshot.file, range, snapshot.model.as_deref()) {
+        for action in rules_actions(&view.file, range, view.project.model.as_deref()) {
+            if !asked_for(&action) {
+                continue;
+            }
             let payload = Payload {
                 uri: uri.clone(),
-                version: Some(snapshot.version),
+                version: Some(view.document.version),
                 sha256: None,
                 range: text.lsp_range(action.edit.range),
                 new_text: action.edit.new_text.clone(),
             };
             payloads.push((action, payload));
         }
-    } else {
-        let snapshot = corpus_snapshot(shared, &uri)?;
-        let project = snapshot.project.as_ref()?;
-        let range = snapshot.text().range(params.range);
-        // The rules document the edit goes to: open (with its version) or on disk.
-        let open_uri = shared
-            .lock()
-            .rules_uri(&project.key)
-            .and_then(|uri| uri.parse::<Uri>().ok());
-        let target_uri = match &open_uri {
-            Some(uri) => uri.clone(),
-            None => uri_of(&project.key)?,
+    } else if let Some(view) = snapshot.corpus(uri.as_str()) {
+        let Some((key, project)) = view.project else {
+            return Ok(None);
         };
-        let open = open_uri.and_then(|uri| rules_snapshot(shared, &uri));
-        let (target_text, target_index, version) = match open {
-            Some(rules) => (rules.text.clone(), rules.index.clone(), Some(rules.version)),
+        let range = view.text().range(params.range);
+        // The rules document the edit goes to: open (with its version) or on disk.
+        let open = snapshot
+            .rules_uri(key)
+            .and_then(|rules_uri| snapshot.rules(rules_uri));
+        let (target_uri, target_text, target_index, version) = match &open {
+            Some(rules) => (
+                rules.uri.parse::<Uri>().ok(),
+                rules.document.text.clone(),
+                rules.document.index.clone(),
+                Some(rules.document.version),
+            ),
             None => (
-                std::sync::Arc::new(project.rules.source.text.clone()),
-                std::sync::Arc::new(project.rules.line_index.clone()),
+                uri_of(key),
+                std::sync::Arc::new(project.current.source.text.clone()),
+                std::sync::Arc::new(project.current.line_index.clone()),
                 None,
             ),
+        };
+        let Some(target_uri) = target_uri else {
+            return Ok(None);
         };
         let target = Text {
             text: &target_text,
             index: &target_index,
             encoding: snapshot.encoding,
         };
-        let examples = examples_in(&snapshot.text, &snapshot.index, snapshot.format, range);
+        let document = view.document;
+        let examples = examples_in(&document.text, &document.index, view.format, range);
+        let analysis = project.saved.as_ref().map(|s| s.analysis.as_ref());
         for example in examples.iter().take(3) {
-            let analysis = project.saved.as_ref().map(|s| s.analysis.as_ref());
-            for action in line_actions(example, &project.rules, analysis, project.model.as_deref())
-            {
+            for action in line_actions(
+                example,
+                &project.current,
+                analysis,
+                project.model.as_deref(),
+            ) {
+                if !asked_for(&action) {
+                    continue;
+                }
                 let payload = Payload {
                     uri: target_uri.clone(),
                     version,
@@ -92,25 +132,25 @@ pub fn code_actions(shared: &Shared, params: CodeActionParams) -> Option<CodeAct
                 payloads.push((action, payload));
             }
         }
+    } else {
+        return Ok(None);
     }
-    let document_changes = shared.lock().client.document_changes;
+    let resolve = snapshot.client.code_action_resolve;
+    let document_changes = snapshot.client.document_changes;
     let actions = payloads
         .into_iter()
         .map(|(action, payload)| {
             let edit = (!resolve).then(|| workspace_edit(&payload, document_changes));
             CodeActionOrCommand::CodeAction(CodeAction {
                 title: action.title,
-                kind: Some(match action.kind {
-                    ActionKind::QuickFix => CodeActionKind::QUICKFIX,
-                    ActionKind::RefactorRewrite => CodeActionKind::REFACTOR_REWRITE,
-                }),
+                kind: Some(kind_of(action.kind)),
                 edit,
                 data: serde_json::to_value(&payload).ok(),
                 ..CodeAction::default()
             })
         })
         .collect();
-    Some(actions)
+    Ok(Some(actions))
 }
 
 fn workspace_edit(payload: &Payload, document_changes: bool) -> WorkspaceEdit {
@@ -143,19 +183,16 @@ fn refused(message: String) -> Error {
 }
 
 /// Fills in the edit of an action, if the document it edits is still as it was.
-pub fn resolve(shared: &Shared, mut action: CodeAction) -> Result<CodeAction> {
+pub fn resolve(snapshot: &Snapshot, mut action: CodeAction) -> Result<CodeAction> {
     let payload: Payload = action
         .data
         .clone()
         .and_then(|data| serde_json::from_value(data).ok())
         .ok_or_else(|| Error::invalid_params("not a rulelens code action (no `data`)"))?;
-    let (open_version, document_changes) = {
-        let state = shared.lock();
-        (
-            state.documents.get(payload.uri.as_str()).map(|d| d.version),
-            state.client.document_changes,
-        )
-    };
+    let open_version = snapshot
+        .documents
+        .get(payload.uri.as_str())
+        .map(|d| d.version);
     match (payload.version, open_version) {
         (Some(offered), Some(now)) if offered == now => {}
         (Some(offered), Some(now)) => {
@@ -177,8 +214,8 @@ pub fn resolve(shared: &Shared, mut action: CodeAction) -> Result<CodeAction> {
             )));
         }
         (None, None) => {
-            let path = crate::lsp::convert::path_of(&payload.uri)
-                .ok_or_else(|| Error::invalid_params("not a file URI"))?;
+            let path =
+                path_of(&payload.uri).ok_or_else(|| Error::invalid_params("not a file URI"))?;
             let now = std::fs::read(&path).map(|bytes| sha256_hex(&bytes)).ok();
             if now != payload.sha256 {
                 return Err(refused(format!(
@@ -188,6 +225,24 @@ pub fn resolve(shared: &Shared, mut action: CodeAction) -> Result<CodeAction> {
             }
         }
     }
-    action.edit = Some(workspace_edit(&payload, document_changes));
+    action.edit = Some(workspace_edit(&payload, snapshot.client.document_changes));
     Ok(action)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_kinds_asked_for_are_offered() {
+        let rewrite = CodeActionKind::REFACTOR_REWRITE;
+        assert!(is_asked_for(&rewrite, None));
+        assert!(is_asked_for(&rewrite, Some(&[CodeActionKind::REFACTOR])));
+        assert!(is_asked_for(&rewrite, Some(&[rewrite.clone()])));
+        assert!(!is_asked_for(&rewrite, Some(&[CodeActionKind::QUICKFIX])));
+        assert!(!is_asked_for(&rewrite, Some(&[])));
+        // A prefix counts only up to a dot: `refactor.re` is no parent of `refactor.rewrite`.
+        let partial = CodeActionKind::from("refactor.re");
+        assert!(!is_asked_for(&rewrite, Some(&[partial])));
+    }
 }

@@ -2,9 +2,9 @@
 //! inside regexes, ranked by frequency (`ide::completions`, with the train corpus' word
 //! table of the last save).
 
-use super::rules_snapshot;
 use crate::ide::{CompletionKind as IdeKind, WordFrequencies, completions};
-use crate::lsp::server::Shared;
+use crate::lsp::state::Snapshot;
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 fn kind(kind: IdeKind) -> CompletionItemKind {
@@ -17,19 +17,25 @@ fn kind(kind: IdeKind) -> CompletionItemKind {
     }
 }
 
-pub fn complete(shared: &Shared, params: CompletionParams) -> Option<CompletionResponse> {
-    let snapshot = rules_snapshot(shared, &params.text_document_position.text_document.uri)?;
-    let text = snapshot.text();
+pub fn complete(
+    snapshot: &Snapshot,
+    params: CompletionParams,
+) -> Result<Option<CompletionResponse>> {
+    let uri = params.text_document_position.text_document.uri;
+    let Some(view) = snapshot.rules(uri.as_str()) else {
+        return Ok(None);
+    };
+    let text = view.text();
     let offset = text.offset(params.text_document_position.position);
     let empty;
-    let words = match &snapshot.saved {
+    let words = match &view.project.saved {
         Some(saved) => saved.words.as_ref(),
         None => {
             empty = WordFrequencies::from_texts([]);
             &empty
         }
     };
-    let items = completions(&snapshot.file, offset, words)
+    let items = completions(&view.file, offset, words)
         .into_iter()
         .map(|completion| CompletionItem {
             label: completion.label,
@@ -43,9 +49,9 @@ pub fn complete(shared: &Shared, params: CompletionParams) -> Option<CompletionR
             ..CompletionItem::default()
         })
         .collect();
-    Some(CompletionResponse::List(CompletionList {
+    Ok(Some(CompletionResponse::List(CompletionList {
         // Word lists are cut at the top 50: ask again as the prefix grows.
         is_incomplete: true,
         items,
-    }))
+    })))
 }

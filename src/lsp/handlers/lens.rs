@@ -2,19 +2,23 @@
 //! `textDocument/inlayHint` (the predicted labels at the end of corpus lines), from
 //! `ide::pattern_lenses` and `ide::line_hints`.
 
-use super::{corpus_snapshot, rules_snapshot};
 use crate::ide::{line_hints, pattern_lenses};
-use crate::lsp::server::Shared;
+use crate::lsp::state::Snapshot;
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
     CodeLens, CodeLensParams, Command, InlayHint, InlayHintLabel, InlayHintParams, InlayHintTooltip,
 };
 
-pub fn code_lens(shared: &Shared, params: CodeLensParams) -> Option<Vec<CodeLens>> {
-    let snapshot = rules_snapshot(shared, &params.text_document.uri)?;
-    let saved = snapshot.saved.as_ref()?;
-    let text = snapshot.text();
-    Some(
-        pattern_lenses(&snapshot.file, &saved.analysis)
+pub fn code_lens(snapshot: &Snapshot, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+    let Some(view) = snapshot.rules(params.text_document.uri.as_str()) else {
+        return Ok(None);
+    };
+    let Some(saved) = &view.project.saved else {
+        return Ok(None);
+    };
+    let text = view.text();
+    Ok(Some(
+        pattern_lenses(&view.file, &saved.analysis)
             .into_iter()
             .map(|lens| CodeLens {
                 range: text.lsp_range(lens.range),
@@ -27,23 +31,27 @@ pub fn code_lens(shared: &Shared, params: CodeLensParams) -> Option<Vec<CodeLens
                 data: None,
             })
             .collect(),
-    )
+    ))
 }
 
-pub fn inlay_hints(shared: &Shared, params: InlayHintParams) -> Option<Vec<InlayHint>> {
-    let snapshot = corpus_snapshot(shared, &params.text_document.uri)?;
-    let project = snapshot.project.as_ref()?;
-    let text = snapshot.text();
+pub fn inlay_hints(snapshot: &Snapshot, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+    let Some(view) = snapshot.corpus(params.text_document.uri.as_str()) else {
+        return Ok(None);
+    };
+    let Some((_, project)) = view.project else {
+        return Ok(None);
+    };
+    let text = view.text();
     let range = text.range(params.range);
     let hints = line_hints(
-        &snapshot.text,
-        &snapshot.index,
-        snapshot.format,
+        &view.document.text,
+        &view.document.index,
+        view.format,
         range,
-        &project.rules,
+        &project.current,
         project.model.as_deref(),
     );
-    Some(
+    Ok(Some(
         hints
             .into_iter()
             .map(|hint| InlayHint {
@@ -57,5 +65,5 @@ pub fn inlay_hints(shared: &Shared, params: InlayHintParams) -> Option<Vec<Inlay
                 data: None,
             })
             .collect(),
-    )
+    ))
 }

@@ -2,10 +2,10 @@
 //! default (`ide::document_symbols`), nested for clients that support it and flat for the
 //! others.
 
-use super::rules_snapshot;
 use crate::ide::{Symbol, SymbolKind as IdeKind, document_symbols};
 use crate::lsp::convert::Text;
-use crate::lsp::server::Shared;
+use crate::lsp::state::Snapshot;
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::*;
 
 fn kind(kind: IdeKind) -> SymbolKind {
@@ -55,15 +55,16 @@ fn flat(
 }
 
 pub fn document_symbol(
-    shared: &Shared,
+    snapshot: &Snapshot,
     params: DocumentSymbolParams,
-) -> Option<DocumentSymbolResponse> {
+) -> Result<Option<DocumentSymbolResponse>> {
     let uri = params.text_document.uri;
-    let hierarchical = shared.lock().client.hierarchical_symbols;
-    let snapshot = rules_snapshot(shared, &uri)?;
-    let text = snapshot.text();
-    let symbols = document_symbols(&snapshot.file);
-    Some(if hierarchical {
+    let Some(view) = snapshot.rules(uri.as_str()) else {
+        return Ok(None);
+    };
+    let text = view.text();
+    let symbols = document_symbols(&view.file);
+    Ok(Some(if snapshot.client.hierarchical_symbols {
         DocumentSymbolResponse::Nested(symbols.iter().map(|s| nested(s, &text)).collect())
     } else {
         let mut out = Vec::new();
@@ -71,5 +72,5 @@ pub fn document_symbol(
             flat(symbol, None, &uri, &text, &mut out);
         }
         DocumentSymbolResponse::Flat(out)
-    })
+    }))
 }

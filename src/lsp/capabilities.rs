@@ -1,0 +1,122 @@
+//! What the client can do (read once from `initialize`) and what the server offers.
+
+use super::convert::Encoding;
+use tower_lsp_server::ls_types::*;
+
+/// What the client said it can do, in `initialize`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClientFlags {
+    pub work_done_progress: bool,
+    pub configuration_pull: bool,
+    pub code_action_resolve: bool,
+    pub document_changes: bool,
+    pub markdown_hover: bool,
+    pub hierarchical_symbols: bool,
+    pub inlay_hint_refresh: bool,
+    pub code_lens_refresh: bool,
+}
+
+impl ClientFlags {
+    pub fn of(capabilities: &ClientCapabilities) -> ClientFlags {
+        let text_document = capabilities.text_document.as_ref();
+        let workspace = capabilities.workspace.as_ref();
+        ClientFlags {
+            work_done_progress: capabilities
+                .window
+                .as_ref()
+                .and_then(|w| w.work_done_progress)
+                .unwrap_or(false),
+            configuration_pull: workspace.and_then(|w| w.configuration).unwrap_or(false),
+            code_action_resolve: text_document
+                .and_then(|t| t.code_action.as_ref())
+                .and_then(|c| c.resolve_support.as_ref())
+                .is_some_and(|r| r.properties.iter().any(|p| p == "edit")),
+            document_changes: workspace
+                .and_then(|w| w.workspace_edit.as_ref())
+                .and_then(|e| e.document_changes)
+                .unwrap_or(false),
+            markdown_hover: text_document
+                .and_then(|t| t.hover.as_ref())
+                .and_then(|h| h.content_format.as_ref())
+                .is_none_or(|formats| formats.contains(&MarkupKind::Markdown)),
+            hierarchical_symbols: text_document
+                .and_then(|t| t.document_symbol.as_ref())
+                .and_then(|s| s.hierarchical_document_symbol_support)
+                .unwrap_or(false),
+            inlay_hint_refresh: workspace
+                .and_then(|w| w.inlay_hint.as_ref())
+                .and_then(|i| i.refresh_support)
+                .unwrap_or(false),
+            code_lens_refresh: workspace
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
+        }
+    }
+}
+
+/// The semantic token types, in legend order (comments come last).
+pub const TOKEN_TYPES: [SemanticTokenType; 8] = [
+    SemanticTokenType::KEYWORD,
+    SemanticTokenType::TYPE,
+    SemanticTokenType::FUNCTION,
+    SemanticTokenType::NAMESPACE,
+    SemanticTokenType::STRING,
+    SemanticTokenType::REGEXP,
+    SemanticTokenType::OPERATOR,
+    SemanticTokenType::COMMENT,
+];
+
+/// The semantic token modifiers, in legend order.
+pub const TOKEN_MODIFIERS: [SemanticTokenModifier; 1] = [SemanticTokenModifier::DEFINITION];
+
+/// The code action kinds the server offers.
+pub const CODE_ACTION_KINDS: [CodeActionKind; 2] =
+    [CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR_REWRITE];
+
+/// What the server offers, given the negotiated position encoding.
+pub fn server_capabilities(encoding: Encoding) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(encoding.kind()),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                    include_text: Some(false),
+                })),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(CODE_ACTION_KINDS.to_vec()),
+            resolve_provider: Some(true),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        })),
+        code_lens_provider: Some(CodeLensOptions {
+            resolve_provider: Some(false),
+        }),
+        inlay_hint_provider: Some(OneOf::Left(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Right(RenameOptions {
+            prepare_provider: Some(true),
+            work_done_progress_options: WorkDoneProgressOptions::default(),
+        })),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        semantic_tokens_provider: Some(SemanticTokensServerCapabilities::SemanticTokensOptions(
+            SemanticTokensOptions {
+                legend: SemanticTokensLegend {
+                    token_types: TOKEN_TYPES.to_vec(),
+                    token_modifiers: TOKEN_MODIFIERS.to_vec(),
+                },
+                full: Some(SemanticTokensFullOptions::Bool(true)),
+                range: None,
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            },
+        )),
+        completion_provider: Some(CompletionOptions::default()),
+        ..ServerCapabilities::default()
+    }
+}

@@ -1,0 +1,266 @@
+//! Training settings, declared once: [`TrainingSettings`] and the kinds it names
+//! ([`ModelKind`], [`Scoring`], [`DeviceKind`]). The command line takes them as flags (clap is
+//! derived from these types), the language server reads them from its clients' settings
+//! (serde, camelCase), and checkpoints record them in their manifest; each default is the
+//! value of [`TrainingSettings::DEFAULT`], the best setting measured on the SMS and TREC dev
+//! sets (`docs/results.md`).
+
+use candle_core::Device;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// The network architecture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelKind {
+    /// FA-RNN (Jiang et al. 2020): the rules' automata as a recurrent network.
+    FaRnn,
+    /// FA-RNN inside update and reset gates that start open, so it starts as the FA-RNN.
+    FaGru,
+    /// An FA-RNN reading left to right and one reading right to left with the reversed
+    /// rules, their logits averaged.
+    #[serde(rename = "bifa-rnn")]
+    #[value(name = "bifa-rnn")]
+    BiFaRnn,
+    /// The same with FA-GRUs.
+    #[serde(rename = "bifa-gru")]
+    #[value(name = "bifa-gru")]
+    BiFaGru,
+}
+
+impl ModelKind {
+    /// Whether the network has FA-GRU's gates.
+    pub fn is_gated(self) -> bool {
+        matches!(self, ModelKind::FaGru | ModelKind::BiFaGru)
+    }
+
+    /// The architecture's name as the papers write it (`FA-RNN`, `BiFA-GRU`, …).
+    pub fn display_name(self) -> &'static str {
+        match self {
+            ModelKind::FaRnn => "FA-RNN",
+            ModelKind::FaGru => "FA-GRU",
+            ModelKind::BiFaRnn => "BiFA-RNN",
+            ModelKind::BiFaGru => "BiFA-GRU",
+        }
+    }
+
+    /// Whether a second network reads the sentence right to left.
+    pub fn is_bidirectional(self) -> bool {
+        matches!(self, ModelKind::BiFaRnn | ModelKind::BiFaGru)
+    }
+}
+
+/// How the network combines the weights of the paths through its automaton.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scoring {
+    /// Sum over paths (the forward algorithm).
+    Forward,
+    /// Best path (max-product).
+    Viterbi,
+}
+
+/// Where a network is trained and run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceKind {
+    Cpu,
+    /// The first CUDA GPU (needs a build with the `cuda` feature).
+    Cuda,
+}
+
+impl DeviceKind {
+    /// The device, or why it cannot be had.
+    pub fn open(self) -> Result<Device, String> {
+        match self {
+            DeviceKind::Cpu => Ok(Device::Cpu),
+            #[cfg(feature = "cuda")]
+            DeviceKind::Cuda => {
+                Device::new_cuda(0).map_err(|error| format!("cannot use CUDA: {error}"))
+            }
+            #[cfg(not(feature = "cuda"))]
+            DeviceKind::Cuda => Err(
+                "this rulelens was built without CUDA; rebuild with `cargo build --release --features cuda`"
+                    .to_string(),
+            ),
+        }
+    }
+}
+
+/// What to train and how: `rulelens train`'s flags, the language server's `training.*`
+/// settings and a checkpoint manifest's `settings`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TrainingSettings {
+    /// The network architecture.
+    #[arg(long, value_enum, default_value_t = TrainingSettings::DEFAULT.model)]
+    pub model: ModelKind,
+    /// How path weights combine.
+    #[arg(long, value_enum, default_value_t = TrainingSettings::DEFAULT.scoring)]
+    pub scoring: Scoring,
+    /// Word vectors in the GloVe text format; default: the bundled GloVe 6B 50d vectors of
+    /// the 50,000 most frequent words (models/README.md).
+    #[arg(long, value_name = "FILE")]
+    pub embeddings: Option<PathBuf>,
+    /// Weight of the rules' symbol embedding against the word vectors, in [0, 1]: a token
+    /// enters the network as β·E_R[symbol] + (1−β)·E_w[word]·G.
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.beta)]
+    pub beta: f64,
+    /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
+    /// 1024, else ALS at 1024.
+    #[arg(long, value_name = "R")]
+    pub rank: Option<usize>,
+    /// Share of the training corpus used (evenly spaced examples), in (0, 1].
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.fraction)]
+    pub fraction: f64,
+    /// The most passes over the training corpus.
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.epochs)]
+    pub epochs: usize,
+    /// Sentences per update.
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.batch_size)]
+    pub batch_size: usize,
+    /// Adam's step size.
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.learning_rate)]
+    pub learning_rate: f64,
+    /// Epochs without a better dev accuracy before training stops (the best epoch is kept).
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.patience)]
+    pub patience: usize,
+    /// Factor on the logits inside the loss and the probabilities.
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.logit_scale)]
+    pub logit_scale: f64,
+    /// Seed of the batch order (and of FA-GRU's gates and ALS); runs are reproducible.
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.seed)]
+    pub seed: u64,
+    /// Where tensors live.
+    #[arg(long, value_enum, default_value_t = TrainingSettings::DEFAULT.device)]
+    pub device: DeviceKind,
+}
+
+/// The most epochs, batch size and rank a setting may ask for: beyond them a typo, not a
+/// wish, and a rank's factors are allocated before training starts.
+pub const MAX_EPOCHS: usize = 10_000;
+/// See [`MAX_EPOCHS`].
+pub const MAX_BATCH_SIZE: usize = 65_536;
+/// See [`MAX_EPOCHS`].
+pub const MAX_RANK: usize = 4_096;
+
+impl TrainingSettings {
+    /// Every default.
+    pub const DEFAULT: TrainingSettings = TrainingSettings {
+        model: ModelKind::FaRnn,
+        scoring: Scoring::Forward,
+        embeddings: None,
+        beta: 0.7,
+        rank: None,
+        fraction: 1.0,
+        epochs: 30,
+        batch_size: 32,
+        learning_rate: 3e-4,
+        patience: 5,
+        logit_scale: 10.0,
+        seed: 0,
+        device: DeviceKind::Cpu,
+    };
+
+    /// Why these settings cannot train, naming the setting (as `rulelens train`'s flag and the
+    /// server's camelCase key both read it), or `Ok`.
+    pub fn check(&self) -> Result<(), String> {
+        let range = |name: &str, value: f64, low: f64, high: f64, open_low: bool| {
+            let inside = if open_low {
+                value > low && value <= high
+            } else {
+                value >= low && value <= high
+            };
+            if inside {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{name} must be in {}{low}, {high}], not {value}",
+                    if open_low { "(" } else { "[" }
+                ))
+            }
+        };
+        range("beta", self.beta, 0.0, 1.0, false)?;
+        range("fraction", self.fraction, 0.0, 1.0, true)?;
+        range("learning rate", self.learning_rate, 0.0, 1.0, true)?;
+        range("logit scale", self.logit_scale, 0.0, 1e6, true)?;
+        let count = |name: &str, value: usize, low: usize, high: usize| {
+            if (low..=high).contains(&value) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{name} must be between {low} and {high}, not {value}"
+                ))
+            }
+        };
+        count("epochs", self.epochs, 0, MAX_EPOCHS)?;
+        count("batch size", self.batch_size, 1, MAX_BATCH_SIZE)?;
+        count("patience", self.patience, 0, MAX_EPOCHS)?;
+        if let Some(rank) = self.rank {
+            count("rank", rank, 1, MAX_RANK)?;
+        }
+        Ok(())
+    }
+}
+
+impl Default for TrainingSettings {
+    fn default() -> TrainingSettings {
+        TrainingSettings::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_pass_their_own_check_and_bad_values_are_named() {
+        assert_eq!(TrainingSettings::DEFAULT.check(), Ok(()));
+        let with = |change: fn(&mut TrainingSettings)| {
+            let mut settings = TrainingSettings::default();
+            change(&mut settings);
+            settings.check().unwrap_err()
+        };
+        assert_eq!(
+            with(|s| s.beta = f64::NAN),
+            "beta must be in [0, 1], not NaN"
+        );
+        assert_eq!(
+            with(|s| s.batch_size = 0),
+            "batch size must be between 1 and 65536, not 0"
+        );
+        assert_eq!(
+            with(|s| s.logit_scale = f64::INFINITY),
+            "logit scale must be in (0, 1000000], not inf"
+        );
+        assert_eq!(
+            with(|s| s.rank = Some(100_000)),
+            "rank must be between 1 and 4096, not 100000"
+        );
+        assert_eq!(
+            with(|s| s.fraction = 0.0),
+            "fraction must be in (0, 1], not 0"
+        );
+    }
+
+    #[test]
+    fn settings_read_camel_case_and_default_what_is_left_out() {
+        let settings: TrainingSettings = serde_json::from_value(serde_json::json!({
+            "model": "bifa-gru", "learningRate": 0.01, "device": "cuda"
+        }))
+        .unwrap();
+        assert_eq!(
+            settings,
+            TrainingSettings {
+                model: ModelKind::BiFaGru,
+                learning_rate: 0.01,
+                device: DeviceKind::Cuda,
+                ..TrainingSettings::DEFAULT
+            }
+        );
+        let written = serde_json::to_value(TrainingSettings::DEFAULT).unwrap();
+        assert_eq!(written["batchSize"], 32);
+        assert_eq!(written["scoring"], "forward");
+        assert_eq!(written["embeddings"], serde_json::Value::Null);
+    }
+}

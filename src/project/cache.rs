@@ -1,0 +1,77 @@
+//! The checkpoint cache: where the server keeps the networks it trains, under a key that
+//! changes whenever anything the network depends on changes, so that reopening a workspace
+//! or saving a text back to an earlier version loads instead of training.
+
+use crate::model::TrainingSettings;
+use crate::model::checkpoint::sha256_hex;
+use std::path::{Path, PathBuf};
+
+/// The user's cache folder for checkpoints: `$XDG_CACHE_HOME/rulelens/models`, else
+/// `~/.cache/rulelens/models`, else the system's temporary folder's `rulelens/models`.
+pub fn default_cache_root() -> PathBuf {
+    let non_empty = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    let base = non_empty("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|path| path.is_absolute())
+        .or_else(|| non_empty("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("rulelens").join("models")
+}
+
+/// The key of the network for these inputs: a SHA-256 over the rules text, the training
+/// settings as JSON (every field, by name), this rulelens's version, and the texts of the
+/// train and dev corpora.
+pub fn cache_key(rules_text: &str, settings: &TrainingSettings, train: &str, dev: &str) -> String {
+    // Serializing plain numbers, strings and enums cannot fail.
+    let settings = serde_json::to_string(settings).unwrap_or_default();
+    let version = env!("CARGO_PKG_VERSION");
+    let parts = [
+        rules_text.as_bytes(),
+        settings.as_bytes(),
+        version.as_bytes(),
+        train.as_bytes(),
+        dev.as_bytes(),
+    ];
+    let mut bytes = Vec::new();
+    for part in parts {
+        // Length-prefixed, so that no two different inputs give the same bytes.
+        bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(part);
+    }
+    sha256_hex(&bytes)
+}
+
+/// The checkpoint folder of the rules file `rules_path` under `key`, in `root`:
+/// `<stem>-<first 16 hex digits of the key>`.
+pub fn checkpoint_dir(root: &Path, rules_path: &Path, key: &str) -> PathBuf {
+    let stem = rules_path
+        .file_stem()
+        .map_or_else(|| "rules".into(), |s| s.to_string_lossy().into_owned());
+    root.join(format!("{stem}-{}", &key[..key.len().min(16)]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_key_changes_with_every_input_and_every_setting() {
+        let settings = TrainingSettings::default();
+        let base = cache_key("rules", &settings, "train", "dev");
+        assert_eq!(base, cache_key("rules", &settings, "train", "dev"));
+        assert_ne!(base, cache_key("rules!", &settings, "train", "dev"));
+        assert_ne!(base, cache_key("rules", &settings, "train", "dev!"));
+        // The boundary between two parts matters.
+        assert_ne!(base, cache_key("rulest", &settings, "rain", "dev"));
+        let changed = TrainingSettings {
+            learning_rate: settings.learning_rate * 2.0,
+            ..settings.clone()
+        };
+        assert_ne!(base, cache_key("rules", &changed, "train", "dev"));
+        let dir = checkpoint_dir(Path::new("/cache"), Path::new("/w/sms.rules"), &base);
+        assert_eq!(
+            dir,
+            Path::new("/cache").join(format!("sms-{}", &base[..16]))
+        );
+    }
+}

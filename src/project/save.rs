@@ -1,0 +1,208 @@
+//! One save of a rules file, in steps the server schedules: [`analyze_save`] runs the rules
+//! on every bound corpus; [`network_plan`] says which network that save calls for (its
+//! cache key and checkpoint folder), or why none; [`load_network`] and [`train_network`]
+//! get it from the cache or by training, and prepare it for the editor.
+
+use super::bindings::{CorpusOrigin, OpenCorpus, bindings, read_corpus};
+use super::cache::{cache_key, checkpoint_dir};
+use crate::explain::ReconstructConfig;
+use crate::ide::{
+    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, WordFrequencies, analyze,
+    corpus_findings,
+};
+use crate::model::{DeviceKind, FitEvent, TrainingSettings, fit, load_model_for};
+use crate::rules_file::RulesFile;
+use crate::text::SourceText;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// How one bound corpus was read for a save.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CorpusReport {
+    pub name: String,
+    pub path: PathBuf,
+    /// Where the text came from and how many examples it has, or why it could not be read.
+    pub read: Result<(CorpusOrigin, usize), String>,
+}
+
+/// The analysis of one save, with what it found.
+#[derive(Debug, Clone)]
+pub struct SavedAnalysis {
+    pub analysis: Arc<RulesAnalysis>,
+    /// W0501–W0503.
+    pub corpus_findings: Vec<Finding>,
+    /// The train corpus' words, for completion inside regexes.
+    pub words: Arc<WordFrequencies>,
+    pub corpora: Vec<CorpusReport>,
+}
+
+/// Analyzes the rules text `text` of the rules at `key` (a file when `on_disk`) and runs it
+/// on every corpus it binds (with `extra`, the server's bindings for it), reading each from
+/// `open` or disk; `cancelled` is polled every 1,024 corpus lines.
+pub fn analyze_save(
+    key: &Path,
+    on_disk: bool,
+    text: &str,
+    extra: Option<&BTreeMap<String, PathBuf>>,
+    open: &[OpenCorpus],
+    findings: &FindingsConfig,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<SavedAnalysis, Cancelled> {
+    let rules = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        on_disk.then_some(key),
+        &Default::default(),
+    );
+    let mut reports = Vec::new();
+    let mut corpora = Vec::new();
+    for binding in bindings(&rules, key, on_disk, extra) {
+        let read = read_corpus(&binding.path, open);
+        reports.push(CorpusReport {
+            name: binding.name.clone(),
+            path: binding.path,
+            read: match &read {
+                Ok((file, origin)) => Ok((*origin, file.examples.len())),
+                Err(error) => Err(error.to_string()),
+            },
+        });
+        if let Ok((file, _)) = read {
+            corpora.push((binding.name, file));
+        }
+    }
+    let analysis = analyze(Arc::new(rules), corpora, cancelled)?;
+    let words = match analysis.corpus("train") {
+        Some(train) => {
+            WordFrequencies::from_texts(train.file.examples.iter().map(|e| e.text.as_str()))
+                .with_corpus_name("train")
+        }
+        None => WordFrequencies::from_texts([]),
+    };
+    Ok(SavedAnalysis {
+        corpus_findings: corpus_findings(&analysis, findings),
+        analysis: Arc::new(analysis),
+        words: Arc::new(words),
+        corpora: reports,
+    })
+}
+
+/// Why a save calls for no network.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoNetwork {
+    RulesHaveErrors,
+    /// These of `train` and `dev` are not bound (or could not be read).
+    MissingCorpora(Vec<&'static str>),
+}
+
+/// The network a save calls for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkPlan {
+    /// [`cache_key`] of the rules text, the settings and both corpora.
+    pub cache_key: String,
+    /// Where its checkpoint is cached.
+    pub dir: PathBuf,
+    /// What a network prepared for the editor depends on: the cache key and the
+    /// reconstruction settings. Equal keys mean the same [`TrainedModel`].
+    pub memory_key: String,
+}
+
+/// The network the save of `analysis` (from the rules at `rules_path`, whose text is
+/// `rules_text`) calls for under `settings`, cached in `cache_root`.
+pub fn network_plan(
+    analysis: &RulesAnalysis,
+    rules_text: &str,
+    settings: &TrainingSettings,
+    reconstruct: &ReconstructConfig,
+    cache_root: &Path,
+    rules_path: &Path,
+) -> Result<NetworkPlan, NoNetwork> {
+    if analysis.rules.has_errors() {
+        return Err(NoNetwork::RulesHaveErrors);
+    }
+    let (train, dev) = (analysis.corpus("train"), analysis.corpus("dev"));
+    let (Some(train), Some(dev)) = (train, dev) else {
+        let missing = [("train", train.is_none()), ("dev", dev.is_none())]
+            .into_iter()
+            .filter_map(|(name, missing)| missing.then_some(name))
+            .collect();
+        return Err(NoNetwork::MissingCorpora(missing));
+    };
+    let key = cache_key(
+        rules_text,
+        settings,
+        &train.file.source.text,
+        &dev.file.source.text,
+    );
+    Ok(NetworkPlan {
+        dir: checkpoint_dir(cache_root, rules_path, &key),
+        memory_key: format!("{key} {} {}", reconstruct.threshold, reconstruct.max_listed),
+        cache_key: key,
+    })
+}
+
+/// Loads the checkpoint in `dir`, which must have been trained from exactly `rules_text`,
+/// and prepares it for the editor.
+pub fn load_network(
+    dir: &Path,
+    rules_text: &str,
+    analysis: &RulesAnalysis,
+    reconstruct: &ReconstructConfig,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainedModel, String> {
+    let device = DeviceKind::Cpu.open()?;
+    let loaded = load_model_for(dir, rules_text.as_bytes(), false, &device)
+        .map_err(|error| error.to_string())?;
+    TrainedModel::new(
+        loaded.manifest,
+        loaded.net.as_ref(),
+        loaded.vocabulary.as_ref(),
+        analysis,
+        reconstruct,
+        cancelled,
+    )
+    .map_err(|error| error.to_string())
+}
+
+/// A network trained for a save.
+#[derive(Debug)]
+pub struct TrainedNetwork {
+    pub model: TrainedModel,
+    /// Whether its checkpoint was written into the cache, or why not (the network is good
+    /// either way).
+    pub cached: Result<(), String>,
+}
+
+/// Trains the network of `analysis` (which binds `train` and `dev`), writes its checkpoint
+/// into `dir`, and prepares it for the editor.
+pub fn train_network(
+    dir: &Path,
+    analysis: &RulesAnalysis,
+    settings: &TrainingSettings,
+    reconstruct: &ReconstructConfig,
+    on_event: &mut dyn FnMut(FitEvent),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainedNetwork, String> {
+    let (Some(train), Some(dev)) = (analysis.corpus("train"), analysis.corpus("dev")) else {
+        return Err("training needs a train and a dev corpus".to_string());
+    };
+    let mut fitted = fit(
+        &analysis.rules,
+        &train.file.examples,
+        &dev.file.examples,
+        settings,
+        on_event,
+        cancelled,
+    )
+    .map_err(|error| error.to_string())?;
+    let cached = fitted.save(dir).map_err(|error| error.to_string());
+    let model = TrainedModel::new(
+        fitted.manifest,
+        fitted.net.as_ref(),
+        fitted.vocabulary.as_ref(),
+        analysis,
+        reconstruct,
+        cancelled,
+    )
+    .map_err(|error| error.to_string())?;
+    Ok(TrainedNetwork { model, cached })
+}
