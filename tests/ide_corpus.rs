@@ -158,7 +158,7 @@ fn find(text: &str, needle: &str) -> TextRange {
 }
 
 fn key(file: &RulesFile, pattern: usize) -> PatternKey {
-    PatternKey::of(&file.rules, &file.rules.patterns[pattern])
+    PatternKey::of(&file.rules, rulelens::syntax::PatternId(pattern as u32))
 }
 
 fn assert_close(actual: f64, expected: f64, what: &str) {
@@ -370,6 +370,25 @@ fn findings_follow_their_thresholds_and_need_a_train_corpus() {
     assert!(corpus_findings(&no_train, &FindingsConfig::default()).is_empty());
     let empty = analysis_of(RULES, &[("train", "")]);
     assert!(corpus_findings(&empty, &FindingsConfig::default()).is_empty());
+}
+
+#[test]
+fn identical_never_matching_rules_each_get_their_own_finding() {
+    // Three identical rules on lines 4, 6 and 7 of the file, none of which matches.
+    let text = "default ham\nspam: $* free $*\n\nspam: $* okapi $*\n\nspam: $* okapi $*\nspam: $* okapi $*\n";
+    let analysis = analysis_of(text, &[("train", "spam\tfree now\nham\thello\n")]);
+    let placed = place(
+        &corpus_findings(&analysis, &FindingsConfig::default()),
+        &analysis.rules,
+    );
+    let lines: Vec<(&str, u32)> = placed
+        .iter()
+        .map(|d| {
+            let line = analysis.rules.line_index.line_col(d.range.start()).line + 1;
+            (d.code.as_str(), line)
+        })
+        .collect();
+    assert_eq!(lines, [("W0501", 4), ("W0501", 6), ("W0501", 7)]);
 }
 
 #[test]

@@ -13,49 +13,65 @@
 use crate::automata::{Classification, Evaluation, Evaluator, Scratch};
 use crate::corpus::CorpusFile;
 use crate::rules_file::RulesFile;
-use crate::syntax::{LabelId, PatternDef, PatternId, RuleSet, print_regex};
+use crate::syntax::{LabelId, PatternId, RuleSet, print_regex};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A pattern's identity across edits of its file: `name = regex` for a named pattern,
 /// `label: regex` for an anonymous rule (the regex as printed, so spacing and comments do
-/// not count). A pattern whose regex was edited is a different pattern: the figures, findings
-/// and reconstruction of the old one do not apply to it.
+/// not count), numbered `#2`, `#3`, … for the second and later of identical rules, so that
+/// each keeps its own figures and findings. A pattern whose regex was edited is a different
+/// pattern: the figures, findings and reconstruction of the old one do not apply to it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PatternKey(String);
 
 impl PatternKey {
-    /// The key of a pattern of `rules`.
-    pub fn of(rules: &RuleSet, def: &PatternDef) -> PatternKey {
-        if !def.anonymous {
-            return PatternKey(format!("{} = {}", def.name, print_regex(&def.regex)));
-        }
-        let label = def
-            .labels
-            .first()
-            .and_then(|label| rules.labels.get(label.index()))
-            .map_or("", |label| label.name.as_str());
-        PatternKey(format!("{label}: {}", print_regex(&def.regex)))
+    /// The key of every pattern of `rules`, in order (linear in the rules' size).
+    pub fn all(rules: &RuleSet) -> Vec<PatternKey> {
+        let mut seen: HashMap<String, usize> = HashMap::with_capacity(rules.patterns.len());
+        rules
+            .patterns
+            .iter()
+            .map(|def| {
+                let base = if def.anonymous {
+                    let label = def
+                        .labels
+                        .first()
+                        .and_then(|label| rules.labels.get(label.index()))
+                        .map_or("", |label| label.name.as_str());
+                    format!("{label}: {}", print_regex(&def.regex))
+                } else {
+                    format!("{} = {}", def.name, print_regex(&def.regex))
+                };
+                let count = seen.entry(base.clone()).or_insert(0);
+                *count += 1;
+                PatternKey(match *count {
+                    1 => base,
+                    n => format!("{base} #{n}"),
+                })
+            })
+            .collect()
     }
 
-    /// Every pattern of `rules` by its key (the first, where two share one): for many lookups,
-    /// where [`find`](Self::find) would print every regex each time.
+    /// The key of one pattern of `rules`.
+    pub fn of(rules: &RuleSet, pattern: PatternId) -> PatternKey {
+        PatternKey::all(rules).swap_remove(pattern.index())
+    }
+
+    /// Every pattern of `rules` by its key: for many lookups.
     pub fn index(rules: &RuleSet) -> HashMap<PatternKey, PatternId> {
-        let mut index = HashMap::with_capacity(rules.patterns.len());
-        for (i, def) in rules.patterns.iter().enumerate() {
-            index
-                .entry(PatternKey::of(rules, def))
-                .or_insert(PatternId(i as u32));
-        }
-        index
+        PatternKey::all(rules)
+            .into_iter()
+            .enumerate()
+            .map(|(i, key)| (key, PatternId(i as u32)))
+            .collect()
     }
 
     /// The pattern of `rules` with this key.
     pub fn find(&self, rules: &RuleSet) -> Option<PatternId> {
-        rules
-            .patterns
+        PatternKey::all(rules)
             .iter()
-            .position(|def| PatternKey::of(rules, def) == *self)
+            .position(|key| key == self)
             .map(|i| PatternId(i as u32))
     }
 }
@@ -178,14 +194,27 @@ mod tests {
         let before = rules("default ham\nspam: $* free $*\npattern p = $* hi $*\nham <- p\n");
         let after =
             rules("default ham\n# a comment\nham <- p\npattern p = $* hi $*\nspam: $*   free $*\n");
-        for def in &before.rules.patterns {
-            let key = PatternKey::of(&before.rules, def);
+        for (key, def) in PatternKey::all(&before.rules).iter().zip(&before.rules.patterns) {
             let found = key.find(&after.rules).expect("found after the edit");
             let moved = &after.rules.patterns[found.index()];
             assert_eq!(print_regex(&moved.regex), print_regex(&def.regex));
         }
         let edited = rules("default ham\nspam: $* fre $*\n");
-        let key = PatternKey::of(&before.rules, &before.rules.patterns[0]);
+        let key = PatternKey::of(&before.rules, PatternId(0));
         assert_eq!(key.find(&edited.rules), None);
+    }
+
+    #[test]
+    fn identical_rules_keep_their_own_keys_in_order() {
+        let text = "default ham\nspam: $* x $*\nham: $* y $*\nspam: $* x $*\nspam: $*  x $*\n";
+        let keys = PatternKey::all(&rules(text).rules);
+        let names: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
+        assert_eq!(
+            names,
+            ["spam: $* x $*", "ham: $* y $*", "spam: $* x $* #2", "spam: $* x $* #3"]
+        );
+        // Moved apart by an edit, the third is still the third.
+        let edited = rules("default ham\nspam: $* x $*\nspam: $* x $*\n\nspam: $* x $*\n");
+        assert_eq!(keys[3].find(&edited.rules), Some(PatternId(2)));
     }
 }

@@ -108,6 +108,7 @@ pub fn rules_actions(
     let rules = &file.rules;
     let text = &file.source.text;
     let mut actions = Vec::new();
+    let keys = PatternKey::all(rules);
     for (p, def) in rules.patterns.iter().enumerate() {
         if def.range.intersect(range).is_none() {
             continue;
@@ -115,7 +116,7 @@ pub fn rules_actions(
         let pattern = PatternId(p as u32);
         let name = describe(rules, p);
         if let Some(reconstruction) =
-            model.and_then(|m| m.reconstruction(&PatternKey::of(rules, def)))
+            model.and_then(|m| m.reconstruction(&keys[p]))
         {
             let rewritten = rewrite_rules(text, rules, &[(pattern, reconstruction.regex.clone())]);
             if rewritten != *text {
@@ -272,12 +273,7 @@ pub fn line_actions(
             .reverse()
     });
     // The file's own rules: a candidate that is one of them already lost to priority here.
-    let existing: Vec<PatternKey> = file
-        .rules
-        .patterns
-        .iter()
-        .map(|def| PatternKey::of(&file.rules, def))
-        .collect();
+    let existing = PatternKey::all(&file.rules);
     let chosen = order.into_iter().find_map(|i| {
         let (network, count_rate, _) = score(i);
         let from_network = any_network && network > 0.0;
@@ -286,11 +282,9 @@ pub fn line_actions(
         }
         let rule = format!("{gold}: $* {} $*", candidates[i].1);
         let alone = analyze(&format!("{rule}\n"));
-        let duplicate = alone
-            .rules
-            .patterns
+        let duplicate = PatternKey::all(&alone.rules)
             .first()
-            .is_some_and(|def| existing.contains(&PatternKey::of(&alone.rules, def)));
+            .is_some_and(|key| existing.contains(key));
         (!duplicate).then_some((i, network, from_network, rule))
     });
     let Some((best, network, from_network, rule)) = chosen else {

@@ -89,8 +89,8 @@ pub fn corpus_findings(analysis: &RulesAnalysis, config: &FindingsConfig) -> Vec
     let rules = &analysis.rules.rules;
     let system = &analysis.rules.system;
     let mut findings = Vec::new();
-    for (p, def) in rules.patterns.iter().enumerate() {
-        let key = PatternKey::of(rules, def);
+    let keys = PatternKey::all(rules);
+    for (p, key) in keys.into_iter().enumerate() {
         let metrics = &train.evaluation.patterns[p];
         let compiles = system.patterns().get(p).is_some_and(|c| c.dfa.is_some());
         if metrics.matches == 0 && compiles && !train.file.examples.is_empty() {
@@ -168,6 +168,7 @@ fn conflicts(analysis: &RulesAnalysis, config: &FindingsConfig) -> Vec<Finding> 
     }
     let mut pairs: Vec<((usize, usize), [usize; 3])> = shared.into_iter().collect();
     pairs.sort();
+    let keys = PatternKey::all(rules);
     let mut findings = Vec::new();
     for ((a, b), [n, a_right, b_right]) in pairs {
         let rarer = train.evaluation.patterns[a]
@@ -176,8 +177,8 @@ fn conflicts(analysis: &RulesAnalysis, config: &FindingsConfig) -> Vec<Finding> 
         if n < MIN_EVIDENCE || (n as f64) < config.conflict_share * rarer as f64 {
             continue;
         }
-        let key_a = PatternKey::of(rules, &rules.patterns[a]);
-        let key_b = PatternKey::of(rules, &rules.patterns[b]);
+        let key_a = keys[a].clone();
+        let key_b = keys[b].clone();
         findings.push(Finding {
             code: Code::ConflictingPatterns,
             pattern: key_b,
@@ -243,13 +244,14 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Fin
         }
     }
     let mut findings = Vec::new();
+    let keys = PatternKey::all(rules);
     for (p, [decided, overruled, right]) in counts.into_iter().enumerate() {
         if overruled < MIN_EVIDENCE || 2 * overruled < decided {
             continue;
         }
         findings.push(Finding {
             code: Code::OverruledByModel,
-            pattern: PatternKey::of(rules, &rules.patterns[p]),
+            pattern: keys[p].clone(),
             message: format!(
                 "the trained {} overrules {} on {} of the {} train lines it decides, and is right on {} of those",
                 model.manifest.settings.model.display_name(),

@@ -328,7 +328,7 @@ fn pattern_hover(
     let Some(analysis) = analysis else {
         return hover;
     };
-    let key = PatternKey::of(rules, def);
+    let key = PatternKey::of(rules, pattern);
     let Some(saved) = key.find(&analysis.rules.rules) else {
         return hover;
     };

@@ -27,8 +27,8 @@ pub fn pattern_lenses(file: &RulesFile, analysis: &RulesAnalysis) -> Vec<Lens> {
     let rules = &file.rules;
     let saved_keys = PatternKey::index(&analysis.rules.rules);
     let mut lenses = Vec::new();
-    for def in &rules.patterns {
-        let Some(&saved) = saved_keys.get(&PatternKey::of(rules, def)) else {
+    for (key, def) in PatternKey::all(rules).iter().zip(&rules.patterns) {
+        let Some(&saved) = saved_keys.get(key) else {
             continue;
         };
         let parts: Vec<String> = analysis

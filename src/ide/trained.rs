@@ -119,7 +119,7 @@ impl TrainedModel {
         let dev = analysis.corpus("dev");
         let dev_accuracy = dev.and_then(|run| run.evaluation.accuracy());
         let mut reconstructions = Vec::with_capacity(read_back.len());
-        for (def, reconstruction) in rules.rules.patterns.iter().zip(&read_back) {
+        for (key, reconstruction) in PatternKey::all(&rules.rules).into_iter().zip(&read_back) {
             if cancelled() {
                 return Err(TrainedModelError::Cancelled);
             }
@@ -145,7 +145,7 @@ impl TrainedModel {
                 .accuracy()
             });
             reconstructions.push(ReconstructedPattern {
-                pattern: PatternKey::of(&rules.rules, def),
+                pattern: key,
                 regex,
                 dev_accuracy,
             });
