@@ -1,6 +1,7 @@
 // package.json against the rest of the extension: the commands it declares are the ones
 // main.ts registers, the entry point is the bundle, the engines floor is the one
-// vscode-languageclient needs, and the language contribution is complete.
+// vscode-languageclient needs, the language contribution is complete and rulelens.server.path
+// is read from User settings in a remote window.
 
 import * as assert from "node:assert/strict";
 import * as fs from "fs";
@@ -59,5 +60,19 @@ describe("package.json", () => {
         assert.deepEqual(pairs, ["()", "{}", '""']);
         assert.deepEqual(configuration.surroundingPairs.map((p: string[]) => p.join("")), ["()", "{}", '""']);
         new RegExp(configuration.wordPattern); // compiles
+    });
+
+    it("reads rulelens.server.path from the User settings in a remote window too", () => {
+        // A remote window (Remote-SSH, WSL, containers, code-server) ignores User settings
+        // of scope machine and machine-overridable (VS Code's LOCAL_MACHINE_SCOPES); how
+        // soon it drops them depends on when the extension's schema is registered.
+        const setting = manifest.contributes.configuration.properties["rulelens.server.path"];
+        assert.ok(
+            !["machine", "machine-overridable", "application"].includes(setting.scope),
+            `rulelens.server.path has scope ${setting.scope}`,
+        );
+        // What keeps a workspace from choosing the program that runs is workspace trust.
+        assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, ["rulelens.server.path"]);
+        assert.match(setting.markdownDescription, /Remote settings/);
     });
 });
