@@ -1,7 +1,7 @@
 // package.json against the rest of the extension: the commands it declares are the ones
 // main.ts registers, the entry point is the bundle, the engines floor is the one
-// vscode-languageclient needs, the language contribution is complete and rulelens.server.path
-// is read from User settings in a remote window.
+// vscode-languageclient needs, the language contribution is complete, rulelens.server.path
+// is read from User settings in a remote window, and rules files are not saved as you type.
 
 import * as assert from "node:assert/strict";
 import * as fs from "fs";
@@ -74,5 +74,13 @@ describe("package.json", () => {
         // What keeps a workspace from choosing the program that runs is workspace trust.
         assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, ["rulelens.server.path"]);
         assert.match(setting.markdownDescription, /Remote settings/);
+    });
+
+    it("saves rules files on focus change, not after each pause in typing", () => {
+        // Every save of a rules file evaluates it and retrains the network; code-server
+        // (VS Code in a browser) defaults files.autoSave to afterDelay, one second.
+        // files.autoSave is language-overridable from VS Code 1.86 on; 1.82 to 1.85 ignore
+        // this default and keep their own.
+        assert.deepEqual(manifest.contributes.configurationDefaults, { "[rules]": { "files.autoSave": "onFocusChange" } });
     });
 });
