@@ -143,9 +143,11 @@ const userSettings = {
 fs.mkdirSync(path.join(dataDir, "User"), { recursive: true });
 fs.writeFileSync(path.join(dataDir, "User", "settings.json"), JSON.stringify(userSettings, null, 2));
 
-// code-server writes its config file and more under XDG folders: keep them in tmp.
+// code-server writes its config file and more under XDG folders: keep them in tmp. An
+// extension gallery without a serviceUrl is none: code-server queries no marketplace.
 const childEnv = {
     ...process.env,
+    EXTENSIONS_GALLERY: "{}",
     XDG_CONFIG_HOME: path.join(tmp, "xdg-config"),
     XDG_DATA_HOME: path.join(tmp, "xdg-data"),
     XDG_CACHE_HOME: path.join(tmp, "xdg-cache"),
