@@ -22,7 +22,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
 parts=("$@")
-[[ ${#parts[@]} -gt 0 ]] || parts=(rust lsp grammars vscode vscode-e2e neovim)
+[[ ${#parts[@]} -gt 0 ]] || parts=(rust lsp grammars vscode neovim vscode-e2e)
 target="${CARGO_TARGET_DIR:-$repo/target}"
 [[ "$target" == /* ]] || target="$repo/$target"
 server="$target/debug/rulelens"
