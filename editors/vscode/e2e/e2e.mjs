@@ -496,6 +496,24 @@ async function keepArtifacts(error) {
     }
 }
 
+/** Ends code-server with everything it started (the extension host, the server). */
+function stopCodeServer() {
+    if (codeServer && codeServer.exitCode === null) {
+        try {
+            process.kill(-codeServer.pid, "SIGTERM"); // its process group
+        } catch {}
+    }
+}
+
+// test.sh's timeout, or ^C: leave no code-server (and server, training) behind.
+for (const signal of ["SIGTERM", "SIGINT"]) {
+    process.once(signal, () => {
+        console.log(`${signal}: stopping code-server`);
+        stopCodeServer();
+        process.exit(124);
+    });
+}
+
 async function main() {
     let passed = 0;
     let failed = 0;
@@ -517,11 +535,7 @@ async function main() {
         say(`screenshot and logs in ${env.artifacts}`);
     } finally {
         await context?.close().catch(() => {});
-        if (codeServer && codeServer.exitCode === null) {
-            try {
-                process.kill(-codeServer.pid, "SIGTERM"); // its process group: the extension host and the server too
-            } catch {}
-        }
+        stopCodeServer();
         fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
     }
     console.log(`${passed} passed, ${failed} failed`);
