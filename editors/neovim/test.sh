@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of the Neovim plugin: a headless Neovim with only this plugin, in a copy
 # of examples/sms, against `rulelens serve` (test/e2e.lua says what it checks). Also checks
-# that queries/rules/ is an exact copy of the grammar's queries.
+# that queries/rules/ is an exact copy of the grammar's queries, and that Neovim's lsp.log
+# has no errors.
 #
 #   editors/neovim/test.sh
 #
@@ -29,6 +30,7 @@ case "$server" in
 esac
 [[ -n "$server" && -x "$server" ]] || fail "no server at ${RULELENS_BIN:-$repo/target/debug/rulelens} (cargo build, or set RULELENS_BIN)"
 command -v "$nvim" >/dev/null || fail "no Neovim \`$nvim\` (apt-get install -y neovim, or set NVIM_BIN)"
+nvim="$(cd "$repo" && realpath "$(command -v "$nvim")")" # the test runs in another folder
 "$nvim" --version | head -n 1
 
 # The plugin's queries are the grammar's, byte for byte, and all of them.
@@ -49,6 +51,8 @@ cp -R "$repo/examples/sms" "$tmp/sms"
 # On the runtimepath from the start: Neovim 0.7 leaves out folders that do not exist yet.
 mkdir "$tmp/site"
 
+# Neovim's logs (lsp.log: stdpath('cache') on 0.7, stdpath('log') from 0.8) in $tmp.
+export XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state"
 export RULELENS_TEST_PLUGIN="$here" RULELENS_TEST_DIR="$tmp" RULELENS_TEST_SERVER="$server"
 export RULELENS_TEST_DEADLINE="$deadline"
 # Neovim enforces the deadline itself; the timeout is for a Neovim that hangs anyway.
@@ -61,3 +65,10 @@ if [[ $status -ne 0 ]]; then
   [[ $status -eq 124 || $status -eq 137 ]] && echo "Neovim did not exit within $((deadline + 30)) s" >&2
   fail "failed (exit status $status)"
 fi
+
+# Neovim's LSP client logged no error (a failed request, a handler that threw, the server's
+# standard error).
+errors="$(cat "$tmp"/cache/nvim/lsp.log "$tmp"/state/nvim/lsp.log 2>/dev/null | grep '^\[ERROR\]' || true)"
+[[ -z "$errors" ]] || fail "Neovim's lsp.log has errors:
+$errors"
+echo "ok   Neovim's lsp.log has no errors"

@@ -8,7 +8,8 @@
 
 local dir = os.getenv('RULELENS_TEST_DIR')
 local deadline_s = tonumber(os.getenv('RULELENS_TEST_DEADLINE') or '') or 300
-local started = vim.loop.hrtime()
+local uv = vim.uv or vim.loop
+local started = uv.hrtime()
 local sms = dir .. '/sms'
 local rulelens = require('rulelens')
 local record = _G.rulelens_test
@@ -24,7 +25,7 @@ local function say(line)
 end
 
 local function elapsed()
-  return (vim.loop.hrtime() - started) / 1e9
+  return (uv.hrtime() - started) / 1e9
 end
 
 local function fail(message)
@@ -288,6 +289,12 @@ local steps = {
           end
         end
       end)
+    end,
+  },
+  {
+    'no deprecated Neovim API was called',
+    function()
+      check(#record.deprecated == 0, 'deprecated:\n' .. table.concat(record.deprecated, '\n'))
     end,
   },
 }

@@ -1,6 +1,6 @@
 -- Minimal init for test.sh: this plugin on the runtimepath (with a folder for the parser
 -- the test builds), the server from $RULELENS_TEST_SERVER, training kept short, and a
--- record of what the server publishes.
+-- record of what the server publishes and of the deprecated APIs called.
 local plugin = assert(os.getenv('RULELENS_TEST_PLUGIN'), 'RULELENS_TEST_PLUGIN is not set')
 local dir = assert(os.getenv('RULELENS_TEST_DIR'), 'RULELENS_TEST_DIR is not set')
 local server = assert(os.getenv('RULELENS_TEST_SERVER'), 'RULELENS_TEST_SERVER is not set')
@@ -33,6 +33,16 @@ record('$/progress', function(params)
     _G.rulelens_test.progress_ended = _G.rulelens_test.progress_ended + 1
   end
 end)
+
+-- Every deprecated API the plugin (or the test) calls, which Neovim reports through
+-- vim.deprecate (soft deprecations only to :checkhealth vim.deprecated).
+_G.rulelens_test.deprecated = {}
+local deprecate = vim.deprecate
+vim.deprecate = function(name, alternative, version, plugin, backtrace)
+  table.insert(_G.rulelens_test.deprecated, string.format('%s (use %s; removed in %s)\n%s', name,
+    tostring(alternative), tostring(version), debug.traceback('', 2)))
+  return deprecate(name, alternative, version, plugin, backtrace)
+end
 
 local notify = vim.notify
 vim.notify = function(message, level, opts)

@@ -70,6 +70,15 @@ function settingPath(setting: string, inputs: DiscoveryInputs): string {
 }
 
 /**
+ * Where the setting goes in a remote window, where the extension (and so the server) runs
+ * on the remote machine and paths are the remote machine's.
+ */
+const REMOTE_NOTE =
+    `In a remote window (Remote-SSH, WSL, a container, code-server) the server runs on the ` +
+    `remote machine: give its path there, in the Remote settings (Preferences: Open Remote ` +
+    `Settings) when it differs from the one in your User settings.`;
+
+/**
  * Finds the server: the `rulelens.server.path` setting if set (and then only there), else
  * the binary bundled with the extension, else `rulelens` on `PATH`.
  */
@@ -87,7 +96,8 @@ export function findServer(inputs: DiscoveryInputs): Discovery {
             message:
                 `The rulelens language server was not found at ${file}, ` +
                 `the path the \`rulelens.server.path\` setting gives. ` +
-                `Fix the setting, or clear it to use the bundled server or \`${exe}\` on PATH.`,
+                `Fix the setting, or clear it to use the bundled server or \`${exe}\` on PATH. ` +
+                REMOTE_NOTE,
         };
     }
     const bundled = p.join(inputs.extensionPath, "server", exe);
@@ -104,11 +114,12 @@ export function findServer(inputs: DiscoveryInputs): Discovery {
         ok: false,
         message:
             `The rulelens language server was not found. Looked in three places: ` +
-            `(1) the \`rulelens.server.path\` setting, which is not set; ` +
+            `(1) the \`rulelens.server.path\` setting, which is not set in the User, Remote or Workspace settings; ` +
             `(2) the server bundled with the extension, ${bundled}, which is not there; ` +
             `(3) \`${exe}\` on PATH, which is not there either. ` +
             `Build rulelens (cargo build --release) and set \`rulelens.server.path\` to ` +
-            `target/release/${exe}, or put it on PATH.`,
+            `target/release/${exe}, or put it on PATH. ` +
+            REMOTE_NOTE,
     };
 }
 

@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
 import { createClient, DOCUMENT_SELECTOR } from "./client";
 import {
+    Discovery,
     findServer,
     initializationOptions,
     SECTION,
@@ -21,26 +22,74 @@ const FROM: Record<ServerSource, string> = {
     path: "PATH",
 };
 
-/** The running client, if any; replaced on restart. */
+/**
+ * The running client, if any; replaced on restart. Starts, stops and restarts run one at a
+ * time, in the order they were asked for, so that two restarts (a command and a settings
+ * change) never leave two servers running.
+ */
 class ServerHandle {
     private client: lc.LanguageClient | undefined;
-    private starting: Promise<void> | undefined;
+    /** The executable the client runs, once found. */
+    private serverPath: string | undefined;
+    /** The last start, stop or restart asked for; the next one waits for it. */
+    private queue: Promise<void> = Promise.resolve();
 
     constructor(
         private readonly context: vscode.ExtensionContext,
         private readonly output: vscode.OutputChannel,
     ) {}
 
-    /** Finds the server and starts a client of it; reports failures to the user. */
-    start(): Promise<void> {
-        this.starting = this.startNow();
-        return this.starting;
+    private enqueue(operation: () => Promise<void>): Promise<void> {
+        const next = this.queue.then(operation, operation);
+        this.queue = next.catch(() => undefined);
+        return next;
     }
 
-    private async startNow(): Promise<void> {
-        const config = vscode.workspace.getConfiguration(SECTION);
-        const found = findServer({
-            setting: serverPathSetting(config),
+    /** Finds the server and starts a client of it; reports failures to the user. */
+    start(): Promise<void> {
+        return this.enqueue(() => this.startNow());
+    }
+
+    stop(): Promise<void> {
+        return this.enqueue(() => this.stopNow());
+    }
+
+    restart(): Promise<void> {
+        return this.enqueue(async () => {
+            await this.stopNow();
+            await this.startNow();
+        });
+    }
+
+    /**
+     * `rulelens.server.path` changed. VS Code can deliver settings after activation (Remote
+     * settings, a workspace trusted later, settings re-read once the extension's schema is
+     * known), so a server that is not running is started at once with the new value; a
+     * running one is restarted only when the user agrees, and only when the setting now
+     * leads to another executable.
+     */
+    serverPathChanged(): Promise<void> {
+        return this.enqueue(async () => {
+            if (!this.client?.isRunning()) {
+                this.output.appendLine("rulelens.server.path changed: starting the server");
+                await this.stopNow();
+                await this.startNow();
+                return;
+            }
+            const found = this.find();
+            if (found.ok && found.path === this.serverPath) {
+                return;
+            }
+            // Not awaited in the queue: the question can stay open for as long as the user likes.
+            void vscode.window
+                .showInformationMessage("rulelens.server.path changed: restart the rulelens server to use it?", "Restart")
+                .then((choice) => (choice === "Restart" ? this.restart() : undefined));
+        });
+    }
+
+    private find(): Discovery {
+        return findServer({
+            setting: serverPathSetting(vscode.workspace.getConfiguration(SECTION)),
             extensionPath: this.context.extensionPath,
             pathEntries: splitPathVariable(process.env["PATH"], process.platform),
             platform: process.platform,
@@ -48,14 +97,20 @@ class ServerHandle {
             homeDir: os.homedir(),
             workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
         });
+    }
+
+    private async startNow(): Promise<void> {
+        const found = this.find();
         if (!found.ok) {
             this.output.appendLine(found.message);
             void showError(found.message, true);
             return;
         }
         this.output.appendLine(`Starting ${found.path} serve (from ${FROM[found.source]})`);
+        const config = vscode.workspace.getConfiguration(SECTION);
         const client = createClient(found.path, initializationOptions(config), this.output);
         this.client = client;
+        this.serverPath = found.path;
         try {
             await client.start();
         } catch (error) {
@@ -64,10 +119,10 @@ class ServerHandle {
         }
     }
 
-    async stop(): Promise<void> {
-        await this.starting;
+    private async stopNow(): Promise<void> {
         const client = this.client;
         this.client = undefined;
+        this.serverPath = undefined;
         if (client !== undefined) {
             try {
                 await client.dispose(2000);
@@ -77,14 +132,9 @@ class ServerHandle {
         }
     }
 
-    async restart(): Promise<void> {
-        await this.stop();
-        await this.start();
-    }
-
-    /** The client, once it has started, when it is running; otherwise tells the user. */
+    /** The client, once started, when it is running; otherwise tells the user. */
     async running(): Promise<lc.LanguageClient | undefined> {
-        await this.starting;
+        await this.queue;
         if (this.client?.isRunning()) {
             return this.client;
         }
@@ -104,18 +154,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         vscode.commands.registerCommand("rulelens.train", () => train(server)),
         vscode.commands.registerCommand("rulelens.showAutomaton", () => showAutomaton(server)),
         vscode.commands.registerCommand("rulelens.restartServer", () => server.restart()),
-        vscode.workspace.onDidChangeConfiguration(async (event) => {
-            if (!event.affectsConfiguration(`${SECTION}.server`)) {
-                return;
-            }
-            const choice = await vscode.window.showInformationMessage(
-                "rulelens.server.path changed: restart the rulelens server to use it?",
-                "Restart",
-            );
-            if (choice === "Restart") {
-                await server.restart();
-            }
-        }),
+        vscode.workspace.onDidChangeConfiguration((event) =>
+            event.affectsConfiguration(`${SECTION}.server.path`) ? server.serverPathChanged() : undefined,
+        ),
     );
     await server.start();
 }

@@ -55,7 +55,7 @@ local function dirname(path)
 end
 
 local function exists(path)
-  return vim.loop.fs_stat(path) ~= nil
+  return (vim.uv or vim.loop).fs_stat(path) ~= nil
 end
 
 -- Whether `path` is `dir` or below it.
@@ -340,13 +340,16 @@ function M.setup(opts)
 
   if has('0.11') then
     local config = client_config(nil)
+    -- The root decides which buffers get the server: rules buffers, and corpus buffers
+    -- with a client or a rules file near them (root_of). No `filetypes`: a corpus has any
+    -- filetype (tsv, json, none), and from 0.12 on vim.lsp.enable detaches a client from
+    -- every buffer whose filetype its configuration does not list, corpus buffers included.
     config.root_dir = function(buf, on_dir)
       local root = root_of(buf)
       if root then
         on_dir(root)
       end
     end
-    config.filetypes = { 'rules' }
     vim.lsp.config(NAME, config)
     vim.lsp.enable(NAME)
   else

@@ -38,6 +38,7 @@ describe("server discovery", () => {
         assert.equal(found.ok, false);
         assert.ok(!found.ok && found.message.includes("/nowhere/rulelens"));
         assert.ok(!found.ok && found.message.includes("rulelens.server.path"));
+        assert.ok(!found.ok && found.message.includes("Remote settings"));
     });
 
     it("treats a blank or null setting as unset", () => {
@@ -87,6 +88,9 @@ describe("server discovery", () => {
         assert.match(message, /rulelens\.server\.path/);
         assert.match(message, /\/ext\/server\/rulelens/);
         assert.match(message, /on PATH/);
+        // In a remote window the User settings may not be the ones that apply.
+        assert.match(message, /not set in the User, Remote or Workspace settings/);
+        assert.match(message, /Remote settings \(Preferences: Open Remote Settings\)/);
     });
 
     it("splits PATH by the platform's separator", () => {

