@@ -194,7 +194,10 @@ mod tests {
         let before = rules("default ham\nspam: $* free $*\npattern p = $* hi $*\nham <- p\n");
         let after =
             rules("default ham\n# a comment\nham <- p\npattern p = $* hi $*\nspam: $*   free $*\n");
-        for (key, def) in PatternKey::all(&before.rules).iter().zip(&before.rules.patterns) {
+        for (key, def) in PatternKey::all(&before.rules)
+            .iter()
+            .zip(&before.rules.patterns)
+        {
             let found = key.find(&after.rules).expect("found after the edit");
             let moved = &after.rules.patterns[found.index()];
             assert_eq!(print_regex(&moved.regex), print_regex(&def.regex));
@@ -211,7 +214,12 @@ mod tests {
         let names: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
         assert_eq!(
             names,
-            ["spam: $* x $*", "ham: $* y $*", "spam: $* x $* #2", "spam: $* x $* #3"]
+            [
+                "spam: $* x $*",
+                "ham: $* y $*",
+                "spam: $* x $* #2",
+                "spam: $* x $* #3"
+            ]
         );
         // Moved apart by an edit, the third is still the third.
         let edited = rules("default ham\nspam: $* x $*\nspam: $* x $*\n\nspam: $* x $*\n");

@@ -115,9 +115,7 @@ pub fn rules_actions(
         }
         let pattern = PatternId(p as u32);
         let name = describe(rules, p);
-        if let Some(reconstruction) =
-            model.and_then(|m| m.reconstruction(&keys[p]))
-        {
+        if let Some(reconstruction) = model.and_then(|m| m.reconstruction(&keys[p])) {
             let rewritten = rewrite_rules(text, rules, &[(pattern, reconstruction.regex.clone())]);
             if rewritten != *text {
                 let shown = reconstruction

@@ -191,7 +191,7 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ModelKind;
+    use crate::model::{DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, ModelKind, Scoring};
     use serde_json::json;
 
     fn options(value: Value) -> Options {
@@ -266,5 +266,127 @@ mod tests {
             "rulelens.training: beta must be in [0, 1], not 3"
         );
         assert!(Options::from_json(json!([1])).is_err());
+    }
+
+    /// Settings flattened to dotted keys (`rulelens.training.epochs`), `corpora` kept whole.
+    fn flatten(prefix: &str, value: &Value, out: &mut BTreeMap<String, Value>) {
+        match value {
+            Value::Object(map) if !prefix.ends_with(".corpora") => {
+                for (key, inner) in map {
+                    flatten(&format!("{prefix}.{key}"), inner, out);
+                }
+            }
+            _ => {
+                out.insert(prefix.to_string(), value.clone());
+            }
+        }
+    }
+
+    #[test]
+    fn the_vs_code_extension_declares_every_setting_with_the_servers_default() {
+        use clap::ValueEnum;
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/editors/vscode/package.json");
+        let manifest: Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let properties = manifest["contributes"]["configuration"]["properties"]
+            .as_object()
+            .unwrap();
+        let mut server = BTreeMap::new();
+        flatten(
+            "rulelens",
+            &serde_json::to_value(Settings::default()).unwrap(),
+            &mut server,
+        );
+        let extension_only = ["rulelens.server.path", "rulelens.trace.server"];
+        let mut declared: Vec<&str> = properties.keys().map(String::as_str).collect();
+        declared.retain(|key| !extension_only.contains(key));
+        declared.sort_unstable();
+        assert_eq!(
+            declared,
+            server.keys().map(String::as_str).collect::<Vec<_>>()
+        );
+        let names = |values: Vec<String>| Value::from(values);
+        let enums = [
+            (
+                "rulelens.training.model",
+                names(
+                    ModelKind::value_variants()
+                        .iter()
+                        .map(|v| serde_name(v))
+                        .collect(),
+                ),
+            ),
+            (
+                "rulelens.training.scoring",
+                names(
+                    Scoring::value_variants()
+                        .iter()
+                        .map(|v| serde_name(v))
+                        .collect(),
+                ),
+            ),
+            (
+                "rulelens.training.device",
+                names(
+                    DeviceKind::value_variants()
+                        .iter()
+                        .map(|v| serde_name(v))
+                        .collect(),
+                ),
+            ),
+        ];
+        for (key, default) in &server {
+            let property = &properties[key];
+            match (&property["default"], default) {
+                // 3 and 3.0 are the same JSON number.
+                (Value::Number(a), Value::Number(b)) => {
+                    assert_eq!(a.as_f64(), b.as_f64(), "{key}: default")
+                }
+                (declared, default) => assert_eq!(declared, default, "{key}: default"),
+            }
+            let types: Vec<&str> = match &property["type"] {
+                Value::String(one) => vec![one.as_str()],
+                Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+                other => panic!("{key}: type {other}"),
+            };
+            let expected = match default {
+                Value::Null => "null",
+                Value::Bool(_) => "boolean",
+                Value::Number(n) if n.is_f64() => "number",
+                Value::Number(_) => "integer",
+                Value::String(_) => "string",
+                Value::Object(_) => "object",
+                Value::Array(_) => "array",
+            };
+            assert!(types.contains(&expected), "{key}: {types:?} for {default}");
+            assert!(
+                property
+                    .get("description")
+                    .or(property.get("markdownDescription"))
+                    .is_some(),
+                "{key}: no description"
+            );
+            let values = enums.iter().find(|(name, _)| name == key).map(|(_, v)| v);
+            assert_eq!(property.get("enum"), values, "{key}: enum");
+        }
+        // The bounds the extension offers are the ones the server checks.
+        let bound = |key: &str, side: &str| properties[key][side].as_u64().map(|n| n as usize);
+        assert_eq!(
+            bound("rulelens.training.epochs", "maximum"),
+            Some(MAX_EPOCHS)
+        );
+        assert_eq!(
+            bound("rulelens.training.batchSize", "maximum"),
+            Some(MAX_BATCH_SIZE)
+        );
+        assert_eq!(bound("rulelens.training.rank", "maximum"), Some(MAX_RANK));
+    }
+
+    fn serde_name<T: Serialize>(value: &T) -> String {
+        serde_json::to_value(value)
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_string()
     }
 }

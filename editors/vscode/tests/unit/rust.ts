@@ -1,5 +1,5 @@
 // Just enough reading of the server's Rust sources for the tests to compare the extension
-// with them: struct fields, enum variants with their serde names, string constants.
+// with them: struct fields with their serde names.
 
 import * as fs from "fs";
 import { repoFile } from "./paths";
@@ -9,7 +9,7 @@ export function rustSource(relative: string): string {
 }
 
 /** The `{ … }` body of `pub struct NAME` / `pub enum NAME`, with the attributes above it. */
-function item(source: string, keyword: "struct" | "enum", name: string): { attributes: string; body: string } {
+function item(source: string, keyword: "struct", name: string): { attributes: string; body: string } {
     const start = source.search(new RegExp(`^pub ${keyword} ${name} \\{`, "m"));
     if (start < 0) {
         throw new Error(`no \`pub ${keyword} ${name}\``);
@@ -80,43 +80,4 @@ export function structFields(source: string, name: string): Field[] {
         }
     }
     return fields;
-}
-
-/** The serialized names of an enum's unit variants, by variant. */
-export function enumValues(source: string, name: string): Map<string, string> {
-    const { attributes, body } = item(source, "enum", name);
-    const rule = renameAll(attributes);
-    const values = new Map<string, string>();
-    let rename: string | undefined;
-    for (const line of body.split("\n").map((l) => l.trim())) {
-        const renamed = /^#\[serde\(rename = "([^"]+)"\)\]$/.exec(line);
-        if (renamed) {
-            rename = renamed[1];
-            continue;
-        }
-        const variant = /^(\w+),$/.exec(line);
-        if (variant) {
-            values.set(variant[1]!, rename ?? serdeName(variant[1]!, rule));
-        }
-        rename = undefined;
-    }
-    return values;
-}
-
-/** The value of `pub const NAME: TYPE = VALUE;`, as written. */
-export function constValue(source: string, name: string): string {
-    const found = new RegExp(`const ${name}: [^=]+= ([^;]+);`).exec(source);
-    if (!found) {
-        throw new Error(`no \`const ${name}\``);
-    }
-    return found[1]!.trim();
-}
-
-/** A Rust numeric literal (`1e-3`, `1_000`, `0.5`) as a number. */
-export function rustNumber(literal: string): number {
-    const value = Number(literal.replace(/_/g, "").replace(/(f32|f64|usize|u64|u32|i64)$/, ""));
-    if (Number.isNaN(value)) {
-        throw new Error(`not a number literal: ${literal}`);
-    }
-    return value;
 }
