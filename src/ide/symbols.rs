@@ -4,10 +4,10 @@
 //! Built from the syntax tree, not from the `RuleSet`, so that a half-typed file shows what
 //! parsed: a `corpus` binding without its path, a duplicate pattern, a rule whose regex is
 //! missing. Lines the parser could not read as statements show nothing. Top-level symbols
-//! come in file order; since a label's priority is the order of its first rule, labels come
-//! in priority order. A label's rules need not be adjacent, so its range (from its first
-//! rule to its last) may contain other symbols; a label mentioned only by `default` has no
-//! symbol of its own besides the default's. Linear in the size of the file.
+//! come in file order and never overlap, as editors' breadcrumbs and sticky scroll need: a
+//! label's rules need not be adjacent, so a label gets one symbol per run of adjacent rules
+//! (`spam`, "2 of 5 rules"), each covering only its run. A label mentioned only by
+//! `default` has no symbol of its own besides the default's. Linear in the size of the file.
 //! Deliberately not here: anonymous pattern names (`spam@3`), which appear nowhere in the
 //! text, and workspace-wide symbol search.
 
@@ -42,9 +42,10 @@ pub struct Symbol {
     /// A rule's or pattern's regex or formula as written (shortened), a corpus' path, the
     /// default's label, a label's number of rules.
     pub detail: Option<String>,
-    /// The whole statement, or for a label all of its rules' statements.
+    /// The whole statement, or for a label its run of adjacent rules.
     pub range: TextRange,
-    /// The name (for a label, in its first rule); the keyword of a `default` without label.
+    /// The name (for a label, in the run's first rule); the keyword of a `default` without
+    /// label.
     pub selection_range: TextRange,
     /// A label's rules, in file order.
     pub children: Vec<Symbol>,
@@ -66,45 +67,47 @@ pub struct Symbol {
 pub fn document_symbols(file: &RulesFile) -> Vec<Symbol> {
     let text = file.source.text.as_str();
     let mut res: Vec<Symbol> = Vec::new();
-    // Where each label's symbol is in `res`.
-    let mut label_symbols: HashMap<&str, usize> = HashMap::new();
+    // Each label's total number of rules, for the runs' details.
+    let mut n_rules: HashMap<&str, usize> = HashMap::new();
     for statement in &file.parse.file.statements {
         let detail = body_text(text, statement)
             .filter(|body| !body.is_empty())
             .map(shorten);
+        let leaf = |name: String, kind, detail, selection_range| Symbol {
+            name,
+            kind,
+            detail,
+            range: statement.range,
+            selection_range,
+            children: Vec::new(),
+        };
         match &statement.kind {
             StatementKind::Default { label } => {
                 let keyword = layout(text, statement).keyword.unwrap_or(statement.range);
-                res.push(Symbol {
-                    name: "default".to_string(),
-                    kind: SymbolKind::Default,
-                    detail: label.as_ref().map(|label| label.text.clone()),
-                    range: statement.range,
-                    selection_range: label.as_ref().map_or(keyword, |label| label.range),
-                    children: Vec::new(),
-                });
+                res.push(leaf(
+                    "default".to_string(),
+                    SymbolKind::Default,
+                    label.as_ref().map(|label| label.text.clone()),
+                    label.as_ref().map_or(keyword, |label| label.range),
+                ));
             }
             StatementKind::Corpus { name, path } => {
                 let Some(name) = name else { continue };
-                res.push(Symbol {
-                    name: name.text.clone(),
-                    kind: SymbolKind::Corpus,
-                    detail: path.as_ref().map(|path| path.value.clone()),
-                    range: statement.range,
-                    selection_range: name.range,
-                    children: Vec::new(),
-                });
+                res.push(leaf(
+                    name.text.clone(),
+                    SymbolKind::Corpus,
+                    path.as_ref().map(|path| path.value.clone()),
+                    name.range,
+                ));
             }
             StatementKind::Pattern { name, .. } => {
                 let Some(name) = name else { continue };
-                res.push(Symbol {
-                    name: name.text.clone(),
-                    kind: SymbolKind::Pattern,
+                res.push(leaf(
+                    name.text.clone(),
+                    SymbolKind::Pattern,
                     detail,
-                    range: statement.range,
-                    selection_range: name.range,
-                    children: Vec::new(),
-                });
+                    name.range,
+                ));
             }
             StatementKind::LabelRegex { label, .. } | StatementKind::LabelFormula { label, .. } => {
                 let operator = if matches!(statement.kind, StatementKind::LabelRegex { .. }) {
@@ -112,40 +115,38 @@ pub fn document_symbols(file: &RulesFile) -> Vec<Symbol> {
                 } else {
                     " <-"
                 };
-                let rule = Symbol {
-                    name: format!("{}{operator}", label.text),
-                    kind: SymbolKind::Rule,
+                let rule = leaf(
+                    format!("{}{operator}", label.text),
+                    SymbolKind::Rule,
                     detail,
-                    range: statement.range,
-                    selection_range: label.range,
-                    children: Vec::new(),
-                };
-                let index = *label_symbols.entry(&label.text).or_insert_with(|| {
-                    res.push(Symbol {
+                    label.range,
+                );
+                *n_rules.entry(&label.text).or_insert(0) += 1;
+                match res.last_mut() {
+                    Some(run) if run.kind == SymbolKind::Label && run.name == label.text => {
+                        run.range = run.range.cover(statement.range);
+                        run.children.push(rule);
+                    }
+                    _ => res.push(Symbol {
                         name: label.text.clone(),
                         kind: SymbolKind::Label,
                         detail: None,
                         range: statement.range,
                         selection_range: label.range,
-                        children: Vec::new(),
-                    });
-                    res.len() - 1
-                });
-                if let Some(symbol) = res.get_mut(index) {
-                    symbol.range = symbol.range.cover(statement.range);
-                    symbol.children.push(rule);
+                        children: vec![rule],
+                    }),
                 }
             }
         }
     }
-    for &index in label_symbols.values() {
-        if let Some(symbol) = res.get_mut(index) {
-            let n_rules = symbol.children.len();
-            symbol.detail = Some(format!(
-                "{n_rules} rule{}",
-                if n_rules == 1 { "" } else { "s" }
-            ));
-        }
+    for run in res.iter_mut().filter(|s| s.kind == SymbolKind::Label) {
+        let here = run.children.len();
+        let total = n_rules.get(run.name.as_str()).copied().unwrap_or(here);
+        run.detail = Some(match (here, total) {
+            (1, 1) => "1 rule".to_string(),
+            (n, total) if n == total => format!("{n} rules"),
+            (n, total) => format!("{n} of {total} rules"),
+        });
     }
     res
 }
@@ -171,6 +172,12 @@ mod tests {
         depth: usize,
         out: &mut Vec<String>,
     ) {
+        for pair in symbols.windows(2) {
+            assert!(
+                pair[0].range.end() <= pair[1].range.start(),
+                "siblings in order, without overlap: {pair:?}"
+            );
+        }
         for symbol in symbols {
             assert!(
                 symbol.range.contains_range(symbol.selection_range),
@@ -205,12 +212,25 @@ mod tests {
             "Default default \"ham\" 2:0-2:11 @ \"ham\"\n\
              Corpus train \"data/train.tsv\" 3:0-3:29 @ \"train\"\n\
              Pattern free_call \"$* free $* ( call | txt ) $*\" 5:0-5:48 @ \"free_call\"\n\
-             Label spam \"2 rules\" 6:0-8:29 @ \"spam\"\n\
+             Label spam \"1 of 2 rules\" 6:0-6:25 @ \"spam\"\n\
              \x20 Rule spam: \"$* ( won | win ) $*\" 6:0-6:25 @ \"spam\"\n\
-             \x20 Rule spam <- \"free_call & !greeting\" 8:0-8:29 @ \"spam\"\n\
              Label ham \"1 rule\" 7:0-7:13 @ \"ham\"\n\
              \x20 Rule ham: \"$* hi $*\" 7:0-7:13 @ \"ham\"\n\
+             Label spam \"1 of 2 rules\" 8:0-8:29 @ \"spam\"\n\
+             \x20 Rule spam <- \"free_call & !greeting\" 8:0-8:29 @ \"spam\"\n\
              Pattern greeting \"( hi | hey ) $*\" 9:0-9:34 @ \"greeting\"",
+        );
+    }
+
+    #[test]
+    fn adjacent_rules_of_a_label_share_one_symbol_across_comments_and_blank_lines() {
+        check_symbols(
+            "spam: $* won $*\n# a comment\n\nspam: $* cash $*\nham: $* hi $*\n",
+            "Label spam \"2 rules\" 1:0-4:16 @ \"spam\"\n\
+             \x20 Rule spam: \"$* won $*\" 1:0-1:15 @ \"spam\"\n\
+             \x20 Rule spam: \"$* cash $*\" 4:0-4:16 @ \"spam\"\n\
+             Label ham \"1 rule\" 5:0-5:13 @ \"ham\"\n\
+             \x20 Rule ham: \"$* hi $*\" 5:0-5:13 @ \"ham\"",
         );
     }
 
@@ -233,11 +253,12 @@ mod tests {
              Corpus dev 2:0-2:10 @ \"dev\"\n\
              Pattern p 4:0-4:9 @ \"p\"\n\
              Pattern p \"$* ( y\" 5:0-5:18 @ \"p\"\n\
-             Label spam \"2 rules\" 6:0-9:11 @ \"spam\"\n\
+             Label spam \"1 of 2 rules\" 6:0-6:5 @ \"spam\"\n\
              \x20 Rule spam: 6:0-6:5 @ \"spam\"\n\
-             \x20 Rule spam <- \"p |\" 9:0-9:11 @ \"spam\"\n\
              Label ham \"1 rule\" 7:0-7:6 @ \"ham\"\n\
-             \x20 Rule ham <- 7:0-7:6 @ \"ham\"",
+             \x20 Rule ham <- 7:0-7:6 @ \"ham\"\n\
+             Label spam \"1 of 2 rules\" 9:0-9:11 @ \"spam\"\n\
+             \x20 Rule spam <- \"p |\" 9:0-9:11 @ \"spam\"",
         );
     }
 
