@@ -118,6 +118,15 @@ pub struct Related {
     pub message: String,
 }
 
+/// An edit that does what a diagnostic's help says, for an editor's quick fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// What the fix does, as a quick fix's title.
+    pub title: String,
+    pub range: TextRange,
+    pub new_text: String,
+}
+
 /// A problem in the user's input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -127,6 +136,8 @@ pub struct Diagnostic {
     pub message: String,
     pub help: Option<String>,
     pub related: Vec<Related>,
+    /// The edit its help describes, when there is exactly one.
+    pub fix: Option<Fix>,
 }
 
 impl Diagnostic {
@@ -139,7 +150,23 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             related: Vec::new(),
+            fix: None,
         }
+    }
+
+    /// Adds the edit that fixes it.
+    pub fn with_fix(
+        mut self,
+        title: impl Into<String>,
+        range: TextRange,
+        new_text: impl Into<String>,
+    ) -> Diagnostic {
+        self.fix = Some(Fix {
+            title: title.into(),
+            range,
+            new_text: new_text.into(),
+        });
+        self
     }
 
     /// Adds a help line.

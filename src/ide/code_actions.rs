@@ -3,7 +3,9 @@
 //!
 //! - Replacing puts the regex the trained network reads back for the pattern
 //!   (`explain::reconstruct`, precomputed in [`TrainedModel`]) in place of the pattern's
-//!   regex; the title gives the dev accuracy before and after.
+//!   regex; the title gives the dev accuracy before and after. A regex that matches exactly
+//!   what the pattern matches (written otherwise) is not offered.
+//! - A diagnostic of the file with a fix (an unclosed group's `)`) is a quick fix.
 //! - Disabling makes the pattern match nothing while everything else means what it meant:
 //!   an anonymous rule is commented out when that keeps the labels' priority order, and
 //!   otherwise, like a named pattern, rewritten through its uses (`explain::rewrite_rules`).
@@ -115,7 +117,11 @@ pub fn rules_actions(
         }
         let pattern = PatternId(p as u32);
         let name = describe(rules, p);
-        if let Some(reconstruction) = model.and_then(|m| m.reconstruction(&keys[p])) {
+        // A reconstruction that only spells the pattern differently changes nothing.
+        let reconstruction = model
+            .and_then(|m| m.reconstruction(&keys[p]))
+            .filter(|r| !r.same_language);
+        if let Some(reconstruction) = reconstruction {
             let rewritten = rewrite_rules(text, rules, &[(pattern, reconstruction.regex.clone())]);
             if rewritten != *text {
                 let shown = reconstruction
@@ -145,6 +151,22 @@ pub fn rules_actions(
             title: format!("Disable {name}"),
             kind: ActionKind::RefactorRewrite,
             edit: minimal_edit(text, &disabled(file, pattern)),
+        });
+    }
+    for diagnostic in &file.diagnostics {
+        let Some(fix) = &diagnostic.fix else {
+            continue;
+        };
+        if diagnostic.range.intersect(range).is_none() && fix.range.intersect(range).is_none() {
+            continue;
+        }
+        actions.push(Action {
+            title: fix.title.clone(),
+            kind: ActionKind::QuickFix,
+            edit: TextEdit {
+                range: fix.range,
+                new_text: fix.new_text.clone(),
+            },
         });
     }
     actions
@@ -413,5 +435,57 @@ fn insert_rule(file: &RulesFile, label: &str, rule: &str) -> String {
             out.push('\n');
             out
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::edit::apply;
+    use super::super::test_support::fixture;
+    use super::*;
+
+    /// The actions offered at the fixture's `$0`, each as `[kind] title` and the text it
+    /// leaves.
+    fn check_rules_actions(with_cursor: &str) -> String {
+        let (file, at) = fixture(with_cursor);
+        rules_actions(&file, TextRange::empty(at), None)
+            .iter()
+            .map(|action| {
+                let edited = apply(&file.source.text, std::slice::from_ref(&action.edit));
+                format!(
+                    "[{:?}] {}\n{}",
+                    action.kind,
+                    action.title,
+                    edited.trim_end()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+
+    #[test]
+    fn an_unclosed_group_has_a_quick_fix_that_closes_it_where_the_parser_did() {
+        insta::assert_snapshot!(check_rules_actions("default ham\nspam: $* $0( won $*\n"), @r"
+        [RefactorRewrite] Disable the `spam` rule of line 2
+        default ham
+        # disabled: spam: $* ( won $*
+
+        [QuickFix] Close the group with `)`
+        default ham
+        spam: $* ( won $* )
+        ");
+        // In a formula too.
+        insta::assert_snapshot!(
+            check_rules_actions("default ham\npattern a = $* x $*\nspam <- $0( a & !a\n"),
+            @r"
+        [QuickFix] Close the group with `)`
+        default ham
+        pattern a = $* x $*
+        spam <- ( a & !a )
+        "
+        );
+        // The fixed text parses cleanly.
+        let clean = fixture("default ham\nspam: $* $0( won $* )\n").0;
+        assert!(!clean.has_errors(), "{:?}", clean.diagnostics);
     }
 }

@@ -15,6 +15,7 @@ use crate::model::checkpoint::Manifest;
 use crate::model::{Network, Scorer, Vocabulary, WeightedAutomaton};
 use crate::rules_file::RulesFile;
 use crate::syntax::PatternId;
+use crate::syntax::print_regex;
 use crate::text::SourceText;
 use std::fmt;
 use std::sync::Arc;
@@ -27,6 +28,9 @@ pub struct ReconstructedPattern {
     pub regex: Option<String>,
     /// Dev accuracy of the rules with this pattern replaced (`None` without a dev corpus).
     pub dev_accuracy: Option<f64>,
+    /// Whether the regex read back matches exactly the sentences the pattern matches (it
+    /// may still be written differently: alternatives in another order, say).
+    pub same_language: bool,
 }
 
 /// A trained network, ready for the editor.
@@ -119,11 +123,18 @@ impl TrainedModel {
         let dev = analysis.corpus("dev");
         let dev_accuracy = dev.and_then(|run| run.evaluation.accuracy());
         let mut reconstructions = Vec::with_capacity(read_back.len());
-        for (key, reconstruction) in PatternKey::all(&rules.rules).into_iter().zip(&read_back) {
+        for ((key, reconstruction), def) in PatternKey::all(&rules.rules)
+            .into_iter()
+            .zip(&read_back)
+            .zip(&rules.rules.patterns)
+        {
             if cancelled() {
                 return Err(TrainedModelError::Cancelled);
             }
             let regex = reconstruction.text();
+            let same_language = regex
+                .as_deref()
+                .is_some_and(|regex| same_language(&print_regex(&def.regex), regex));
             let dev_accuracy = dev.and_then(|run| {
                 let text = rewrite_rules(
                     &rules.source.text,
@@ -148,6 +159,7 @@ impl TrainedModel {
                 pattern: key,
                 regex,
                 dev_accuracy,
+                same_language,
             });
         }
         Ok(TrainedModel {
@@ -162,6 +174,7 @@ impl TrainedModel {
     }
 
     /// Whether the network was trained from exactly `text`.
+
     pub fn is_trained_on(&self, text: &str) -> bool {
         crate::model::checkpoint::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
     }
@@ -174,5 +187,35 @@ impl TrainedModel {
     /// The pattern of the network's rules with this key.
     pub fn pattern(&self, key: &PatternKey) -> Option<PatternId> {
         key.find(&self.rules.rules)
+    }
+}
+
+/// Whether two regexes (in `.rules` syntax) match the same sentences: compiled side by side,
+/// over one alphabet, their minimal DFAs are equal exactly then (the DFAs are canonical).
+fn same_language(a: &str, b: &str) -> bool {
+    let text = format!("pattern a = {a}\npattern b = {b}\n");
+    let both = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &Default::default(),
+    );
+    match both.system.patterns() {
+        [a, b] => a.dfa.is_some() && a.dfa == b.dfa,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_language;
+
+    #[test]
+    fn languages_compare_whatever_the_spelling() {
+        assert!(same_language(
+            "$* ( guranteed | guaranteed ) $* gift $*",
+            "$* ( guaranteed | guranteed ) $*   gift $*"
+        ));
+        assert!(same_language("( a | a b ) b*", "a b*"));
+        assert!(!same_language("$* ( won | win ) $*", "$* won $*"));
     }
 }

@@ -301,7 +301,7 @@ async fn make(
                 session.log(
                     MessageType::INFO,
                     format!(
-                        "{}: loaded the network from the cache, {}",
+                        "{}: loaded the trained network from the cache, {}",
                         name(&job.key),
                         plan.dir.display()
                     ),

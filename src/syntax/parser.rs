@@ -484,11 +484,13 @@ impl Parser<'_> {
             self.bump(close);
             end
         } else {
+            let end = inner.range.end().max(open.range.end());
             self.diagnostics.push(
                 Diagnostic::new(Code::UnclosedGroup, open.range, "unclosed group")
-                    .with_help("add `)` to close the group"),
+                    .with_help("add `)` to close the group")
+                    .with_fix("Close the group with `)`", TextRange::empty(end), " )"),
             );
-            inner.range.end().max(open.range.end())
+            end
         };
         (inner, TextRange::new(start, end))
     }
@@ -793,9 +795,11 @@ impl Parser<'_> {
                     inner.range = TextRange::new(start, close.range.end());
                     self.bump(close);
                 } else {
+                    let end = inner.range.end().max(lexeme.range.end());
                     self.diagnostics.push(
                         Diagnostic::new(Code::UnclosedGroup, lexeme.range, "unclosed group")
-                            .with_help("add `)` to close the group"),
+                            .with_help("add `)` to close the group")
+                            .with_fix("Close the group with `)`", TextRange::empty(end), " )"),
                     );
                 }
                 inner
