@@ -1,5 +1,8 @@
 //! Hovers as compact Markdown, readable at a glance: a title line, a small table of figures,
-//! and a few lines of examples with the matched span in bold.
+//! and a few lines of examples with the matched span in bold. CommonMark opens `**` only
+//! where it flanks a word properly (not between a digit and a `.`, say), so the bold covers
+//! the span's whole whitespace-separated chunks: then its delimiters always sit next to a
+//! space or the text's ends, and always render as bold.
 //!
 //! Text from the rules and corpora is escaped, so that a message with `*` or `|` cannot break
 //! the layout; long corpus lines are cut to a window around the span they are shown for.
@@ -30,9 +33,27 @@ fn escape(text: &str) -> String {
     out
 }
 
+/// `span` widened to the whitespace-separated chunks it touches (see the module doc).
+fn whole_chunks(text: &str, span: TextRange) -> Option<(usize, usize)> {
+    let (start, end) = (usize::from(span.start()), usize::from(span.end()));
+    let (before, after) = (text.get(..start)?, text.get(end..)?);
+    if span.is_empty() {
+        return Some((start, end));
+    }
+    let start = before
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let end = end + after.find(char::is_whitespace).unwrap_or(after.len());
+    Some((start, end))
+}
+
 /// `text` with `span` in bold and at most [`CONTEXT`] characters around it.
 fn snippet(text: &str, span: TextRange) -> String {
-    let (start, end) = (usize::from(span.start()), usize::from(span.end()));
+    let Some((start, end)) = whole_chunks(text, span) else {
+        return escape(text);
+    };
     let (Some(before), Some(inside), Some(after)) =
         (text.get(..start), text.get(start..end), text.get(end..))
     else {
@@ -314,5 +335,51 @@ mod tests {
         assert!(cut.contains("**x**"), "{cut}");
         // A span off a char boundary falls back to the escaped text.
         assert_eq!(snippet("é", TextRange::new(1.into(), 2.into())), "é");
+    }
+
+    /// The strong (bold) texts of some Markdown, and whether a `**` was left as text, as
+    /// a CommonMark parser reads it.
+    fn bold_parts(markdown: &str) -> (Vec<String>, bool) {
+        use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+        let (mut strong, mut inside, mut literal) = (Vec::new(), None::<String>, false);
+        for event in Parser::new(markdown) {
+            match event {
+                Event::Start(Tag::Strong) => inside = Some(String::new()),
+                Event::End(TagEnd::Strong) => strong.extend(inside.take()),
+                Event::Text(text) => {
+                    literal |= text.contains("**");
+                    if let Some(open) = &mut inside {
+                        open.push_str(&text);
+                    }
+                }
+                _ => {}
+            }
+        }
+        (strong, literal)
+    }
+
+    #[test]
+    fn bold_spans_render_as_bold_next_to_punctuation_and_digits() {
+        let cases = [
+            // The corpus line of the bug: a span starting with `.` after a digit.
+            (
+                "call 09065174042. to opt out reply stop",
+                ". to opt out reply",
+                "09065174042. to opt out reply",
+            ),
+            ("free!! call now", "free", "free!!"),
+            ("win £1000 cash", "1000", "£1000"),
+            ("u r so special. call", "special.", "special."),
+            ("a*b call me | now", "call me", "call me"),
+            ("(txt) stop", "txt", "(txt)"),
+        ];
+        for (text, span_text, bold) in cases {
+            let at = text.find(span_text).unwrap();
+            let span = TextRange::new((at as u32).into(), ((at + span_text.len()) as u32).into());
+            let markdown = snippet(text, span);
+            let (strong, literal) = bold_parts(&markdown);
+            assert_eq!(strong, [bold], "{markdown}");
+            assert!(!literal, "a literal ** in {markdown}");
+        }
     }
 }
