@@ -2,8 +2,9 @@
 //! minimal JSON-RPC client of tests/common/lsp_client.rs (the feature tests drive it with a
 //! real LSP client library: `tests/lsp/`): requests before `initialize`, malformed JSON, unknown methods,
 //! positions past the end of a line or inside a surrogate pair, a 10 MB rules document, a
-//! corpus of 100,000 lines, and `shutdown` then `exit`. The server must answer each with the
-//! right error or result and keep serving, and exit cleanly at the end.
+//! corpus of 100,000 lines, framing errors followed by well-framed messages, `$/` requests,
+//! lone `\r` line ends, and `exit` with and without `shutdown`. The server must answer each
+//! with the right error or result and keep serving, and exit with the code LSP asks for.
 
 #[path = "common/lsp_client.rs"]
 mod lsp_client;
@@ -191,4 +192,89 @@ fn large_documents_and_corpora_are_served() {
     );
     assert_eq!(server.stop(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn framed(body: &str) -> String {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+#[test]
+fn after_any_framing_error_the_next_messages_are_served() {
+    let hover = r#"{"jsonrpc":"2.0","id":7,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///nowhere.rules"},"position":{"line":0,"character":0}}}"#;
+    let symbol = r#"{"jsonrpc":"2.0","id":5,"method":"textDocument/documentSymbol","params":{"textDocument":{"uri":"file:///nowhere.rules"}}}"#;
+    let faults = [
+        (
+            "a Content-Length that is no number",
+            format!("Content-Length: abc\r\n\r\n{symbol}"),
+        ),
+        (
+            "a short Content-Length",
+            format!("Content-Length: 20\r\n\r\n{symbol}"),
+        ),
+        (
+            "a long Content-Length",
+            format!("Content-Length: {}\r\n\r\n{symbol}", symbol.len() + 30),
+        ),
+        (
+            "Content-Length headers that disagree",
+            format!(
+                "Content-Length: {}\r\nContent-Length: 3\r\n\r\n{symbol}",
+                symbol.len()
+            ),
+        ),
+        ("stray bytes", format!("stray{}", framed(symbol))),
+    ];
+    for (what, fault) in faults {
+        let mut server = Server::start();
+        server.initialize(json!({}), json!({ "training": { "enabled": false } }));
+        // The fault and the next message back to back, in one write, as a client sends them.
+        server.send_bytes(format!("{fault}{}", framed(hover)).as_bytes());
+        let error = server.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
+        assert_eq!(error_code(&error), -32700, "{what}: {error}");
+        let answer = server.wait_for(|m| m["id"] == 7);
+        assert!(answer.get("error").is_none(), "{what}: {answer}");
+        assert_eq!(server.stop(), 0, "{what}");
+    }
+}
+
+#[test]
+fn exit_without_shutdown_exits_with_one() {
+    let mut server = Server::start();
+    server.initialize(json!({}), json!({ "training": { "enabled": false } }));
+    assert_eq!(server.exit(), 1);
+}
+
+#[test]
+fn dollar_requests_get_method_not_found_and_dollar_notifications_nothing() {
+    let mut server = Server::start();
+    server.initialize(json!({}), json!({ "training": { "enabled": false } }));
+    server.notify("$/somethingNew", json!({}));
+    let answer = server.request("$/somethingNew", json!({}));
+    assert_eq!(error_code(&answer), -32601, "{answer}");
+    // The notification got no answer: the next message is the next request's.
+    let symbols = server.request(
+        "textDocument/documentSymbol",
+        json!({ "textDocument": { "uri": "file:///nowhere.rules" } }),
+    );
+    assert_eq!(symbols["result"], Value::Null, "{symbols}");
+    assert_eq!(server.stop(), 0);
+}
+
+#[test]
+fn a_lone_carriage_return_ends_a_line() {
+    let mut server = Server::start();
+    server.initialize(json!({}), json!({ "training": { "enabled": false } }));
+    let text = "default ham\rspam: $* ( won $*\r\nham: $* hi $*\r";
+    server.open("untitled:cr", "rules", text);
+    let diagnostics = server.diagnostics("untitled:cr", 1);
+    let unclosed: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["code"] == "E0106")
+        .collect();
+    assert_eq!(unclosed.len(), 1, "{diagnostics:?}");
+    assert_eq!(
+        unclosed[0]["range"]["start"],
+        json!({ "line": 1, "character": 9 })
+    );
+    assert_eq!(server.stop(), 0);
 }

@@ -110,14 +110,41 @@ fn range(start: usize, end: usize) -> TextRange {
     TextRange::new(TextSize::from(start as u32), TextSize::from(end as u32))
 }
 
+/// Where the line that `pos` is on ends: at its `\n`, the `\r` of its `\r\n`, its lone
+/// `\r` (lines end as LSP counts them), or the end of the text.
+pub(crate) fn line_end(text: &str, pos: usize) -> usize {
+    text[pos..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| pos + i)
+}
+
+/// Whether a line ends at byte `pos`: a `\n`, or a `\r` not followed by `\n` (the `\r` of a
+/// `\r\n` is trivia before its `\n`).
+fn is_line_break(bytes: &[u8], pos: usize) -> bool {
+    match bytes.get(pos) {
+        Some(b'\n') => true,
+        Some(b'\r') => bytes.get(pos + 1) != Some(&b'\n'),
+        _ => false,
+    }
+}
+
 /// Skips spaces and a comment from `pos`; returns the position of the next lexeme.
 pub(crate) fn skip_trivia(text: &str, mut pos: usize) -> usize {
     let bytes = text.as_bytes();
     loop {
+        if is_line_break(bytes, pos) {
+            return pos;
+        }
         match bytes.get(pos) {
-            Some(b'\n') | None => return pos,
+            None => return pos,
             Some(b'#') => {
-                return text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+                let end = line_end(text, pos);
+                // Past the `\r` of a `\r\n`: its `\n` ends the line.
+                return if bytes.get(end) == Some(&b'\r') && !is_line_break(bytes, end) {
+                    end + 1
+                } else {
+                    end
+                };
             }
             Some(_) => {
                 let c = text[pos..].chars().next().unwrap_or('\n');
@@ -137,18 +164,13 @@ pub(crate) fn skip_trivia(text: &str, mut pos: usize) -> usize {
 pub(crate) fn comment_at(text: &str, pos: usize) -> Option<TextRange> {
     let rest = text.get(pos..)?;
     // The spaces [`skip_trivia`] skips, then `#`.
-    let offset = rest.find(|c: char| !((c.is_whitespace() && c != '\n') || c == '\u{feff}'))?;
+    let offset =
+        rest.find(|c: char| !((c.is_whitespace() && c != '\n' && c != '\r') || c == '\u{feff}'))?;
     let start = pos + offset;
     if !rest[offset..].starts_with('#') {
         return None;
     }
-    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-    let end = if text[start..end].ends_with('\r') {
-        end - 1
-    } else {
-        end
-    };
-    Some(range(start, end))
+    Some(range(start, line_end(text, start)))
 }
 
 /// The lexeme at `pos` (after trivia) in `mode`.
@@ -160,7 +182,7 @@ pub(crate) fn lex(text: &str, pos: usize, mode: Mode) -> Lexeme {
     };
     let one = |kind| simple(kind, start, start + c.len_utf8());
     match (mode, c) {
-        (_, '\n') => one(LexemeKind::Newline),
+        (_, '\n' | '\r') => one(LexemeKind::Newline),
         (Mode::Head | Mode::Regex, '"') => lex_string(text, start),
         (Mode::Head | Mode::Regex, '(') => one(LexemeKind::LParen),
         (Mode::Head | Mode::Regex, ')') => one(LexemeKind::RParen),
@@ -218,11 +240,11 @@ fn starts_lexeme(rest: &str, mode: Mode) -> bool {
     };
     match mode {
         Mode::Regex => true,
-        Mode::Brace => matches!(c, ',' | '}' | '\n') || c.is_ascii_digit(),
+        Mode::Brace => matches!(c, ',' | '}' | '\n' | '\r') || c.is_ascii_digit(),
         Mode::Head => {
             matches!(
                 c,
-                '"' | '(' | ')' | '|' | '&' | ':' | '=' | '!' | '\n' | '#'
+                '"' | '(' | ')' | '|' | '&' | ':' | '=' | '!' | '\n' | '\r' | '#'
             ) || rest.starts_with("<-")
                 || is_ident_start(c)
         }
@@ -274,13 +296,13 @@ fn lex_string(text: &str, start: usize) -> Lexeme {
                 end = Some(at + 1);
                 break;
             }
-            '\n' => break,
+            '\n' | '\r' => break,
             '\\' => match chars.clone().next() {
                 Some((_, escaped @ ('"' | '\\'))) => {
                     chars.next();
                     value.push(escaped);
                 }
-                Some((_, other)) if other != '\n' => {
+                Some((_, other)) if other != '\n' && other != '\r' => {
                     chars.next();
                     diagnostics.push(
                         Diagnostic::new(
@@ -312,7 +334,7 @@ fn lex_string(text: &str, start: usize) -> Lexeme {
             end
         }
         None => {
-            let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            let end = line_end(text, start);
             diagnostics.push(
                 Diagnostic::new(
                     Code::UnterminatedString,

@@ -24,7 +24,7 @@
 use super::ast::{
     Formula, FormulaKind, Name, Regex, RegexKind, RuleFile, Statement, StatementKind, StringLiteral,
 };
-use super::lexer::{Lexeme, LexemeKind, Mode, comment_at, lex, skip_trivia};
+use super::lexer::{Lexeme, LexemeKind, Mode, comment_at, lex, line_end, skip_trivia};
 use crate::diagnostic::{Code, Diagnostic};
 use text_size::{TextRange, TextSize};
 
@@ -141,9 +141,7 @@ impl Parser<'_> {
 
     fn skip_line(&mut self) {
         self.skipped_from.get_or_insert(self.pos);
-        self.pos = self.text[self.pos..]
-            .find('\n')
-            .map_or(self.text.len(), |i| self.pos + i);
+        self.pos = line_end(self.text, self.pos);
     }
 
     /// Records the comment of the line that ends at the next lexeme (a newline or the end of
@@ -868,4 +866,27 @@ fn cover<T>(items: &[T], range: impl Fn(&T) -> TextRange) -> TextRange {
 
 fn parse_count(digits: &str) -> u32 {
     digits.parse().unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_end_with_lf_crlf_or_a_lone_cr() {
+        for text in [
+            "default ham # a\nspam: $* x $*\nham: $* \"y\" $*\n",
+            "default ham # a\r\nspam: $* x $*\r\nham: $* \"y\" $*\r\n",
+            "default ham # a\rspam: $* x $*\rham: $* \"y\" $*\r",
+        ] {
+            let parse = parse(text);
+            assert!(
+                parse.diagnostics.is_empty(),
+                "{text:?}: {:?}",
+                parse.diagnostics
+            );
+            assert_eq!(parse.file.statements.len(), 3, "{text:?}");
+            assert_eq!(&text[parse.comments[0]], "# a", "{text:?}");
+        }
+    }
 }

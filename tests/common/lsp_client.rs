@@ -78,6 +78,12 @@ impl Server {
         self.stdin.flush().unwrap();
     }
 
+    /// Writes bytes as they are, framing and all.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
     pub fn send(&mut self, message: Value) {
         self.send_raw(message.to_string().as_bytes());
     }
@@ -171,6 +177,11 @@ impl Server {
     pub fn stop(mut self) -> i32 {
         let response = self.request("shutdown", Value::Null);
         assert_eq!(response["result"], Value::Null, "{response}");
+        self.exit()
+    }
+
+    /// `exit` (without `shutdown` unless sent before), and the exit status.
+    pub fn exit(mut self) -> i32 {
         self.notify("exit", Value::Null);
         let deadline = Instant::now() + DEADLINE;
         loop {
