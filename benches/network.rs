@@ -6,14 +6,18 @@
 //! in GloVe format, so that the benchmark needs nothing outside the repository) and with
 //! dense factors, as after training ([`densify`]): by the plain-loop [`Scorer`] on the
 //! bundled rules' networks and on one of the PyTorch reference's default sizes
-//! ([`sized_network`]), and, for comparison, by the tensor network as a batch of one.
-//! Targets and results: docs/performance.md.
+//! ([`sized_network`]), and, for comparison, by the tensor network as a batch of one; and
+//! a corpus-line hover's n-gram explanation by occlusion ([`explain_ngrams`]) with a
+//! network trained on the SMS example. Targets and results: docs/performance.md.
 
 use candle_core::Device;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use rulelens::explain::{ngrams, strongest_ngrams};
+use rulelens::ide::DEFAULT_MAX_NGRAM_LEN;
+use rulelens::model::checkpoint::ModelKind;
 use rulelens::model::{
-    Batch, FaRnn, Scorer, Scoring, SplitMix64, Vocabulary, WeightedAutomaton, WordInput, decompose,
-    read_glove, vocabulary,
+    Batch, DeviceKind, FaRnn, FitConfig, RankChoice, Scorer, Scoring, SplitMix64, TrainConfig,
+    Vocabulary, WeightedAutomaton, WordInput, decompose, fit, read_glove, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
@@ -224,10 +228,60 @@ fn score_one_sentence_as_a_batch(c: &mut Criterion) {
     group.finish();
 }
 
+/// The n-gram explanation of a corpus-line hover: the line scored with each of its spans of
+/// up to 6 tokens deleted ([`Scorer::occlusions`]), every span's contribution toward the
+/// prediction ([`ngrams`]) and the three strongest ([`strongest_ngrams`]), with an FA-RNN
+/// trained on the SMS example as the language server trains one (forward scoring, no word
+/// vectors), but briefly (two epochs over a quarter of train, early stopping on dev): on the
+/// dev line with the most tokens (120) and on one of median length (16).
+fn explain_ngrams(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
+    let file = RulesFile::read(&root.join("sms.rules"), &Default::default()).expect("rules");
+    let read = |name: &str| {
+        rulelens::corpus::read_file(&root.join(name))
+            .expect("bundled corpus")
+            .examples
+    };
+    let (train, dev) = (read("train.tsv"), read("dev.tsv"));
+    let config = FitConfig {
+        model: ModelKind::FaRnn,
+        scoring: Scoring::Forward,
+        embeddings: None,
+        beta: 1.0,
+        rank: RankChoice::Auto,
+        fraction: 0.25,
+        train: TrainConfig {
+            epochs: 2,
+            ..TrainConfig::default()
+        },
+        device: DeviceKind::Cpu,
+    };
+    let fitted = fit(&file, &train, &dev, &config, &mut |_| {}, &|| false).expect("fitted");
+    let scorer = Scorer::new(fitted.net.as_ref(), &file.system, None).expect("scorer");
+    let scale = fitted.manifest.hyperparameters.logit_scale;
+    let mut lines: Vec<&str> = dev.iter().map(|e| e.text.as_str()).collect();
+    lines.sort_by_key(|text| rulelens::text::tokenize(text).len());
+    let mut group = c.benchmark_group("corpus-line-ngrams");
+    for (name, line) in [
+        ("sms-longest", lines[lines.len() - 1]),
+        ("sms-median", lines[lines.len() / 2]),
+    ] {
+        group.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| {
+                let occlusions = scorer.occlusions(black_box(line), DEFAULT_MAX_NGRAM_LEN);
+                let prediction = occlusions.scores.prediction();
+                strongest_ngrams(ngrams(line, &occlusions, prediction, scale), 3)
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     compile_to_network,
     score_one_sentence,
-    score_one_sentence_as_a_batch
+    score_one_sentence_as_a_batch,
+    explain_ngrams
 );
 criterion_main!(benches);

@@ -35,7 +35,7 @@ pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use network::Network;
 pub use rng::SplitMix64;
-pub use scorer::{ForeignSentence, Scorer, Scores, SpanScores};
+pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores};
 pub use train::{
     DEFAULT_BATCH_SIZE, DEFAULT_EPOCHS, DEFAULT_LEARNING_RATE, DEFAULT_LOGIT_SCALE,
     DEFAULT_PATIENCE, EpochReport, LabeledSentence, TrainConfig, TrainError, TrainReport, accuracy,
