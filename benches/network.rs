@@ -12,7 +12,7 @@
 
 use candle_core::Device;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rulelens::explain::{ngrams, strongest_ngrams};
+use rulelens::explain::{OCCLUSION_BUDGET, ngrams, strongest_ngrams};
 use rulelens::ide::DEFAULT_MAX_NGRAM_LEN;
 use rulelens::model::checkpoint::ModelKind;
 use rulelens::model::{
@@ -228,12 +228,15 @@ fn score_one_sentence_as_a_batch(c: &mut Criterion) {
     group.finish();
 }
 
-/// The n-gram explanation of a corpus-line hover: the line scored with each of its spans of
-/// up to 6 tokens deleted ([`Scorer::occlusions`]), every span's contribution toward the
-/// prediction ([`ngrams`]) and the three strongest ([`strongest_ngrams`]), with an FA-RNN
-/// trained on the SMS example as the language server trains one (forward scoring, no word
-/// vectors), but briefly (two epochs over a quarter of train, early stopping on dev): on the
-/// dev line with the most tokens (120) and on one of median length (16).
+/// The n-gram explanation of a corpus-line hover, with an FA-RNN trained on the SMS example
+/// as the language server trains one (forward scoring, no word vectors) but briefly (two
+/// epochs over a quarter of train, early stopping on dev): the line scored with each of its
+/// spans of up to 6 tokens deleted, as far as [`OCCLUSION_BUDGET`] allows
+/// ([`Scorer::occlusions_within`]), every span's contribution toward the prediction
+/// ([`ngrams`]) and the three strongest ([`strongest_ngrams`]), on the longest SMS dev line
+/// (122 tokens), the one at the 99th percentile of length and one of median length; and,
+/// for the cost without the budget, every span of up to 6 tokens of the longest line
+/// ([`Scorer::occlusions`]).
 fn explain_ngrams(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
     let file = RulesFile::read(&root.join("sms.rules"), &Default::default()).expect("rules");
@@ -262,16 +265,25 @@ fn explain_ngrams(c: &mut Criterion) {
     let mut lines: Vec<&str> = dev.iter().map(|e| e.text.as_str()).collect();
     lines.sort_by_key(|text| rulelens::text::tokenize(text).len());
     let mut group = c.benchmark_group("corpus-line-ngrams");
-    for (name, line) in [
-        ("sms-longest", lines[lines.len() - 1]),
-        ("sms-median", lines[lines.len() / 2]),
+    let explain = |line: &str, all: bool| {
+        let occlusions = if all {
+            scorer.occlusions(line, DEFAULT_MAX_NGRAM_LEN)
+        } else {
+            scorer.occlusions_within(line, DEFAULT_MAX_NGRAM_LEN, OCCLUSION_BUDGET)
+        };
+        let prediction = occlusions.scores.prediction();
+        strongest_ngrams(ngrams(line, &occlusions, prediction, scale), 3)
+    };
+    let n = lines.len();
+    for (name, line, all) in [
+        ("sms-longest", lines[n - 1], false),
+        ("sms-p99", lines[n * 99 / 100], false),
+        ("sms-median", lines[n / 2], false),
+        ("sms-longest-every-span", lines[n - 1], true),
     ] {
+        let name = format!("{name}-{}-tokens", rulelens::text::tokenize(line).len());
         group.bench_function(BenchmarkId::from_parameter(name), |b| {
-            b.iter(|| {
-                let occlusions = scorer.occlusions(black_box(line), DEFAULT_MAX_NGRAM_LEN);
-                let prediction = occlusions.scores.prediction();
-                strongest_ngrams(ngrams(line, &occlusions, prediction, scale), 3)
-            })
+            b.iter(|| explain(black_box(line), all))
         });
     }
     group.finish();

@@ -29,11 +29,12 @@ use std::ops::Range;
 use text_size::TextRange;
 
 /// The most multiply-adds an editor feature spends on deleting a line's spans
-/// (`Scorer::occlusions_within`): about 5 ms of the development machine's cores, so that a
-/// hover stays within its 10 ms at the 99th percentile (`docs/performance.md`). With an
-/// SMS network it deletes every span of up to 6 tokens from 97 % of the SMS lines, shorter
-/// ones from the longest lines, and nothing from 7 lines of 5,002 (53 to 222 tokens).
-pub const OCCLUSION_BUDGET: u64 = 50_000_000;
+/// (`Scorer::occlusions_within`): about 5 ms of one of the development machine's cores at
+/// worst, so that a hover stays within its 10 ms at the 99th percentile
+/// (`docs/performance.md`). With an SMS network it deletes every span of up to 6 tokens
+/// from 91 % of the SMS lines (train and dev), shorter ones from longer lines, and nothing
+/// from 21 lines of 5,002 (45 to 222 tokens).
+pub const OCCLUSION_BUDGET: u64 = 25_000_000;
 
 /// One span of a sentence and what deleting it does to one label's probability.
 #[derive(Debug, Clone, PartialEq)]
