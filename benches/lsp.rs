@@ -11,7 +11,7 @@
 //!   timed: after an edit of a pattern, and with nothing changed since the last save (when
 //!   the network in memory is kept);
 //! - hover on a corpus line, with a trained network (rule-system and FA-RNN predictions,
-//!   top patterns with their best spans, n-gram polarity), on lines drawn at random;
+//!   top patterns with their best spans, n-grams by occlusion), on lines drawn at random;
 //! - hover on a pattern (figures on both corpora and examples);
 //! - the same corpus-line hover while a network trains on the other core.
 //!

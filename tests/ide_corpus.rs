@@ -2,9 +2,9 @@
 //! rules and corpora, with every figure computed by hand: the analysis, the findings
 //! (W0501–W0503, I0504) and where they are placed, corpus-line diagnostics (I0505), hovers
 //! and their Markdown, code actions, code lenses, inlay hints and the [`TrainedModel`]; and
-//! the promise of `Scorer::span_scores` / `explain::ngrams` that, for the zero-shot
-//! network compiled from the rules, a span's score is exactly what the rules say about the
-//! span read as a sentence of its own (papers-brief §5).
+//! the promise of `Scorer::occlusions` / `explain::ngrams` that, for the zero-shot network
+//! compiled from the rules, deleting a span does to the network exactly what it does to the
+//! rules.
 //!
 //! The network, where one is needed, is the zero-shot one `model::fit` builds with no
 //! training epoch: it computes exactly what the rules compute, so its figures are known too.
@@ -13,7 +13,7 @@ use candle_core::Device;
 use rulelens::automata::{RuleSystem, compile_reversed};
 use rulelens::corpus::{CorpusFile, Example, Format, parse};
 use rulelens::diagnostic::{Code, Diagnostic};
-use rulelens::explain::{Readout, ReconstructConfig, best_span, ngrams};
+use rulelens::explain::{ReconstructConfig, best_span, ngrams};
 use rulelens::ide::{
     Action, ActionKind, Figures, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, LineHover,
     PatternKey, RulesAnalysis, RulesHover, TextEdit, TrainedModel, analyze, apply,
@@ -1157,20 +1157,31 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
             ("the `ham` rule of line 5", Some("call"))
         ]
     );
-    let ngrams: Vec<(&str, &str)> = network
+    // Deleting `free` leaves ham alone true; deleting `call`, spam true and ham the default
+    // (logit 0.5). Spans that only extend `free` or `call` add nothing more (those with both
+    // leave spam false, ham the default); `me`, `later` change nothing.
+    let p_spam = softmax10(&[1.02, 1.01])[0];
+    let without_free = softmax10(&[0.0, 1.01])[0];
+    let without_call = softmax10(&[1.02, 0.5])[0];
+    let ngrams: Vec<&str> = network
         .ngrams
         .iter()
-        .map(|n| {
-            assert!((n.polarity - 1.0).abs() < 1e-4, "{n:?}");
-            (
-                &text[usize::from(n.range.start())..usize::from(n.range.end())],
-                n.label.as_str(),
-            )
-        })
+        .map(|n| &text[usize::from(n.range.start())..usize::from(n.range.end())])
         .collect();
-    // Spans that only extend `free` or `call` add nothing; `me`, `later` push nowhere.
-    assert_eq!(ngrams, [("free", "spam"), ("call", "ham")]);
-    assert!(network.approximations.is_empty());
+    assert_eq!(ngrams, ["free", "call"]);
+    assert_close(network.ngrams[0].without, without_free, "without free");
+    assert_close(
+        network.ngrams[0].contribution,
+        p_spam - without_free,
+        "free",
+    );
+    assert_close(network.ngrams[1].without, without_call, "without call");
+    assert_close(
+        network.ngrams[1].contribution,
+        p_spam - without_call,
+        "call",
+    );
+    assert_eq!(network.max_ngram_len, 4);
     assert_eq!(
         render_line_hover(&hover, text),
         "gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2, the `ham` rule of \
@@ -1182,9 +1193,9 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
          - the `spam` rule of line 2 1.00: **free** call me later\n\
          - the `ham` rule of line 5 1.00: free **call** me later\n\
          \n\
-         Strongest n-grams:\n\
-         - **free** → spam +1.00\n\
-         - **call** → ham +1.00\n"
+         Strongest n-grams (occlusion: what deleting each does to P(spam)):\n\
+         - **free** +0.52 toward spam (0.00 without it)\n\
+         - **call** -0.47 toward spam (0.99 without it)\n"
     );
 
     // A network of older rules says so; `max_listed` cuts both lists.
@@ -1219,7 +1230,9 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
         render_line_hover(&hover, &quiet.text),
         "gold **ham** · rules **ham** ✓ (no rule fired)\n\
          \n\
-         **FA-RNN** **ham** ✓ · spam 0.01 · ham 0.99\n"
+         **FA-RNN** **ham** ✓ · spam 0.01 · ham 0.99\n\
+         \n\
+         _Deleting any one n-gram of up to 3 tokens changes P(ham) by less than 0.005._\n"
     );
 }
 
@@ -1525,15 +1538,17 @@ fn add_rule_for_a_line_follows_the_network_polarity_and_says_when_it_cannot_fix_
         text_range: None,
         label_range: None,
     };
-    // The network pushes `free` and `free call` toward spam by 1; the train corpus has
-    // `free` once, as spam, and `free call` never, so `free` would win, but the file has
-    // `spam: $* free $*` already (it fired, and lost to ham): `free call` is next.
+    // P(spam) is softmax10([1.02, 1.01])[1] = 0.475 (ham comes first); deleting `free` makes
+    // it softmax10([1.02, 0])[1] ≈ 0, deleting `free call` softmax10([0.5, 0])[1] = 0.007,
+    // and deleting `call` raises it. The train corpus has `free` once, as spam, and `free
+    // call` never, so `free` would win, but the file has `spam: $* free $*` already (it
+    // fired, and lost to ham): `free call` is next.
     let actions = line_actions(&line, &analysis.rules, Some(&analysis), Some(&model));
     assert_eq!(actions.len(), 1);
     assert_eq!(
         actions[0].title,
-        "Add rule `spam: $* free call $*` (FA-RNN polarity +1.00; train: 0 lines, – spam; a \
-         higher-priority label still wins here)"
+        "Add rule `spam: $* free call $*` (FA-RNN +0.47 toward spam; train: 0 lines, – spam; \
+         a higher-priority label still wins here)"
     );
     assert_eq!(
         applied(text, &actions[0]),
@@ -1543,8 +1558,8 @@ fn add_rule_for_a_line_follows_the_network_polarity_and_says_when_it_cannot_fix_
     let actions = line_actions(&line, &analysis.rules, None, Some(&model));
     assert_eq!(
         actions[0].title,
-        "Add rule `spam: $* free call $*` (FA-RNN polarity +1.00; a higher-priority label \
-         still wins here)"
+        "Add rule `spam: $* free call $*` (FA-RNN +0.47 toward spam; a higher-priority \
+         label still wins here)"
     );
 }
 
@@ -1709,7 +1724,7 @@ fn line_hints_show_the_rules_and_network_predictions_at_each_line_end() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Span scores of the zero-shot network are exact
+// Occlusions of the zero-shot network are what the rules say
 // ---------------------------------------------------------------------------------------
 
 /// Patterns: 0 `a` = `$* free $*`, 1 `b` = `call $* now` (anchored at both ends),
@@ -1727,13 +1742,6 @@ spam: $* cash $*
 ham <- b | e | d
 ham: $* x{2,3} $*
 ";
-
-/// `M[label][pattern]` of [`EXACT_RULES`], by hand: +1 per plain use, −1 per use under `!`.
-const EXACT_READOUT: [[f32; 7]; 3] = [
-    [1.0, -1.0, 1.0, 0.0, 0.0, 1.0, 0.0],
-    [0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0],
-    [0.0; 7],
-];
 
 const EXACT_SENTENCES: &[&str] = &[
     "call me now !! free win 100 cash",
@@ -1753,95 +1761,124 @@ fn exact_network(system: &RuleSystem, scoring: Scoring) -> FaRnn {
     FaRnn::new(system, &automaton, &exact, None, scoring, &Device::Cpu).unwrap()
 }
 
-/// For every span of every sentence up to `max_len` tokens: each pattern's span score is 1
-/// when the pattern matches the span's text read as a sentence and 0 otherwise, the
-/// n-grams' polarities are the readout of those 0/1 matches, and each pattern's best span
-/// is its shortest, then earliest, matching span.
-fn check_span_scores_are_exact(
-    file: &RulesFile,
-    net: &dyn Network,
-    sentences: &[&str],
-    max_len: usize,
-    readout: Option<&[[f32; 7]; 3]>,
-) {
+/// `text` without the bytes of `range`, a space in their place.
+fn cut(text: &str, range: TextRange) -> String {
+    format!(
+        "{} {}",
+        &text[..usize::from(range.start())],
+        &text[usize::from(range.end())..]
+    )
+}
+
+/// For every span of every sentence up to `max_len` tokens, deleted: each pattern's score
+/// in each direction is 1 when the pattern matches the sentence without the span and 0
+/// otherwise, the prediction is the rules' on it, and the scores are those of the sentence
+/// without the span re-scored from its text; the n-grams' contributions toward each label are
+/// the probabilities of those re-scored sentences subtracted from the sentence's own; and each
+/// pattern's best span is its shortest, then earliest, span whose deletion unmatches it.
+fn check_occlusions_are_exact(file: &RulesFile, net: &dyn Network, max_len: usize) {
     let system = &file.system;
     let scorer = Scorer::new(net, system, None).unwrap();
-    let model_readout = Readout::from_system(system);
     let n_patterns = system.patterns().len();
-    let mut n_matching_spans = 0;
-    for &sentence in sentences {
+    let mut n_unmatching_deletions = 0;
+    for &sentence in EXACT_SENTENCES {
         let tokens = tokenize(sentence);
-        let spans = scorer.span_scores(sentence, max_len);
+        let occlusions = scorer.occlusions(sentence, max_len);
         assert_eq!(
-            (spans.n_tokens, spans.max_len, spans.n_patterns),
-            (tokens.len(), max_len, n_patterns)
+            (occlusions.n_tokens, occlusions.max_len),
+            (tokens.len(), max_len)
         );
-        assert!(!spans.left_bound && !spans.gates_left_out, "{sentence:?}");
-        let listed = ngrams(sentence, &spans, &model_readout);
-        let mut listed = listed.iter();
-        let mut best: Vec<Option<(std::ops::Range<usize>, f32)>> = vec![None; n_patterns];
+        assert_eq!(occlusions.scores, scorer.score_text(sentence));
+        let matched = system.classify(sentence).matched;
+        let mut best: Vec<Option<std::ops::Range<usize>>> = vec![None; n_patterns];
+        let listed: Vec<Vec<rulelens::explain::Ngram>> = (0..system.labels().len())
+            .map(|c| ngrams(sentence, &occlusions, c, 10.0))
+            .collect();
+        let mut spans = occlusions.spans();
+        let mut i = 0;
         for start in 0..tokens.len() {
             for len in 1..=max_len.min(tokens.len() - start) {
                 let range = TextRange::new(
                     tokens.get(start).unwrap().range.start(),
                     tokens.get(start + len - 1).unwrap().range.end(),
                 );
-                let span_text = &sentence[usize::from(range.start())..usize::from(range.end())];
-                let exact = system.classify(span_text).matched;
-                let scores = spans.get(start, len).unwrap();
-                for p in 0..n_patterns {
-                    let expected = f32::from(u8::from(exact[p]));
-                    assert!(
-                        (scores[p] - expected).abs() < 1e-4,
-                        "{sentence:?}, span {span_text:?}, pattern {}: {} vs {expected}",
-                        system.patterns()[p].name,
-                        scores[p]
-                    );
-                    if exact[p] {
-                        n_matching_spans += 1;
-                        if best[p].is_none() || best[p].as_ref().unwrap().0.len() > len {
-                            best[p] = Some((start..start + len, 1.0));
+                let without_text = cut(sentence, range);
+                let kept: Vec<&str> = tokens
+                    .iter()
+                    .enumerate()
+                    .filter(|(t, _)| !(start..start + len).contains(t))
+                    .map(|(_, token)| token.text)
+                    .collect();
+                let retokenized = tokenize(&without_text);
+                let retokenized: Vec<&str> = retokenized.iter().map(|t| t.text).collect();
+                assert_eq!(retokenized, kept, "{sentence:?} without {start}+{len}");
+                let rules = system.classify(&without_text);
+                let without = occlusions.without(start, len).unwrap();
+                let (span, scores) = spans.next().expect("a span");
+                assert_eq!((span, scores), (start..start + len, without));
+                for direction in &without.pattern_scores {
+                    for p in 0..n_patterns {
+                        let expected = f32::from(u8::from(rules.matched[p]));
+                        assert!(
+                            (direction[p] - expected).abs() < 1e-4,
+                            "{without_text:?}, pattern {}: {} vs {expected}",
+                            system.patterns()[p].name,
+                            direction[p]
+                        );
+                        if matched[p] && !rules.matched[p] {
+                            n_unmatching_deletions += 1;
+                            if best[p].as_ref().is_none_or(|b| b.len() > len) {
+                                best[p] = Some(start..start + len);
+                            }
                         }
                     }
                 }
-                let ngram = listed.next().expect("an n-gram per span");
                 assert_eq!(
-                    (ngram.tokens.clone(), ngram.range),
-                    (start..start + len, range)
+                    Some(without.prediction()),
+                    rules.prediction.map(|l| l.index()),
+                    "{without_text:?}"
                 );
-                if let Some(readout) = readout {
-                    for (c, row) in readout.iter().enumerate() {
-                        let expected: f32 = row
-                            .iter()
-                            .zip(&exact)
-                            .map(|(w, &m)| w * f32::from(u8::from(m)))
-                            .sum();
-                        assert!(
-                            (ngram.polarity[c] - expected).abs() < 1e-4,
-                            "{sentence:?}, span {span_text:?}, label {c}: {:?} vs {expected}",
-                            ngram.polarity
-                        );
-                    }
+                let rescored = scorer.score_text(&without_text);
+                for (a, b) in without.logits.iter().zip(&rescored.logits) {
+                    assert!((a - b).abs() < 1e-5, "{without_text:?}");
                 }
+                let (p_with, p_without) = (
+                    occlusions.scores.probabilities(10.0),
+                    rescored.probabilities(10.0),
+                );
+                for (c, listed) in listed.iter().enumerate() {
+                    let ngram = &listed[i];
+                    assert_eq!(
+                        (ngram.tokens.clone(), ngram.range),
+                        (start..start + len, range)
+                    );
+                    assert_close(ngram.without, p_without[c], &without_text);
+                    assert_close(ngram.contribution, p_with[c] - p_without[c], &without_text);
+                }
+                i += 1;
             }
         }
-        assert!(listed.next().is_none());
-        assert!(spans.get(0, max_len + 1).is_none() && spans.get(tokens.len(), 1).is_none());
+        assert!(spans.next().is_none() && listed.iter().all(|l| l.len() == i));
+        assert!(occlusions.without(0, max_len + 1).is_none());
+        assert!(occlusions.without(tokens.len(), 1).is_none());
         for (p, expected) in best.iter().enumerate() {
-            let found = best_span(&spans, p).map(|(tokens, _)| tokens);
+            let found = best_span(&occlusions, p);
             assert_eq!(
-                found,
-                expected.as_ref().map(|(tokens, _)| tokens.clone()),
+                found.as_ref().map(|(tokens, _)| tokens.clone()),
+                *expected,
                 "{sentence:?}, best span of {}",
                 system.patterns()[p].name
             );
+            if let Some((_, drop)) = found {
+                assert!((drop - 1.0).abs() < 1e-4);
+            }
         }
     }
-    assert!(n_matching_spans > 0);
+    assert!(n_unmatching_deletions > 0);
 }
 
 #[test]
-fn zero_shot_span_scores_are_what_the_rules_say_about_each_span() {
+fn zero_shot_occlusions_are_what_the_rules_say_about_each_deletion() {
     let file = rules(EXACT_RULES);
     assert!(
         file.diagnostics.iter().all(|d| !d.is_error()),
@@ -1856,37 +1893,26 @@ fn zero_shot_span_scores_are_what_the_rules_say_about_each_span() {
         .collect();
     assert_eq!(names, ["a", "b", "c", "d", "e", "spam@8", "ham@10"]);
     assert_eq!(file.system.labels(), ["spam", "ham", "other"]);
-    // The readout the explanation uses is the formulas' linear part.
-    let readout = Readout::from_system(&file.system);
-    for (c, row) in EXACT_READOUT.iter().enumerate() {
-        let unit = |p: usize| {
-            let mut scores = vec![0f32; 7];
-            scores[p] = 1.0;
-            scores
-        };
-        let weights: Vec<f32> = (0..7).map(|p| readout.polarity(&unit(p))[c]).collect();
-        assert_eq!(weights, row, "label {c}");
-    }
     let net = exact_network(&file.system, Scoring::Forward);
-    check_span_scores_are_exact(&file, &net, EXACT_SENTENCES, 8, Some(&EXACT_READOUT));
-    // Spans cut at a shorter length are the same numbers.
+    check_occlusions_are_exact(&file, &net, 8);
+    // Deletions cut at a shorter length are the same numbers.
     let scorer = Scorer::new(&net, &file.system, None).unwrap();
     let (long, short) = (
-        scorer.span_scores(EXACT_SENTENCES[0], 8),
-        scorer.span_scores(EXACT_SENTENCES[0], 2),
+        scorer.occlusions(EXACT_SENTENCES[0], 8),
+        scorer.occlusions(EXACT_SENTENCES[0], 2),
     );
     for start in 0..long.n_tokens {
         for len in 1..=2 {
-            assert_eq!(long.get(start, len), short.get(start, len));
+            assert_eq!(long.without(start, len), short.without(start, len));
         }
     }
     // On a deterministic automaton the best path is the only path: Viterbi agrees.
     let viterbi = exact_network(&file.system, Scoring::Viterbi);
-    check_span_scores_are_exact(&file, &viterbi, EXACT_SENTENCES, 8, Some(&EXACT_READOUT));
+    check_occlusions_are_exact(&file, &viterbi, 8);
 }
 
 #[test]
-fn zero_shot_bidirectional_span_scores_are_exact_too() {
+fn zero_shot_bidirectional_occlusions_are_exact_too() {
     let file = rules(EXACT_RULES);
     let (reversed, too_large) = compile_reversed(&file.rules, &file.system, &Default::default());
     assert!(too_large.is_empty());
@@ -1894,22 +1920,7 @@ fn zero_shot_bidirectional_span_scores_are_exact_too() {
         forward: exact_network(&file.system, Scoring::Forward),
         backward: exact_network(&reversed, Scoring::Forward),
     };
-    check_span_scores_are_exact(&file, &net, EXACT_SENTENCES, 8, Some(&EXACT_READOUT));
-}
-
-#[test]
-fn zero_shot_span_scores_are_exact_on_the_bundled_sms_rules() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
-    let file = RulesFile::read(&root.join("sms.rules"), &Default::default()).unwrap();
-    let dev = rulelens::corpus::read_file(&root.join("dev.tsv")).unwrap();
-    let net = exact_network(&file.system, Scoring::Forward);
-    let sentences: Vec<&str> = dev
-        .examples
-        .iter()
-        .take(40)
-        .map(|e| e.text.as_str())
-        .collect();
-    check_span_scores_are_exact(&file, &net, &sentences, 6, None);
+    check_occlusions_are_exact(&file, &net, 8);
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! The plain-loop scorer (`model::Scorer`) computes what the tensor networks compute, for
 //! every architecture and scoring: FA-RNN and FA-GRU, forward and Viterbi, one and two
-//! directions, on the bundled SMS rules with word embeddings and with every trained
-//! parameter moved off its initial value, as training leaves them.
+//! directions, on the bundled SMS rules with word embeddings and without (where most token
+//! vectors are sparse), and with every trained parameter moved off its initial value, as
+//! training leaves them; and its occlusions (`Scorer::occlusions`) are what the tensor
+//! network computes for the sentence with a span's tokens taken out.
 
 use candle_core::{Device, Tensor};
 use rulelens::automata::compile_reversed;
@@ -50,6 +52,16 @@ fn fixture() -> Fixture {
 }
 
 fn direction(fixture: &Fixture, reversed: bool, scoring: Scoring, gated: bool) -> FaRnn {
+    direction_with(fixture, reversed, scoring, gated, Some(&fixture.words))
+}
+
+fn direction_with(
+    fixture: &Fixture,
+    reversed: bool,
+    scoring: Scoring,
+    gated: bool,
+    words: Option<&WordInput>,
+) -> FaRnn {
     let system = if reversed {
         compile_reversed(
             &fixture.file.rules,
@@ -62,15 +74,7 @@ fn direction(fixture: &Fixture, reversed: bool, scoring: Scoring, gated: bool) -
     };
     let automaton = WeightedAutomaton::new(&system);
     let exact = decompose::exact(&automaton);
-    let net = FaRnn::new(
-        &system,
-        &automaton,
-        &exact,
-        Some(&fixture.words),
-        scoring,
-        &Device::Cpu,
-    )
-    .unwrap();
+    let net = FaRnn::new(&system, &automaton, &exact, words, scoring, &Device::Cpu).unwrap();
     let net = if gated {
         net.with_gates(1).unwrap()
     } else {
@@ -108,8 +112,11 @@ fn perturb(net: &FaRnn, seed: u64) {
 /// not within rounding.
 /// Viterbi scoring through tensors costs K²·r per token, so its tests score fewer sentences.
 fn assert_same(fixture: &Fixture, net: &dyn Network, what: &str) {
+    assert_same_with(fixture, net, Some(&fixture.words.vocabulary), what);
+}
+
+fn assert_same_with(fixture: &Fixture, net: &dyn Network, vocab: Option<&Vocabulary>, what: &str) {
     let system = &fixture.file.system;
-    let vocab = Some(&fixture.words.vocabulary);
     let scorer = Scorer::new(net, system, vocab).unwrap();
     let viterbi = net.directions()[0].scoring() == Scoring::Viterbi;
     let n = fixture.texts.len();
@@ -166,13 +173,84 @@ fn assert_same(fixture: &Fixture, net: &dyn Network, what: &str) {
     assert!(predictions_differ <= 1, "{what}: {predictions_differ} ties");
 }
 
+/// For every span of up to 3 tokens of the fixture's texts `texts`: the scores
+/// [`Scorer::occlusions`]
+/// gives for the text without the span are the tensor network's logits for the text's
+/// sentence with the span's symbols and words taken out, and its scores of the whole text
+/// are [`Scorer::score_text`]'s.
+fn assert_occlusions_same(
+    fixture: &Fixture,
+    net: &dyn Network,
+    vocab: Option<&Vocabulary>,
+    texts: std::ops::Range<usize>,
+    what: &str,
+) {
+    let system = &fixture.file.system;
+    let scorer = Scorer::new(net, system, vocab).unwrap();
+    let mut sentences = Vec::new();
+    let mut occluded = Vec::new();
+    for text in &fixture.texts[texts.clone()] {
+        let occlusions = scorer.occlusions(text, 3);
+        assert_eq!(
+            occlusions.scores,
+            scorer.score_text(text),
+            "{what}: {text:?}"
+        );
+        let whole = Sentence::new(system, vocab, &tokenize(text));
+        let n_spans: usize = (1..=3)
+            .map(|len| (whole.words.len() + 1).saturating_sub(len))
+            .sum();
+        assert_eq!(occlusions.spans().count(), n_spans);
+        for (span, scores) in occlusions.spans() {
+            sentences.push(Sentence {
+                symbols: [&whole.symbols[..span.start], &whole.symbols[span.end..]].concat(),
+                words: [&whole.words[..span.start], &whole.words[span.end..]].concat(),
+            });
+            occluded.push((text, span, scores.logits.clone()));
+        }
+    }
+    let batch = Batch::from_sentences(&sentences.iter().collect::<Vec<_>>(), &Device::Cpu).unwrap();
+    let expected: Vec<Vec<f32>> = net.logits(&batch).unwrap().to_vec2().unwrap();
+    assert!(expected.len() > texts.len(), "{what}");
+    for ((text, span, logits), expected) in occluded.iter().zip(&expected) {
+        for (a, b) in logits.iter().zip(expected) {
+            assert!(
+                (a - b).abs() <= 1e-4,
+                "{what}: {text:?} without {span:?}: {logits:?} vs {expected:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn scorer_computes_what_fa_rnn_computes() {
     let fixture = fixture();
     for scoring in [Scoring::Forward, Scoring::Viterbi] {
         let net = direction(&fixture, false, scoring, false);
-        assert_same(&fixture, &net, &format!("fa-rnn {scoring:?}"));
+        let what = format!("fa-rnn {scoring:?}");
+        assert_same(&fixture, &net, &what);
+        // Viterbi through tensors costs K²·r per token: two short texts (8 and 11 tokens).
+        let texts = if scoring == Scoring::Viterbi {
+            1..3
+        } else {
+            0..12
+        };
+        assert_occlusions_same(
+            &fixture,
+            &net,
+            Some(&fixture.words.vocabulary),
+            texts,
+            &what,
+        );
     }
+}
+
+#[test]
+fn scorer_computes_what_fa_rnn_without_word_embeddings_computes() {
+    let fixture = fixture();
+    let net = direction_with(&fixture, false, Scoring::Forward, false, None);
+    assert_same_with(&fixture, &net, None, "fa-rnn without words");
+    assert_occlusions_same(&fixture, &net, None, 0..12, "fa-rnn without words");
 }
 
 #[test]
@@ -180,6 +258,13 @@ fn scorer_computes_what_fa_gru_computes() {
     let fixture = fixture();
     let net = direction(&fixture, false, Scoring::Forward, true);
     assert_same(&fixture, &net, "fa-gru");
+    assert_occlusions_same(
+        &fixture,
+        &net,
+        Some(&fixture.words.vocabulary),
+        0..6,
+        "fa-gru",
+    );
 }
 
 #[test]
@@ -190,6 +275,8 @@ fn scorer_computes_what_bidirectional_networks_compute() {
         backward: direction(&fixture, true, Scoring::Forward, false),
     };
     assert_same(&fixture, &net, "bifa-rnn");
+    let vocab = Some(&fixture.words.vocabulary);
+    assert_occlusions_same(&fixture, &net, vocab, 0..6, "bifa-rnn");
     let net = BiFaRnn {
         forward: direction(&fixture, false, Scoring::Viterbi, true),
         backward: direction(&fixture, true, Scoring::Viterbi, true),

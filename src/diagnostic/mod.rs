@@ -136,8 +136,9 @@ pub struct Diagnostic {
     pub message: String,
     pub help: Option<String>,
     pub related: Vec<Related>,
-    /// The edit its help describes, when there is exactly one.
-    pub fix: Option<Fix>,
+    /// The edit its help describes, when there is exactly one (boxed: most diagnostics
+    /// have none, and results carrying a diagnostic stay small).
+    pub fix: Option<Box<Fix>>,
 }
 
 impl Diagnostic {
@@ -161,11 +162,11 @@ impl Diagnostic {
         range: TextRange,
         new_text: impl Into<String>,
     ) -> Diagnostic {
-        self.fix = Some(Fix {
+        self.fix = Some(Box::new(Fix {
             title: title.into(),
             range,
             new_text: new_text.into(),
-        });
+        }));
         self
     }
 

@@ -1,13 +1,13 @@
 //! Explanations: what a trained network has learned, in the rules' own terms: patterns read
-//! back as regular expressions, and the n-grams of a sentence with their polarity. Works on
-//! plain data from `model` (vectors, never tensors).
+//! back as regular expressions, and what the n-grams of a sentence contribute to its
+//! prediction, by occlusion. Works on plain data from `model` (vectors, never tensors).
 
 mod ngram;
 mod reconstruct;
 mod rewrite;
 mod state_elimination;
 
-pub use ngram::{Ngram, Readout, best_span, ngrams, strongest_ngrams};
+pub use ngram::{NEGLIGIBLE, Ngram, OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
 pub use reconstruct::{
     DEFAULT_MAX_LISTED, DEFAULT_THRESHOLD, ReconstructConfig, Reconstruction, reconstruct,
 };

@@ -1,153 +1,103 @@
-//! N-gram polarity: which spans of a sentence push a trained FA-RNN toward which label
-//! (Sun & Lu 2022, §3; papers-brief §3.2 and §5).
+//! N-gram contributions by occlusion: what each short span of a sentence does to a trained
+//! network's output, measured by running the network on the sentence without the span.
 //!
-//! An FA-RNN with forward scoring and without its state clamp is a linear recurrence, so the
-//! score a pattern gives a span read on its own, `B_p(x_{i:t}) = h₀ T(x_i)···T(x_t) α_p`, is
-//! Sun & Lu's n-gram representation `v_{i:t}` read out by the pattern's final weights
-//! ([`crate::model::SpanScores`] computes it for every span up to a length). The label
-//! readout here is the linear part of the aggregation: label c's polarity of a span is
-//! `Σ_p M[c, p]·B_p`, with `M[c, p]` counting the occurrences of pattern p in label c's
-//! formula, +1 for each plain occurrence and −1 for each under a `!`. It is exact for a
-//! label whose formula is an OR of patterns (every `LABEL: REGEX` rule) while no score
-//! leaves [0, 1]; the soft logic's `&` and its clamps are not linear, so for them it is the
-//! readout's slope, not the logit (the logit is not additive over spans, papers-brief §5,
-//! "Nonlinear heads"). The default label has no formula and so no polarity.
+//! A span's contribution toward label c is `P(c | sentence) − P(c | sentence without the
+//! span)`, probabilities being the network's own, `softmax(scale · logits)` at the logit
+//! scale it was trained with; deleting a span leaves its tokens out and reads the others in
+//! order ([`crate::model::Scorer::occlusions`], which re-runs only the tokens after the
+//! span). So a contribution is in probability points, positive when the span pushes toward
+//! c (the sentence without it is less c), and it is what the network does, whatever its
+//! kind: FA-RNN or FA-GRU, forward or Viterbi scoring, one or two directions, clamped states
+//! and the soft logic's clamps included. A pattern's best span is measured the same way:
+//! the span whose deletion lowers the pattern's score the most.
 //!
-//! The cost is that of the span scores, `n_tokens · max_len` network steps, plus
-//! `O(n_tokens · max_len · (patterns + labels))` here.
+//! Why not Sun & Lu's span decomposition (papers-brief §5): the score a pattern gives a span
+//! read on its own is exact for a linear, forward, unclamped FA-RNN, but it is not a part
+//! of this sentence's output. Every span that contains a match scores it again, so span
+//! scores do not add up to the logit; the soft logic clamps pattern scores to [0, 1]; and a
+//! trained network's states leave the range where it clamps them. On a trained network
+//! those scores contradicted the predictions they were shown beside (issue 13, item 11).
+//!
+//! The cost is that of the occlusions: up to `n_tokens · (max_len + 1) · n_tokens / 2`
+//! network steps, and a softmax per span here. What the editor asks for stays within
+//! [`OCCLUSION_BUDGET`] (`Scorer::occlusions_within`): on a long line, shorter n-grams or
+//! none.
 
-use crate::automata::RuleSystem;
-use crate::model::SpanScores;
-use crate::syntax::LabelId;
+use crate::model::Occlusions;
 use crate::text::tokenize;
 use std::ops::Range;
 use text_size::TextRange;
 
-/// The linear readout from pattern scores to label polarities.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Readout {
-    n_patterns: usize,
-    /// `[label][pattern]`.
-    weights: Vec<Vec<f32>>,
-}
+/// The most multiply-adds an editor feature spends on deleting a line's spans
+/// (`Scorer::occlusions_within`): about 5 ms of one of the development machine's cores at
+/// worst, so that a hover stays within its 10 ms at the 99th percentile
+/// (`docs/performance.md`). With an SMS network it deletes every span of up to 6 tokens
+/// from 91 % of the SMS lines (train and dev), shorter ones from longer lines, and nothing
+/// from 21 lines of 5,002 (45 to 222 tokens).
+pub const OCCLUSION_BUDGET: u64 = 25_000_000;
 
-impl Readout {
-    /// The readout of a rule system's label formulas.
-    ///
-    /// ```
-    /// let text = "default ham\npattern a = $* free $*\npattern b = $* hi $*\nspam <- a & !b\n";
-    /// let parse = rulelens::syntax::parse(text);
-    /// let (rules, _) = rulelens::syntax::lower(&parse, text);
-    /// let (system, _) = rulelens::automata::compile(&rules, &Default::default());
-    /// let readout = rulelens::explain::Readout::from_system(&system);
-    /// // spam: +a −b; ham (the default) has no formula.
-    /// assert_eq!(readout.polarity(&[1.0, 0.5]), [0.5, 0.0]);
-    /// ```
-    pub fn from_system(system: &RuleSystem) -> Readout {
-        let n_patterns = system.patterns().len();
-        let weights = (0..system.labels().len())
-            .map(|c| {
-                let mut row = vec![0f32; n_patterns];
-                system
-                    .label_formula(LabelId(c as u32))
-                    .visit(true, &mut |pattern, positive| {
-                        if let Some(weight) = row.get_mut(pattern.index()) {
-                            *weight += if positive { 1.0 } else { -1.0 };
-                        }
-                    });
-                row
-            })
-            .collect();
-        Readout {
-            n_patterns,
-            weights,
-        }
-    }
-
-    pub fn n_labels(&self) -> usize {
-        self.weights.len()
-    }
-
-    /// Each label's polarity of some pattern scores.
-    pub fn polarity(&self, pattern_scores: &[f32]) -> Vec<f32> {
-        self.weights
-            .iter()
-            .map(|row| {
-                row.iter()
-                    .zip(pattern_scores.iter().take(self.n_patterns))
-                    .map(|(w, s)| w * s)
-                    .sum()
-            })
-            .collect()
-    }
-}
-
-/// One span of a sentence with its polarity.
+/// One span of a sentence and what deleting it does to one label's probability.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ngram {
     /// Token indices.
     pub tokens: Range<usize>,
     /// Where the span is in the sentence, in bytes.
     pub range: TextRange,
-    /// Per label, in priority order.
-    pub polarity: Vec<f32>,
+    /// The label's probability for the sentence without the span.
+    pub without: f64,
+    /// The label's probability for the sentence minus [`Ngram::without`]: positive when the
+    /// span pushes toward the label.
+    pub contribution: f64,
 }
 
-impl Ngram {
-    /// The label the span pushes toward most strongly (by absolute polarity), with its
-    /// polarity; `None` when every polarity is 0.
-    pub fn strongest(&self) -> Option<(LabelId, f32)> {
-        let (c, &value) = self
-            .polarity
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()).then(b.0.cmp(&a.0)))?;
-        (value != 0.0).then_some((LabelId(c as u32), value))
-    }
-
-    fn strength(&self) -> f32 {
-        self.strongest().map_or(0.0, |(_, value)| value.abs())
-    }
-}
-
-/// Every span of `text` that `spans` scored, with its polarity, in order of start then
-/// length. `spans` must be the span scores of `text`.
-pub fn ngrams(text: &str, spans: &SpanScores, readout: &Readout) -> Vec<Ngram> {
+/// Every span `occlusions` deleted from `text`, with its contribution toward `label` (an
+/// index into the network's labels) at logit scale `scale`, in order of start, then length.
+/// `occlusions` must be `text`'s.
+pub fn ngrams(text: &str, occlusions: &Occlusions, label: usize, scale: f64) -> Vec<Ngram> {
     let tokens = tokenize(text);
-    let mut out = Vec::new();
-    for start in 0..tokens.len() {
-        for len in 1..=spans.max_len {
-            let (Some(scores), Some(first), Some(last)) = (
-                spans.get(start, len),
-                tokens.get(start),
-                tokens.get(start + len - 1),
-            ) else {
-                break;
-            };
-            out.push(Ngram {
-                tokens: start..start + len,
+    let probability = |scores: &crate::model::Scores| {
+        scores
+            .probabilities(scale)
+            .get(label)
+            .copied()
+            .unwrap_or(0.0)
+    };
+    let with = probability(&occlusions.scores);
+    occlusions
+        .spans()
+        .filter_map(|(span, scores)| {
+            let first = tokens.get(span.start)?;
+            let last = tokens.get(span.end - 1)?;
+            let without = probability(scores);
+            Some(Ngram {
                 range: TextRange::new(first.range.start(), last.range.end()),
-                polarity: readout.polarity(scores),
-            });
-        }
-    }
-    out
+                tokens: span,
+                without,
+                contribution: with - without,
+            })
+        })
+        .collect()
 }
 
-/// Tolerance, relative to a score's size, within which two span scores count as equal
-/// (float rounding in the factors gives a pattern's matching spans scores like 0.9999999
-/// and 1.0000001).
-const TIE: f32 = 1e-4;
+/// The smallest contribution, in probability points, that [`strongest_ngrams`] lists: half
+/// the resolution of two decimals.
+pub const NEGLIGIBLE: f64 = 0.005;
 
-/// At most `limit` of the strongest n-grams: by absolute polarity toward some label, then
-/// shorter first, then earlier. A span is left out when a span already listed lies inside it
-/// and is at least as strong (the extra tokens add nothing), and spans of polarity 0 are
-/// never listed.
+/// Tolerance, relative to a contribution's size, within which two contributions count as
+/// equal (a span and a longer one around it often change the output by the same amount, up
+/// to float rounding).
+const TIE: f64 = 1e-6;
+
+/// At most `limit` of the strongest n-grams: by the size of their contribution, then shorter
+/// first, then earlier. A span is left out when a span already listed lies inside it and is
+/// at least as strong (the extra tokens add nothing), and a contribution below
+/// [`NEGLIGIBLE`] is never listed.
 pub fn strongest_ngrams(mut ngrams: Vec<Ngram>, limit: usize) -> Vec<Ngram> {
-    ngrams.retain(|n| n.strength() > 0.0);
+    let strength = |n: &Ngram| n.contribution.abs();
+    ngrams.retain(|n| strength(n) >= NEGLIGIBLE);
     ngrams.sort_by(|a, b| {
-        b.strength()
-            .total_cmp(&a.strength())
+        strength(b)
+            .total_cmp(&strength(a))
             .then(a.tokens.len().cmp(&b.tokens.len()))
             .then(a.tokens.start.cmp(&b.tokens.start))
     });
@@ -159,7 +109,7 @@ pub fn strongest_ngrams(mut ngrams: Vec<Ngram>, limit: usize) -> Vec<Ngram> {
         let redundant = listed.iter().any(|kept| {
             kept.tokens.start >= ngram.tokens.start
                 && kept.tokens.end <= ngram.tokens.end
-                && kept.strength() >= ngram.strength() * (1.0 - TIE)
+                && strength(kept) >= strength(&ngram) * (1.0 - TIE)
         });
         if !redundant {
             listed.push(ngram);
@@ -168,27 +118,23 @@ pub fn strongest_ngrams(mut ngrams: Vec<Ngram>, limit: usize) -> Vec<Ngram> {
     listed
 }
 
-/// The span on which `pattern` scores highest, with that score: of spans within rounding of
-/// the best, the shortest, then the earliest. `None` when no span scores above 0.
-pub fn best_span(spans: &SpanScores, pattern: usize) -> Option<(Range<usize>, f32)> {
-    let mut best = f32::NEG_INFINITY;
-    let mut candidates = Vec::new();
-    for start in 0..spans.n_tokens {
-        for len in 1..=spans.max_len {
-            let Some(score) = spans.get(start, len).and_then(|s| s.get(pattern)) else {
-                break;
-            };
-            best = best.max(*score);
-            candidates.push((start..start + len, *score));
-        }
-    }
+/// The span whose deletion lowers `pattern`'s score (averaged over the network's directions)
+/// the most, with how much: of spans within rounding of the largest drop, the shortest, then
+/// the earliest. `None` when no deletion lowers it.
+pub fn best_span(occlusions: &Occlusions, pattern: usize) -> Option<(Range<usize>, f32)> {
+    let score = occlusions.scores.pattern_score(pattern);
+    let drops: Vec<(Range<usize>, f32)> = occlusions
+        .spans()
+        .map(|(span, scores)| (span, score - scores.pattern_score(pattern)))
+        .collect();
+    let best = drops.iter().map(|(_, drop)| *drop).fold(0f32, f32::max);
     if best <= 0.0 {
         return None;
     }
-    let floor = best - TIE * best.abs().max(1.0);
-    candidates
+    let floor = best - 1e-4 * best.max(1.0);
+    drops
         .into_iter()
-        .filter(|(_, score)| *score >= floor)
+        .filter(|(_, drop)| *drop >= floor)
         .min_by_key(|(tokens, _)| (tokens.len(), tokens.start))
 }
 
@@ -196,28 +142,34 @@ pub fn best_span(spans: &SpanScores, pattern: usize) -> Option<(Range<usize>, f3
 mod tests {
     use super::*;
 
-    fn ngram(tokens: Range<usize>, polarity: &[f32]) -> Ngram {
+    fn ngram(tokens: Range<usize>, contribution: f64) -> Ngram {
         Ngram {
             range: TextRange::default(),
             tokens,
-            polarity: polarity.to_vec(),
+            without: 0.5 - contribution,
+            contribution,
         }
     }
 
     #[test]
-    fn strongest_ngrams_drop_spans_that_only_extend_a_listed_one() {
+    fn strongest_ngrams_drop_spans_that_only_extend_a_listed_one_and_negligible_ones() {
         let listed = strongest_ngrams(
             vec![
-                ngram(0..1, &[0.2, 0.0]),
-                ngram(0..2, &[1.0, 0.0]),
-                ngram(0..3, &[1.0, 0.0]),
-                ngram(1..2, &[0.0, -0.6]),
-                ngram(2..3, &[0.0, 0.0]),
+                ngram(0..1, 0.2),
+                ngram(0..2, 0.4),
+                ngram(0..3, 0.4),
+                ngram(1..2, -0.3),
+                ngram(1..3, -0.1),
+                ngram(2..3, 0.004),
             ],
             10,
         );
-        let tokens: Vec<Range<usize>> = listed.iter().map(|n| n.tokens.clone()).collect();
-        assert_eq!(tokens, [0..2, 1..2, 0..1]);
-        assert_eq!(listed[1].strongest(), Some((LabelId(1), -0.6)));
+        let tokens: Vec<(Range<usize>, f64)> = listed
+            .iter()
+            .map(|n| (n.tokens.clone(), n.contribution))
+            .collect();
+        // 0..3 only extends 0..2; 1..3 contains 1..2, which is stronger; 2..3 is negligible.
+        assert_eq!(tokens, [(0..2, 0.4), (1..2, -0.3), (0..1, 0.2)]);
+        assert_eq!(strongest_ngrams(listed, 1).len(), 1);
     }
 }

@@ -10,12 +10,13 @@
 //!   an anonymous rule is commented out when that keeps the labels' priority order, and
 //!   otherwise, like a named pattern, rewritten through its uses (`explain::rewrite_rules`).
 //! - Adding a rule builds `gold: $* n-gram $*` from the line's n-gram (one to three tokens)
-//!   with the strongest polarity toward the gold label: the trained network's n-gram
-//!   polarity (`explain::ngrams`) when it has one above 0, else the train corpus' count
-//!   polarity `(p − n)/(p + n)` (Sun & Lu's adjective lists, papers-brief §3.3: p lines of the
-//!   gold label and n of others contain the n-gram), and inserts it after the label's last
-//!   rule, so that its priority does not change. An n-gram whose rule the file already has
-//!   (it fired, and lost to a label of higher priority) is passed over for the next one.
+//!   that points most toward the gold label: by the trained network, how much deleting it
+//!   lowers the gold label's probability (occlusion, `explain::ngrams`), when some n-gram
+//!   lowers it; else by the train corpus' count polarity `(p − n)/(p + n)` (Sun & Lu's
+//!   adjective lists, papers-brief §3.3: p lines of the gold label and n of others contain
+//!   the n-gram); and inserts it after the label's last rule, so that its priority does not
+//!   change. An n-gram whose rule the file already has (it fired, and lost to a label of
+//!   higher priority) is passed over for the next one.
 //!
 //! Every action is one [`TextEdit`] of the rules file, the smallest that turns the old text
 //! into the new one; versions are the language server's business. Cost: one analysis of the
@@ -27,7 +28,7 @@ use super::edit::TextEdit;
 use super::findings::describe;
 use super::trained::TrainedModel;
 use crate::corpus::Example;
-use crate::explain::{ngrams, rewrite_rules};
+use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, ngrams, rewrite_rules};
 use crate::rules_file::RulesFile;
 use crate::syntax::{PatternId, spell_token};
 use crate::text::{SourceText, TokenKind, tokenize};
@@ -225,8 +226,8 @@ impl Counts {
 }
 
 /// "Add rule for this line", when the rules misclassify `example` (a line of a corpus
-/// bound to `file`). `analysis` gives the train corpus' counts, `model` the n-gram
-/// polarities.
+/// bound to `file`). `analysis` gives the train corpus' counts, `model` the n-grams'
+/// contributions toward the gold label.
 pub fn line_actions(
     example: &Example,
     file: &RulesFile,
@@ -263,8 +264,9 @@ pub fn line_actions(
         }
     }
     let counts = train_counts(analysis, gold, &candidates);
-    let model_polarity = model_polarities(example, model, gold);
-    // Rank: the network's polarity toward gold when it has one above 0, else train counts.
+    let contributions = model_contributions(example, model, gold);
+    // Rank: the network's contribution toward gold when one is not negligible, else train
+    // counts.
     let score = |i: usize| -> (f64, f64, usize) {
         let c = counts.get(i).copied().unwrap_or_default();
         let count_rate = if c.gold >= 2 {
@@ -272,10 +274,10 @@ pub fn line_actions(
         } else {
             f64::NEG_INFINITY
         };
-        let network = model_polarity.get(&candidates[i].0).copied().unwrap_or(0.0);
+        let network = contributions.get(&candidates[i].0).copied().unwrap_or(0.0);
         (network, count_rate, c.gold)
     };
-    let any_network = model_polarity.values().any(|&p| p > 0.0);
+    let any_network = (0..candidates.len()).any(|i| score(i).0 >= NEGLIGIBLE);
     let mut order: Vec<usize> = (0..candidates.len()).collect();
     // Best first.
     order.sort_by(|&a, &b| {
@@ -296,7 +298,7 @@ pub fn line_actions(
     let existing = PatternKey::all(&file.rules);
     let chosen = order.into_iter().find_map(|i| {
         let (network, count_rate, _) = score(i);
-        let from_network = any_network && network > 0.0;
+        let from_network = any_network && network >= NEGLIGIBLE;
         if !from_network && !count_rate.is_finite() {
             return None;
         }
@@ -320,7 +322,7 @@ pub fn line_actions(
     let mut why = Vec::new();
     if let Some(model) = model.filter(|_| from_network) {
         why.push(format!(
-            "{} polarity {network:+.2}",
+            "{} {network:+.2} toward {gold}",
             model.manifest.settings.model.display_name()
         ));
     }
@@ -342,29 +344,34 @@ pub fn line_actions(
     }]
 }
 
-/// The network's polarity toward `gold` of each n-gram of the line, by token texts.
-fn model_polarities(
+/// Each n-gram of the line by token texts, with how much deleting it lowers the network's
+/// probability of `gold` (the largest over the n-gram's occurrences).
+fn model_contributions(
     example: &Example,
     model: Option<&TrainedModel>,
     gold: &str,
 ) -> HashMap<Vec<String>, f64> {
-    let mut out = HashMap::new();
+    let mut out: HashMap<Vec<String>, f64> = HashMap::new();
     let Some(model) = model else {
         return out;
     };
     let Some(gold_id) = model.rules.system.label_by_name(gold) else {
         return out;
     };
-    let spans = model.scorer.span_scores(&example.text, MAX_RULE_NGRAM);
+    let occlusions =
+        model
+            .scorer
+            .occlusions_within(&example.text, MAX_RULE_NGRAM, OCCLUSION_BUDGET);
+    let scale = model.manifest.settings.logit_scale;
     let tokens = tokenize(&example.text);
-    for ngram in ngrams(&example.text, &spans, &model.readout) {
+    for ngram in ngrams(&example.text, &occlusions, gold_id.index(), scale) {
         let words: Vec<String> = ngram
             .tokens
             .clone()
             .filter_map(|i| tokens.get(i).map(|t| t.text.to_string()))
             .collect();
-        let polarity = ngram.polarity.get(gold_id.index()).copied().unwrap_or(0.0);
-        out.insert(words, f64::from(polarity));
+        let contribution = out.entry(words).or_insert(f64::NEG_INFINITY);
+        *contribution = contribution.max(ngram.contribution);
     }
     out
 }

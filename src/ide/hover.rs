@@ -6,21 +6,22 @@
 //!   and wrong matches with the matched span.
 //! - Over a label: precision, recall and F1 per corpus, and what it is confused with.
 //! - Over a corpus line: gold label, the rules' prediction and the patterns that fired, and,
-//!   with a trained network, its prediction and probabilities, its top patterns with each
-//!   one's best-matching span, and the line's strongest n-grams with their polarity
-//!   (`explain::strongest_ngrams`).
+//!   with a trained network, its prediction and probabilities, its top patterns with the
+//!   span whose deletion lowers each one's score the most, and the n-grams whose deletion
+//!   changes the probability of the prediction the most, by how much (occlusion, measured
+//!   with the network: `explain::ngrams`, `explain::strongest_ngrams`).
 //!
 //! Figures come from the analysis of the saved rules, looked up by [`PatternKey`] and label
 //! name; a pattern edited since the save shows its regex and DFA size only. Cost: a rules
-//! hover classifies at most a few corpus lines; a line hover scores one sentence and its
-//! spans up to [`HoverConfig::max_ngram_len`] tokens (SMS network: about 1 ms).
+//! hover classifies at most a few corpus lines; a line hover scores one sentence with each
+//! of its spans of up to [`HoverConfig::max_ngram_len`] tokens deleted (`docs/performance.md`).
 
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::findings::describe;
 use super::trained::TrainedModel;
 use crate::automata::{LabelMetrics, PatternMetrics, RuleSystem, Scratch};
 use crate::corpus::Example;
-use crate::explain::{best_span, ngrams, strongest_ngrams};
+use crate::explain::{OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::{Formula, FormulaKind, StatementKind};
 use crate::syntax::{PatternId, print_regex};
@@ -167,9 +168,13 @@ pub struct NetworkView {
     /// (label, probability), labels in priority order.
     pub probabilities: Vec<(String, f64)>,
     pub top_patterns: Vec<PatternScore>,
-    pub ngrams: Vec<NgramPolarity>,
-    /// Why the n-gram polarities are those of the linear FA-RNN underneath the network.
-    pub approximations: Vec<&'static str>,
+    /// The strongest n-grams toward or away from the prediction.
+    pub ngrams: Vec<NgramContribution>,
+    /// The longest n-gram deleted, in tokens (0 for a line without tokens).
+    pub max_ngram_len: usize,
+    /// Whether the line is too long for [`HoverConfig::max_ngram_len`] within
+    /// `explain::OCCLUSION_BUDGET`, so that `max_ngram_len` is shorter.
+    pub ngram_len_capped: bool,
 }
 
 /// A pattern's score on a line.
@@ -177,17 +182,22 @@ pub struct NetworkView {
 pub struct PatternScore {
     pub pattern: String,
     pub score: f32,
-    /// The best-matching span, in bytes of the line's text.
+    /// The span whose deletion lowers the score the most (`explain::best_span`), else where
+    /// the pattern's automaton matches; in bytes of the line's text.
     pub span: Option<TextRange>,
 }
 
-/// An n-gram of a line and the label it pushes toward.
+/// An n-gram of a line and what deleting it does to the probability of the network's
+/// prediction.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NgramPolarity {
+pub struct NgramContribution {
     /// In bytes of the line's text.
     pub range: TextRange,
-    pub label: String,
-    pub polarity: f32,
+    /// P(prediction | line) − [`NgramContribution::without`]: positive when the n-gram
+    /// pushes toward the prediction.
+    pub contribution: f64,
+    /// P(prediction | the line without the n-gram's tokens).
+    pub without: f64,
 }
 
 /// Where `offset` falls in a rules file.
@@ -490,19 +500,17 @@ pub fn hover_line(
         return hover;
     };
     let labels = model.rules.system.labels();
-    let scores = model.scorer.score_text(&example.text);
-    let probabilities = scores.probabilities(model.manifest.settings.logit_scale);
+    let scale = model.manifest.settings.logit_scale;
+    let occlusions =
+        model
+            .scorer
+            .occlusions_within(&example.text, config.max_ngram_len, OCCLUSION_BUDGET);
+    let scores = &occlusions.scores;
+    let probabilities = scores.probabilities(scale);
     let prediction = scores.prediction();
-    let spans = model
-        .scorer
-        .span_scores(&example.text, config.max_ngram_len);
     let tokens = tokenize(&example.text);
-    let n_directions = scores.pattern_scores.len().max(1) as f32;
     let mut by_score: Vec<(usize, f32)> = (0..model.rules.rules.patterns.len())
-        .map(|p| {
-            let sum: f32 = scores.pattern_scores.iter().filter_map(|s| s.get(p)).sum();
-            (p, sum / n_directions)
-        })
+        .map(|p| (p, scores.pattern_score(p)))
         .filter(|&(_, score)| score > 0.0)
         .collect();
     by_score.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -513,7 +521,7 @@ pub fn hover_line(
         .map(|(p, score)| PatternScore {
             pattern: describe(&model.rules.rules, p),
             score,
-            span: best_span(&spans, p)
+            span: best_span(&occlusions, p)
                 .and_then(|(span, _)| token_range(&tokens, span))
                 .or_else(|| {
                     match_span(
@@ -526,29 +534,16 @@ pub fn hover_line(
         })
         .collect();
     let ngrams = strongest_ngrams(
-        ngrams(&example.text, &spans, &model.readout),
+        ngrams(&example.text, &occlusions, prediction, scale),
         config.max_listed,
     )
     .into_iter()
-    .filter_map(|ngram| {
-        let (label, polarity) = ngram.strongest()?;
-        Some(NgramPolarity {
-            range: ngram.range,
-            label: labels.get(label.index())?.clone(),
-            polarity,
-        })
+    .map(|ngram| NgramContribution {
+        range: ngram.range,
+        contribution: ngram.contribution,
+        without: ngram.without,
     })
     .collect();
-    let mut approximations = Vec::new();
-    if model.manifest.settings.scoring == crate::model::Scoring::Viterbi {
-        approximations.push("Viterbi scoring: span scores are best paths, not sums");
-    }
-    if spans.gates_left_out {
-        approximations.push("FA-GRU gates are left out of the span scores");
-    }
-    if spans.left_bound {
-        approximations.push("some span states leave [−1, 1], where the network clamps them");
-    }
     hover.network = Some(NetworkView {
         kind: model.manifest.settings.model.display_name(),
         stale,
@@ -556,7 +551,8 @@ pub fn hover_line(
         probabilities: labels.iter().cloned().zip(probabilities).collect(),
         top_patterns,
         ngrams,
-        approximations,
+        max_ngram_len: occlusions.max_len.min(occlusions.n_tokens),
+        ngram_len_capped: occlusions.max_len < config.max_ngram_len.min(occlusions.n_tokens),
     });
     hover
 }

@@ -8,6 +8,7 @@
 //! the layout; long corpus lines are cut to a window around the span they are shown for.
 
 use super::hover::{LabelHover, LineHover, MatchExample, PatternHover, RulesHover};
+use crate::explain::NEGLIGIBLE;
 use std::fmt::Write;
 use text_size::TextRange;
 
@@ -294,27 +295,44 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
             out.push('\n');
         }
     }
-    if !network.ngrams.is_empty() {
-        out.push_str("\nStrongest n-grams:\n");
+    let label = escape(&network.prediction);
+    if network.ngram_len_capped && network.max_ngram_len == 0 {
+        out.push_str("\n_The line is too long to measure its n-grams within a hover's time._\n");
+    } else if network.ngrams.is_empty() {
+        if network.max_ngram_len > 0 {
+            let _ = writeln!(
+                out,
+                "\n_Deleting any one n-gram of up to {} token{} changes P({label}) by less \
+                 than {NEGLIGIBLE}._",
+                network.max_ngram_len,
+                if network.max_ngram_len == 1 { "" } else { "s" }
+            );
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "\nStrongest n-grams (occlusion: what deleting each does to P({label})):"
+        );
         for ngram in &network.ngrams {
             let phrase = text
                 .get(usize::from(ngram.range.start())..usize::from(ngram.range.end()))
                 .unwrap_or("");
             let _ = writeln!(
                 out,
-                "- **{}** → {} {:+.2}",
+                "- **{}** {:+.2} toward {label} ({:.2} without it)",
                 escape(phrase),
-                escape(&ngram.label),
-                ngram.polarity
+                ngram.contribution,
+                ngram.without
             );
         }
-        if !network.approximations.is_empty() {
-            let _ = writeln!(
-                out,
-                "\n_Polarity of the linear FA-RNN: {}._",
-                network.approximations.join("; ")
-            );
-        }
+    }
+    if network.ngram_len_capped && network.max_ngram_len > 0 {
+        let _ = writeln!(
+            out,
+            "\n_On a line this long, only n-grams of up to {} token{} are measured._",
+            network.max_ngram_len,
+            if network.max_ngram_len == 1 { "" } else { "s" }
+        );
     }
     out
 }

@@ -1,8 +1,7 @@
 //! A trained network as the editor features read it: plain data only (the one-sentence
-//! [`Scorer`], the n-gram [`Readout`], each pattern read back as a regex with what it does
-//! to dev accuracy, and the network's prediction on every train line), built once in the
-//! background after training so that hover and code actions never wait and never touch
-//! tensors.
+//! [`Scorer`], each pattern read back as a regex with what it does to dev accuracy, and
+//! the network's prediction on every train line), built once in the background after
+//! training so that hover and code actions never wait and never touch tensors.
 //!
 //! Building costs one scored sentence per train line (SMS: about 0.6 s), one reconstruction
 //! of every pattern, and one rules analysis plus dev evaluation per pattern for the accuracy
@@ -10,7 +9,7 @@
 
 use super::analysis::{Cancelled, PatternKey, RulesAnalysis};
 use crate::automata::evaluate;
-use crate::explain::{Readout, ReconstructConfig, reconstruct, rewrite_rules};
+use crate::explain::{ReconstructConfig, reconstruct, rewrite_rules};
 use crate::model::checkpoint::Manifest;
 use crate::model::{Network, Scorer, Vocabulary, WeightedAutomaton};
 use crate::rules_file::RulesFile;
@@ -40,7 +39,6 @@ pub struct TrainedModel {
     /// The rules the network was trained from.
     pub rules: Arc<RulesFile>,
     pub scorer: Scorer,
-    pub readout: Readout,
     /// Dev accuracy of the rules as they are (`None` without a dev corpus).
     pub dev_accuracy: Option<f64>,
     /// Per pattern of `rules`, in order.
@@ -163,7 +161,6 @@ impl TrainedModel {
             });
         }
         Ok(TrainedModel {
-            readout: Readout::from_system(system),
             manifest,
             rules,
             scorer,
@@ -174,7 +171,6 @@ impl TrainedModel {
     }
 
     /// Whether the network was trained from exactly `text`.
-
     pub fn is_trained_on(&self, text: &str) -> bool {
         crate::model::checkpoint::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
     }

@@ -309,28 +309,18 @@ mod tests {
         let enums = [
             (
                 "rulelens.training.model",
-                names(
-                    ModelKind::value_variants()
-                        .iter()
-                        .map(|v| serde_name(v))
-                        .collect(),
-                ),
+                names(ModelKind::value_variants().iter().map(serde_name).collect()),
             ),
             (
                 "rulelens.training.scoring",
-                names(
-                    Scoring::value_variants()
-                        .iter()
-                        .map(|v| serde_name(v))
-                        .collect(),
-                ),
+                names(Scoring::value_variants().iter().map(serde_name).collect()),
             ),
             (
                 "rulelens.training.device",
                 names(
                     DeviceKind::value_variants()
                         .iter()
-                        .map(|v| serde_name(v))
+                        .map(serde_name)
                         .collect(),
                 ),
             ),

@@ -35,7 +35,7 @@ pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use network::Network;
 pub use rng::SplitMix64;
-pub use scorer::{ForeignSentence, Scorer, Scores, SpanScores};
+pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores};
 pub use settings::{
     DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, ModelKind, Scoring, TrainingSettings,
 };

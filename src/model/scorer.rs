@@ -10,6 +10,17 @@
 //! sentence (FA-RNN and FA-GRU, forward and Viterbi scoring, one or two directions, the
 //! clamp on states and the soft-logic aggregation), up to floating-point rounding, which
 //! `tests/scorer.rs` checks against the tensor path.
+//!
+//! A step multiplies the state by D1 only in the columns where the token vector z is not 0:
+//! without word embeddings z is the symbol's row of E_R, which the exact decomposition
+//! leaves 0 but for the symbol's own rank-1 terms (and wholly 0 for a word the rules do not
+//! name), so most steps cost a few K-long dot products and the wildcard edges instead of a
+//! K × r product.
+//!
+//! [`Scorer::occlusions`] scores a sentence with each of its short spans deleted, for
+//! explanations by occlusion (`explain::ngrams`): it keeps the state after every prefix, so
+//! a deletion re-runs only the tokens after the span, and stops a re-run as soon as its
+//! state equals the one the whole sentence had at that point.
 
 use super::aggregation::Aggregation;
 use super::batch::Sentence;
@@ -23,6 +34,96 @@ use crate::automata::{Alphabet, RuleSystem};
 use crate::text::Tokens;
 use candle_core::{Result, Tensor};
 use std::fmt;
+use std::ops::Range;
+
+/// A token vector with at most 1/`SPARSE_TOKEN` of its entries nonzero takes the sparse
+/// path of a forward step (dot products with the columns of D1 it needs).
+const SPARSE_TOKEN: usize = 8;
+
+/// `next[..k] = Σ_{j ∈ active} z[j]·(h · D1[:, j])·D2ᵀ[j, :]`: the products of a forward
+/// step with a sparse token vector, `d1t` and `d2t` being D1ᵀ and D2ᵀ [r, K] row-major;
+/// compiled for AVX2 and FMA where the processor has them.
+fn sparse_product(
+    h: &[f32],
+    z: &[f32],
+    active: &[usize],
+    (d1t, d2t): (&[f32], &[f32]),
+    next: &mut [f32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the processor has the instructions the function is compiled for.
+            unsafe { sparse_product_avx2(h, z, active, (d1t, d2t), next) };
+            return;
+        }
+    }
+    sparse_product_any(h, z, active, (d1t, d2t), next);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn sparse_product_avx2(
+    h: &[f32],
+    z: &[f32],
+    active: &[usize],
+    factors: (&[f32], &[f32]),
+    next: &mut [f32],
+) {
+    sparse_product_any(h, z, active, factors, next);
+}
+
+/// [`sparse_product`] in portable code: sixteen running sums for each dot product, so that
+/// the compiler vectorizes it (one sum could not be reordered).
+#[inline(always)]
+fn sparse_product_any(
+    h: &[f32],
+    z: &[f32],
+    active: &[usize],
+    (d1t, d2t): (&[f32], &[f32]),
+    next: &mut [f32],
+) {
+    const LANES: usize = 16;
+    let k = h.len();
+    next.fill(0.0);
+    for &j in active {
+        let column = &d1t[j * k..(j + 1) * k];
+        let mut sums = [0f32; LANES];
+        let (h_blocks, d_blocks) = (h.chunks_exact(LANES), column.chunks_exact(LANES));
+        let tail: f32 = h_blocks
+            .remainder()
+            .iter()
+            .zip(d_blocks.remainder())
+            .map(|(x, y)| x * y)
+            .sum();
+        for (x, y) in h_blocks.zip(d_blocks) {
+            for lane in 0..LANES {
+                sums[lane] = x[lane].mul_add(y[lane], sums[lane]);
+            }
+        }
+        let u = (sums.iter().sum::<f32>() + tail) * z[j];
+        for (n, &d) in next[..k].iter_mut().zip(&d2t[j * k..(j + 1) * k]) {
+            *n = u.mul_add(d, *n);
+        }
+    }
+}
+
+/// A token as a step reads it: its vector z and, when few of z's entries are nonzero,
+/// their indices (the sparse path of a forward step).
+#[derive(Debug, Clone, Copy)]
+struct TokenInput<'a> {
+    z: &'a [f32],
+    sparse: Option<&'a [usize]>,
+}
+
+/// The indices of `z`'s nonzero entries into `out`; whether they are few enough for the
+/// sparse path.
+fn sparse_entries(z: &[f32], out: &mut Vec<usize>) -> bool {
+    out.clear();
+    out.extend((0..z.len()).filter(|&j| z[j] != 0.0));
+    out.len() * SPARSE_TOKEN <= z.len()
+}
 
 /// One gate's parameters: `σ(SLOPE·(h U + z V + b))`.
 #[derive(Debug, Clone)]
@@ -46,12 +147,21 @@ struct Direction {
     word_z: Vec<f32>,
     /// D1 [K, r].
     d1: PackedMatrix,
+    /// D1ᵀ [r, K], row-major: the columns of D1 a sparse token vector needs.
+    d1t: Vec<f32>,
     /// D2ᵀ [r, K].
     d2t: PackedMatrix,
+    /// D2ᵀ [r, K], row-major: the rows a sparse token vector needs.
+    d2t_rows: Vec<f32>,
     /// W [K, K], for Viterbi scoring.
     wildcard: Vec<f32>,
-    /// W's nonzero entries (from, to, weight), for forward scoring.
-    wildcard_edges: Vec<(usize, usize, f32)>,
+    /// W's nonzero entries for forward scoring, as one gather and a list: each state's
+    /// first edge in (from, weight), (0, 0) for a state without one; then the other edges
+    /// (to, from, weight), in order of destination, then origin, so that each state sums
+    /// its edges in order of origin (W, a DFA's moves on words the rules do not name, has
+    /// few states with more than one edge in).
+    wildcard_first: Vec<(u32, f32)>,
+    wildcard_rest: Vec<(u32, u32, f32)>,
     /// h₀ [K].
     start: Vec<f32>,
     /// α∞'s nonzero entries (state, pattern, weight).
@@ -84,6 +194,13 @@ impl Scores {
         best
     }
 
+    /// Pattern p's score, averaged over the directions (0 for a pattern the network does not
+    /// have).
+    pub fn pattern_score(&self, p: usize) -> f32 {
+        let sum: f32 = self.pattern_scores.iter().filter_map(|s| s.get(p)).sum();
+        sum / self.pattern_scores.len().max(1) as f32
+    }
+
     /// The label probabilities `softmax(scale · logits)`, `scale` being the logit scale the
     /// network was trained with.
     pub fn probabilities(&self, scale: f64) -> Vec<f64> {
@@ -95,39 +212,37 @@ impl Scores {
     }
 }
 
-/// The pattern scores of every span of a sentence up to a length, each span read as a
-/// sentence of its own by the network's linear recurrence: Sun & Lu's n-gram representation
-/// `v_{i:t}`, started fresh from h₀ at the span's first token (papers-brief §5, "Rust recipe
-/// for span explanations"). The recurrence here has no state clamp and no gates, so with
-/// forward scoring a span's score is exactly the sum over its accepting paths of the trained
-/// transition weights; where the network's own states would have been clamped
-/// ([`SpanScores::left_bound`]) or gated ([`SpanScores::gates_left_out`]), the span scores
-/// are those of the linear FA-RNN underneath, not of the network itself. With two directions
-/// the backward one reads each span right to left, and the two scores are averaged, as the
-/// logits are.
+/// A sentence's scores, and its scores with each span of up to [`Occlusions::max_len`]
+/// tokens deleted ([`Scorer::occlusions`]): what occlusion explanations measure.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SpanScores {
+pub struct Occlusions {
     pub n_tokens: usize,
-    /// The longest span scored, in tokens.
+    /// The longest span deleted, in tokens (0 when none was).
     pub max_len: usize,
-    pub n_patterns: usize,
-    /// Span (start, len) at `(start·max_len + len − 1)·n_patterns`.
-    scores: Vec<f32>,
-    /// Whether some state of some span left [−STATE_BOUND, STATE_BOUND].
-    pub left_bound: bool,
-    /// Whether the network has FA-GRU gates, which the span recurrence leaves out.
-    pub gates_left_out: bool,
+    /// The whole sentence's scores (what [`Scorer::score_text`] gives).
+    pub scores: Scores,
+    /// The sentence without span (start, len) at `start·max_len + len − 1`; `None` past the
+    /// sentence's end.
+    deleted: Vec<Option<Scores>>,
 }
 
-impl SpanScores {
-    /// The pattern scores of the span of `len` tokens from token `start`; `None` for an empty
-    /// span, one past the sentence's end or one longer than [`SpanScores::max_len`].
-    pub fn get(&self, start: usize, len: usize) -> Option<&[f32]> {
+impl Occlusions {
+    /// The scores of the sentence without its tokens `start..start + len`; `None` for an
+    /// empty span, one past the sentence's end or one longer than [`Occlusions::max_len`].
+    pub fn without(&self, start: usize, len: usize) -> Option<&Scores> {
         if len == 0 || len > self.max_len || start + len > self.n_tokens {
             return None;
         }
-        let at = (start * self.max_len + len - 1) * self.n_patterns;
-        self.scores.get(at..at + self.n_patterns)
+        self.deleted.get(start * self.max_len + len - 1)?.as_ref()
+    }
+
+    /// Every deleted span (token indices) with the sentence's scores without it, in order of
+    /// start, then length.
+    pub fn spans(&self) -> impl Iterator<Item = (Range<usize>, &Scores)> {
+        self.deleted.iter().enumerate().filter_map(|(i, scores)| {
+            let (start, len) = (i / self.max_len, i % self.max_len + 1);
+            Some((start..start + len, scores.as_ref()?))
+        })
     }
 }
 
@@ -202,17 +317,27 @@ impl Direction {
             None => None,
         };
         let p = plain_net.n_patterns;
+        let (mut wildcard_first, mut wildcard_rest) = (vec![(0, 0.0); k], Vec::new());
+        for (to, first) in wildcard_first.iter_mut().enumerate() {
+            let mut edges = (0..k)
+                .map(|from| (from as u32, plain_net.wildcard[from * k + to]))
+                .filter(|&(_, weight)| weight != 0.0);
+            if let Some(edge) = edges.next() {
+                *first = edge;
+            }
+            wildcard_rest.extend(edges.map(|(from, weight)| (to as u32, from, weight)));
+        }
         Ok(Direction {
             states: k,
             rank: r,
             symbol_z,
             word_z,
             d2t: PackedMatrix::new(&transposed(&plain_net.d2, k, r), r, k),
+            d2t_rows: transposed(&plain_net.d2, k, r),
             d1: PackedMatrix::new(&plain_net.d1, k, r),
-            wildcard_edges: (0..k * k)
-                .filter(|&e| plain_net.wildcard[e] != 0.0)
-                .map(|e| (e / k, e % k, plain_net.wildcard[e]))
-                .collect(),
+            d1t: transposed(&plain_net.d1, k, r),
+            wildcard_first,
+            wildcard_rest,
             wildcard: plain_net.wildcard,
             start: plain_net.start,
             finals: (0..k * p)
@@ -238,20 +363,32 @@ impl Direction {
     }
 
     /// One FA-RNN step from `h` [K] into `next` [K padded], not yet clamped.
-    fn transition(&self, h: &[f32], z: &[f32], next: &mut [f32], work: &mut Work) {
-        let (k, r) = (self.states, self.rank);
+    fn transition(&self, h: &[f32], token: TokenInput, next: &mut [f32], work: &mut Work) {
+        let (k, r, z) = (self.states, self.rank, token.z);
         match self.scoring {
             Scoring::Forward => {
-                // next = ((h D1) ⊙ z) D2ᵀ + h W
-                self.d1
-                    .left_multiply(h, &mut work.u, false, &mut work.nonzero);
-                for (u, &z) in work.u.iter_mut().zip(z) {
-                    *u *= z;
+                // next = ((h D1) ⊙ z) D2ᵀ + h W, with only the columns of h D1 and the rows
+                // of D2ᵀ that z keeps when it keeps few (see the module doc).
+                match token.sparse {
+                    Some(active) => {
+                        sparse_product(h, z, active, (&self.d1t, &self.d2t_rows), next);
+                    }
+                    None => {
+                        self.d1
+                            .left_multiply(h, &mut work.u, false, &mut work.nonzero);
+                        for (u, &z) in work.u.iter_mut().zip(z) {
+                            *u *= z;
+                        }
+                        self.d2t
+                            .left_multiply(&work.u[..r], next, false, &mut work.nonzero);
+                    }
                 }
-                self.d2t
-                    .left_multiply(&work.u[..r], next, false, &mut work.nonzero);
-                for &(from, to, weight) in &self.wildcard_edges {
-                    next[to] += h[from] * weight;
+                // A state without an edge in adds h[0]·0, which changes no sum.
+                for (n, &(from, weight)) in next[..k].iter_mut().zip(&self.wildcard_first) {
+                    *n += h[from as usize] * weight;
+                }
+                for &(to, from, weight) in &self.wildcard_rest {
+                    next[to as usize] += h[from as usize] * weight;
                 }
             }
             Scoring::Viterbi => {
@@ -285,6 +422,36 @@ impl Direction {
         }
     }
 
+    /// One step of the network, clamped: `next` [K padded] from `h` [K padded] and a token.
+    fn step(&self, h: &[f32], token: TokenInput, next: &mut [f32], work: &mut Work) {
+        let (k, z) = (self.states, token.z);
+        match &self.gates {
+            None => self.transition(&h[..k], token, next, work),
+            Some([update, reset]) => {
+                let mut gated = std::mem::take(&mut work.gated);
+                let mut nonzero = std::mem::take(&mut work.nonzero);
+                self.open(update, &h[..k], z, &mut work.update, &mut nonzero);
+                self.open(reset, &h[..k], z, &mut work.reset, &mut nonzero);
+                work.nonzero = nonzero;
+                // ĥ = (1 − r) ⊙ h₀ + r ⊙ h; h' = (1 − u) ⊙ h + u ⊙ step(ĥ).
+                for (((g, &r), &h0), &h) in
+                    gated.iter_mut().zip(&work.reset).zip(&self.start).zip(h)
+                {
+                    *g = h0 * (1.0 - r) + h * r;
+                }
+                self.transition(&gated[..k], token, next, work);
+                for ((n, &u), &h) in next.iter_mut().zip(&work.update).zip(h) {
+                    *n = h * (1.0 - u) + *n * u;
+                }
+                work.gated = gated;
+            }
+        }
+        let bound = STATE_BOUND as f32;
+        for x in &mut next[..k] {
+            *x = x.clamp(-bound, bound);
+        }
+    }
+
     /// The final state [K] after reading the tokens `(symbol, word)`.
     fn final_state(&self, tokens: impl Iterator<Item = (usize, usize)>) -> Vec<f32> {
         let k = self.states;
@@ -293,38 +460,104 @@ impl Direction {
         h[..k].copy_from_slice(&self.start);
         let mut next = vec![0f32; width];
         let mut z = vec![0f32; self.rank];
+        let mut active = Vec::with_capacity(self.rank);
         let mut work = Work::new(k, self.rank, self.gates.is_some());
-        let bound = STATE_BOUND as f32;
         for (symbol, word) in tokens {
             self.token_vector(symbol, word, &mut z);
-            match &self.gates {
-                None => self.transition(&h[..k], &z, &mut next, &mut work),
-                Some([update, reset]) => {
-                    let mut gated = std::mem::take(&mut work.gated);
-                    let mut nonzero = std::mem::take(&mut work.nonzero);
-                    self.open(update, &h[..k], &z, &mut work.update, &mut nonzero);
-                    self.open(reset, &h[..k], &z, &mut work.reset, &mut nonzero);
-                    work.nonzero = nonzero;
-                    // ĥ = (1 − r) ⊙ h₀ + r ⊙ h; h' = (1 − u) ⊙ h + u ⊙ step(ĥ).
-                    for (((g, &r), &h0), &h) in
-                        gated.iter_mut().zip(&work.reset).zip(&self.start).zip(&h)
-                    {
-                        *g = h0 * (1.0 - r) + h * r;
-                    }
-                    self.transition(&gated[..k], &z, &mut next, &mut work);
-                    for ((n, &u), &h) in next.iter_mut().zip(&work.update).zip(&h) {
-                        *n = h * (1.0 - u) + *n * u;
-                    }
-                    work.gated = gated;
-                }
-            }
-            for x in &mut next[..k] {
-                *x = x.clamp(-bound, bound);
-            }
+            let sparse = sparse_entries(&z, &mut active);
+            let token = TokenInput {
+                z: &z,
+                sparse: sparse.then_some(&active),
+            };
+            self.step(&h, token, &mut next, &mut work);
             std::mem::swap(&mut h, &mut next);
         }
         h.truncate(k);
         h
+    }
+
+    /// The multiply-adds of a step reading each token of `ids`: the products (only the
+    /// columns a sparse token vector keeps), the gates, the wildcard edges and the K states.
+    fn step_costs(&self, ids: &[(usize, usize)]) -> Vec<u64> {
+        let (k, r) = (self.states as u64, self.rank as u64);
+        let edges = (self.wildcard_first.len() + self.wildcard_rest.len()) as u64;
+        let gates = if self.gates.is_some() {
+            2 * (k * k + r * k)
+        } else {
+            0
+        };
+        let mut z = vec![0f32; self.rank];
+        let mut active = Vec::with_capacity(self.rank);
+        ids.iter()
+            .map(|&(symbol, word)| {
+                self.token_vector(symbol, word, &mut z);
+                let product = match self.scoring {
+                    Scoring::Forward if sparse_entries(&z, &mut active) => {
+                        2 * k * active.len() as u64
+                    }
+                    Scoring::Forward => 2 * k * r,
+                    Scoring::Viterbi => k * (k * r + r + k),
+                };
+                product + gates + edges + k
+            })
+            .collect()
+    }
+
+    /// The pattern scores after reading `ids` (in this direction's reading order), and
+    /// `emit(start, len, scores)` for each span of up to `max_len` tokens (start in reading
+    /// order): the pattern scores after reading `ids` without it. The state after each
+    /// prefix is kept, so a deletion re-runs only the tokens after the span, and a re-run
+    /// stops where its state equals the whole sentence's state at the same token: from there
+    /// on it would repeat it.
+    fn occluded(
+        &self,
+        ids: &[(usize, usize)],
+        max_len: usize,
+        mut emit: impl FnMut(usize, usize, Vec<f32>),
+    ) -> Vec<f32> {
+        let (k, r, n) = (self.states, self.rank, ids.len());
+        let width = padded(k);
+        let mut work = Work::new(k, r, self.gates.is_some());
+        let mut z = vec![0f32; n * r];
+        let mut active: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut sparse = vec![false; n];
+        for (t, &(symbol, word)) in ids.iter().enumerate() {
+            let z = &mut z[t * r..(t + 1) * r];
+            self.token_vector(symbol, word, z);
+            sparse[t] = sparse_entries(z, &mut active[t]);
+        }
+        let token = |t: usize| TokenInput {
+            z: &z[t * r..(t + 1) * r],
+            sparse: sparse[t].then_some(active[t].as_slice()),
+        };
+        // prefixes[t]: the state after the first t tokens.
+        let mut prefixes = vec![0f32; (n + 1) * width];
+        prefixes[..k].copy_from_slice(&self.start);
+        for t in 0..n {
+            let (before, after) = prefixes.split_at_mut((t + 1) * width);
+            self.step(
+                &before[t * width..],
+                token(t),
+                &mut after[..width],
+                &mut work,
+            );
+        }
+        let prefix = |t: usize| &prefixes[t * width..t * width + k];
+        let (mut h, mut next) = (vec![0f32; width], vec![0f32; width]);
+        for start in 0..n {
+            for end in start + 1..=(start + max_len).min(n) {
+                h.copy_from_slice(&prefixes[start * width..(start + 1) * width]);
+                let mut t = end;
+                while t < n && h[..k] != *prefix(t) {
+                    self.step(&h, token(t), &mut next, &mut work);
+                    std::mem::swap(&mut h, &mut next);
+                    t += 1;
+                }
+                let last = if t < n { prefix(n) } else { &h[..k] };
+                emit(start, end - start, self.pattern_scores(last));
+            }
+        }
+        self.pattern_scores(prefix(n))
     }
 
     /// A gate's value σ(SLOPE·(h U + z V + b)) into `out` [K padded].
@@ -342,56 +575,6 @@ impl Direction {
             let x = (*o + b) * GATE_SLOPE as f32;
             *o = 1.0 / (1.0 + (-x).exp());
         }
-    }
-
-    /// Adds `weight` times the linear span scores of this direction to `out` (laid out as in
-    /// [`SpanScores`]); the backward direction reads each span from its end. Returns whether a
-    /// state left the clamp's bounds.
-    fn add_span_scores(
-        &self,
-        ids: &[(usize, usize)],
-        max_len: usize,
-        backward: bool,
-        weight: f32,
-        out: &mut [f32],
-    ) -> bool {
-        let (k, p) = (self.states, self.n_patterns);
-        let n = ids.len();
-        let width = padded(k);
-        let (mut h, mut next) = (vec![0f32; width], vec![0f32; width]);
-        let mut z = vec![0f32; self.rank];
-        let mut work = Work::new(k, self.rank, false);
-        let bound = STATE_BOUND as f32;
-        let mut left_bound = false;
-        // The span starts where this direction starts reading it: its first token forward,
-        // its last token backward.
-        for anchor in 0..n {
-            h[..k].copy_from_slice(&self.start);
-            for len in 1..=max_len {
-                let position = if backward {
-                    match anchor.checked_sub(len - 1) {
-                        Some(position) => position,
-                        None => break,
-                    }
-                } else if anchor + len <= n {
-                    anchor + len - 1
-                } else {
-                    break;
-                };
-                let (symbol, word) = ids[position];
-                self.token_vector(symbol, word, &mut z);
-                next.fill(0.0);
-                self.transition(&h[..k], &z, &mut next, &mut work);
-                left_bound |= next[..k].iter().any(|x| x.abs() > bound);
-                std::mem::swap(&mut h, &mut next);
-                let start = if backward { position } else { anchor };
-                let at = (start * max_len + len - 1) * p;
-                for (o, score) in out[at..at + p].iter_mut().zip(self.pattern_scores(&h)) {
-                    *o += weight * score;
-                }
-            }
-        }
-        left_bound
     }
 
     fn pattern_scores(&self, h: &[f32]) -> Vec<f32> {
@@ -481,25 +664,81 @@ impl Scorer {
         Ok(self.score_ids(&ids))
     }
 
-    /// The pattern scores of every span of `text` up to `max_len` tokens (see
-    /// [`SpanScores`]). Costs about `n_tokens · max_len` network steps.
-    pub fn span_scores(&self, text: &str, max_len: usize) -> SpanScores {
+    /// The scores of `text`, and of `text` with each span of up to `max_len` tokens deleted
+    /// (its tokens left out, the others read in order; see [`Occlusions`]). Costs at most
+    /// `n_tokens · (max_len + 1) · n_tokens / 2` network steps per direction, fewer where a
+    /// deletion stops mattering.
+    pub fn occlusions(&self, text: &str, max_len: usize) -> Occlusions {
+        self.occlude(&self.ids(text), max_len.max(1))
+    }
+
+    /// [`Scorer::occlusions`] with spans as long as `budget` allows: of the lengths up to
+    /// `max_len`, the longest whose deletions cost at most `budget` multiply-adds (an upper
+    /// bound, counted per step as the step's products, its wildcard edges and its K states);
+    /// no span at all ([`Occlusions::max_len`] 0) when deleting single tokens costs more.
+    pub fn occlusions_within(&self, text: &str, max_len: usize, budget: u64) -> Occlusions {
         let ids = self.ids(text);
-        let n_patterns = self.directions.first().map_or(0, |d| d.n_patterns);
-        let max_len = max_len.max(1);
-        let mut scores = vec![0f32; ids.len() * max_len * n_patterns];
-        let weight = 1.0 / self.directions.len().max(1) as f32;
-        let mut left_bound = false;
+        let costs: Vec<Vec<u64>> = self
+            .directions
+            .iter()
+            .enumerate()
+            .map(|(d, direction)| {
+                let mut costs = direction.step_costs(&ids);
+                if d > 0 {
+                    costs.reverse();
+                }
+                costs
+            })
+            .collect();
+        let cost = |max_len: usize| -> u64 {
+            costs
+                .iter()
+                .map(|costs| {
+                    // after[i]: reading the tokens from i on; a span ending at `end` re-runs
+                    // the tokens from `end` on.
+                    let mut after = vec![0u64; costs.len() + 1];
+                    for i in (0..costs.len()).rev() {
+                        after[i] = after[i + 1] + costs[i];
+                    }
+                    let reruns: u64 = (1..=max_len.min(costs.len()))
+                        .map(|len| after[len..].iter().sum::<u64>())
+                        .sum();
+                    after[0] + reruns
+                })
+                .sum()
+        };
+        let max_len = (1..=max_len)
+            .rev()
+            .find(|&len| cost(len) <= budget)
+            .unwrap_or(0);
+        self.occlude(&ids, max_len)
+    }
+
+    fn occlude(&self, ids: &[(usize, usize)], max_len: usize) -> Occlusions {
+        let n = ids.len();
+        // Per span, each direction's pattern scores, directions in order.
+        let mut deleted: Vec<Vec<Vec<f32>>> = vec![Vec::new(); n * max_len];
+        let mut whole = Vec::with_capacity(self.directions.len());
         for (d, direction) in self.directions.iter().enumerate() {
-            left_bound |= direction.add_span_scores(&ids, max_len, d > 0, weight, &mut scores);
+            let backward = d > 0;
+            let reading: Vec<(usize, usize)> = if backward {
+                ids.iter().rev().copied().collect()
+            } else {
+                ids.to_vec()
+            };
+            whole.push(direction.occluded(&reading, max_len, |start, len, scores| {
+                let start = if backward { n - start - len } else { start };
+                deleted[start * max_len + len - 1].push(scores);
+            }));
         }
-        SpanScores {
-            n_tokens: ids.len(),
+        Occlusions {
+            n_tokens: n,
             max_len,
-            n_patterns,
-            scores,
-            left_bound,
-            gates_left_out: self.directions.iter().any(|d| d.gates.is_some()),
+            scores: self.combine(whole),
+            deleted: deleted
+                .into_iter()
+                .map(|scores| (!scores.is_empty()).then(|| self.combine(scores)))
+                .collect(),
         }
     }
 
@@ -517,16 +756,22 @@ impl Scorer {
     }
 
     fn score_ids(&self, ids: &[(usize, usize)]) -> Scores {
-        let mut logits: Vec<f32> = Vec::new();
-        let mut pattern_scores = Vec::with_capacity(self.directions.len());
-        for (d, direction) in self.directions.iter().enumerate() {
+        let finals = self.directions.iter().enumerate().map(|(d, direction)| {
             let h = if d == 0 {
                 direction.final_state(ids.iter().copied())
             } else {
                 direction.final_state(ids.iter().rev().copied())
             };
-            let scores = direction.pattern_scores(&h);
-            let direction_logits = direction.aggregation.logits(&scores);
+            direction.pattern_scores(&h)
+        });
+        self.combine(finals.collect())
+    }
+
+    /// The scores from each direction's pattern scores: each direction's logits, averaged.
+    fn combine(&self, pattern_scores: Vec<Vec<f32>>) -> Scores {
+        let mut logits: Vec<f32> = Vec::new();
+        for (direction, scores) in self.directions.iter().zip(&pattern_scores) {
+            let direction_logits = direction.aggregation.logits(scores);
             if logits.is_empty() {
                 logits = direction_logits;
             } else {
@@ -534,7 +779,6 @@ impl Scorer {
                     *l += x;
                 }
             }
-            pattern_scores.push(scores);
         }
         if self.directions.len() > 1 {
             let n = self.directions.len() as f32;

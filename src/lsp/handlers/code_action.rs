@@ -238,7 +238,7 @@ mod tests {
         let rewrite = CodeActionKind::REFACTOR_REWRITE;
         assert!(is_asked_for(&rewrite, None));
         assert!(is_asked_for(&rewrite, Some(&[CodeActionKind::REFACTOR])));
-        assert!(is_asked_for(&rewrite, Some(&[rewrite.clone()])));
+        assert!(is_asked_for(&rewrite, Some(std::slice::from_ref(&rewrite))));
         assert!(!is_asked_for(&rewrite, Some(&[CodeActionKind::QUICKFIX])));
         assert!(!is_asked_for(&rewrite, Some(&[])));
         // A prefix counts only up to a dot: `refactor.re` is no parent of `refactor.rewrite`.

@@ -1,0 +1,335 @@
+//! The n-grams a corpus-line hover lists are what the trained network does (issue 13, item
+//! 11), on every dev line of the bundled SMS and TREC examples, for an FA-RNN trained as the
+//! language server trains it (forward scoring, no word vectors) on part of their train
+//! corpora, with early stopping on dev:
+//!
+//! - the hover's prediction and probabilities are the tensor network's;
+//! - each listed n-gram's contribution is the predicted label's probability minus its
+//!   probability for the line with the n-gram's tokens taken out, both computed by the
+//!   tensor network (not by the scorer that made the hover), so its sign says which way the
+//!   n-gram pushes the prediction, and `without` is that second probability;
+//! - no n-gram left out is stronger than the ones listed, unless a listed one inside it is
+//!   at least as strong, with every span's deletion (up to the length the hover says it
+//!   measured) re-scored from the line's text with that span cut out (a fresh tokenization
+//!   and a full run of the network, not the prefix states the hover reuses);
+//! - each top pattern's span is one whose deletion lowers the pattern's score the most.
+
+use candle_core::Device;
+use rulelens::corpus::read_file;
+use rulelens::explain::{NEGLIGIBLE, ReconstructConfig};
+use rulelens::ide::{HoverConfig, NetworkView, TrainedModel, analyze, hover_line};
+use rulelens::model::{Batch, Network, Sentence, TrainingSettings, fit};
+use rulelens::rules_file::RulesFile;
+use rulelens::text::tokenize;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+use text_size::TextRange;
+
+/// Tolerance on a probability: the scorer and the tensor network agree on logits within
+/// 1e-4 (`tests/scorer.rs`), which the logit scale of 10 turns into at most 5e-4 here.
+const TOLERANCE: f64 = 1e-3;
+
+/// `softmax(scale · logits)`.
+fn probabilities(logits: &[f32], scale: f64) -> Vec<f64> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let exp: Vec<f64> = logits
+        .iter()
+        .map(|&l| (scale * f64::from(l - max)).exp())
+        .collect();
+    let sum: f64 = exp.iter().sum();
+    exp.iter().map(|e| e / sum).collect()
+}
+
+/// The tokens of `text` that `range` covers.
+fn token_span(text: &str, range: TextRange) -> Range<usize> {
+    let tokens = tokenize(text);
+    let first = tokens.iter().position(|t| t.range.start() == range.start());
+    let last = tokens.iter().position(|t| t.range.end() == range.end());
+    match (first, last) {
+        (Some(first), Some(last)) => first..last + 1,
+        _ => panic!("{range:?} is not a span of tokens of {text:?}"),
+    }
+}
+
+/// `text` without the bytes of `range`, a space in their place.
+fn cut(text: &str, range: TextRange) -> String {
+    format!(
+        "{} {}",
+        &text[..usize::from(range.start())],
+        &text[usize::from(range.end())..]
+    )
+}
+
+/// What the checks saw, for the failure messages and the summary.
+#[derive(Debug, Default)]
+struct Tally {
+    lines: usize,
+    listed: usize,
+    negative: usize,
+    lines_without_ngrams: usize,
+    /// Lines too long for every n-gram length within the hover's budget.
+    capped: usize,
+    network_not_rules: usize,
+    max_error: f64,
+}
+
+fn check_example(name: &str) -> Tally {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    let rules = Arc::new(
+        RulesFile::read(&root.join(format!("{name}.rules")), &Default::default()).unwrap(),
+    );
+    let train = read_file(&root.join("train.tsv")).unwrap();
+    let dev = read_file(&root.join("dev.tsv")).unwrap();
+    let analysis = analyze(
+        rules.clone(),
+        vec![("train".into(), train), ("dev".into(), dev)],
+        &|| false,
+    )
+    .expect("not cancelled");
+    let (train, dev) = (
+        &analysis.corpus("train").unwrap().file.examples,
+        &analysis.corpus("dev").unwrap().file.examples,
+    );
+    // Short enough for CI: two epochs over a quarter of the train corpus (about 10 s each
+    // on the development machine), which moves the network away from the rules on SMS and
+    // TREC alike (the tallies check it).
+    let config = TrainingSettings {
+        fraction: 0.25,
+        epochs: 2,
+        ..TrainingSettings::default()
+    };
+    let fitted = fit(&rules, train, dev, &config, &mut |_| {}, &|| false).expect("fitted");
+    let metrics = &fitted.manifest.metrics;
+    assert!(
+        metrics.best_epoch > 0,
+        "{name}: the untrained network won: {metrics:?}"
+    );
+    let net: &dyn Network = fitted.net.as_ref();
+    let scale = fitted.manifest.settings.logit_scale;
+    let model = TrainedModel::new(
+        fitted.manifest.clone(),
+        net,
+        fitted.vocabulary.as_ref(),
+        &analysis,
+        &ReconstructConfig::default(),
+        &|| false,
+    )
+    .expect("prepared");
+    let hover_config = HoverConfig::default();
+    let system = &rules.system;
+
+    // The hovers, and what the tensor network computes for each line and for each line
+    // without each listed n-gram.
+    let mut views: Vec<NetworkView> = Vec::with_capacity(dev.len());
+    let mut sentences: Vec<Sentence> = Vec::new();
+    for example in dev {
+        let hover = hover_line(example, &rules, Some((&model, false)), &hover_config);
+        let view = hover.network.expect("a network view");
+        let whole = Sentence::new(system, fitted.vocabulary.as_ref(), &tokenize(&example.text));
+        for ngram in &view.ngrams {
+            let span = token_span(&example.text, ngram.range);
+            sentences.push(Sentence {
+                symbols: [&whole.symbols[..span.start], &whole.symbols[span.end..]].concat(),
+                words: [&whole.words[..span.start], &whole.words[span.end..]].concat(),
+            });
+        }
+        sentences.push(whole);
+        views.push(view);
+    }
+    let mut logits: Vec<Vec<f32>> = Vec::with_capacity(sentences.len());
+    for chunk in sentences.chunks(512) {
+        let batch = Batch::from_sentences(&chunk.iter().collect::<Vec<_>>(), &Device::Cpu)
+            .expect("a batch");
+        logits.extend(net.logits(&batch).unwrap().to_vec2::<f32>().unwrap());
+    }
+
+    let mut tally = Tally::default();
+    let mut logits = logits.into_iter();
+    for (example, view) in dev.iter().zip(&views) {
+        let text = example.text.as_str();
+        let what = format!("{name} dev line {}: {text:?}", example.line + 1);
+        let without: Vec<Vec<f32>> = (0..view.ngrams.len())
+            .map(|_| logits.next().unwrap())
+            .collect();
+        let whole = logits.next().unwrap();
+        let labels = system.labels();
+        let p_whole = probabilities(&whole, scale);
+        // The prediction and probabilities shown are the network's.
+        let prediction = labels
+            .iter()
+            .position(|l| *l == view.prediction)
+            .expect("a label");
+        for (c, (label, p)) in view.probabilities.iter().enumerate() {
+            assert_eq!(label, &labels[c]);
+            assert!((p - p_whole[c]).abs() < TOLERANCE, "{what}: P({label})");
+        }
+        let mut sorted = p_whole.clone();
+        sorted.sort_by(|a, b| b.total_cmp(a));
+        if sorted.len() < 2 || sorted[0] - sorted[1] > TOLERANCE {
+            assert!(p_whole[prediction] == sorted[0], "{what}: prediction");
+        }
+        tally.lines += 1;
+        tally.network_not_rules +=
+            usize::from(system.classify(text).prediction.map(|l| l.index()) != Some(prediction));
+        tally.lines_without_ngrams += usize::from(view.ngrams.is_empty());
+        tally.capped += usize::from(view.ngram_len_capped);
+        assert_eq!(
+            view.ngram_len_capped,
+            view.max_ngram_len < hover_config.max_ngram_len.min(tokenize(text).len()),
+            "{what}"
+        );
+
+        // Each listed contribution is what the tensor network does without the n-gram.
+        for (ngram, without) in view.ngrams.iter().zip(&without) {
+            let p_without = probabilities(without, scale)[prediction];
+            let measured = p_whole[prediction] - p_without;
+            let phrase = &text[usize::from(ngram.range.start())..usize::from(ngram.range.end())];
+            let error = (ngram.contribution - measured)
+                .abs()
+                .max((ngram.without - p_without).abs());
+            tally.max_error = tally.max_error.max(error);
+            assert!(
+                error < TOLERANCE,
+                "{what}: {phrase:?} listed {:+.4} (without: {:.4}), the network does {measured:+.4} \
+                 (without: {p_without:.4})",
+                ngram.contribution,
+                ngram.without
+            );
+            assert!(ngram.contribution.abs() >= NEGLIGIBLE, "{what}: {phrase:?}");
+            // The sign is the network's: positive when the line without it is less the
+            // prediction.
+            assert_eq!(
+                ngram.contribution > 0.0,
+                measured > 0.0,
+                "{what}: {phrase:?} {:+.4} vs {measured:+.4}",
+                ngram.contribution
+            );
+            tally.listed += 1;
+            tally.negative += usize::from(ngram.contribution < 0.0);
+        }
+
+        // Every span re-scored from the line's text with the span cut out.
+        let tokens = tokenize(text);
+        let listed: Vec<(Range<usize>, f64)> = view
+            .ngrams
+            .iter()
+            .map(|n| (token_span(text, n.range), n.contribution))
+            .collect();
+        let weakest = if listed.len() < hover_config.max_listed {
+            NEGLIGIBLE
+        } else {
+            listed
+                .iter()
+                .map(|(_, c)| c.abs())
+                .fold(f64::INFINITY, f64::min)
+        };
+        let scores = model.scorer.score_text(text);
+        let top: Vec<usize> = {
+            let mut by_score: Vec<(usize, f32)> = (0..system.patterns().len())
+                .map(|p| (p, scores.pattern_score(p)))
+                .filter(|&(_, s)| s > 0.0)
+                .collect();
+            by_score.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            by_score
+                .into_iter()
+                .take(hover_config.max_listed)
+                .map(|(p, _)| p)
+                .collect()
+        };
+        assert_eq!(top.len(), view.top_patterns.len(), "{what}: top patterns");
+        // Per top pattern: the largest drop of its score, and the drop the shown span gives.
+        let mut largest_drop = vec![0f32; top.len()];
+        let mut shown_drop: Vec<Option<f32>> = vec![None; top.len()];
+        for start in 0..tokens.len() {
+            for len in 1..=view.max_ngram_len.min(tokens.len() - start) {
+                let span = start..start + len;
+                let range = TextRange::new(
+                    tokens.get(start).unwrap().range.start(),
+                    tokens.get(start + len - 1).unwrap().range.end(),
+                );
+                let without_text = cut(text, range);
+                let kept: Vec<&str> = tokens
+                    .iter()
+                    .enumerate()
+                    .filter(|(t, _)| !span.contains(t))
+                    .map(|(_, t)| t.text)
+                    .collect();
+                let retokenized = tokenize(&without_text);
+                let retokenized: Vec<&str> = retokenized.iter().map(|t| t.text).collect();
+                assert_eq!(retokenized, kept, "{what}: without {span:?}");
+                let rescored = model.scorer.score_text(&without_text);
+                let measured =
+                    p_whole[prediction] - probabilities(&rescored.logits, scale)[prediction];
+                if let Some((_, contribution)) = listed.iter().find(|(s, _)| *s == span) {
+                    assert!(
+                        (contribution - measured).abs() < TOLERANCE,
+                        "{what}: {without_text:?}"
+                    );
+                } else if measured.abs() > weakest + TOLERANCE {
+                    assert!(
+                        listed.iter().any(|(s, c)| s.start >= span.start
+                            && s.end <= span.end
+                            && c.abs() >= measured.abs() - TOLERANCE),
+                        "{what}: deleting {span:?} ({without_text:?}) does {measured:+.4}, more \
+                         than the n-grams listed: {listed:?}"
+                    );
+                }
+                for (i, &p) in top.iter().enumerate() {
+                    let drop = scores.pattern_score(p) - rescored.pattern_score(p);
+                    largest_drop[i] = largest_drop[i].max(drop);
+                    let shown = view.top_patterns[i].span;
+                    if shown == Some(range) {
+                        shown_drop[i] = Some(drop);
+                    }
+                }
+            }
+        }
+        for (i, pattern) in view.top_patterns.iter().enumerate() {
+            assert!(
+                (pattern.score - scores.pattern_score(top[i])).abs() < 1e-6,
+                "{what}: {}",
+                pattern.pattern
+            );
+            // A span is shown from the occlusions whenever some deletion lowers the score.
+            if largest_drop[i] > 1e-4 {
+                let drop = shown_drop[i]
+                    .unwrap_or_else(|| panic!("{what}: {}'s span is no deletion", pattern.pattern));
+                assert!(
+                    drop >= largest_drop[i] - 1e-3 * largest_drop[i].max(1.0),
+                    "{what}: {}'s span lowers it by {drop}, another by {}",
+                    pattern.pattern,
+                    largest_drop[i]
+                );
+            }
+        }
+    }
+    assert!(logits.next().is_none());
+    eprintln!("{name}: {tally:?}");
+    tally
+}
+
+#[test]
+fn sms_hover_ngrams_are_what_the_trained_network_does_on_every_dev_line() {
+    let tally = check_example("sms");
+    assert_eq!(tally.lines, 500);
+    // A trained network, not the rules; n-grams listed on most lines, both ways.
+    assert!(tally.network_not_rules > 0, "{tally:?}");
+    assert!(
+        tally.listed > tally.lines && tally.negative > 0,
+        "{tally:?}"
+    );
+}
+
+#[test]
+fn trec_hover_ngrams_are_what_the_trained_network_does_on_every_dev_line() {
+    let tally = check_example("trec");
+    assert_eq!(tally.lines, 500);
+    assert!(tally.network_not_rules > 0, "{tally:?}");
+    assert!(
+        tally.listed > tally.lines && tally.negative > 0,
+        "{tally:?}"
+    );
+}
