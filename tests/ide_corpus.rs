@@ -16,8 +16,8 @@ use rulelens::diagnostic::{Code, Diagnostic};
 use rulelens::explain::{ReconstructConfig, best_span, ngrams};
 use rulelens::ide::{
     Action, ActionKind, Figures, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, LineHover,
-    PatternKey, RulesAnalysis, RulesHover, TextEdit, TrainedModel, analyze, apply,
-    corpus_diagnostics, corpus_findings, examples_in, hover_line, hover_rules, line_actions,
+    LineNetwork, NoNetwork, PatternKey, RulesAnalysis, RulesHover, TextEdit, TrainedModel, analyze,
+    apply, corpus_diagnostics, corpus_findings, examples_in, hover_line, hover_rules, line_actions,
     line_hints, lines_diagnostics, minimal_edit, model_findings, pattern_lenses, place,
     render_line_hover, render_rules_hover, rules_actions,
 };
@@ -1077,7 +1077,12 @@ fn label_hover_counts_lines_no_label_was_given() {
 fn line_hover_without_a_network_shows_the_rules_view() {
     let file = rules(RULES);
     let (examples, _) = parse(TRAIN, Format::Tsv, &[]);
-    let hover = hover_line(&examples[1], &file, None, &HoverConfig::default());
+    let hover = hover_line(
+        &examples[1],
+        &file,
+        LineNetwork::NotYetTrained,
+        &HoverConfig::default(),
+    );
     assert_eq!(
         hover,
         LineHover {
@@ -1087,7 +1092,7 @@ fn line_hover_without_a_network_shows_the_rules_view() {
                 "the `spam` rule of line 2".into(),
                 "the `ham` rule of line 5".into()
             ],
-            network: None,
+            network: Err(NoNetwork::NotYetTrained),
         }
     );
     assert_eq!(
@@ -1104,7 +1109,12 @@ fn line_hover_without_a_network_shows_the_rules_view() {
         text_range: None,
         label_range: None,
     };
-    let hover = hover_line(&unlabeled, &file, None, &HoverConfig::default());
+    let hover = hover_line(
+        &unlabeled,
+        &file,
+        LineNetwork::NotYetTrained,
+        &HoverConfig::default(),
+    );
     assert!(
         render_line_hover(&hover, "see you")
             .starts_with("unlabeled · rules **ham** (no rule fired)\n")
@@ -1121,7 +1131,10 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
     let hover = hover_line(
         example,
         &analysis.rules,
-        Some((&model, false)),
+        LineNetwork::Trained {
+            model: &model,
+            stale: false,
+        },
         &HoverConfig::default(),
     );
     let network = hover.network.as_ref().expect("a network view");
@@ -1203,7 +1216,15 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
         max_listed: 1,
         ..HoverConfig::default()
     };
-    let stale = hover_line(example, &analysis.rules, Some((&model, true)), &one);
+    let stale = hover_line(
+        example,
+        &analysis.rules,
+        LineNetwork::Trained {
+            model: &model,
+            stale: true,
+        },
+        &one,
+    );
     let network = stale.network.as_ref().unwrap();
     assert_eq!((network.top_patterns.len(), network.ngrams.len()), (1, 1));
     assert!(
@@ -1219,7 +1240,10 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
     let hover = hover_line(
         quiet,
         &analysis.rules,
-        Some((&model, false)),
+        LineNetwork::Trained {
+            model: &model,
+            stale: false,
+        },
         &HoverConfig::default(),
     );
     let network = hover.network.as_ref().unwrap();

@@ -17,7 +17,7 @@
 use candle_core::Device;
 use rulelens::corpus::read_file;
 use rulelens::explain::{NEGLIGIBLE, ReconstructConfig};
-use rulelens::ide::{HoverConfig, NetworkView, TrainedModel, analyze, hover_line};
+use rulelens::ide::{HoverConfig, LineNetwork, NetworkView, TrainedModel, analyze, hover_line};
 use rulelens::model::{Batch, Network, Sentence, TrainingSettings, fit};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -126,7 +126,15 @@ fn check_example(name: &str) -> Tally {
     let mut views: Vec<NetworkView> = Vec::with_capacity(dev.len());
     let mut sentences: Vec<Sentence> = Vec::new();
     for example in dev {
-        let hover = hover_line(example, &rules, Some((&model, false)), &hover_config);
+        let hover = hover_line(
+            example,
+            &rules,
+            LineNetwork::Trained {
+                model: &model,
+                stale: false,
+            },
+            &hover_config,
+        );
         let view = hover.network.expect("a network view");
         let whole = Sentence::new(system, fitted.vocabulary.as_ref(), &tokenize(&example.text));
         for ngram in &view.ngrams {

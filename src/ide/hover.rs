@@ -146,6 +146,28 @@ pub struct LabelFigures {
     pub taken_for: Vec<(String, usize)>,
 }
 
+/// The network a corpus line's hover reads, or why there is none.
+#[derive(Clone, Copy)]
+pub enum LineNetwork<'a> {
+    /// The last finished network; `stale` when it was trained from other rules than the
+    /// ones being edited.
+    Trained {
+        model: &'a TrainedModel,
+        stale: bool,
+    },
+    /// Training is on, and no network has finished for these rules yet.
+    NotYetTrained,
+    /// Training is off (the server's `training.enabled`).
+    TrainingOff,
+}
+
+/// Why a corpus line's hover has no network view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoNetwork {
+    NotYetTrained,
+    TrainingOff,
+}
+
 /// A corpus line's hover.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LineHover {
@@ -154,7 +176,7 @@ pub struct LineHover {
     pub rules_prediction: Option<String>,
     /// The patterns that matched, described.
     pub fired: Vec<String>,
-    pub network: Option<NetworkView>,
+    pub network: Result<NetworkView, NoNetwork>,
 }
 
 /// The trained network's view of a line.
@@ -480,7 +502,7 @@ fn label_hover(file: &RulesFile, name: &str, analysis: Option<&RulesAnalysis>) -
 pub fn hover_line(
     example: &Example,
     rules: &RulesFile,
-    model: Option<(&TrainedModel, bool)>,
+    network: LineNetwork<'_>,
     config: &HoverConfig,
 ) -> LineHover {
     let system = &rules.system;
@@ -494,10 +516,15 @@ pub fn hover_line(
             .filter(|&p| classification.matched[p])
             .map(|p| describe(&rules.rules, p))
             .collect(),
-        network: None,
+        network: Err(NoNetwork::NotYetTrained),
     };
-    let Some((model, stale)) = model else {
-        return hover;
+    let (model, stale) = match network {
+        LineNetwork::Trained { model, stale } => (model, stale),
+        LineNetwork::NotYetTrained => return hover,
+        LineNetwork::TrainingOff => {
+            hover.network = Err(NoNetwork::TrainingOff);
+            return hover;
+        }
     };
     let labels = model.rules.system.labels();
     let scale = model.manifest.settings.logit_scale;
@@ -544,7 +571,7 @@ pub fn hover_line(
         without: ngram.without,
     })
     .collect();
-    hover.network = Some(NetworkView {
+    hover.network = Ok(NetworkView {
         kind: model.manifest.settings.model.display_name(),
         stale,
         prediction: labels.get(prediction).cloned().unwrap_or_default(),
@@ -555,4 +582,94 @@ pub fn hover_line(
         ngram_len_capped: occlusions.max_len < config.max_ngram_len.min(occlusions.n_tokens),
     });
     hover
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::analysis::analyze;
+    use super::super::markdown::{render_line_hover, render_rules_hover};
+    use super::super::test_support::fixture;
+    use super::*;
+    use crate::corpus::{CorpusFile, Format};
+    use crate::text::SourceText;
+    use std::sync::Arc;
+
+    const TRAIN: &str = "spam\tfree prize inside\nham\tfree call me later\nham\tsee you soon\n";
+
+    /// The rules of `with_cursor` analyzed on `TRAIN`, and the hover at `$0` rendered as
+    /// the editor shows it.
+    fn rules_hover_at(with_cursor: &str, pending: bool) -> String {
+        let (file, at) = fixture(with_cursor);
+        let train = CorpusFile::parse(
+            "train.tsv".into(),
+            Format::Tsv,
+            SourceText::from_bytes(TRAIN.as_bytes()),
+        );
+        let analysis = analyze(Arc::new(file), vec![("train".into(), train)], &|| false)
+            .expect("not cancelled");
+        let figures = Figures {
+            analysis: Some(&analysis),
+            pending,
+        };
+        let (_, hover) =
+            hover_rules(&analysis.rules, at, figures, &HoverConfig::default()).expect("a hover");
+        render_rules_hover(&hover)
+    }
+
+    #[test]
+    fn a_pattern_hover_during_a_save_shows_the_previous_figures_marked_as_such() {
+        let rules = "default ham\nspam: $* fr$0ee $*\n";
+        let settled = rules_hover_at(rules, false);
+        let pending = rules_hover_at(rules, true);
+        assert!(!settled.contains("being computed"), "{settled}");
+        assert_eq!(
+            pending.replace(
+                "\n_Figures of the previous save; this save's are being computed._\n",
+                ""
+            ),
+            settled,
+        );
+        insta::assert_snapshot!(pending, @r"
+        **pattern** the `spam` rule of line 2 → spam · 2 DFA states
+
+        ```rules
+        $* free $*
+        ```
+
+        _Figures of the previous save; this save's are being computed._
+
+        | corpus | matches | coverage | precision | recall |
+        | --- | ---: | ---: | ---: | ---: |
+        | train | 2 | 66.7% | 50.0% | 100.0% |
+
+        - ✓ train:1 (spam) **free** prize inside
+        - ✗ train:2 (ham) **free** call me later
+        ");
+    }
+
+    #[test]
+    fn a_line_hover_says_whether_a_network_is_coming() {
+        let (file, _) = fixture("default ham\nspam: $* free $*$0\n");
+        let example = crate::corpus::Example {
+            text: "free call me later".into(),
+            label: Some("ham".into()),
+            line: 1,
+            text_range: None,
+            label_range: None,
+        };
+        let render = |network| {
+            let hover = hover_line(&example, &file, network, &HoverConfig::default());
+            render_line_hover(&hover, &example.text)
+        };
+        insta::assert_snapshot!(render(LineNetwork::NotYetTrained), @r"
+        gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
+
+        _No trained network yet: save the rules to train one._
+        ");
+        insta::assert_snapshot!(render(LineNetwork::TrainingOff), @r"
+        gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
+
+        _Training is off (`rulelens.training.enabled`): the rules' view only._
+        ");
+    }
 }

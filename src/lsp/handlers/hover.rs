@@ -3,7 +3,7 @@
 //! `ide::render_*`; hovers read the last finished network and never wait for training.
 
 use crate::ide::{
-    Figures, HoverConfig, examples_in, hover_line, hover_rules, render_line_hover,
+    Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, render_line_hover,
     render_rules_hover,
 };
 use crate::lsp::state::Snapshot;
@@ -45,11 +45,15 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
             let range = example.text_range.or(example.label_range)?;
             let value = match view.project {
                 Some((_, project)) => {
-                    let model = project
-                        .model
-                        .as_deref()
-                        .map(|m| (m, !m.is_trained_on(&project.current.source.text)));
-                    let hover = hover_line(&example, &project.current, model, &config);
+                    let network = match project.model.as_deref() {
+                        Some(model) => LineNetwork::Trained {
+                            model,
+                            stale: !model.is_trained_on(&project.current.source.text),
+                        },
+                        None if snapshot.settings.training.enabled => LineNetwork::NotYetTrained,
+                        None => LineNetwork::TrainingOff,
+                    };
+                    let hover = hover_line(&example, &project.current, network, &config);
                     render_line_hover(&hover, &example.text)
                 }
                 None => "_No rules file binds this corpus: add `corpus train \"…\"` to one._"
