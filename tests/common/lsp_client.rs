@@ -131,6 +131,20 @@ impl Server {
         self.seen.iter().any(wanted)
     }
 
+    /// The messages read so far that `wait_for` did not take, after waiting up to `timeout`
+    /// for a new one and reading all that have arrived.
+    pub fn seen_after(&mut self, timeout: Duration) -> &[Value] {
+        if let Ok(message) = self.messages.recv_timeout(timeout) {
+            self.accept(&message);
+            self.seen.push(message);
+        }
+        while let Ok(message) = self.messages.try_recv() {
+            self.accept(&message);
+            self.seen.push(message);
+        }
+        &self.seen
+    }
+
     /// Forgets the messages read while waiting for something else.
     pub fn clear_seen(&mut self) {
         self.seen.clear();

@@ -1,0 +1,162 @@
+//! The server's save jobs, through `rulelens serve` over pipes: what it logs, a model cache
+//! that cannot be written, and many rules files saved at once. The networks are the tiny
+//! spam filter of tests/data/train, trained for a few epochs with the bundled vectors.
+
+#[path = "common/lsp_client.rs"]
+mod lsp_client;
+
+use lsp_client::{DEADLINE, Server, temp_dir, uri};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The text of each `window/logMessage` seen so far, after waiting until `done` holds of
+/// them (or failing after the client's deadline).
+fn logs_until(server: &mut Server, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let logs: Vec<String> = server
+            .seen_after(Duration::from_millis(200))
+            .iter()
+            .filter(|m| m["method"] == "window/logMessage")
+            .map(|m| {
+                m["params"]["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        if done(&logs) {
+            return logs;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "gave up waiting; the log: {logs:#?}"
+        );
+    }
+}
+
+fn count(logs: &[String], needle: &str) -> usize {
+    logs.iter().filter(|l| l.contains(needle)).count()
+}
+
+/// The tiny spam filter and its corpora in `dir`, the rules as `names`.
+fn project(dir: &Path, names: &[String]) -> (String, Vec<PathBuf>) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/train");
+    let rules = std::fs::read_to_string(data.join("tiny.rules")).unwrap();
+    for corpus in ["train.tsv", "dev.tsv"] {
+        std::fs::copy(data.join(corpus), dir.join(corpus)).unwrap();
+    }
+    let paths = names
+        .iter()
+        .map(|name| {
+            let path = dir.join(name);
+            std::fs::write(&path, &rules).unwrap();
+            path
+        })
+        .collect();
+    (rules, paths)
+}
+
+fn save(server: &mut Server, uri: &str) {
+    server.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": uri } }),
+    );
+}
+
+fn training(cache: &Path, delay: f64) -> Value {
+    json!({ "training": { "epochs": 3, "delay": delay, "modelCache": cache } })
+}
+
+#[test]
+fn a_model_cache_that_cannot_be_written_keeps_the_network_and_later_saves_do_not_retrain() {
+    let dir = temp_dir("unwritable-cache");
+    // A file where the cache folder should be.
+    let cache = dir.join("cache");
+    std::fs::write(&cache, "not a folder").unwrap();
+    let (rules, paths) = project(&dir, &["tiny.rules".to_string()]);
+    let rules_uri = uri(&paths[0]);
+    let mut server = Server::start();
+    server.initialize(json!({}), training(&cache, 0.0));
+    server.open(&rules_uri, "rules", &rules);
+    save(&mut server, &rules_uri);
+
+    // The log says what the save read, what it trained, how long it took, and why the
+    // checkpoint is not cached.
+    let logs = logs_until(&mut server, |logs| {
+        count(logs, "trained in") == 1 && count(logs, "could not be cached") == 1
+    });
+    assert_eq!(count(&logs, "analyzed in"), 1, "{logs:#?}");
+    let analyzed = logs.iter().find(|l| l.contains("analyzed in")).unwrap();
+    assert!(
+        analyzed.contains("train ") && analyzed.contains("(90 lines, disk)"),
+        "{analyzed}"
+    );
+    assert!(
+        analyzed.contains("dev ") && analyzed.contains("(30 lines, disk)"),
+        "{analyzed}"
+    );
+    assert_eq!(count(&logs, "training FA-RNN (β 0.7"), 1, "{logs:#?}");
+    assert_eq!(count(&logs, "corrupt checkpoint"), 0, "{logs:#?}");
+
+    // The network is in use: a corpus line's hover shows it.
+    let train_uri = uri(&dir.join("train.tsv"));
+    let train = std::fs::read_to_string(dir.join("train.tsv")).unwrap();
+    server.open(&train_uri, "tsv", &train);
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": train_uri }, "position": { "line": 0, "character": 6 } }),
+    );
+    let value = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(value.contains("FA-RNN"), "{hover}");
+
+    // Saving the same text again analyzes again and reuses the network in memory.
+    save(&mut server, &rules_uri);
+    logs_until(&mut server, |logs| count(logs, "analyzed in") == 2);
+    std::thread::sleep(Duration::from_secs(2));
+    let logs = logs_until(&mut server, |_| true);
+    assert_eq!(count(&logs, "training FA-RNN"), 1, "{logs:#?}");
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn twenty_identical_rules_files_saved_at_once_are_analyzed_at_once_and_train_one_network() {
+    let dir = temp_dir("twenty");
+    let cache = dir.join("cache");
+    let names: Vec<String> = (0..20).map(|i| format!("copy{i:02}.rules")).collect();
+    let (rules, paths) = project(&dir, &names);
+    let uris: Vec<String> = paths.iter().map(|p| uri(p)).collect();
+    let mut server = Server::start();
+    // One second's delay before training: every save's analysis (milliseconds each) has
+    // long finished by then, unless analyses queue behind training.
+    server.initialize(json!({}), training(&cache, 1.0));
+    for uri in &uris {
+        server.open(uri, "rules", &rules);
+    }
+    for uri in &uris {
+        save(&mut server, uri);
+    }
+    let logs = logs_until(&mut server, |logs| count(logs, "trained in") == 1);
+    let analyzed_before_training = count(&logs, "analyzed in");
+    // Every file's analysis came before the one training ended.
+    assert_eq!(analyzed_before_training, 20, "{logs:#?}");
+    for name in &names {
+        assert_eq!(
+            count(&logs, &format!("{name}: 1 patterns, 0 errors")),
+            1,
+            "{logs:#?}"
+        );
+    }
+    // The other nineteen take the one network from the registry: nothing else trains, and
+    // nothing is loaded back from the cache.
+    std::thread::sleep(Duration::from_secs(2));
+    let logs = logs_until(&mut server, |_| true);
+    assert_eq!(count(&logs, "training FA-RNN"), 1, "{logs:#?}");
+    assert_eq!(count(&logs, "loaded the trained network"), 0, "{logs:#?}");
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
