@@ -510,6 +510,96 @@ mod tests {
         );
     }
 
+    /// Deterministic inputs in [-1, 1) with every third entry 0 (the kernels skip zeros).
+    fn inputs(n: usize, seed: u32) -> Vec<f32> {
+        (0..n as u32)
+            .map(|i| {
+                if (i + seed) % 3 == 0 {
+                    return 0.0;
+                }
+                let h = (i ^ seed).wrapping_mul(2_654_435_761) >> 8;
+                h as f32 / (1u32 << 23) as f32 - 1.0
+            })
+            .collect()
+    }
+
+    type LeftMultiply = fn(&PackedMatrix, &[f32], &[usize], &mut [f32], bool);
+    /// The kernels this processor can run (AVX-512 only where it has it), named.
+    fn left_multiply_kernels() -> Vec<(&'static str, LeftMultiply)> {
+        let mut kernels: Vec<(&'static str, LeftMultiply)> =
+            vec![("portable", |m, x, nz, out, acc| {
+                left_multiply_any(m, x, nz, out, acc)
+            })];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the processor has AVX-512F.
+                kernels.push(("avx512", |m, x, nz, out, acc| unsafe {
+                    left_multiply_avx512(m, x, nz, out, acc)
+                }));
+            }
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: the processor has AVX2 and FMA.
+                kernels.push(("avx2", |m, x, nz, out, acc| unsafe {
+                    left_multiply_avx2(m, x, nz, out, acc)
+                }));
+            }
+        }
+        kernels
+    }
+
+    #[test]
+    fn every_left_multiply_kernel_gives_the_definition_for_every_panel_width() {
+        let kernels = left_multiply_kernels();
+        // Every panel width from one vector to a full panel, alone and after full panels
+        // (cols not a multiple of LANES included), with 1, 2, 5 and 9 rows.
+        let widths = (1..=PANEL / LANES).flat_map(|v| {
+            [
+                v * LANES,
+                v * LANES - 3,
+                PANEL + v * LANES,
+                2 * PANEL + v * LANES - 1,
+            ]
+        });
+        for cols in widths {
+            for rows in [1, 2, 5, 9] {
+                let data = inputs(rows * cols, cols as u32);
+                let x = inputs(rows, 7 + rows as u32);
+                let m = PackedMatrix::new(&data, rows, cols);
+                let expected: Vec<f32> = (0..cols)
+                    .map(|j| (0..rows).map(|p| x[p] * data[p * cols + j]).sum())
+                    .collect();
+                let base = inputs(padded(cols), 3);
+                for (name, kernel) in &kernels {
+                    for accumulate in [false, true] {
+                        let mut nonzero: Vec<usize> = (0..rows).filter(|&p| x[p] != 0.0).collect();
+                        nonzero.shrink_to_fit();
+                        let mut out = base.clone();
+                        kernel(&m, &x, &nonzero, &mut out, accumulate);
+                        for j in 0..padded(cols) {
+                            let want = if j < cols { expected[j] } else { 0.0 }
+                                + if accumulate { base[j] } else { 0.0 };
+                            assert!(
+                                (out[j] - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                                "{name}, [{rows}, {cols}], accumulate {accumulate}: column {j} is \
+                                 {} instead of {want}",
+                                out[j]
+                            );
+                        }
+                    }
+                }
+                // And through the dispatching entry point.
+                let mut out = vec![0.0; padded(cols)];
+                m.left_multiply(&x, &mut out, false, &mut Vec::new());
+                for j in 0..cols {
+                    assert!((out[j] - expected[j]).abs() <= 1e-5 * (1.0 + expected[j].abs()));
+                }
+            }
+        }
+    }
+
     #[test]
     #[should_panic(expected = "past its slice")]
     fn a_view_past_its_slice_is_refused() {
