@@ -514,7 +514,7 @@ mod tests {
     fn inputs(n: usize, seed: u32) -> Vec<f32> {
         (0..n as u32)
             .map(|i| {
-                if (i + seed) % 3 == 0 {
+                if (i + seed).is_multiple_of(3) {
                     return 0.0;
                 }
                 let h = (i ^ seed).wrapping_mul(2_654_435_761) >> 8;
