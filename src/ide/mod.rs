@@ -276,5 +276,8 @@ fn regex_lexemes(text: &str, start: usize) -> Vec<Lexeme> {
 #[cfg(test)]
 mod test_support;
 
+#[doc(hidden)]
+pub mod testing;
+
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,551 @@
+//! `ide::hover`'s tests: the hovers over patterns, labels and corpus lines, and their
+//! Markdown, on the hand-computed fixtures of `ide::testing` (rendered hovers as inline
+//! snapshots where the text is the point: `cargo insta review` updates them).
+
+use super::*;
+use crate::corpus::{CorpusFile, Example, Format, parse};
+use crate::explain::ReconstructConfig;
+use crate::ide::analysis::analyze;
+use crate::ide::markdown::{render_line_hover, render_rules_hover};
+use crate::ide::test_support::fixture;
+use crate::ide::testing::*;
+use crate::text::SourceText;
+use std::sync::Arc;
+
+const THREE_LINES: &str = "spam\tfree prize inside\nham\tfree call me later\nham\tsee you soon\n";
+
+/// The rules of `with_cursor` analyzed on `THREE_LINES`, and the hover at `$0` rendered as
+/// the editor shows it.
+fn rules_hover_at(with_cursor: &str, pending: bool) -> String {
+    let (file, at) = fixture(with_cursor);
+    let train = CorpusFile::parse(
+        "train.tsv".into(),
+        Format::Tsv,
+        SourceText::from_bytes(THREE_LINES.as_bytes()),
+    );
+    let analysis =
+        analyze(Arc::new(file), vec![("train".into(), train)], &|| false).expect("not cancelled");
+    let figures = Figures {
+        analysis: Some(&analysis),
+        pending,
+    };
+    let (_, hover) =
+        hover_rules(&analysis.rules, at, figures, &HoverConfig::default()).expect("a hover");
+    render_rules_hover(&hover)
+}
+
+#[test]
+fn a_pattern_hover_during_a_save_shows_the_previous_figures_marked_as_such() {
+    let rules = "default ham\nspam: $* fr$0ee $*\n";
+    let settled = rules_hover_at(rules, false);
+    let pending = rules_hover_at(rules, true);
+    assert!(!settled.contains("being computed"), "{settled}");
+    assert_eq!(
+        pending.replace(
+            "\n_Figures of the previous save; this save's are being computed._\n",
+            ""
+        ),
+        settled,
+    );
+    insta::assert_snapshot!(pending, @r"
+    **pattern** the `spam` rule of line 2 → spam · 2 DFA states
+
+    ```rules
+    $* free $*
+    ```
+
+    _Figures of the previous save; this save's are being computed._
+
+    | corpus | matches | coverage | precision | recall |
+    | --- | ---: | ---: | ---: | ---: |
+    | train | 2 | 66.7% | 50.0% | 100.0% |
+
+    - ✓ train:1 (spam) **free** prize inside
+    - ✗ train:2 (ham) **free** call me later
+    ");
+}
+
+#[test]
+fn a_line_hover_says_whether_a_network_is_coming() {
+    let (file, _) = fixture("default ham\nspam: $* free $*$0\n");
+    let example = crate::corpus::Example {
+        text: "free call me later".into(),
+        label: Some("ham".into()),
+        line: 1,
+        text_range: None,
+        label_range: None,
+    };
+    let render = |network| {
+        let hover = hover_line(&example, &file, network, &HoverConfig::default());
+        render_line_hover(&hover, &example.text)
+    };
+    insta::assert_snapshot!(render(LineNetwork::NotYetTrained), @r"
+    gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
+
+    _No trained network yet: save the rules to train one._
+    ");
+    insta::assert_snapshot!(render(LineNetwork::TrainingOff), @r"
+    gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
+
+    _Training is off (`rulelens.training.enabled`): the rules' view only._
+    ");
+}
+
+fn rules_hover(
+    file: &RulesFile,
+    at: TextSize,
+    analysis: Option<&RulesAnalysis>,
+    config: &HoverConfig,
+) -> (TextRange, RulesHover) {
+    let figures = Figures {
+        analysis,
+        pending: false,
+    };
+    hover_rules(file, at, figures, config).expect("a hover")
+}
+
+#[test]
+fn pattern_hover_shows_figures_and_matches_with_their_spans() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let file = &analysis.rules;
+    let at = find(RULES, "free").start();
+    let (range, hover) = rules_hover(file, at, Some(&analysis), &HoverConfig::default());
+    assert_eq!(range, find(RULES, "$* free $*"));
+    let RulesHover::Pattern(pattern) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(pattern.title, "the `spam` rule of line 2");
+    assert_eq!(pattern.regex, "$* free $*");
+    assert_eq!(pattern.labels, ["spam"]);
+    assert_eq!(pattern.n_dfa_states, Some(2));
+    assert!(pattern.evaluated);
+    assert_eq!(pattern.corpora.len(), 1);
+    assert_eq!(pattern.corpora[0].n_lines, 7);
+    assert_eq!(pattern.corpora[0].metrics.matches, 4);
+    assert_eq!(pattern.corpora[0].metrics.overlaps, 3);
+    assert_eq!(pattern.corpora[0].metrics.conflicts, 3);
+    // One right match and the three wrong ones, each with the matched token only.
+    let examples: Vec<(u32, bool, &str)> = pattern
+        .examples
+        .iter()
+        .map(|e| {
+            (
+                e.line,
+                e.correct,
+                &e.text[usize::from(e.span.start())..usize::from(e.span.end())],
+            )
+        })
+        .collect();
+    assert_eq!(
+        examples,
+        [
+            (0, true, "free"),
+            (1, false, "free"),
+            (2, false, "free"),
+            (3, false, "free")
+        ]
+    );
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**pattern** the `spam` rule of line 2 → spam · 2 DFA states\n\
+         \n\
+         ```rules\n\
+         $* free $*\n\
+         ```\n\
+         \n\
+         | corpus | matches | coverage | precision | recall |\n\
+         | --- | ---: | ---: | ---: | ---: |\n\
+         | train | 4 | 57.1% | 25.0% | 33.3% |\n\
+         \n\
+         - ✓ train:1 (spam) **free** prize inside\n\
+         - ✗ train:2 (ham) **free** call me later\n\
+         - ✗ train:3 (ham) is it **free** to call\n\
+         - ✗ train:4 (ham) call me **free**\n"
+    );
+
+    // At most `max_examples` right and wrong matches each.
+    let one = HoverConfig {
+        max_examples: 1,
+        ..HoverConfig::default()
+    };
+    let (_, hover) = rules_hover(file, at, Some(&analysis), &one);
+    let RulesHover::Pattern(pattern) = hover else {
+        panic!()
+    };
+    let lines: Vec<(u32, bool)> = pattern
+        .examples
+        .iter()
+        .map(|e| (e.line, e.correct))
+        .collect();
+    assert_eq!(lines, [(0, true), (1, false)]);
+}
+
+#[test]
+fn pattern_hover_on_a_name_and_on_a_use_in_a_formula() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let file = &analysis.rules;
+    let config = HoverConfig::default();
+    let definition = find(RULES, "prize");
+    let use_in_formula = find_nth(RULES, "prize", 1);
+    for (at, range) in [
+        (definition.start(), definition),
+        (use_in_formula.end(), use_in_formula),
+    ] {
+        let (hovered, hover) = rules_hover(file, at, Some(&analysis), &config);
+        assert_eq!(hovered, range);
+        let RulesHover::Pattern(pattern) = &hover else {
+            panic!("{hover:?}")
+        };
+        assert_eq!(pattern.title, "`prize`");
+        assert_eq!(pattern.regex, "$* ( won | win ) $*");
+        // `won` on line 4, `win` on line 5; spam has 3 lines.
+        assert_eq!(
+            render_rules_hover(&hover),
+            "**pattern** `prize` → spam · 2 DFA states\n\
+             \n\
+             ```rules\n\
+             $* ( won | win ) $*\n\
+             ```\n\
+             \n\
+             | corpus | matches | coverage | precision | recall |\n\
+             | --- | ---: | ---: | ---: | ---: |\n\
+             | train | 2 | 28.6% | 100.0% | 66.7% |\n\
+             \n\
+             - ✓ train:5 (spam) you **won** cash\n\
+             - ✓ train:6 (spam) **win** big now\n"
+        );
+    }
+    // `zebra` matches nothing: a table row with no precision and no examples.
+    let (_, hover) = rules_hover(file, find(RULES, "zebra").start(), Some(&analysis), &config);
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**pattern** `zebra` → ham · 2 DFA states\n\
+         \n\
+         ```rules\n\
+         $* zebra $*\n\
+         ```\n\
+         \n\
+         | corpus | matches | coverage | precision | recall |\n\
+         | --- | ---: | ---: | ---: | ---: |\n\
+         | train | 0 | 0.0% | – | 0.0% |\n"
+    );
+}
+
+#[test]
+fn pattern_hover_of_an_unsaved_pattern_has_no_figures() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let edited_text = RULES.replace("$* free $*", "$* freebie $*");
+    let edited = rules(&edited_text);
+    let at = find(&edited_text, "freebie").start();
+    let (_, hover) = rules_hover(&edited, at, Some(&analysis), &HoverConfig::default());
+    let RulesHover::Pattern(pattern) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert!(!pattern.evaluated);
+    assert!(pattern.corpora.is_empty() && pattern.examples.is_empty());
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**pattern** the `spam` rule of line 2 → spam · 2 DFA states\n\
+         \n\
+         ```rules\n\
+         $* freebie $*\n\
+         ```\n\
+         \n\
+         _Not in the last saved analysis: save to evaluate it on the corpora._\n"
+    );
+    // Without any analysis, the same.
+    let (_, hover) = rules_hover(&edited, at, None, &HoverConfig::default());
+    let RulesHover::Pattern(pattern) = hover else {
+        panic!()
+    };
+    assert!(!pattern.evaluated);
+    // Nothing to hover on a blank line or a keyword.
+    assert!(
+        hover_rules(
+            &edited,
+            TextSize::from(0),
+            Figures::default(),
+            &HoverConfig::default()
+        )
+        .is_none()
+    );
+}
+
+#[test]
+fn label_hover_shows_precision_recall_and_confusions() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let file = &analysis.rules;
+    let config = HoverConfig::default();
+    // `spam` on line 2: gold on lines 0, 4, 5; predicted on lines 0–5.
+    let (range, hover) = rules_hover(file, TextSize::from(12), Some(&analysis), &config);
+    assert_eq!(range, find(RULES, "spam"));
+    let RulesHover::Label(label) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(
+        (label.name.as_str(), label.is_default, label.n_rules),
+        ("spam", false, 2)
+    );
+    assert_eq!(label.corpora[0].mistaken_for, []);
+    assert_eq!(label.corpora[0].taken_for, [("ham".to_string(), 3)]);
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**label** `spam` · 2 rules\n\
+         \n\
+         | corpus | gold | predicted | precision | recall | F1 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: |\n\
+         | train | 3 | 6 | 50.0% | 100.0% | 66.7% |\n\
+         \n\
+         - train: 3 ham lines predicted as spam\n"
+    );
+    // `ham` in `default ham`: gold on lines 1, 2, 3, 6, predicted on line 6 only.
+    let at = find(RULES, "ham").start();
+    let (range, hover) = rules_hover(file, at, Some(&analysis), &config);
+    assert_eq!(range, find(RULES, "ham"));
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**label** `ham` · 2 rules · default\n\
+         \n\
+         | corpus | gold | predicted | precision | recall | F1 |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: |\n\
+         | train | 4 | 1 | 100.0% | 25.0% | 40.0% |\n\
+         \n\
+         - train: 3 ham lines predicted as spam\n"
+    );
+    // Without a saved analysis: the rule count only.
+    let (_, hover) = rules_hover(file, at, None, &config);
+    assert_eq!(
+        render_rules_hover(&hover),
+        "**label** `ham` · 2 rules · default\n\
+         \n\
+         _No corpus figures yet: bind a corpus and save._\n"
+    );
+}
+
+#[test]
+fn label_hover_counts_lines_no_label_was_given() {
+    // No default: a line nothing fires on gets no label.
+    let text = "spam: $* free $*\nham: $* call $*\n";
+    let analysis = analysis_of(
+        text,
+        &[("train", "ham\thello\nham\tcall\nspam\tfree call\n")],
+    );
+    let at = find(text, "ham").start();
+    let (_, hover) = rules_hover(
+        &analysis.rules,
+        at,
+        Some(&analysis),
+        &HoverConfig::default(),
+    );
+    let RulesHover::Label(label) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(label.corpora[0].mistaken_for, [("no label".to_string(), 1)]);
+    assert!(render_rules_hover(&hover).ends_with("- train: 1 ham line predicted as no label\n"));
+}
+
+#[test]
+fn line_hover_without_a_network_shows_the_rules_view() {
+    let file = rules(RULES);
+    let (examples, _) = parse(TRAIN, Format::Tsv, &[]);
+    let hover = hover_line(
+        &examples[1],
+        &file,
+        LineNetwork::NotYetTrained,
+        &HoverConfig::default(),
+    );
+    assert_eq!(
+        hover,
+        LineHover {
+            gold: Some("ham".into()),
+            rules_prediction: Some("spam".into()),
+            fired: vec![
+                "the `spam` rule of line 2".into(),
+                "the `ham` rule of line 5".into()
+            ],
+            network: Err(NoNetwork::NotYetTrained),
+        }
+    );
+    assert_eq!(
+        render_line_hover(&hover, &examples[1].text),
+        "gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2, the `ham` rule of \
+         line 5)\n\
+         \n\
+         _No trained network yet: save the rules to train one._\n"
+    );
+    let unlabeled = Example {
+        text: "see you".into(),
+        label: None,
+        line: 0,
+        text_range: None,
+        label_range: None,
+    };
+    let hover = hover_line(
+        &unlabeled,
+        &file,
+        LineNetwork::NotYetTrained,
+        &HoverConfig::default(),
+    );
+    assert!(
+        render_line_hover(&hover, "see you")
+            .starts_with("unlabeled · rules **ham** (no rule fired)\n")
+    );
+}
+
+#[test]
+fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    let example = &analysis.corpus("train").unwrap().file.examples[1];
+    let text = example.text.as_str();
+    assert_eq!(text, "free call me later");
+    let hover = hover_line(
+        example,
+        &analysis.rules,
+        LineNetwork::Trained {
+            model: &model,
+            stale: false,
+        },
+        &HoverConfig::default(),
+    );
+    let network = hover.network.as_ref().expect("a network view");
+    assert!(!network.stale);
+    assert_eq!(network.prediction, "spam");
+    // Both labels true: spam 1.02, ham 1.01.
+    let expected = softmax10(&[1.02, 1.01]);
+    assert_eq!(network.probabilities.len(), 2);
+    for ((label, p), (name, q)) in network
+        .probabilities
+        .iter()
+        .zip(["spam", "ham"].iter().zip(expected))
+    {
+        assert_eq!(label, name);
+        assert_close(*p, q, label);
+    }
+    let top: Vec<(&str, Option<&str>)> = network
+        .top_patterns
+        .iter()
+        .map(|p| {
+            assert!((p.score - 1.0).abs() < 1e-4, "{p:?}");
+            (
+                p.pattern.as_str(),
+                p.span
+                    .map(|s| &text[usize::from(s.start())..usize::from(s.end())]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        top,
+        [
+            ("the `spam` rule of line 2", Some("free")),
+            ("the `ham` rule of line 5", Some("call"))
+        ]
+    );
+    // Deleting `free` leaves ham alone true; deleting `call`, spam true and ham the default
+    // (logit 0.5). Spans that only extend `free` or `call` add nothing more (those with both
+    // leave spam false, ham the default); `me`, `later` change nothing.
+    let p_spam = softmax10(&[1.02, 1.01])[0];
+    let without_free = softmax10(&[0.0, 1.01])[0];
+    let without_call = softmax10(&[1.02, 0.5])[0];
+    let ngrams: Vec<&str> = network
+        .ngrams
+        .iter()
+        .map(|n| &text[usize::from(n.range.start())..usize::from(n.range.end())])
+        .collect();
+    assert_eq!(ngrams, ["free", "call"]);
+    assert_close(network.ngrams[0].without, without_free, "without free");
+    assert_close(
+        network.ngrams[0].contribution,
+        p_spam - without_free,
+        "free",
+    );
+    assert_close(network.ngrams[1].without, without_call, "without call");
+    assert_close(
+        network.ngrams[1].contribution,
+        p_spam - without_call,
+        "call",
+    );
+    assert_eq!(network.max_ngram_len, 4);
+    assert_eq!(
+        render_line_hover(&hover, text),
+        "gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2, the `ham` rule of \
+         line 5)\n\
+         \n\
+         **FA-RNN** **spam** ✗ · spam 0.52 · ham 0.48\n\
+         \n\
+         Top patterns:\n\
+         - the `spam` rule of line 2 1.00: **free** call me later\n\
+         - the `ham` rule of line 5 1.00: free **call** me later\n\
+         \n\
+         Strongest n-grams (occlusion: what deleting each does to P(spam)):\n\
+         - **free** +0.52 toward spam (0.00 without it)\n\
+         - **call** -0.47 toward spam (0.99 without it)\n"
+    );
+
+    // A network of older rules says so; `max_listed` cuts both lists.
+    let one = HoverConfig {
+        max_listed: 1,
+        ..HoverConfig::default()
+    };
+    let stale = hover_line(
+        example,
+        &analysis.rules,
+        LineNetwork::Trained {
+            model: &model,
+            stale: true,
+        },
+        &one,
+    );
+    let network = stale.network.as_ref().unwrap();
+    assert_eq!((network.top_patterns.len(), network.ngrams.len()), (1, 1));
+    assert!(
+        render_line_hover(&stale, text).contains(
+            "\n\n_The network was trained on an older version of the rules; save to retrain._\n"
+        ),
+        "{}",
+        render_line_hover(&stale, text)
+    );
+
+    // A line nothing fires on: the default wins, no pattern scores, no n-gram.
+    let quiet = &analysis.corpus("train").unwrap().file.examples[6];
+    let hover = hover_line(
+        quiet,
+        &analysis.rules,
+        LineNetwork::Trained {
+            model: &model,
+            stale: false,
+        },
+        &HoverConfig::default(),
+    );
+    let network = hover.network.as_ref().unwrap();
+    assert_eq!(network.prediction, "ham");
+    assert!(network.top_patterns.is_empty() && network.ngrams.is_empty());
+    assert_close(network.probabilities[1].1, softmax10(&[0.0, 0.5])[1], "ham");
+    assert_eq!(
+        render_line_hover(&hover, &quiet.text),
+        "gold **ham** · rules **ham** ✓ (no rule fired)\n\
+         \n\
+         **FA-RNN** **ham** ✓ · spam 0.01 · ham 0.99\n\
+         \n\
+         _Deleting any one n-gram of up to 3 tokens changes P(ham) by less than 0.005._\n"
+    );
+}
+
+/// The hover module promises that "a pattern edited since the save shows its regex and DFA
+/// size only", and `PatternHover::evaluated` is "whether the last saved analysis has this
+/// pattern as it is now"; a named pattern whose regex was edited is still found by its
+/// name, so the hover shows the new regex beside the old regex's figures and matches.
+#[test]
+fn hover_of_a_named_pattern_edited_since_the_save_has_no_figures() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let edited_text = RULES.replace("( won | win )", "( cash | prize )");
+    let edited = rules(&edited_text);
+    let at = find(&edited_text, "prize").start();
+    let (_, hover) = rules_hover(&edited, at, Some(&analysis), &HoverConfig::default());
+    let RulesHover::Pattern(pattern) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(pattern.regex, "$* ( cash | prize ) $*");
+    assert!(!pattern.evaluated, "{}", render_rules_hover(&hover));
+    assert!(pattern.corpora.is_empty() && pattern.examples.is_empty());
+}

@@ -1,0 +1,155 @@
+//! Fixtures shared by the `ide` tests, in the crate (`ide::hover`'s own tests) and in
+//! `tests/ide_corpus.rs`: small hand-written rules and corpora whose figures are computed by
+//! hand, the networks `model::fit` makes of them, and range helpers. Not part of the API.
+
+use crate::corpus::{CorpusFile, Format};
+use crate::explain::ReconstructConfig;
+use crate::ide::{PatternKey, RulesAnalysis, TrainedModel, analyze};
+use crate::model::{TrainingSettings, fit};
+use crate::rules_file::RulesFile;
+use crate::text::SourceText;
+use std::sync::Arc;
+use text_size::{TextRange, TextSize};
+
+/// Patterns, in the rule set's order (named patterns first, then anonymous rules):
+/// 0 `prize`, 1 `zebra`, 2 the spam rule of line 2 (`free`), 3 the ham rule of line 5
+/// (`call`). Labels in priority order: spam, ham (the default, which also has rules).
+pub const RULES: &str = "default ham
+spam: $* free $*
+pattern prize = $* ( won | win ) $*
+spam <- prize
+ham: $* call $*
+pattern zebra = $* zebra $*
+ham <- zebra
+";
+
+/// What the rules do on each line (patterns matched → prediction, gold):
+/// 0 free → spam ✓ · 1 free, call → spam ✗ · 2 free, call → spam ✗ · 3 free, call → spam ✗
+/// · 4 prize → spam ✓ · 5 prize → spam ✓ · 6 nothing → ham (default) ✓. Accuracy 4/7.
+pub const TRAIN: &str = "spam\tfree prize inside
+ham\tfree call me later
+ham\tis it free to call
+ham\tcall me free
+spam\tyou won cash
+spam\twin big now
+ham\tsee you soon
+";
+
+/// A second corpus: 0 prize, free → spam ✓ · 1 call → ham ✓ · 2 nothing → ham ✗ (gold spam).
+pub const TEST: &str = "spam\twin a free phone
+ham\tcall me maybe
+spam\tcash prize waiting
+";
+
+pub fn rules(text: &str) -> RulesFile {
+    RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &Default::default(),
+    )
+}
+
+pub fn corpus(name: &str, format: Format, text: &str) -> CorpusFile {
+    let extension = match format {
+        Format::Tsv => "tsv",
+        Format::Jsonl => "jsonl",
+    };
+    CorpusFile::parse(
+        format!("{name}.{extension}").into(),
+        format,
+        SourceText::from_bytes(text.as_bytes()),
+    )
+}
+
+/// `text` analyzed on the TSV corpora `(binding, text)`.
+pub fn analysis_of(text: &str, corpora: &[(&str, &str)]) -> RulesAnalysis {
+    let file = rules(text);
+    assert!(
+        file.diagnostics.iter().all(|d| !d.is_error()),
+        "{:?}",
+        file.diagnostics
+    );
+    let corpora = corpora
+        .iter()
+        .map(|(name, text)| (name.to_string(), corpus(name, Format::Tsv, text)))
+        .collect();
+    analyze(Arc::new(file), corpora, &|| false).expect("not cancelled")
+}
+
+/// The zero-shot FA-RNN of `analysis.rules` (exact decomposition, no training epoch),
+/// prepared for the editor. `model::fit` needs a dev corpus: the analysis' own, else train.
+pub fn zero_shot_model(analysis: &RulesAnalysis, reconstruct: &ReconstructConfig) -> TrainedModel {
+    trained_model(analysis, reconstruct, 0)
+}
+
+pub fn trained_model(
+    analysis: &RulesAnalysis,
+    reconstruct: &ReconstructConfig,
+    epochs: usize,
+) -> TrainedModel {
+    let train = analysis.corpus("train").expect("a train corpus");
+    let dev = analysis.corpus("dev").unwrap_or(train);
+    let config = TrainingSettings {
+        beta: 1.0,
+        epochs,
+        batch_size: 4,
+        learning_rate: 0.05,
+        ..TrainingSettings::default()
+    };
+    let fitted = fit(
+        &analysis.rules,
+        &train.file.examples,
+        &dev.file.examples,
+        &config,
+        &mut |_| {},
+        &|| false,
+    )
+    .expect("fitted");
+    assert_eq!(fitted.manifest.decomposition.method, "exact");
+    TrainedModel::new(
+        fitted.manifest,
+        fitted.net.as_ref(),
+        fitted.vocabulary.as_ref(),
+        analysis,
+        reconstruct,
+        &|| false,
+    )
+    .expect("prepared")
+}
+
+/// The byte range of the `nth` (0-based) occurrence of `needle` in `text`.
+pub fn find_nth(text: &str, needle: &str, nth: usize) -> TextRange {
+    let start = text
+        .match_indices(needle)
+        .nth(nth)
+        .unwrap_or_else(|| panic!("{needle:?} #{nth} not in {text:?}"))
+        .0;
+    TextRange::at(
+        TextSize::from(start as u32),
+        TextSize::from(needle.len() as u32),
+    )
+}
+
+pub fn find(text: &str, needle: &str) -> TextRange {
+    find_nth(text, needle, 0)
+}
+
+pub fn key(file: &RulesFile, pattern: usize) -> PatternKey {
+    PatternKey::of(&file.rules, crate::syntax::PatternId(pattern as u32))
+}
+
+pub fn assert_close(actual: f64, expected: f64, what: &str) {
+    assert!(
+        (actual - expected).abs() < 1e-4,
+        "{what}: {actual} vs {expected}"
+    );
+}
+
+/// Label probabilities of the zero-shot network (logit scale 10): a true label c of C
+/// has logit `1 + (C − c)·0.01`; the default label at least 0.5; a false one 0.
+pub fn softmax10(logits: &[f64]) -> Vec<f64> {
+    let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let exp: Vec<f64> = logits.iter().map(|l| (10.0 * (l - max)).exp()).collect();
+    let sum: f64 = exp.iter().sum();
+    exp.iter().map(|e| e / sum).collect()
+}
