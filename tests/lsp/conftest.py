@@ -105,7 +105,7 @@ def latest(client: LanguageClient, uri: str, version: int | None = None):
 async def start(client: LanguageClient, request, workspace: pathlib.Path, **options):
     """Initializes the session with the recorded capabilities of this test's client."""
     spec = request.node.callspec.params["client"]
-    training = {"epochs": 2, "patience": 1, "modelCache": str(workspace / ".cache")}
+    training = {"epochs": 2, "patience": 1, "delay": 0, "modelCache": str(workspace / ".cache")}
     training.update(options.pop("training", {}))
     await client.initialize_session(
         types.InitializeParams(
