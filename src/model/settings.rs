@@ -99,7 +99,7 @@ pub struct TrainingSettings {
     #[arg(long, value_enum, default_value_t = TrainingSettings::DEFAULT.scoring)]
     pub scoring: Scoring,
     /// Word vectors in the GloVe text format; default: the bundled GloVe 6B 50d vectors of
-    /// the 50,000 most frequent words (models/README.md).
+    /// the 100,000 most frequent words (models/README.md).
     #[arg(long, value_name = "FILE")]
     pub embeddings: Option<PathBuf>,
     /// Weight of the rules' symbol embedding against the word vectors, in [0, 1]: a token
@@ -153,10 +153,10 @@ impl TrainingSettings {
         beta: 0.7,
         rank: None,
         fraction: 1.0,
-        epochs: 30,
+        epochs: 60,
         batch_size: 32,
         learning_rate: 3e-4,
-        patience: 5,
+        patience: 10,
         logit_scale: 10.0,
         seed: 0,
         device: DeviceKind::Cpu,
