@@ -20,7 +20,7 @@ export function createClient(
     serverPath: string,
     initializationOptions: object,
     outputChannel: vscode.OutputChannel,
-): lc.LanguageClient {
+): RulelensClient {
     // No `transport`: with `TransportKind.stdio` the client would add `--stdio` to the
     // arguments, which `rulelens serve` accepts and ignores; stdio is all it speaks.
     const executable: lc.Executable = { command: serverPath, args: ["serve"] };
@@ -35,5 +35,28 @@ export function createClient(
         outputChannel,
     };
     // The id makes the client read the `rulelens.trace.server` setting.
-    return new lc.LanguageClient("rulelens", "rulelens", serverOptions, clientOptions);
+    return new RulelensClient("rulelens", "rulelens", serverOptions, clientOptions);
+}
+
+/**
+ * A LanguageClient whose requests, when the client stops while they wait to be sent (a
+ * restart while VS Code asks for the outline), end quietly with the editor's empty answer
+ * instead of an error in the log. vscode-languageclient 9.0.1 checks the client's state,
+ * then awaits its start, and by then `dispose` may have taken the connection away: it throws
+ * a plain "Starting server failed", which the features log as a failed request. As
+ * `ConnectionInactive`, the code it gives requests to a client already stopped, the
+ * features return their default answer without logging.
+ */
+export class RulelensClient extends lc.LanguageClient {
+    // The base method's overloads all take and give what this one does.
+    override async sendRequest(...args: any[]): Promise<any> {
+        try {
+            return await (super.sendRequest as (...args: any[]) => Promise<any>).apply(this, args);
+        } catch (error) {
+            if (!this.isRunning() && !(error instanceof lc.ResponseError)) {
+                throw new lc.ResponseError(lc.ErrorCodes.ConnectionInactive, "the rulelens server stopped");
+            }
+            throw error;
+        }
+    }
 }
