@@ -186,7 +186,7 @@ pub fn read_glove(path: &Path, vocabulary: &Vocabulary) -> Result<WordVectors, E
 }
 
 /// The SHA-256 of [`BUNDLED`], computed once.
-fn bundled_sha256() -> &'static str {
+pub fn bundled_sha256() -> &'static str {
     static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     HASH.get_or_init(|| hex(&Sha256::digest(BUNDLED)))
 }

@@ -27,7 +27,8 @@ pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use build::{MAX_EXACT_RANK, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
 pub use embeddings::{
-    BUNDLED_NAME, EmbeddingsError, VectorSource, Vocabulary, WordVectors, read_glove, read_vectors,
+    BUNDLED_NAME, EmbeddingsError, VectorSource, Vocabulary, WordVectors, bundled_sha256,
+    read_glove, read_vectors,
 };
 pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, TokenVector, WordInput};
 pub use fit::{FitError, FitEvent, Fitted, LoadedModel, Reading, fit, load_model, load_model_for};

@@ -19,15 +19,17 @@ pub fn default_cache_root() -> PathBuf {
 }
 
 /// The key of the network for these inputs: a SHA-256 over the rules text, the training
-/// settings as JSON (every field, by name), this rulelens's version, and the texts of the
-/// train and dev corpora.
+/// settings as JSON (every field, by name), the word vectors' identity, this rulelens's
+/// version, and the texts of the train and dev corpora.
 pub fn cache_key(rules_text: &str, settings: &TrainingSettings, train: &str, dev: &str) -> String {
     // Serializing plain numbers, strings and enums cannot fail.
-    let settings = serde_json::to_string(settings).unwrap_or_default();
+    let json = serde_json::to_string(settings).unwrap_or_default();
+    let vectors = vectors_identity(settings);
     let version = env!("CARGO_PKG_VERSION");
     let parts = [
         rules_text.as_bytes(),
-        settings.as_bytes(),
+        json.as_bytes(),
+        vectors.as_bytes(),
         version.as_bytes(),
         train.as_bytes(),
         dev.as_bytes(),
@@ -39,6 +41,28 @@ pub fn cache_key(rules_text: &str, settings: &TrainingSettings, train: &str, dev
         bytes.extend_from_slice(part);
     }
     sha256_hex(&bytes)
+}
+
+/// What the word vectors are, beyond their setting: the bundled table's SHA-256, or a GloVe
+/// file's length and modification time (hashing a file of hundreds of megabytes on every
+/// save would cost more than the analysis), so that a rebuilt table or an edited file
+/// trains anew.
+fn vectors_identity(settings: &TrainingSettings) -> String {
+    match &settings.embeddings {
+        None => crate::model::bundled_sha256().to_string(),
+        Some(path) => match std::fs::metadata(path) {
+            Ok(meta) => {
+                let modified = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{} bytes, modified {modified}", meta.len())
+            }
+            // Training will report the error; any key will do.
+            Err(_) => String::new(),
+        },
+    }
 }
 
 /// The checkpoint folder of the rules file `rules_path` under `key`, in `root`:
@@ -68,6 +92,19 @@ mod tests {
             ..settings.clone()
         };
         assert_ne!(base, cache_key("rules", &changed, "train", "dev"));
+        // A word-vector file's key changes when the file does.
+        let file = std::env::temp_dir().join(format!("rulelens-key-{}.txt", std::process::id()));
+        std::fs::write(&file, "the 0.1 0.2\n").unwrap();
+        let with_file = TrainingSettings {
+            embeddings: Some(file.clone()),
+            ..settings.clone()
+        };
+        let before = cache_key("rules", &with_file, "train", "dev");
+        assert_ne!(base, before);
+        assert_eq!(before, cache_key("rules", &with_file, "train", "dev"));
+        std::fs::write(&file, "the 0.1 0.2\nof 0.3 0.4\n").unwrap();
+        assert_ne!(before, cache_key("rules", &with_file, "train", "dev"));
+        std::fs::remove_file(&file).unwrap();
         let dir = checkpoint_dir(Path::new("/cache"), Path::new("/w/sms.rules"), &base);
         assert_eq!(
             dir,
