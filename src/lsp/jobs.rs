@@ -123,11 +123,12 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     let Some(in_memory) = wanted else {
         return;
     };
-    let model = match in_memory {
-        Some(model) => Some(model),
+    let (model, unfinished) = match in_memory {
+        Some(model) => (Some(model), None),
         None => network(session, networks, &job, &saved, &plan).await,
     };
     let Some(model) = model else {
+        Unfinished::end(unfinished).await;
         return;
     };
     let findings = model_findings(&saved.analysis, &model);
@@ -154,6 +155,8 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
         session.refresh_project(&job.key);
         refresh_views(session);
     }
+    // Only now: a client that waits for the end finds the network in place.
+    Unfinished::end(unfinished).await;
 }
 
 /// Step 1: the rules on their corpora, stored and published; `None` when the job was
@@ -250,38 +253,42 @@ async fn network(
     job: &JobRequest,
     saved: &SavedAnalysis,
     plan: &NetworkPlan,
-) -> Option<Arc<TrainedModel>> {
+) -> (Option<Arc<TrainedModel>>, Option<Unfinished>) {
     loop {
         match networks.claim(&plan.memory_key) {
-            Claim::Ready(model) => return Some(model),
+            Claim::Ready(model) => return (Some(model), None),
             Claim::Pending(mut result) => {
                 // Another project makes the same network: wait for it.
                 let _ = result.wait_for(Option::is_some).await;
                 let finished = result.borrow().clone().flatten();
                 if let Some(model) = finished {
-                    return Some(model);
+                    return (Some(model), None);
                 }
                 if !session.read(|state| state.is_newest(&job.key, &job.ticket)) {
-                    return None;
+                    return (None, None);
                 }
                 // It failed or was given up: make it here.
             }
             Claim::Mine(slot) => {
-                let made = make(session, networks, job, saved, plan).await;
-                return slot.finish(made);
+                let (made, unfinished) = match make(session, networks, job, saved, plan).await {
+                    Some((model, unfinished)) => (Some(model), unfinished),
+                    None => (None, None),
+                };
+                return (slot.finish(made), unfinished);
             }
         }
     }
 }
 
-/// Loads the network of `plan` from the cache, or trains it when the job may.
+/// Loads the network of `plan` from the cache, or trains it when the job may (with its
+/// training's progress, still to be ended).
 async fn make(
     session: &Arc<Session>,
     networks: &Networks,
     job: &JobRequest,
     saved: &SavedAnalysis,
     plan: &NetworkPlan,
-) -> Option<Arc<TrainedModel>> {
+) -> Option<(Arc<TrainedModel>, Option<Unfinished>)> {
     let settings = session.snapshot().settings.clone();
     let wanted = wanted_by_someone(session, &plan.memory_key);
     if plan
@@ -306,7 +313,7 @@ async fn make(
                         plan.dir.display()
                     ),
                 );
-                return Some(Arc::new(model));
+                return Some((Arc::new(model), None));
             }
             Ok(Err(message)) => session.log(
                 MessageType::WARNING,
@@ -330,7 +337,9 @@ async fn make(
     if !wanted() || !session.read(|state| state.is_newest(&job.key, &job.ticket)) {
         return None;
     }
-    train(session, job, saved, plan, wanted).await.map(Arc::new)
+    train(session, job, saved, plan, wanted)
+        .await
+        .map(|(model, unfinished)| (Arc::new(model), Some(unfinished)))
 }
 
 /// Whether some project's newest job still wants the network with this memory key.
@@ -371,7 +380,7 @@ async fn train(
     saved: &SavedAnalysis,
     plan: &NetworkPlan,
     wanted: Arc<dyn Fn() -> bool + Send + Sync>,
-) -> Option<TrainedModel> {
+) -> Option<(TrainedModel, Unfinished)> {
     let snapshot = session.snapshot();
     let settings = snapshot.settings.clone();
     let training = settings.training.settings.clone();
@@ -513,8 +522,34 @@ async fn train(
             (format!("{file}: training failed"), None)
         }
     };
-    progress.end(outcome).await;
-    model
+    match model {
+        Some(model) => Some((
+            model,
+            Unfinished {
+                progress,
+                message: outcome,
+            },
+        )),
+        None => {
+            progress.end(outcome).await;
+            None
+        }
+    }
+}
+
+/// A finished training's progress, ended once its network is stored, so that a client that
+/// waits for the end (a test, a user's hover) finds the network in place.
+struct Unfinished {
+    progress: Progress,
+    message: String,
+}
+
+impl Unfinished {
+    async fn end(unfinished: Option<Unfinished>) {
+        if let Some(Unfinished { progress, message }) = unfinished {
+            progress.end(message).await;
+        }
+    }
 }
 
 /// `$/progress` of one training, when the client supports it.
