@@ -121,7 +121,9 @@ fn a_model_cache_that_cannot_be_written_keeps_the_network_and_later_saves_do_not
 
     // Saving the same text again analyzes again and reuses the network in memory.
     save(&mut server, &rules_uri);
-    logs_until(&mut server, |logs| count(logs, "analyzed in") == analyses + 1);
+    logs_until(&mut server, |logs| {
+        count(logs, "analyzed in") == analyses + 1
+    });
     std::thread::sleep(Duration::from_secs(2));
     let logs = logs_until(&mut server, |_| true);
     assert_eq!(count(&logs, "training FA-RNN"), 1, "{logs:#?}");
