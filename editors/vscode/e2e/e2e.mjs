@@ -405,10 +405,19 @@ step("hover on a label: its figures", async () => {
 step("code actions: Ctrl+. lists the server's actions", async () => {
     await goTo(PATTERN_LINE, 12);
     await page.keyboard.press("Control+.");
+    let pressed = Date.now();
     // The menu lists the actions under their kinds' headings (Rewrite, Quick Fix, …).
     const menu = page.locator(".action-widget:not(.action-list-submenu-panel)").first();
     const items = await waitFor("the code action menu with the server's actions", async () => {
-        const text = (await menu.isVisible()) && (await menu.innerText());
+        const visible = await menu.isVisible();
+        if (!visible && Date.now() - pressed > 5000) {
+            // The key can reach the workbench before the editor has its focus back (a
+            // notification, the hover just closed): ask again, at the same place.
+            await goTo(PATTERN_LINE, 12);
+            await page.keyboard.press("Control+.");
+            pressed = Date.now();
+        }
+        const text = visible && (await menu.innerText());
         return text && /Disable the `spam` rule of line 18/.test(text) && text;
     });
     say(`     code action menu: ${JSON.stringify(items)}`);
