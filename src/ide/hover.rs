@@ -163,7 +163,7 @@ pub enum LineNetwork<'a> {
 
 /// Why a corpus line's hover has no network view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoNetwork {
+pub enum AbsentNetwork {
     NotYetTrained,
     TrainingOff,
 }
@@ -176,7 +176,7 @@ pub struct LineHover {
     pub rules_prediction: Option<String>,
     /// The patterns that matched, described.
     pub fired: Vec<String>,
-    pub network: Result<NetworkView, NoNetwork>,
+    pub network: Result<NetworkView, AbsentNetwork>,
 }
 
 /// The trained network's view of a line.
@@ -516,13 +516,13 @@ pub fn hover_line(
             .filter(|&p| classification.matched[p])
             .map(|p| describe(&rules.rules, p))
             .collect(),
-        network: Err(NoNetwork::NotYetTrained),
+        network: Err(AbsentNetwork::NotYetTrained),
     };
     let (model, stale) = match network {
         LineNetwork::Trained { model, stale } => (model, stale),
         LineNetwork::NotYetTrained => return hover,
         LineNetwork::TrainingOff => {
-            hover.network = Err(NoNetwork::TrainingOff);
+            hover.network = Err(AbsentNetwork::TrainingOff);
             return hover;
         }
     };

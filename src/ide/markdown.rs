@@ -7,7 +7,7 @@
 //! Text from the rules and corpora is escaped, so that a message with `*` or `|` cannot break
 //! the layout; long corpus lines are cut to a window around the span they are shown for.
 
-use super::hover::{LabelHover, LineHover, MatchExample, NoNetwork, PatternHover, RulesHover};
+use super::hover::{AbsentNetwork, LabelHover, LineHover, MatchExample, PatternHover, RulesHover};
 use crate::explain::NEGLIGIBLE;
 use std::fmt::Write;
 use text_size::TextRange;
@@ -260,11 +260,11 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
     out.push('\n');
     let network = match &hover.network {
         Ok(network) => network,
-        Err(NoNetwork::NotYetTrained) => {
+        Err(AbsentNetwork::NotYetTrained) => {
             out.push_str("\n_No trained network yet: save the rules to train one._\n");
             return out;
         }
-        Err(NoNetwork::TrainingOff) => {
+        Err(AbsentNetwork::TrainingOff) => {
             out.push_str(
                 "\n_Training is off (`rulelens.training.enabled`): the rules' view only._\n",
             );

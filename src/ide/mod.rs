@@ -50,9 +50,10 @@ pub use findings::{
     corpus_findings, model_findings, place,
 };
 pub use hover::{
-    DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, Figures, HoverConfig,
-    LabelFigures, LabelHover, LineHover, LineNetwork, MatchExample, NetworkView, NgramContribution,
-    NoNetwork, PatternFigures, PatternHover, PatternScore, RulesHover, hover_line, hover_rules,
+    AbsentNetwork, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, Figures,
+    HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, MatchExample, NetworkView,
+    NgramContribution, PatternFigures, PatternHover, PatternScore, RulesHover, hover_line,
+    hover_rules,
 };
 pub use lens::{InlayHint, Lens, line_hints, pattern_lenses};
 pub use markdown::{render_line_hover, render_rules_hover};

@@ -124,12 +124,11 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
         return;
     };
     let (model, unfinished) = match in_memory {
-        Some(model) => (Some(model), None),
-        None => network(session, networks, &job, &saved, &plan).await,
-    };
-    let Some(model) = model else {
-        Unfinished::end(unfinished).await;
-        return;
+        Some(model) => (model, None),
+        None => match network(session, networks, &job, &saved, &plan).await {
+            Some(found) => found,
+            None => return,
+        },
     };
     let findings = model_findings(&saved.analysis, &model);
     let stored = session.update(|state| {
@@ -156,7 +155,9 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
         refresh_views(session);
     }
     // Only now: a client that waits for the end finds the network in place.
-    Unfinished::end(unfinished).await;
+    if let Some(unfinished) = unfinished {
+        unfinished.end().await;
+    }
 }
 
 /// Step 1: the rules on their corpora, stored and published; `None` when the job was
@@ -245,36 +246,33 @@ fn log_analysis(session: &Session, key: &Path, saved: &SavedAnalysis, took: Dura
 }
 
 /// Step 2: the network of `plan`, from the registry (shared with identical projects), the
-/// cache, or a new training; `None` when there is none to be had (training off, failed,
-/// cancelled, or the job superseded).
+/// cache, or a new training (with its progress, still to be ended); `None` when there is
+/// none to be had (training off, failed, cancelled, or the job superseded).
 async fn network(
     session: &Arc<Session>,
     networks: &Arc<Networks>,
     job: &JobRequest,
     saved: &SavedAnalysis,
     plan: &NetworkPlan,
-) -> (Option<Arc<TrainedModel>>, Option<Unfinished>) {
+) -> Option<(Arc<TrainedModel>, Option<Unfinished>)> {
     loop {
         match networks.claim(&plan.memory_key) {
-            Claim::Ready(model) => return (Some(model), None),
+            Claim::Ready(model) => return Some((model, None)),
             Claim::Pending(mut result) => {
                 // Another project makes the same network: wait for it.
                 let _ = result.wait_for(Option::is_some).await;
                 let finished = result.borrow().clone().flatten();
                 if let Some(model) = finished {
-                    return (Some(model), None);
+                    return Some((model, None));
                 }
                 if !session.read(|state| state.is_newest(&job.key, &job.ticket)) {
-                    return (None, None);
+                    return None;
                 }
                 // It failed or was given up: make it here.
             }
             Claim::Mine(slot) => {
-                let (made, unfinished) = match make(session, networks, job, saved, plan).await {
-                    Some((model, unfinished)) => (Some(model), unfinished),
-                    None => (None, None),
-                };
-                return (slot.finish(made), unfinished);
+                let (made, unfinished) = make(session, networks, job, saved, plan).await.unzip();
+                return slot.finish(made).map(|model| (model, unfinished.flatten()));
             }
         }
     }
@@ -545,10 +543,8 @@ struct Unfinished {
 }
 
 impl Unfinished {
-    async fn end(unfinished: Option<Unfinished>) {
-        if let Some(Unfinished { progress, message }) = unfinished {
-            progress.end(message).await;
-        }
+    async fn end(self) {
+        self.progress.end(self.message).await;
     }
 }
 

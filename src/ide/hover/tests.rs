@@ -3,14 +3,11 @@
 //! snapshots where the text is the point: `cargo insta review` updates them).
 
 use super::*;
-use crate::corpus::{CorpusFile, Example, Format, parse};
+use crate::corpus::{Example, Format, parse};
 use crate::explain::ReconstructConfig;
-use crate::ide::analysis::analyze;
 use crate::ide::markdown::{render_line_hover, render_rules_hover};
 use crate::ide::test_support::fixture;
 use crate::ide::testing::*;
-use crate::text::SourceText;
-use std::sync::Arc;
 
 const THREE_LINES: &str = "spam\tfree prize inside\nham\tfree call me later\nham\tsee you soon\n";
 
@@ -18,13 +15,7 @@ const THREE_LINES: &str = "spam\tfree prize inside\nham\tfree call me later\nham
 /// the editor shows it.
 fn rules_hover_at(with_cursor: &str, pending: bool) -> String {
     let (file, at) = fixture(with_cursor);
-    let train = CorpusFile::parse(
-        "train.tsv".into(),
-        Format::Tsv,
-        SourceText::from_bytes(THREE_LINES.as_bytes()),
-    );
-    let analysis =
-        analyze(Arc::new(file), vec![("train".into(), train)], &|| false).expect("not cancelled");
+    let analysis = analysis_of(&file.source.text, &[("train", THREE_LINES)]);
     let figures = Figures {
         analysis: Some(&analysis),
         pending,
@@ -363,7 +354,7 @@ fn line_hover_without_a_network_shows_the_rules_view() {
                 "the `spam` rule of line 2".into(),
                 "the `ham` rule of line 5".into()
             ],
-            network: Err(NoNetwork::NotYetTrained),
+            network: Err(AbsentNetwork::NotYetTrained),
         }
     );
     assert_eq!(
