@@ -89,7 +89,7 @@ fn run_case(case: &Case) -> Vec<String> {
     };
     let symbols = compiled.symbols(&case.sentence);
 
-    let by_dfa = dfa.is_match(&symbols);
+    let by_dfa = dfa.is_match(&symbols, compiled.system.alphabet());
     let by_backtracking = backtrack::is_match(regex, &sentence);
     if by_dfa != case.matches {
         problems.push(format!(

@@ -509,7 +509,7 @@ proptest! {
         prop_assert_eq!(&got_tokens, &expected_tokens, "tokenization of {:?}", text);
 
         let symbols = compiled.symbols(&text);
-        let by_dfa = dfa.is_match(&symbols);
+        let by_dfa = dfa.is_match(&symbols, compiled.system.alphabet());
         let by_backtracking = backtrack::is_match(&compiled.regexes[0], &tokens);
         let std = format!(r"\A(?:{})\z", re.std_regex());
         let std_regex = regex::Regex::new(&std).expect("the std regex compiles");

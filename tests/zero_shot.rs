@@ -124,7 +124,7 @@ fn reversed_patterns_match_reversed_sentences() {
             for (p, pattern) in reversed.patterns().iter().enumerate() {
                 let dfa = pattern.dfa.as_ref().unwrap();
                 assert_eq!(
-                    dfa.is_match(&symbols),
+                    dfa.is_match(&symbols, file.system.alphabet()),
                     matched[p],
                     "{name}: {} on {text:?}",
                     pattern.name

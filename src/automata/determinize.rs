@@ -3,8 +3,9 @@
 //! Before determinizing, the global alphabet is cut into the pattern's own classes:
 //! two symbols belong to one class when every atom of the NFA treats them alike. A pattern
 //! such as `$* won $*` has two classes (`won`, everything else) however many literals the
-//! whole rule system has, so the subset construction runs over a handful of classes and
-//! the class map sends each global symbol to its class in O(1).
+//! whole rule system has, so the subset construction runs over a handful of classes. Only
+//! the symbols the pattern mentions are listed, every other symbol being in the class of
+//! its kind's "other" symbol, so nothing here grows with the alphabet.
 //!
 //! The construction is the textbook one (ε-closures of NFA state sets, one DFA state per
 //! distinct set, the empty set kept as the dead state so that the DFA is complete). It is
@@ -12,15 +13,18 @@
 //! states is capped, and passing the cap returns [`TooLarge`] rather than exhausting
 //! memory. Minimization is in `minimize.rs`.
 
-use super::alphabet::{Alphabet, Atom};
+use super::alphabet::{Alphabet, Atom, SymbolId};
 use super::nfa::{Nfa, NfaState, TooLarge};
 use std::collections::HashMap;
 
 /// A complete DFA as the subset construction makes it; state 0 is the start.
 #[derive(Debug, Clone)]
 pub(crate) struct RawDfa {
-    /// Global symbol → class.
-    pub(crate) class_map: Vec<u16>,
+    /// The symbols the NFA tells apart, sorted: the three "other" symbols, then the
+    /// literals it mentions; every other symbol is in the class of its kind's "other".
+    pub(crate) symbols: Vec<SymbolId>,
+    /// The class of each of `symbols`.
+    pub(crate) symbol_classes: Vec<u16>,
     pub(crate) n_classes: usize,
     /// `table[state * n_classes + class]` is the next state.
     pub(crate) table: Vec<u32>,
@@ -33,7 +37,7 @@ pub(crate) fn determinize(
     alphabet: &Alphabet,
     max_states: usize,
 ) -> Result<RawDfa, TooLarge> {
-    let (class_map, accepts, atom_index, n_classes) = classes(nfa, alphabet)?;
+    let (symbols, symbol_classes, accepts, atom_index, n_classes) = classes(nfa, alphabet)?;
     let n_atoms = accepts.len() / n_classes.max(1);
 
     let mut closure = Closure::new(nfa.states.len());
@@ -80,20 +84,22 @@ pub(crate) fn determinize(
         }
     }
     Ok(RawDfa {
-        class_map,
+        symbols,
+        symbol_classes,
         n_classes,
         table,
         accepting,
     })
 }
 
-/// The pattern's symbol classes: (class map, `accepts[class * n_atoms + atom]`,
-/// NFA state → atom index, number of classes).
+/// The pattern's symbol classes: (the symbols it tells apart, their classes,
+/// `accepts[class * n_atoms + atom]`, NFA state → atom index, number of classes). Work and
+/// memory grow with the NFA, not with the alphabet.
 #[allow(clippy::type_complexity)]
 fn classes(
     nfa: &Nfa,
     alphabet: &Alphabet,
-) -> Result<(Vec<u16>, Vec<bool>, Vec<u32>, usize), TooLarge> {
+) -> Result<(Vec<SymbolId>, Vec<u16>, Vec<bool>, Vec<u32>, usize), TooLarge> {
     let mut atoms: Vec<Atom> = Vec::new();
     let mut atom_index = vec![u32::MAX; nfa.states.len()];
     for (i, state) in nfa.states.iter().enumerate() {
@@ -118,7 +124,6 @@ fn classes(
 
     let mut by_signature: HashMap<Vec<bool>, u16> = HashMap::new();
     let mut accepts = Vec::new();
-    let mut class_map = vec![0u16; alphabet.len()];
     let mut class_of_candidate = Vec::with_capacity(candidates.len());
     for &symbol in &candidates {
         let signature: Vec<bool> = atoms.iter().map(|&a| alphabet.accepts(a, symbol)).collect();
@@ -132,16 +137,14 @@ fn classes(
         });
         class_of_candidate.push(class);
     }
-    // The three "other" classes have the smallest ids, so they are candidates 0, 1 and 2.
-    for symbol in alphabet.ids() {
-        let other = Alphabet::other(alphabet.kind(symbol));
-        class_map[symbol.index()] = class_of_candidate[other.index()];
-    }
-    for (i, &symbol) in candidates.iter().enumerate() {
-        class_map[symbol.index()] = class_of_candidate[i];
-    }
     let n_classes = by_signature.len();
-    Ok((class_map, accepts, atom_index, n_classes))
+    Ok((
+        candidates,
+        class_of_candidate,
+        accepts,
+        atom_index,
+        n_classes,
+    ))
 }
 
 /// ε-closure with a reusable visited stamp; keeps only atom and accept states, sorted.

@@ -1,8 +1,9 @@
 //! Minimal complete DFAs over a rule system's symbol classes, and their graph view.
 //!
-//! Matching runs on a dense table (`table[state * n_classes + class]`) after one lookup
-//! in the class map, so a token costs two array reads; a run stops early in the dead
-//! state. The canonical form (classes numbered by their smallest symbol, states in
+//! Matching runs on a dense table (`table[state * n_classes + class]`) after finding the
+//! token's class: a binary search among the few literals the DFA tells apart, else its
+//! kind's "other" class, so a DFA's size never grows with the alphabet; a run stops early
+//! in the dead state. The canonical form (classes numbered by their smallest symbol, states in
 //! breadth-first order from the start) makes equal languages give equal values, which is
 //! the standard test for language equivalence and what `lint` uses to find duplicates.
 //! petgraph serves the graph view only: trimming to useful states and DOT export.
@@ -26,8 +27,9 @@ impl StateId {
 /// A minimal complete DFA; the start state is state 0.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Dfa {
-    // Invariant: every entry < n_classes; class_map.len() is the alphabet's size.
-    class_map: Vec<u16>,
+    /// The class of each "other" symbol (`Alphabet::OTHER_*`, ids 0 to 2).
+    // Invariant: every class id < n_classes.
+    other_classes: [u16; 3],
     n_classes: usize,
     // Invariant: table.len() == accepting.len() * n_classes; every entry < accepting.len().
     table: Vec<u32>,
@@ -36,15 +38,21 @@ pub struct Dfa {
     /// States that accept and never leave: once there, the pattern matches whatever follows.
     accepting_sink: Vec<bool>,
     /// Symbols whose class differs from that of their kind's "other" symbol: the literals
-    /// this DFA tells apart, in symbol order.
+    /// this DFA tells apart, in symbol order. Every other symbol is in its kind's "other"
+    /// class, so the DFA's size does not grow with the alphabet.
     distinguished: Vec<SymbolId>,
+    /// The class of each of `distinguished`.
+    distinguished_classes: Vec<u16>,
 }
 
 impl Dfa {
-    /// Builds the canonical form of a minimal DFA: merges classes with equal columns,
-    /// numbers classes by first occurrence in symbol order and states breadth-first.
+    /// Builds the canonical form of a minimal DFA whose classes are given for `symbols`
+    /// (sorted, starting with the three "other" symbols; a symbol not listed is in its
+    /// kind's "other" class): merges classes with equal columns, numbers classes by first
+    /// occurrence in symbol order and states breadth-first.
     pub(crate) fn canonical(
-        class_map: Vec<u16>,
+        symbols: &[SymbolId],
+        symbol_classes: &[u16],
         n_classes: usize,
         table: Vec<u32>,
         accepting: Vec<bool>,
@@ -53,11 +61,13 @@ impl Dfa {
     ) -> Dfa {
         let n = accepting.len();
         // 1. Classes with equal columns are one class; number them by first occurrence.
+        // The unlisted symbols are in classes of the first three, so the listed ones decide
+        // the order.
         let mut column_class: HashMap<Vec<u32>, u16> = HashMap::new();
         let mut old_to_new = vec![u16::MAX; n_classes];
-        let mut new_class_map = Vec::with_capacity(class_map.len());
+        let mut new_classes = Vec::with_capacity(symbols.len());
         let mut representative = Vec::new();
-        for &old in &class_map {
+        for &old in symbol_classes {
             let old = usize::from(old);
             if old_to_new[old] == u16::MAX {
                 let column: Vec<u32> = (0..n).map(|s| table[s * n_classes + old]).collect();
@@ -68,7 +78,7 @@ impl Dfa {
                 });
                 old_to_new[old] = new;
             }
-            new_class_map.push(old_to_new[old]);
+            new_classes.push(old_to_new[old]);
         }
         let k = representative.len();
         // 2. States breadth-first from the start.
@@ -103,21 +113,25 @@ impl Dfa {
         let accepting_sink = (0..visited.len())
             .map(|s| new_accepting[s] && sink(s))
             .collect();
-        let distinguished = alphabet
-            .ids()
-            .filter(|&symbol| {
-                let other = Alphabet::other(alphabet.kind(symbol));
-                new_class_map[symbol.index()] != new_class_map[other.index()]
+        let other_classes = [new_classes[0], new_classes[1], new_classes[2]];
+        let (distinguished, distinguished_classes) = symbols
+            .iter()
+            .zip(&new_classes)
+            .skip(3)
+            .filter(|&(&symbol, &class)| {
+                class != other_classes[Alphabet::other(alphabet.kind(symbol)).index()]
             })
-            .collect();
+            .map(|(&symbol, &class)| (symbol, class))
+            .unzip();
         Dfa {
-            class_map: new_class_map,
+            other_classes,
             n_classes: k,
             table: new_table,
             accepting: new_accepting,
             dead: dead.map(|s| StateId(s as u32)),
             accepting_sink,
             distinguished,
+            distinguished_classes,
         }
     }
 
@@ -135,9 +149,16 @@ impl Dfa {
         self.n_classes
     }
 
-    /// The class of a symbol.
-    pub fn class_of(&self, symbol: SymbolId) -> usize {
-        usize::from(self.class_map[symbol.index()])
+    /// The class of a symbol of `alphabet` (the rule system's, whose kinds say which
+    /// "other" class an unlisted literal belongs to): a binary search among the literals
+    /// this DFA tells apart.
+    pub fn class_of(&self, symbol: SymbolId, alphabet: &Alphabet) -> usize {
+        let class = match self.distinguished.binary_search(&symbol) {
+            Ok(i) => self.distinguished_classes[i],
+            Err(_) if symbol.index() < 3 => self.other_classes[symbol.index()],
+            Err(_) => self.other_classes[Alphabet::other(alphabet.kind(symbol)).index()],
+        };
+        usize::from(class)
     }
 
     /// The state after reading one token of class `class`.
@@ -145,9 +166,9 @@ impl Dfa {
         StateId(self.table[state.index() * self.n_classes + class])
     }
 
-    /// The state after reading one symbol.
-    pub fn next(&self, state: StateId, symbol: SymbolId) -> StateId {
-        self.next_by_class(state, self.class_of(symbol))
+    /// The state after reading one symbol of `alphabet`.
+    pub fn next(&self, state: StateId, symbol: SymbolId, alphabet: &Alphabet) -> StateId {
+        self.next_by_class(state, self.class_of(symbol, alphabet))
     }
 
     pub fn is_accepting(&self, state: StateId) -> bool {
@@ -169,13 +190,12 @@ impl Dfa {
         self.dead
     }
 
-    /// Whether the whole symbol sequence is in the language.
-    pub fn is_match(&self, symbols: &[SymbolId]) -> bool {
+    /// Whether the whole sequence of symbols of `alphabet` is in the language.
+    pub fn is_match(&self, symbols: &[SymbolId], alphabet: &Alphabet) -> bool {
         let mut state = 0u32;
         let dead = self.dead.map_or(u32::MAX, |d| d.0);
         for &symbol in symbols {
-            state = self.table
-                [state as usize * self.n_classes + usize::from(self.class_map[symbol.index()])];
+            state = self.table[state as usize * self.n_classes + self.class_of(symbol, alphabet)];
             if state == dead {
                 return false;
             }
@@ -191,15 +211,6 @@ impl Dfa {
     /// Whether every token sequence, the empty one included, is in the language.
     pub fn accepts_everything(&self) -> bool {
         self.accepting.len() == 1 && self.accepting[0]
-    }
-
-    /// The symbols of each class, in symbol order.
-    pub fn class_members(&self) -> Vec<Vec<SymbolId>> {
-        let mut members = vec![Vec::new(); self.n_classes];
-        for (symbol, &class) in self.class_map.iter().enumerate() {
-            members[usize::from(class)].push(SymbolId(symbol as u32));
-        }
-        members
     }
 
     /// The states from which some sentence is accepted: all but the dead state, since in a
@@ -264,7 +275,7 @@ impl Dfa {
         for &c in classes {
             in_set[c] = true;
         }
-        let has = |symbol: SymbolId| in_set[self.class_of(symbol)];
+        let has = |symbol: SymbolId| in_set[self.class_of(symbol, alphabet)];
         let (word, number, punct) = (
             has(Alphabet::OTHER_WORD),
             has(Alphabet::OTHER_NUMBER),
@@ -284,7 +295,8 @@ impl Dfa {
                 parts.push("&".into());
             }
         }
-        for symbol in alphabet.ids().skip(3) {
+        // A literal this DFA does not tell apart is in its kind's "other" class.
+        for &symbol in &self.distinguished {
             if !has(symbol) {
                 continue;
             }

@@ -15,7 +15,6 @@
 
 use super::compile::CompileConfig;
 use super::dfa::Dfa;
-use super::rule_system::Classification;
 use super::rule_system::RuleSystem;
 use super::search::{Query, Search, search, short_words, witness_text};
 use crate::diagnostic::{Code, Diagnostic};
@@ -184,6 +183,7 @@ fn missing_default(
     let (dfas, position) = product(system, &patterns_of(&system.label_formulas));
     let labels: Vec<&Formula> = system.label_formulas.iter().collect();
     let query = Query {
+        alphabet: &system.alphabet,
         dfas: &dfas,
         position: &position,
         must_fire: &[],
@@ -345,17 +345,23 @@ fn shadowing(
             positive.push(pattern);
         }
     });
+    let alphabet = &system.alphabet;
     // 1. Cheap: one of the shortest sentences of the rule's patterns may decide for it.
-    let mut outcome = Classification::default();
+    // Only the patterns the formulas read are run, so a rule costs what its formula and
+    // the higher labels' formulas read, not the whole rule system.
     let mut words_of_single = Vec::new();
     for &p in &positive {
         let Some(dfa) = &system.patterns[p.index()].dfa else {
             continue;
         };
-        let words = short_words(dfa, QUICK_WORDS);
+        let words = short_words(dfa, alphabet, QUICK_WORDS);
         for word in &words {
-            system.classify_symbols(word, &mut outcome);
-            let matched = |q: PatternId| outcome.matched[q.index()];
+            let matched = |q: PatternId| {
+                system.patterns[q.index()]
+                    .dfa
+                    .as_ref()
+                    .is_some_and(|dfa| dfa.is_match(word, alphabet))
+            };
             if formula.eval(&matched) && !higher.iter().any(|f| f.eval(&matched)) {
                 return Shadowing::No;
             }
@@ -372,11 +378,15 @@ fn shadowing(
             let Some(q_dfa) = &system.patterns[q.index()].dfa else {
                 continue;
             };
-            if !words_of_single.iter().all(|word| q_dfa.is_match(word)) {
+            if !words_of_single
+                .iter()
+                .all(|word| q_dfa.is_match(word, alphabet))
+            {
                 continue;
             }
             let position = HashMap::from([(*p, 0), (q, 1)]);
             let query = Query {
+                alphabet: &system.alphabet,
                 dfas: &[p_dfa, q_dfa],
                 position: &position,
                 must_fire: &[formula],
@@ -399,6 +409,7 @@ fn shadowing(
         .collect();
     let higher: Vec<&Formula> = higher.iter().collect();
     let query = Query {
+        alphabet: &system.alphabet,
         dfas: &dfas,
         position: &position,
         must_fire: &[formula],

@@ -8,7 +8,8 @@
 //! coverage (share of examples on which some label fires), the default-only baseline and
 //! the confusion matrix. Gold labels the rules do not know get rows of their own. One pass
 //! ([`Evaluator`] takes classifications a caller already has),
-//! O(examples × (tokens × patterns + matched²)).
+//! O(examples × (tokens × patterns + matched²)); memory grows with the patterns, the labels
+//! and the distinct (gold, predicted) pairs, never with their product.
 
 use super::rule_system::{Classification, RuleSystem, Scratch};
 use crate::syntax::LabelId;
@@ -85,9 +86,12 @@ pub struct Evaluation {
     pub n_covered: usize,
     /// Labeled examples whose gold label is the default (what a default-only system gets).
     pub n_gold_default: usize,
-    /// `confusion[gold][predicted]` over `label_names`; the extra last column counts
-    /// examples that got no prediction (only possible without a `default`).
-    pub confusion: Vec<Vec<usize>>,
+    /// The nonzero cells of the confusion matrix over `label_names`, sorted:
+    /// `((gold, predicted), count)`, where a `predicted` of `None` counts examples that got
+    /// no prediction (only possible without a `default`). Sparse, so that a corpus with
+    /// many gold labels costs what its examples cost ([`Evaluation::confusion`] reads one
+    /// cell).
+    pub confusion_cells: Vec<((usize, Option<usize>), usize)>,
     /// Per entry of `label_names`.
     pub labels: Vec<LabelMetrics>,
     /// Per pattern of the rule system.
@@ -95,6 +99,14 @@ pub struct Evaluation {
 }
 
 impl Evaluation {
+    /// The number of labeled examples of gold label `gold` predicted as `predicted`
+    /// (`None`: no prediction).
+    pub fn confusion(&self, gold: usize, predicted: Option<usize>) -> usize {
+        self.confusion_cells
+            .binary_search_by_key(&(gold, predicted), |&(cell, _)| cell)
+            .map_or(0, |i| self.confusion_cells[i].1)
+    }
+
     /// Share of labeled examples predicted correctly.
     pub fn accuracy(&self) -> Option<f64> {
         ratio(self.n_correct, self.n_labeled)
@@ -154,9 +166,11 @@ pub struct Evaluator<'s> {
     evaluation: Evaluation,
     label_names: Vec<String>,
     label_index: HashMap<String, usize>,
-    /// (gold, predicted) pairs, turned into a matrix at the end when all labels are known.
+    /// (gold, predicted) pairs, turned into sorted cells at the end.
     pairs: HashMap<(usize, Option<usize>), usize>,
     matched: Vec<usize>,
+    /// Per rule label, the patterns that vote for it.
+    patterns_of_label: Vec<Vec<usize>>,
 }
 
 impl<'s> Evaluator<'s> {
@@ -167,6 +181,12 @@ impl<'s> Evaluator<'s> {
             .enumerate()
             .map(|(i, name)| (name.clone(), i))
             .collect();
+        let mut patterns_of_label = vec![Vec::new(); label_names.len()];
+        for (p, pattern) in system.patterns.iter().enumerate() {
+            for label in &pattern.labels {
+                patterns_of_label[label.index()].push(p);
+            }
+        }
         Evaluator {
             system,
             evaluation: Evaluation {
@@ -178,6 +198,7 @@ impl<'s> Evaluator<'s> {
             label_index,
             pairs: HashMap::new(),
             matched: Vec::new(),
+            patterns_of_label,
         }
     }
 
@@ -222,10 +243,12 @@ impl<'s> Evaluator<'s> {
         }
         let Some(gold) = gold else { return };
         evaluation.n_labeled += 1;
-        for (p, compiled) in system.patterns.iter().enumerate() {
-            if compiled.labels.contains(&LabelId(gold as u32)) {
-                evaluation.patterns[p].relevant += 1;
-            }
+        for &p in self
+            .patterns_of_label
+            .get(gold)
+            .map_or(&[][..], Vec::as_slice)
+        {
+            evaluation.patterns[p].relevant += 1;
         }
         let predicted = outcome.prediction.map(LabelId::index);
         evaluation.n_correct += usize::from(predicted == Some(gold));
@@ -241,11 +264,8 @@ impl<'s> Evaluator<'s> {
             pairs,
             ..
         } = self;
-        let n_labels = label_names.len();
-        evaluation.confusion = vec![vec![0; n_labels + 1]; n_labels];
-        evaluation.labels = vec![LabelMetrics::default(); n_labels];
-        for ((gold, predicted), count) in pairs {
-            evaluation.confusion[gold][predicted.unwrap_or(n_labels)] += count;
+        evaluation.labels = vec![LabelMetrics::default(); label_names.len()];
+        for (&(gold, predicted), &count) in &pairs {
             evaluation.labels[gold].support += count;
             if let Some(predicted) = predicted {
                 evaluation.labels[predicted].predicted += count;
@@ -254,6 +274,8 @@ impl<'s> Evaluator<'s> {
                 }
             }
         }
+        evaluation.confusion_cells = pairs.into_iter().collect();
+        evaluation.confusion_cells.sort_unstable();
         evaluation.label_names = label_names;
         evaluation
     }

@@ -129,7 +129,8 @@ pub(crate) fn minimize(raw: &RawDfa, alphabet: &Alphabet) -> Dfa {
         }
     }
     Dfa::canonical(
-        raw.class_map.clone(),
+        &raw.symbols,
+        &raw.symbol_classes,
         k,
         table,
         block_accepting,

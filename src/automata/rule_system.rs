@@ -136,11 +136,11 @@ impl RuleSystem {
     /// Classifies a sentence given as symbols of this system's alphabet.
     pub fn classify_symbols(&self, symbols: &[SymbolId], out: &mut Classification) {
         out.matched.clear();
-        out.matched.extend(
-            self.patterns
-                .iter()
-                .map(|p| p.dfa.as_ref().is_some_and(|dfa| dfa.is_match(symbols))),
-        );
+        out.matched.extend(self.patterns.iter().map(|p| {
+            p.dfa
+                .as_ref()
+                .is_some_and(|dfa| dfa.is_match(symbols, &self.alphabet))
+        }));
         out.fired.clear();
         let matched = &out.matched;
         out.fired.extend(
@@ -162,7 +162,7 @@ impl RuleSystem {
     pub fn match_span(&self, pattern: PatternId, symbols: &[SymbolId]) -> Option<Range<usize>> {
         let compiled = &self.patterns[pattern.index()];
         let dfa = compiled.dfa.as_ref()?;
-        if !dfa.is_match(symbols) {
+        if !dfa.is_match(symbols, &self.alphabet) {
             return None;
         }
         let Some(core) = &compiled.core else {
@@ -179,7 +179,7 @@ impl RuleSystem {
                 return Some(start..start);
             }
             for (end, &symbol) in symbols.iter().enumerate().skip(start) {
-                state = core_dfa.next(state, symbol);
+                state = core_dfa.next(state, symbol, &self.alphabet);
                 if Some(state) == core_dfa.dead_state() {
                     break;
                 }

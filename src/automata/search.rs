@@ -32,6 +32,8 @@ pub(crate) enum Search {
 /// What to search for: a product state in which every `must_fire` formula is true and
 /// every `must_not_fire` formula is false.
 pub(crate) struct Query<'a> {
+    /// The rule system's alphabet, over which the DFAs read.
+    pub(crate) alphabet: &'a Alphabet,
     pub(crate) dfas: &'a [&'a Dfa],
     /// Where each pattern's DFA is in `dfas`; a pattern missing here never matches.
     pub(crate) position: &'a HashMap<PatternId, usize>,
@@ -127,10 +129,23 @@ pub(crate) fn search(query: &Query<'_>) -> Search {
     candidates.extend(dfas.iter().flat_map(|dfa| dfa.distinguished_symbols()));
     candidates.sort_unstable();
     candidates.dedup();
+    // Telling the candidates apart costs a class lookup per DFA each, which counts against
+    // the budget like a transition: a product of many patterns gives up here.
+    let mut steps = dfas.len().saturating_mul(candidates.len());
+    if steps > query.max_steps {
+        return Search::GaveUp;
+    }
+    let alphabet = query.alphabet;
     let mut seen: HashSet<Vec<usize>> = HashSet::new();
     let representatives: Vec<SymbolId> = candidates
         .into_iter()
-        .filter(|&symbol| seen.insert(dfas.iter().map(|dfa| dfa.class_of(symbol)).collect()))
+        .filter(|&symbol| {
+            seen.insert(
+                dfas.iter()
+                    .map(|dfa| dfa.class_of(symbol, alphabet))
+                    .collect(),
+            )
+        })
         .collect();
     let distances: Vec<(usize, Vec<Option<usize>>)> = query
         .guides
@@ -155,7 +170,6 @@ pub(crate) fn search(query: &Query<'_>) -> Search {
         queue.push(Reverse((heuristic(&start), 0usize)));
     }
     let step_cost = dfas.len().max(1) * representatives.len();
-    let mut steps = 0usize;
     while let Some(Reverse((_, id))) = queue.pop() {
         if query.holds(&states[id]) {
             let mut word = Vec::new();
@@ -175,7 +189,7 @@ pub(crate) fn search(query: &Query<'_>) -> Search {
             let next: Vec<StateId> = states[id]
                 .iter()
                 .zip(dfas)
-                .map(|(&state, dfa)| dfa.next(state, symbol))
+                .map(|(&state, dfa)| dfa.next(state, symbol, alphabet))
                 .collect();
             if index.contains_key(&next) {
                 continue;
@@ -197,7 +211,7 @@ pub(crate) fn search(query: &Query<'_>) -> Search {
 
 /// Up to `limit` of the shortest accepted symbol sequences of `dfa`, shortest first,
 /// spelled with one symbol per class (the "other" symbols where they belong to it).
-pub(crate) fn short_words(dfa: &Dfa, limit: usize) -> Vec<Vec<SymbolId>> {
+pub(crate) fn short_words(dfa: &Dfa, alphabet: &Alphabet, limit: usize) -> Vec<Vec<SymbolId>> {
     let mut seen = HashSet::new();
     let mut symbols = vec![
         Alphabet::OTHER_WORD,
@@ -205,7 +219,7 @@ pub(crate) fn short_words(dfa: &Dfa, limit: usize) -> Vec<Vec<SymbolId>> {
         Alphabet::OTHER_PUNCT,
     ];
     symbols.extend(dfa.distinguished_symbols());
-    symbols.retain(|&symbol| seen.insert(dfa.class_of(symbol)));
+    symbols.retain(|&symbol| seen.insert(dfa.class_of(symbol, alphabet)));
     let distance = distance_to_accept(dfa);
     let mut words = Vec::new();
     let mut queue = VecDeque::from([(dfa.start(), Vec::new())]);
@@ -218,7 +232,7 @@ pub(crate) fn short_words(dfa: &Dfa, limit: usize) -> Vec<Vec<SymbolId>> {
             }
         }
         for &symbol in &symbols {
-            let next = dfa.next(state, symbol);
+            let next = dfa.next(state, symbol, alphabet);
             if distance[next.index()].is_none() || budget == 0 {
                 continue;
             }

@@ -13,6 +13,10 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// The widest confusion matrix `check` prints (rule labels, and `(none)`); past it, the
+/// nonzero cells as a list.
+const MAX_CONFUSION_COLUMNS: usize = 12;
+
 struct EvaluatedCorpus {
     name: String,
     file: CorpusFile,
@@ -173,27 +177,44 @@ fn text_report(rules_path: &Path, loaded: &RulesFile, corpora: &[EvaluatedCorpus
         out.push_str(&labels.render("  "));
 
         let unpredicted = e
-            .confusion
+            .confusion_cells
             .iter()
-            .any(|row| row.last().is_some_and(|&n| n > 0));
+            .any(|&((_, p), n)| p.is_none() && n > 0);
+        let columns = e.n_rule_labels + usize::from(unpredicted);
         let mut header = vec!["gold \\ predicted"];
-        header.extend(
-            e.label_names
-                .iter()
-                .take(e.n_rule_labels)
-                .map(String::as_str),
-        );
-        if unpredicted {
-            header.push("(none)");
-        }
-        let mut confusion = Table::new(&header);
-        for (name, row) in e.label_names.iter().zip(&e.confusion) {
-            let mut cells = vec![name.clone()];
-            cells.extend(row.iter().take(e.n_rule_labels).map(usize::to_string));
+        let mut confusion;
+        if columns <= MAX_CONFUSION_COLUMNS {
+            header.extend(
+                e.label_names
+                    .iter()
+                    .take(e.n_rule_labels)
+                    .map(String::as_str),
+            );
             if unpredicted {
-                cells.push(row.last().copied().unwrap_or(0).to_string());
+                header.push("(none)");
             }
-            confusion.row(cells);
+            confusion = Table::new(&header);
+            for (gold, name) in e.label_names.iter().enumerate() {
+                let mut cells = vec![name.clone()];
+                cells.extend((0..e.n_rule_labels).map(|p| e.confusion(gold, Some(p)).to_string()));
+                if unpredicted {
+                    cells.push(e.confusion(gold, None).to_string());
+                }
+                confusion.row(cells);
+            }
+        } else {
+            // Too many labels for a matrix: its nonzero cells, most frequent first.
+            confusion = Table::new(&["gold", "predicted", "examples"]);
+            let mut cells = e.confusion_cells.clone();
+            cells.sort_by_key(|&(cell, n)| (std::cmp::Reverse(n), cell));
+            for ((gold, predicted), n) in cells {
+                let predicted = predicted.map_or("(none)", |p| e.label_names[p].as_str());
+                confusion.row(vec![
+                    e.label_names[gold].clone(),
+                    predicted.to_string(),
+                    n.to_string(),
+                ]);
+            }
         }
         out.push('\n');
         out.push_str(&confusion.render("  "));
@@ -330,18 +351,15 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
             })
         })
         .collect();
-    let n_labels = e.label_names.len();
     let mut confusion = serde_json::Map::new();
-    for (gold, row) in e.label_names.iter().zip(&e.confusion) {
-        let mut predicted = serde_json::Map::new();
-        for (i, &count) in row.iter().enumerate() {
-            if i < e.n_rule_labels {
-                predicted.insert(e.label_names[i].clone(), json!(count));
-            } else if i == n_labels && count > 0 {
-                predicted.insert("(none)".to_string(), json!(count));
-            }
+    for &((gold, predicted), count) in &e.confusion_cells {
+        let predicted = predicted.map_or("(none)", |p| e.label_names[p].as_str());
+        let row = confusion
+            .entry(e.label_names[gold].clone())
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(row) = row {
+            row.insert(predicted.to_string(), json!(count));
         }
-        confusion.insert(gold.clone(), Value::Object(predicted));
     }
     let patterns: Vec<Value> = loaded
         .system

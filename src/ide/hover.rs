@@ -468,19 +468,16 @@ fn label_hover(file: &RulesFile, name: &str, analysis: Option<&RulesAnalysis>) -
             if other == index {
                 continue;
             }
-            let as_other = evaluation.confusion[index][other];
+            let as_other = evaluation.confusion(index, Some(other));
             if as_other > 0 {
                 mistaken_for.push((other_name.clone(), as_other));
             }
-            let from_other = evaluation.confusion[other][index];
+            let from_other = evaluation.confusion(other, Some(index));
             if from_other > 0 {
                 taken_for.push((other_name.clone(), from_other));
             }
         }
-        let unpredicted = evaluation.confusion[index]
-            .last()
-            .copied()
-            .unwrap_or_default();
+        let unpredicted = evaluation.confusion(index, None);
         if unpredicted > 0 {
             mistaken_for.push(("no label".to_string(), unpredicted));
         }

@@ -100,7 +100,7 @@ impl WeightedAutomaton {
                 if dfa.is_accepting(state) {
                     finals[from as usize * n_patterns + p] = 1.0;
                 }
-                let target = |symbol| local[dfa.next(state, symbol).index()];
+                let target = |symbol| local[dfa.next(state, symbol, alphabet).index()];
                 let other = target(Alphabet::OTHER_WORD);
                 if let Some(to) = other {
                     wildcard[from as usize * n_states + to as usize] = 1.0;
