@@ -11,8 +11,9 @@ use crate::syntax::{Parse, RuleSet, lower, parse};
 use crate::text::{LineIndex, SourceText};
 use std::path::{Path, PathBuf};
 
-/// The largest rules file accepted, in bytes (byte offsets are `u32`).
-pub const MAX_RULES_FILE_BYTES: usize = 1 << 30;
+/// The largest rules file accepted, in bytes: 64 MiB, about two million rules (byte
+/// offsets are `u32`; the language server's frames are capped separately).
+pub const MAX_RULES_FILE_BYTES: usize = 64 << 20;
 
 /// A rules file with everything the front end knows about it.
 #[derive(Debug, Clone)]
@@ -72,13 +73,7 @@ impl RulesFile {
 
     /// Reads and analyzes a rules file.
     pub fn read(path: &Path, config: &CompileConfig) -> std::io::Result<RulesFile> {
-        let bytes = std::fs::read(path)?;
-        if bytes.len() > MAX_RULES_FILE_BYTES {
-            return Err(std::io::Error::other(format!(
-                "{} bytes is more than the {MAX_RULES_FILE_BYTES} a rules file may have",
-                bytes.len()
-            )));
-        }
+        let bytes = crate::text::read_capped(path, MAX_RULES_FILE_BYTES as u64)?;
         Ok(RulesFile::analyze(
             SourceText::from_bytes(&bytes),
             Some(path),

@@ -134,7 +134,6 @@ pub enum ReadError {
     },
     TooLarge {
         path: PathBuf,
-        bytes: u64,
     },
 }
 
@@ -147,9 +146,9 @@ impl fmt::Display for ReadError {
                 "{}: unsupported corpus format (use a .tsv or .jsonl file)",
                 path.display()
             ),
-            ReadError::TooLarge { path, bytes } => write!(
+            ReadError::TooLarge { path } => write!(
                 f,
-                "{}: {bytes} bytes is more than the {MAX_CORPUS_FILE_BYTES} a corpus file may have",
+                "{}: larger than the {MAX_CORPUS_FILE_BYTES} bytes a corpus file may have",
                 path.display()
             ),
         }
@@ -167,13 +166,15 @@ pub fn read_file(path: &Path) -> Result<CorpusFile, ReadError> {
         path: path.to_path_buf(),
         error,
     };
-    let bytes = std::fs::read(path).map_err(io_error)?;
-    if bytes.len() > MAX_CORPUS_FILE_BYTES {
-        return Err(ReadError::TooLarge {
-            path: path.to_path_buf(),
-            bytes: bytes.len() as u64,
-        });
-    }
+    let bytes = match crate::text::read_capped(path, MAX_CORPUS_FILE_BYTES as u64) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::FileTooLarge => {
+            return Err(ReadError::TooLarge {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(error) => return Err(io_error(error)),
+    };
     Ok(CorpusFile::parse(
         path.to_path_buf(),
         format,

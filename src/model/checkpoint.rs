@@ -10,6 +10,7 @@
 //! never pairs a manifest with weights it does not describe.
 
 use super::settings::TrainingSettings;
+use crate::text::read_capped;
 use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -23,6 +24,15 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const MANIFEST_FILE: &str = "manifest.json";
 /// The weights' file name inside a checkpoint folder.
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
+/// The largest manifest read, in bytes: 256 MiB (the vocabulary it lists grows with the
+/// corpora, which are capped at 2 GiB).
+pub const MAX_MANIFEST_BYTES: u64 = 256 << 20;
+/// The largest weights file read, in bytes: 16 GiB, whatever the manifest says.
+pub const MAX_WEIGHTS_BYTES: u64 = 16 << 30;
+/// Room in the weights' safetensors header for its own fields.
+const HEADER_BYTES: u64 = 4096;
+/// Room in the weights' safetensors header per tensor, beside the tensor's name.
+const HEADER_BYTES_PER_TENSOR: u64 = 256;
 
 /// The rules file a checkpoint was trained from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -233,7 +243,7 @@ pub fn load(
     device: &Device,
 ) -> Result<(Manifest, HashMap<String, Tensor>), CheckpointError> {
     let manifest_path = dir.join(MANIFEST_FILE);
-    let text = std::fs::read(&manifest_path).map_err(io(&manifest_path))?;
+    let text = read_capped(&manifest_path, MAX_MANIFEST_BYTES).map_err(io(&manifest_path))?;
     let version: serde_json::Value =
         serde_json::from_slice(&text).map_err(|error| CheckpointError::Manifest {
             path: manifest_path.clone(),
@@ -260,11 +270,25 @@ pub fn load(
             message: error.to_string(),
         })?;
     let weights = dir.join(WEIGHTS_FILE);
-    let bytes = std::fs::read(&weights).map_err(io(&weights))?;
     let corrupt = |message: String| CheckpointError::Corrupt {
         path: weights.clone(),
         message,
     };
+    // The manifest's shapes say how large the weights are: nothing larger is read.
+    let limit = weights_size_limit(&manifest.tensors).ok_or_else(|| {
+        corrupt(format!(
+            "the manifest's tensor shapes add up to more than {MAX_WEIGHTS_BYTES} bytes"
+        ))
+    })?;
+    let bytes = read_capped(&weights, limit).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::FileTooLarge {
+            corrupt(format!(
+                "larger than the {limit} bytes the manifest's tensor shapes allow"
+            ))
+        } else {
+            io(&weights)(error)
+        }
+    })?;
     let hash = sha256_hex(&bytes);
     if hash != manifest.weights_sha256 {
         return Err(corrupt(format!(
@@ -287,7 +311,41 @@ pub fn load(
             None => return Err(corrupt(format!("tensor `{name}` is missing"))),
         }
     }
+    if let Some(name) = tensors
+        .keys()
+        .find(|name| !manifest.tensors.contains_key(*name))
+    {
+        return Err(corrupt(format!("tensor `{name}` is not in the manifest")));
+    }
+    for (name, tensor) in &tensors {
+        let finite = tensor
+            .flatten_all()
+            .and_then(|t| t.to_dtype(candle_core::DType::F32))
+            .and_then(|t| t.to_vec1::<f32>())
+            .map(|values| values.iter().all(|v| v.is_finite()));
+        if !matches!(finite, Ok(true)) {
+            return Err(corrupt(format!(
+                "tensor `{name}` holds values that are not finite numbers"
+            )));
+        }
+    }
     Ok((manifest, tensors))
+}
+
+/// The most bytes a weights file with these tensor shapes can take: their f32 values plus
+/// the safetensors header (8 bytes, then JSON of at most [`HEADER_BYTES_PER_TENSOR`] per
+/// tensor and [`HEADER_BYTES`] more); `None` past [`MAX_WEIGHTS_BYTES`].
+fn weights_size_limit(shapes: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
+    let mut total = 8 + HEADER_BYTES;
+    for (name, shape) in shapes {
+        let values = shape
+            .iter()
+            .try_fold(1u64, |n, &d| n.checked_mul(d as u64))?;
+        total = total
+            .checked_add(values.checked_mul(4)?)?
+            .checked_add(HEADER_BYTES_PER_TENSOR + name.len() as u64)?;
+    }
+    (total <= MAX_WEIGHTS_BYTES).then_some(total)
 }
 
 /// Refuses a checkpoint whose rules file's bytes no longer hash to the recorded value.

@@ -494,6 +494,11 @@ impl FaRnn {
     /// The state after each sentence's last token: [batch, K].
     pub fn final_states(&self, batch: &Batch) -> Result<Tensor> {
         let z = self.token_vectors(batch)?;
+        let k = self.wildcard.dim(0)?;
+        if k == 0 {
+            // Rules without patterns: the state is empty, whatever the sentence.
+            return Tensor::zeros((z.dim(0)?, 0), DType::F32, z.device());
+        }
         if self.scoring == Scoring::Forward && self.gates.is_none() && z.device().is_cpu() {
             let recurrence = Recurrence::new(
                 self.start.flatten_all()?.to_vec1()?,

@@ -409,7 +409,11 @@ pub fn load_model(
     device: &Device,
 ) -> Result<LoadedModel, CheckpointError> {
     let (manifest, tensors) = checkpoint::load(model_dir, device)?;
-    let rules_bytes = std::fs::read(&manifest.rules.path).map_err(|error| CheckpointError::Io {
+    let rules_bytes = crate::text::read_capped(
+        &manifest.rules.path,
+        crate::rules_file::MAX_RULES_FILE_BYTES as u64,
+    )
+    .map_err(|error| CheckpointError::Io {
         path: manifest.rules.path.clone(),
         error,
     })?;
@@ -484,6 +488,7 @@ fn assemble(
             if gated { "gated" } else { "not gated" }
         )));
     }
+    check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
     let vocabulary = (!manifest.vocabulary.is_empty())
         .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
     Ok(LoadedModel {
@@ -492,4 +497,50 @@ fn assemble(
         net,
         vocabulary,
     })
+}
+
+/// What the manifest says about the network against what its weights and rules are: the
+/// labels in priority order, the decomposition's rank, the word vectors' dimension and the
+/// vocabulary's size (a manifest edited after training, with the rules' hash recomputed,
+/// gets no further).
+fn check_manifest_against_weights(manifest: &Manifest, rules: &RulesFile) -> Result<(), String> {
+    if manifest.labels != rules.system.labels() {
+        return Err(format!(
+            "the manifest's labels {:?} are not the rules' labels {:?}",
+            manifest.labels,
+            rules.system.labels()
+        ));
+    }
+    let shape = |name: &str| manifest.tensors.get(name).map(Vec::as_slice);
+    let rank = shape("d1").and_then(|dims| dims.get(1)).copied();
+    if rank != Some(manifest.decomposition.rank) {
+        return Err(format!(
+            "the manifest's rank {} is not the weights' {rank:?}",
+            manifest.decomposition.rank
+        ));
+    }
+    let embedding = shape("word_embedding");
+    match (&manifest.embeddings, embedding) {
+        (Some(identity), Some(&[rows, dim])) => {
+            if dim != identity.dim {
+                return Err(format!(
+                    "the manifest's word vectors have {} dimensions, the weights {dim}",
+                    identity.dim
+                ));
+            }
+            if rows != manifest.vocabulary.len() {
+                return Err(format!(
+                    "the manifest lists {} vocabulary words, the weights have {rows}",
+                    manifest.vocabulary.len()
+                ));
+            }
+        }
+        (None, None) if manifest.vocabulary.is_empty() => {}
+        _ => {
+            return Err(
+                "the manifest's word vectors and vocabulary do not match the weights".to_string(),
+            );
+        }
+    }
+    Ok(())
 }

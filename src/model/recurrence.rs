@@ -105,8 +105,8 @@ impl Recurrence {
             Some(copy) => View::row_major(copy, r, k),
             None => View::row_major(factors.d2, k, r).t(),
         };
-        for h in hs[..batch * k].chunks_exact_mut(k) {
-            h.copy_from_slice(&self.start);
+        for b in 0..batch {
+            hs[b * k..(b + 1) * k].copy_from_slice(&self.start);
         }
         for t in 0..steps {
             let (done, rest) = hs.split_at_mut((t + 1) * batch * k);

@@ -9,5 +9,5 @@ mod source;
 mod tokenize;
 
 pub use line_index::{LineCol, LineIndex};
-pub use source::SourceText;
+pub use source::{SourceText, read_capped};
 pub use tokenize::{Token, TokenKind, Tokens, is_number_token, tokenize};

@@ -40,3 +40,42 @@ impl SourceText {
         SourceText { text, invalid_utf8 }
     }
 }
+
+/// Reads a file of at most `limit` bytes, refusing a larger one (`ErrorKind::FileTooLarge`)
+/// without reading past the limit, so that neither a huge file nor an endless one such as
+/// `/dev/zero` can exhaust memory.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("rulelens-doc-read-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let path = dir.join("five");
+/// std::fs::write(&path, b"12345").unwrap();
+/// assert_eq!(rulelens::text::read_capped(&path, 5).unwrap(), b"12345");
+/// let error = rulelens::text::read_capped(&path, 4).unwrap_err();
+/// assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+/// ```
+pub fn read_capped(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("larger than the limit of {limit} bytes"),
+        )
+    };
+    let file = std::fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    if metadata.is_file() && metadata.len() > limit {
+        return Err(too_large());
+    }
+    let capacity = if metadata.is_file() {
+        metadata.len()
+    } else {
+        0
+    };
+    let mut bytes = Vec::with_capacity(capacity as usize);
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}

@@ -1,0 +1,260 @@
+//! Inputs that once cost unbounded time or memory, or panicked (issue 14), each with the
+//! check that now holds: forged checkpoints are refused, reads stop at their limit, rules
+//! without patterns train, and analysis memory grows linearly in patterns and labels
+//! (measured by a counting allocator, so the figures are allocations, not timings).
+
+use candle_core::{Device, Tensor};
+use rulelens::automata::{CompileConfig, evaluate};
+use rulelens::corpus::{self, Example};
+use rulelens::model::checkpoint::{self, CheckpointError};
+use rulelens::model::{ModelKind, Scoring, TrainingSettings, fit, load_model};
+use rulelens::rules_file::RulesFile;
+use rulelens::text::SourceText;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The system allocator, counting the bytes live and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(live, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The tests of this file run one at a time, so that a peak is one test's own.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+/// The most bytes live at once while `run` runs, above what was live before.
+fn peak_bytes_of<T>(run: impl FnOnce() -> T) -> (T, usize) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let out = run();
+    (out, PEAK.load(Ordering::Relaxed) - before)
+}
+
+const MB: usize = 1 << 20;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/train")
+        .join(name)
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rulelens-limits-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn examples(name: &str) -> Vec<Example> {
+    corpus::read_file(&fixture(name)).unwrap().examples
+}
+
+#[test]
+fn twenty_thousand_patterns_cost_linear_memory() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut text = String::from("default ham\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("spam: $* word{i} $*\n"));
+    }
+    // Before issue 14 every pattern's DFA held a class for every literal of the file, and
+    // the checks hashed them: 1.6 GB here, quadratic in the patterns.
+    let (file, peak) = peak_bytes_of(|| {
+        RulesFile::analyze(
+            SourceText::from_bytes(text.as_bytes()),
+            None,
+            &CompileConfig::default(),
+        )
+    });
+    assert_eq!(file.system.patterns().len(), 20_000);
+    assert!(!file.has_errors());
+    assert!(peak < 200 * MB, "{} MB", peak / MB);
+}
+
+#[test]
+fn a_hundred_thousand_gold_labels_cost_linear_memory() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let text = "default ham\nspam: $* foo $*\n";
+    let file = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &CompileConfig::default(),
+    );
+    let gold: Vec<String> = (0..100_000).map(|i| format!("lab{i}")).collect();
+    // Before issue 14 the confusion matrix was dense: 100k labels asked for 80 GB.
+    let (evaluation, peak) = peak_bytes_of(|| {
+        evaluate(
+            &file.system,
+            gold.iter().map(|label| ("foo", Some(label.as_str()))),
+        )
+    });
+    assert_eq!(evaluation.label_names.len(), 100_002);
+    assert_eq!(evaluation.confusion(2, Some(0)), 1);
+    assert_eq!(evaluation.confusion(2, Some(1)), 0);
+    assert!(peak < 128 * MB, "{} MB", peak / MB);
+}
+
+#[test]
+fn reads_stop_at_their_limit() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let zero = Path::new("/dev/zero");
+    if !zero.exists() {
+        return;
+    }
+    let error = rulelens::text::read_capped(zero, 1 << 20).unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+    // Once `rulelens check /dev/zero` read until memory ran out.
+    let error = RulesFile::read(zero, &CompileConfig::default()).unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+}
+
+#[test]
+fn rules_without_patterns_train_for_every_model_and_scoring() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let text = "default ham\n";
+    let rules = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &CompileConfig::default(),
+    );
+    let (train, dev) = (examples("train.tsv"), examples("dev.tsv"));
+    for model in [
+        ModelKind::FaRnn,
+        ModelKind::FaGru,
+        ModelKind::BiFaRnn,
+        ModelKind::BiFaGru,
+    ] {
+        for scoring in [Scoring::Forward, Scoring::Viterbi] {
+            let settings = TrainingSettings {
+                model,
+                scoring,
+                epochs: 2,
+                ..TrainingSettings::default()
+            };
+            // This panicked in the recurrence ("chunk size must be non-zero").
+            let fitted = fit(&rules, &train, &dev, &settings, &mut |_| {}, &|| false)
+                .unwrap_or_else(|error| panic!("{model:?} {scoring:?}: {error}"));
+            assert_eq!(fitted.manifest.labels, ["ham"]);
+        }
+    }
+}
+
+/// A checkpoint of the tiny fixture, trained briefly, in a fresh folder.
+fn checkpoint_dir(name: &str) -> PathBuf {
+    let rules = RulesFile::read(&fixture("tiny.rules"), &CompileConfig::default()).unwrap();
+    let settings = TrainingSettings {
+        epochs: 1,
+        ..TrainingSettings::default()
+    };
+    let (train, dev) = (examples("train.tsv"), examples("dev.tsv"));
+    let mut fitted = fit(&rules, &train, &dev, &settings, &mut |_| {}, &|| false).unwrap();
+    let dir = temp_dir(name);
+    fitted.save(&dir).unwrap();
+    load_model(&dir, false, &Device::Cpu).unwrap();
+    dir
+}
+
+/// Rewrites the manifest through `edit`.
+fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = dir.join(checkpoint::MANIFEST_FILE);
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut manifest);
+    std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+}
+
+fn refusal(dir: &Path) -> String {
+    match load_model(dir, false, &Device::Cpu) {
+        Ok(_) => panic!("the forged checkpoint in {} was accepted", dir.display()),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn forged_checkpoints_are_refused() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    // Manifest fields that contradict the weights or the rules.
+    let forgeries: [(&str, fn(&mut serde_json::Value), &str); 4] = [
+        (
+            "labels",
+            |m| m["labels"].as_array_mut().unwrap().reverse(),
+            "labels",
+        ),
+        ("rank", |m| m["decomposition"]["rank"] = 7.into(), "rank"),
+        (
+            "vocabulary",
+            |m| {
+                m["vocabulary"].as_array_mut().unwrap().pop();
+            },
+            "vocabulary",
+        ),
+        (
+            "embeddings",
+            |m| m["embeddings"]["dim"] = 3.into(),
+            "dimensions",
+        ),
+    ];
+    for (name, forge, expected) in forgeries {
+        let dir = checkpoint_dir(name);
+        edit_manifest(&dir, forge);
+        let message = refusal(&dir);
+        assert!(message.contains(expected), "{name}: {message}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    // NaN weights, with the hash recomputed: they evaluated silently to the default label.
+    let dir = checkpoint_dir("nan");
+    let weights = dir.join(checkpoint::WEIGHTS_FILE);
+    let mut tensors = candle_core::safetensors::load(&weights, &Device::Cpu).unwrap();
+    let d1 = &tensors["d1"];
+    let nan = Tensor::full(f32::NAN, d1.dims(), &Device::Cpu).unwrap();
+    tensors.insert("d1".to_string(), nan);
+    candle_core::safetensors::save(&tensors, &weights).unwrap();
+    let hash = checkpoint::sha256_hex(&std::fs::read(&weights).unwrap());
+    edit_manifest(&dir, |m| m["weights_sha256"] = hash.into());
+    let message = refusal(&dir);
+    assert!(message.contains("not finite"), "{message}");
+    assert!(matches!(
+        checkpoint::load(&dir, &Device::Cpu),
+        Err(CheckpointError::Corrupt { .. })
+    ));
+
+    // A weights file far larger than its manifest's shapes is refused before it is read
+    // (a sparse file: it takes no disk).
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&weights)
+        .unwrap();
+    file.set_len(3 << 30).unwrap();
+    let message = refusal(&dir);
+    assert!(message.contains("larger than"), "{message}");
+
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    // A rules path that never ends: eval, predict and reconstruct read it to 23 GB.
+    if Path::new("/dev/zero").exists() {
+        let dir = checkpoint_dir("endless");
+        edit_manifest(&dir, |m| m["rules"]["path"] = "/dev/zero".into());
+        let message = refusal(&dir);
+        assert!(message.contains("larger than the limit"), "{message}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
