@@ -157,6 +157,44 @@ fn rules_without_patterns_train_for_every_model_and_scoring() {
     }
 }
 
+#[test]
+fn a_sentence_of_a_million_tokens_trains_in_bounded_memory() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let rules = RulesFile::read(&fixture("tiny.rules"), &CompileConfig::default()).unwrap();
+    let (mut train, dev) = (examples("train.tsv"), examples("dev.tsv"));
+    let long = ["free", "cash", "mum", "dinner"].repeat(250_000).join(" ");
+    train.push(Example {
+        text: long,
+        label: Some("spam".to_string()),
+        line: train.len() as u32,
+        text_range: None,
+        label_range: None,
+    });
+    let settings = TrainingSettings {
+        epochs: 1,
+        ..TrainingSettings::default()
+    };
+    let mut truncated = None;
+    // Batches were padded to the longest sentence: a 10 MB line asked for 42 GB.
+    let (fitted, peak) = peak_bytes_of(|| {
+        fit(
+            &rules,
+            &train,
+            &dev,
+            &settings,
+            &mut |event| {
+                if let rulelens::model::FitEvent::Data { n_truncated, .. } = event {
+                    truncated = Some(n_truncated);
+                }
+            },
+            &|| false,
+        )
+    });
+    fitted.unwrap();
+    assert_eq!(truncated, Some(1));
+    assert!(peak < 512 * MB, "{} MB", peak / MB);
+}
+
 /// A checkpoint of the tiny fixture, trained briefly, in a fresh folder.
 fn checkpoint_dir(name: &str) -> PathBuf {
     let rules = RulesFile::read(&fixture("tiny.rules"), &CompileConfig::default()).unwrap();

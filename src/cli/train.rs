@@ -6,7 +6,9 @@ use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::corpus;
-use rulelens::model::{EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, fit};
+use rulelens::model::{
+    EpochReport, FitError, FitEvent, MAX_SENTENCE_TOKENS, Method, Reading, TrainingSettings, fit,
+};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -109,8 +111,18 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         FitEvent::ReversedTooLarge { pattern } => eprintln!(
             "warning: the reversed automaton of pattern `{pattern}` passes the state cap; the backward direction ignores the pattern"
         ),
-        FitEvent::Data { n_train, n_dev } => {
-            eprintln!("{n_train} training and {n_dev} dev sentences")
+        FitEvent::Data {
+            n_train,
+            n_dev,
+            n_truncated,
+        } => {
+            eprintln!("{n_train} training and {n_dev} dev sentences");
+            if n_truncated > 0 {
+                eprintln!(
+                    "warning: {n_truncated} sentence{} longer than {MAX_SENTENCE_TOKENS} tokens; the network reads the first {MAX_SENTENCE_TOKENS}",
+                    if n_truncated == 1 { " is" } else { "s are" }
+                );
+            }
         }
         FitEvent::Epoch(report) => {
             let line = epoch_line(report);

@@ -429,7 +429,7 @@ async fn train(
                             best,
                         });
                     }
-                    FitEvent::Data { n_train, n_dev } => {
+                    FitEvent::Data { n_train, n_dev, .. } => {
                         let _ = sender.send(Report::Data { n_train, n_dev });
                     }
                     _ => {}

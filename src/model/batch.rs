@@ -6,6 +6,13 @@ use crate::automata::{RuleSystem, SymbolId};
 use crate::text::Tokens;
 use candle_core::{Device, Result, Tensor};
 
+/// The most tokens of a sentence a network reads; the rest is left out, in training,
+/// evaluation and prediction alike (`Scorer` too). A batch is padded to its longest
+/// sentence, so this bounds a batch's buffers at batch × 1,024 × (rank + states) floats
+/// whatever the corpus holds (one 10 MB line once asked for 42 GB). The longest SMS and
+/// TREC sentences have about 190 and 40 tokens.
+pub const MAX_SENTENCE_TOKENS: usize = 1024;
+
 /// A batch: `symbols` and `words` [batch, len] (u32 ids of the rules' alphabet and of the
 /// vocabulary, 0 for unknown words), `mask` [batch, len] (f32, 1 on tokens), and each
 /// sentence's length.
@@ -89,11 +96,13 @@ pub struct Sentence {
 }
 
 impl Sentence {
+    /// The sentence of `tokens` as the network reads it: its first
+    /// [`MAX_SENTENCE_TOKENS`] tokens.
     pub fn new(system: &RuleSystem, vocabulary: Option<&Vocabulary>, tokens: &Tokens) -> Sentence {
-        let mut symbols = Vec::with_capacity(tokens.len());
-        system.alphabet().symbolize(tokens, &mut symbols);
-        let words = tokens
-            .iter()
+        let alphabet = system.alphabet();
+        let read = || tokens.iter().take(MAX_SENTENCE_TOKENS);
+        let symbols = read().map(|token| alphabet.symbol(token)).collect();
+        let words = read()
             .map(|token| vocabulary.map_or(0, |v| v.id(token.text)))
             .collect();
         Sentence { symbols, words }

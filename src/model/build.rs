@@ -1,14 +1,14 @@
 //! Building a network for a rule system and a corpus: the vocabulary, labeled sentences,
 //! the choice of decomposition, and the zero-shot network itself.
 
-use super::batch::Sentence;
+use super::batch::{MAX_SENTENCE_TOKENS, Sentence};
 use super::decompose::{self, AlsConfig, Decomposition};
 use super::embeddings::Vocabulary;
 use super::train::LabeledSentence;
 use super::weighted::WeightedAutomaton;
 use crate::automata::RuleSystem;
 use crate::corpus::Example;
-use crate::text::{Tokens, tokenize};
+use crate::text::Tokens;
 
 /// The largest rank for which the exact decomposition is taken when no rank is asked for.
 pub const MAX_EXACT_RANK: usize = 1024;
@@ -60,14 +60,16 @@ pub fn vocabulary<'a>(
     Vocabulary::new(words.iter().map(String::as_str))
 }
 
-/// The examples whose gold label the rule system knows, as network input, and how many
-/// others there were (unlabeled, or a label no rule predicts).
+/// The examples whose gold label the rule system knows, as network input, and how many of
+/// them are longer than the network reads ([`MAX_SENTENCE_TOKENS`]).
 pub fn labeled(
     system: &RuleSystem,
     vocabulary: Option<&Vocabulary>,
     examples: &[Example],
 ) -> (Vec<LabeledSentence>, usize) {
     let mut data = Vec::with_capacity(examples.len());
+    let mut n_truncated = 0;
+    let mut tokens = Tokens::default();
     for example in examples {
         let Some(label) = example
             .label
@@ -76,11 +78,12 @@ pub fn labeled(
         else {
             continue;
         };
+        tokens.tokenize(&example.text);
+        n_truncated += usize::from(tokens.len() > MAX_SENTENCE_TOKENS);
         data.push(LabeledSentence {
-            sentence: Sentence::new(system, vocabulary, &tokenize(&example.text)),
+            sentence: Sentence::new(system, vocabulary, &tokens),
             label: label.0,
         });
     }
-    let skipped = examples.len() - data.len();
-    (data, skipped)
+    (data, n_truncated)
 }

@@ -54,8 +54,13 @@ pub enum FitEvent<'a> {
     },
     /// A reversed pattern passed the state cap; the backward direction ignores it.
     ReversedTooLarge { pattern: &'a str },
-    /// The data training will use.
-    Data { n_train: usize, n_dev: usize },
+    /// The data training will use, and how many of its sentences are longer than the
+    /// network reads ([`MAX_SENTENCE_TOKENS`](super::MAX_SENTENCE_TOKENS)).
+    Data {
+        n_train: usize,
+        n_dev: usize,
+        n_truncated: usize,
+    },
     /// An epoch ended (epoch 0 is the untrained network).
     Epoch(&'a EpochReport),
 }
@@ -145,7 +150,7 @@ pub fn fit(
     let device = settings.device.open().map_err(FitError::Config)?;
     let words = word_input(&rules.system, train_examples, dev_examples, settings)?;
     let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
-    let (train_data, dev_data) = training_data(
+    let (train_data, dev_data, n_truncated) = training_data(
         &rules.system,
         vocabulary,
         train_examples,
@@ -163,6 +168,7 @@ pub fn fit(
     on_event(FitEvent::Data {
         n_train: train_data.len(),
         n_dev: dev_data.len(),
+        n_truncated,
     });
     let report = train(
         built.net.as_ref(),
@@ -245,9 +251,9 @@ fn training_data(
     train_examples: &[Example],
     dev_examples: &[Example],
     fraction: f64,
-) -> Result<(Vec<LabeledSentence>, Vec<LabeledSentence>), FitError> {
-    let (all_train, _) = labeled(system, vocabulary, train_examples);
-    let (all_dev, _) = labeled(system, vocabulary, dev_examples);
+) -> Result<(Vec<LabeledSentence>, Vec<LabeledSentence>, usize), FitError> {
+    let (all_train, train_truncated) = labeled(system, vocabulary, train_examples);
+    let (all_dev, dev_truncated) = labeled(system, vocabulary, dev_examples);
     let pick = |data: &[LabeledSentence], indices: Vec<usize>| -> Vec<LabeledSentence> {
         indices.into_iter().map(|i| data[i].clone()).collect()
     };
@@ -264,7 +270,7 @@ fn training_data(
     if dev_data.is_empty() {
         return Err(FitError::NoData { split: "dev" });
     }
-    Ok((train_data, dev_data))
+    Ok((train_data, dev_data, train_truncated + dev_truncated))
 }
 
 /// A network built from the rules, untrained, with its decompositions.

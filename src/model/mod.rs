@@ -22,7 +22,7 @@ mod settings;
 mod train;
 mod weighted;
 
-pub use batch::{Batch, Sentence};
+pub use batch::{Batch, MAX_SENTENCE_TOKENS, Sentence};
 pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use build::{MAX_EXACT_RANK, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};

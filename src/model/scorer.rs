@@ -23,7 +23,7 @@
 //! state equals the one the whole sentence had at that point.
 
 use super::aggregation::Aggregation;
-use super::batch::Sentence;
+use super::batch::{MAX_SENTENCE_TOKENS, Sentence};
 use super::embeddings::Vocabulary;
 use super::fa_rnn::{FaRnn, STATE_BOUND};
 use super::gates::GATE_SLOPE;
@@ -748,6 +748,7 @@ impl Scorer {
         tokens.tokenize(text);
         tokens
             .iter()
+            .take(MAX_SENTENCE_TOKENS)
             .map(|token| {
                 let word = self.vocabulary.as_ref().map_or(0, |v| v.id(token.text));
                 (self.alphabet.symbol(token).index(), word as usize)
