@@ -34,13 +34,16 @@ use super::gates::Gates;
 use super::leaky_clamp::leaky_clamp;
 use super::recurrence::Recurrence;
 use super::settings::Scoring;
-use super::weighted::WeightedAutomaton;
+use super::viterbi::ViterbiStep;
+use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::RuleSystem;
 use crate::automata::{Alphabet, SymbolId};
 use crate::text::{TokenKind, tokenize};
 use candle_core::{DType, Device, Result, Tensor, Var};
 use nalgebra::DMatrix;
 use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
 
 /// The parameters of the recurrence as plain row-major vectors.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +61,8 @@ pub struct PlainNetwork {
     pub start: Vec<f32>,
     /// [K, P]
     pub finals: Vec<f32>,
+    /// Each pattern's states, covering 0..K in order ([`pattern_blocks`]).
+    pub blocks: Vec<Range<usize>>,
 }
 
 /// A token the network knows by name, or the stand-in for other tokens of a kind, with its
@@ -99,6 +104,10 @@ pub struct FaRnn {
     finals: Tensor,
     /// The nonzero edges of `wildcard`, for the fused recurrence.
     wildcard_edges: Vec<(usize, usize)>,
+    /// Each pattern's states ([`pattern_blocks`]): Viterbi scoring maximises inside them.
+    blocks: Arc<[Range<usize>]>,
+    /// Per block, the nonzero edges of `wildcard` inside it, numbered from its first state.
+    block_wildcard: Arc<[Vec<(usize, usize)>]>,
     /// FA-GRU's gates; `None` for FA-RNN.
     gates: Option<Gates>,
     aggregation: Aggregation,
@@ -107,6 +116,27 @@ pub struct FaRnn {
 
 /// The bound on every state of the recurrence: |h_t[i]| ≤ `STATE_BOUND` after each step.
 pub const STATE_BOUND: f64 = 1.0;
+
+/// What a Viterbi step reads beside the state: on the CPU, D1 and D2 side by side for the
+/// fused step ([`ViterbiStep`]); elsewhere, the mask that keeps the dense product's
+/// maximum inside each block ([`FaRnn::between_blocks`]).
+enum ViterbiInput {
+    SideBySide(Tensor),
+    BetweenBlocks(Tensor),
+}
+
+/// The edges inside each block, numbered from the block's first state (`edges` lie inside
+/// blocks, which cover the states in order).
+fn per_block(blocks: &[Range<usize>], edges: &[(usize, usize)]) -> Arc<[Vec<(usize, usize)>]> {
+    let mut inside = vec![Vec::new(); blocks.len()];
+    for &(from, to) in edges {
+        let b = blocks.partition_point(|block| block.end <= from);
+        if let Some(block) = blocks.get(b) {
+            inside[b].push((from - block.start, to - block.start));
+        }
+    }
+    inside.into()
+}
 
 fn matrix(m: &DMatrix<f64>, device: &Device) -> Result<Tensor> {
     // nalgebra is column-major; candle wants rows.
@@ -160,6 +190,10 @@ impl FaRnn {
         device: &Device,
     ) -> Result<FaRnn> {
         let k = automaton.n_states;
+        let wildcard_edges: Vec<(usize, usize)> = (0..k * k)
+            .filter(|&e| automaton.wildcard[e] != 0.0)
+            .map(|e| (e / k, e % k))
+            .collect();
         let words = match words {
             Some(input) => {
                 let (v, d) = (input.vocabulary.len(), input.vectors.dim);
@@ -180,10 +214,9 @@ impl FaRnn {
             wildcard: Tensor::from_slice(&automaton.wildcard, (k, k), device)?,
             start: Tensor::from_slice(&automaton.start, (1, k), device)?,
             finals: Tensor::from_slice(&automaton.finals, (k, automaton.n_patterns()), device)?,
-            wildcard_edges: (0..k * k)
-                .filter(|&e| automaton.wildcard[e] != 0.0)
-                .map(|e| (e / k, e % k))
-                .collect(),
+            wildcard_edges: wildcard_edges.clone(),
+            block_wildcard: per_block(&automaton.pattern_states, &wildcard_edges),
+            blocks: automaton.pattern_states.clone().into(),
             gates: None,
             aggregation: Aggregation::from_system(system),
             scoring,
@@ -336,6 +369,21 @@ impl FaRnn {
             None => None,
         };
         let dense: Vec<f32> = wildcard.flatten_all()?.to_vec1()?;
+        let blocks = pattern_blocks(system);
+        let n_states = blocks.last().map_or(0, |block| block.end);
+        if n_states != k {
+            candle_core::bail!("the network has {k} states, the rules' automata {n_states}");
+        }
+        let wildcard_edges: Vec<(usize, usize)> = (0..k * k)
+            .filter(|&e| dense[e] != 0.0)
+            .map(|e| (e / k, e % k))
+            .collect();
+        if let Some(&(from, to)) = wildcard_edges.iter().find(|&&(from, to)| {
+            let block = |state| blocks.partition_point(|b: &Range<usize>| b.end <= state);
+            block(from) != block(to)
+        }) {
+            candle_core::bail!("the wildcard matrix has an edge between patterns, {from} → {to}");
+        }
         Ok(FaRnn {
             symbol_embedding: Var::from_tensor(&symbol_embedding)?,
             d1: Var::from_tensor(&d1)?,
@@ -344,10 +392,9 @@ impl FaRnn {
             wildcard,
             start,
             finals,
-            wildcard_edges: (0..k * k)
-                .filter(|&e| dense[e] != 0.0)
-                .map(|e| (e / k, e % k))
-                .collect(),
+            block_wildcard: per_block(&blocks, &wildcard_edges),
+            blocks: blocks.into(),
+            wildcard_edges,
             gates,
             aggregation: Aggregation::from_system(system),
             scoring,
@@ -367,6 +414,7 @@ impl FaRnn {
             wildcard: self.wildcard.flatten_all()?.to_vec1()?,
             start: self.start.flatten_all()?.to_vec1()?,
             finals: self.finals.flatten_all()?.to_vec1()?,
+            blocks: self.blocks.to_vec(),
         })
     }
 
@@ -513,6 +561,28 @@ impl FaRnn {
     /// [`FaRnn::final_states`] as a chain of tensor operations: `z` [batch, len, r],
     /// `mask` [batch, len].
     pub fn final_states_unfused(&self, z: &Tensor, mask: &Tensor) -> Result<Tensor> {
+        // Viterbi: D1 and D2 side by side for the fused step on the CPU; elsewhere, the
+        // dense product with −∞ between blocks.
+        let viterbi = match self.scoring {
+            Scoring::Forward => None,
+            Scoring::Viterbi if z.device().is_cpu() => Some(ViterbiInput::SideBySide(Tensor::cat(
+                &[self.d1.as_tensor(), self.d2.as_tensor()],
+                1,
+            )?)),
+            Scoring::Viterbi => Some(ViterbiInput::BetweenBlocks(
+                self.between_blocks(z.device())?,
+            )),
+        };
+        self.final_states_stepwise(z, mask, viterbi.as_ref())
+    }
+
+    /// [`FaRnn::final_states_unfused`] with the Viterbi step's input given.
+    fn final_states_stepwise(
+        &self,
+        z: &Tensor,
+        mask: &Tensor,
+        viterbi: Option<&ViterbiInput>,
+    ) -> Result<Tensor> {
         let (batch, len, _) = z.dims3()?;
         let k = self.wildcard.dim(0)?;
         let mut h = self.start.broadcast_as((batch, k))?.contiguous()?;
@@ -521,19 +591,27 @@ impl FaRnn {
         for t in 0..len {
             let z = z.narrow(1, t, 1)?.squeeze(1)?;
             let step = |h: &Tensor| -> Result<Tensor> {
-                match self.scoring {
-                    Scoring::Forward => {
+                match viterbi {
+                    None => {
                         let reduced = (h.matmul(d1)? * &z)?;
                         reduced.matmul(&d2t)? + h.matmul(&self.wildcard)?
                     }
-                    Scoring::Viterbi => {
+                    Some(ViterbiInput::SideBySide(factors)) => h.contiguous()?.apply_op3(
+                        &z.contiguous()?,
+                        factors,
+                        ViterbiStep::new(self.blocks.clone(), self.block_wildcard.clone()),
+                    ),
+                    Some(ViterbiInput::BetweenBlocks(between_blocks)) => {
                         // T[b] = D1 diag(z_b) D2ᵀ + W: [batch, K, K].
                         let scaled = d1.unsqueeze(0)?.broadcast_mul(&z.unsqueeze(1)?)?;
                         let d2t = d2t.unsqueeze(0)?.broadcast_as((batch, d2t.dim(0)?, k))?;
                         let transitions = scaled
                             .matmul(&d2t.contiguous()?)?
                             .broadcast_add(&self.wildcard.unsqueeze(0)?)?;
-                        h.unsqueeze(2)?.broadcast_mul(&transitions)?.max(1)
+                        h.unsqueeze(2)?
+                            .broadcast_mul(&transitions)?
+                            .broadcast_add(between_blocks)?
+                            .max(1)
                     }
                 }
             };
@@ -546,6 +624,19 @@ impl FaRnn {
             h = (next.broadcast_mul(&m)? + h.broadcast_mul(&m.affine(-1.0, 1.0)?)?)?;
         }
         Ok(h)
+    }
+
+    /// [1, K, K]: 0 between two states of one pattern, −∞ elsewhere, so that a maximum over
+    /// the dense product stays inside each pattern's block.
+    fn between_blocks(&self, device: &Device) -> Result<Tensor> {
+        let k = self.wildcard.dim(0)?;
+        let mut mask = vec![f32::NEG_INFINITY; k * k];
+        for block in self.blocks.iter() {
+            for i in block.clone() {
+                mask[i * k + block.start..i * k + block.end].fill(0.0);
+            }
+        }
+        Tensor::from_vec(mask, (1, k, k), device)
     }
 
     /// Pattern scores [batch, n_patterns].
@@ -693,6 +784,52 @@ mod tests {
     fn fused_recurrence_matches_the_unfused_one_with_gradients() {
         let (net, batch) = network();
         assert_fused_matches_unfused(&net, &batch);
+    }
+
+    /// The fused Viterbi step's states and gradients equal those of the dense product masked
+    /// between blocks (the path of other devices), on dense (ALS) factors whose products
+    /// between blocks are not zero, with and without gates.
+    #[test]
+    fn fused_viterbi_step_matches_the_masked_dense_product_with_gradients() {
+        for gated in [false, true] {
+            let (mut net, batch) = network();
+            net.scoring = Scoring::Viterbi;
+            if gated {
+                net = net.with_gates(3).unwrap();
+            }
+            let z = net.token_vectors(&batch).unwrap();
+            let side_by_side = ViterbiInput::SideBySide(
+                Tensor::cat(&[net.d1.as_tensor(), net.d2.as_tensor()], 1).unwrap(),
+            );
+            let masked = ViterbiInput::BetweenBlocks(net.between_blocks(&Device::Cpu).unwrap());
+            let fused = net
+                .final_states_stepwise(&z, &batch.mask, Some(&side_by_side))
+                .unwrap();
+            let dense = net
+                .final_states_stepwise(&z, &batch.mask, Some(&masked))
+                .unwrap();
+            assert!(max_difference(&fused, &dense) < 1e-5, "{fused}\n{dense}");
+            let weights = Tensor::arange(0f32, fused.elem_count() as f32, &Device::Cpu)
+                .unwrap()
+                .reshape(fused.shape())
+                .unwrap()
+                .affine(0.1, -0.3)
+                .unwrap();
+            let grads = |states: &Tensor| {
+                (states * &weights)
+                    .unwrap()
+                    .sum_all()
+                    .unwrap()
+                    .backward()
+                    .unwrap()
+            };
+            let (grads_fused, grads_dense) = (grads(&fused), grads(&dense));
+            let g = &net.words.as_ref().unwrap().g;
+            for var in [&net.d1, &net.d2, &net.symbol_embedding, g] {
+                let (a, b) = (grads_fused.get(var).unwrap(), grads_dense.get(var).unwrap());
+                assert!(max_difference(a, b) < 1e-4, "gated {gated}: {a}\n{b}");
+            }
+        }
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod rng;
 mod scorer;
 mod settings;
 mod train;
+mod viterbi;
 mod weighted;
 
 pub use batch::{Batch, MAX_SENTENCE_TOKENS, Sentence};
@@ -43,4 +44,4 @@ pub use settings::{
 pub use train::{
     EpochReport, LabeledSentence, TrainError, TrainReport, accuracy, evenly_spaced, predict, train,
 };
-pub use weighted::{Transition, WeightedAutomaton};
+pub use weighted::{Transition, WeightedAutomaton, pattern_blocks};

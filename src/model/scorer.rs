@@ -155,6 +155,10 @@ struct Direction {
     d2t_rows: Vec<f32>,
     /// W [K, K], for Viterbi scoring.
     wildcard: Vec<f32>,
+    /// D2 [K, r], for Viterbi scoring.
+    d2_rows: Vec<f32>,
+    /// Each pattern's states: Viterbi scoring maximises inside them.
+    blocks: Vec<std::ops::Range<usize>>,
     /// W's nonzero entries for forward scoring, as one gather and a list: each state's
     /// first edge in (from, weight), (0, 0) for a state without one; then the other edges
     /// (to, from, weight), in order of destination, then origin, so that each state sums
@@ -334,6 +338,8 @@ impl Direction {
             word_z,
             d2t: PackedMatrix::new(&transposed(&plain_net.d2, k, r), r, k),
             d2t_rows: transposed(&plain_net.d2, k, r),
+            d2_rows: plain_net.d2,
+            blocks: plain_net.blocks,
             d1: PackedMatrix::new(&plain_net.d1, k, r),
             d1t: transposed(&plain_net.d1, k, r),
             wildcard_first,
@@ -392,30 +398,32 @@ impl Direction {
                 }
             }
             Scoring::Viterbi => {
-                // next[j] = max_i h[i]·T[i, j], T = D1 diag(z) D2ᵀ + W; a zero h[i]
-                // contributes 0 to the maximum without computing its row.
-                next.fill(f32::NEG_INFINITY);
-                let mut any_zero = false;
-                for (i, &hi) in h.iter().enumerate() {
-                    if hi == 0.0 {
-                        any_zero = true;
-                        continue;
+                // next[j] = max h[i]·T[i, j] over the states i of j's pattern,
+                // T = D1 diag(z) D2ᵀ + W (`viterbi.rs`); a zero h[i] contributes 0 to its
+                // block's maxima without computing its row.
+                next[..k].fill(f32::NEG_INFINITY);
+                for block in &self.blocks {
+                    let mut any_zero = false;
+                    for i in block.clone() {
+                        let hi = h[i];
+                        if hi == 0.0 {
+                            any_zero = true;
+                            continue;
+                        }
+                        self.d1.copy_row(i, &mut work.u);
+                        for (u, &z) in work.u.iter_mut().zip(z) {
+                            *u *= z;
+                        }
+                        for j in block.clone() {
+                            let d2 = &self.d2_rows[j * r..(j + 1) * r];
+                            let t: f32 = work.u[..r].iter().zip(d2).map(|(u, d)| u * d).sum();
+                            next[j] = next[j].max(hi * (t + self.wildcard[i * k + j]));
+                        }
                     }
-                    self.d1.copy_row(i, &mut work.u);
-                    for (u, &z) in work.u.iter_mut().zip(z) {
-                        *u *= z;
-                    }
-                    let row = &mut work.row;
-                    row[..k].copy_from_slice(&self.wildcard[i * k..(i + 1) * k]);
-                    self.d2t
-                        .left_multiply(&work.u[..r], row, true, &mut work.nonzero);
-                    for (n, &t) in next[..k].iter_mut().zip(row.iter()) {
-                        *n = n.max(hi * t);
-                    }
-                }
-                if any_zero {
-                    for n in next[..k].iter_mut() {
-                        *n = n.max(0.0);
+                    if any_zero {
+                        for n in &mut next[block.clone()] {
+                            *n = n.max(0.0);
+                        }
                     }
                 }
             }
@@ -481,6 +489,13 @@ impl Direction {
     fn step_costs(&self, ids: &[(usize, usize)]) -> Vec<u64> {
         let (k, r) = (self.states as u64, self.rank as u64);
         let edges = (self.wildcard_first.len() + self.wildcard_rest.len()) as u64;
+        // A Viterbi step: each state's row of D1 ⊙ z, then its block's entries of T.
+        let viterbi = k * r
+            + self
+                .blocks
+                .iter()
+                .map(|block| (block.len() * block.len()) as u64 * (r + 1))
+                .sum::<u64>();
         let gates = if self.gates.is_some() {
             2 * (k * k + r * k)
         } else {
@@ -496,7 +511,7 @@ impl Direction {
                         2 * k * active.len() as u64
                     }
                     Scoring::Forward => 2 * k * r,
-                    Scoring::Viterbi => k * (k * r + r + k),
+                    Scoring::Viterbi => viterbi,
                 };
                 product + gates + edges + k
             })
@@ -589,7 +604,6 @@ impl Direction {
 /// Scratch vectors of one sentence's steps.
 struct Work {
     u: Vec<f32>,
-    row: Vec<f32>,
     update: Vec<f32>,
     reset: Vec<f32>,
     gated: Vec<f32>,
@@ -602,7 +616,6 @@ impl Work {
         let gate = if gated { padded(k) } else { 0 };
         Work {
             u: vec![0f32; padded(r)],
-            row: vec![0f32; padded(k)],
             update: vec![0f32; gate],
             reset: vec![0f32; gate],
             gated: vec![0f32; gate],

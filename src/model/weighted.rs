@@ -64,25 +64,24 @@ impl WeightedAutomaton {
     pub fn new(system: &RuleSystem) -> WeightedAutomaton {
         let alphabet = system.alphabet();
         let n_patterns = system.patterns().len();
-        let mut pattern_states = Vec::with_capacity(n_patterns);
+        let pattern_states = pattern_blocks(system);
+        let n_states = pattern_states.last().map_or(0, |block| block.end);
         // Per pattern: live DFA state → global index.
-        let mut index_of: Vec<Vec<Option<u32>>> = Vec::with_capacity(n_patterns);
-        let mut n_states = 0usize;
-        for pattern in system.patterns() {
-            let Some(dfa) = &pattern.dfa else {
-                pattern_states.push(n_states..n_states);
-                index_of.push(Vec::new());
-                continue;
-            };
-            let mut local = vec![None; dfa.n_states()];
-            let first = n_states;
-            for state in dfa.live_states() {
-                local[state.index()] = Some(n_states as u32);
-                n_states += 1;
-            }
-            pattern_states.push(first..n_states);
-            index_of.push(local);
-        }
+        let index_of: Vec<Vec<Option<u32>>> = system
+            .patterns()
+            .iter()
+            .zip(&pattern_states)
+            .map(|(pattern, block)| {
+                let Some(dfa) = &pattern.dfa else {
+                    return Vec::new();
+                };
+                let mut local = vec![None; dfa.n_states()];
+                for (state, index) in dfa.live_states().zip(block.clone()) {
+                    local[state.index()] = Some(index as u32);
+                }
+                local
+            })
+            .collect();
         let mut start = vec![0.0; n_states];
         let mut finals = vec![0.0; n_states * n_patterns];
         let mut wildcard = vec![0.0; n_states * n_states];
@@ -174,4 +173,23 @@ impl WeightedAutomaton {
             .map(|pattern| (0..k).map(|i| h[i] * self.finals[i * p + pattern]).sum())
             .collect()
     }
+}
+
+/// Each pattern's states in the network, in pattern order: one per live state of its DFA
+/// (none for a pattern that matches nothing or whose automaton was too large). They cover
+/// 0..K in order, and no transition leaves its block.
+pub fn pattern_blocks(system: &RuleSystem) -> Vec<Range<usize>> {
+    let mut next = 0;
+    system
+        .patterns()
+        .iter()
+        .map(|pattern| {
+            let start = next;
+            next += pattern
+                .dfa
+                .as_ref()
+                .map_or(0, |dfa| dfa.live_states().count());
+            start..next
+        })
+        .collect()
 }
