@@ -13,12 +13,14 @@
 //! Product searches are capped ([`CompileConfig::max_search_steps`]); when one gives up,
 //! nothing is reported.
 
+use super::alphabet::{Alphabet, SymbolId};
 use super::compile::CompileConfig;
 use super::dfa::Dfa;
 use super::rule_system::RuleSystem;
 use super::search::{Query, Search, search, short_words, witness_text};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::syntax::{Formula, Literal, PatternId, RuleSet, ast, classify_literal};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 pub(crate) fn check(
@@ -102,13 +104,13 @@ fn duplicate_help(system: &RuleSystem, first: usize, second: usize) -> String {
             .map(|l| system.labels[l.index()].as_str())
             .collect()
     };
-    let (first_labels, second_labels) = (labels(first), labels(second));
-    if first_labels == second_labels {
+    let (earlier_labelss, second_labels) = (labels(first), labels(second));
+    if earlier_labelss == second_labels {
         "they always fire together: remove one of them".to_string()
     } else {
         format!(
             "they always fire together, so label priority alone decides between {} and {}",
-            first_labels.join(", "),
+            earlier_labelss.join(", "),
             second_labels.join(", ")
         )
     }
@@ -236,6 +238,7 @@ enum Shadowing {
 /// priority stays silent.
 fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
+    let earlier_labels = EarlierLabels::new(system);
     for (label_index, label) in rules.labels.iter().enumerate() {
         // Patterns that alone make a label of higher priority fire.
         let mut covering = Vec::new();
@@ -262,7 +265,14 @@ fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) 
             if reported {
                 continue;
             }
-            let shadowing = shadowing(system, &rule.formula, label_index, &covering, config);
+            let shadowing = shadowing(
+                system,
+                &earlier_labels,
+                &rule.formula,
+                label_index,
+                &covering,
+                config,
+            );
             let higher_names: Vec<&str> = rules.labels[..label_index]
                 .iter()
                 .map(|l| l.name.as_str())
@@ -331,8 +341,129 @@ fn contains_false(formula: &Formula) -> bool {
     }
 }
 
+/// Whether a label of higher priority fires on a short symbol sequence, without running
+/// every pattern: a
+/// pattern that tells none of a sequence's literals apart reads it as the sequence of its
+/// kinds' "other" symbols, whose accepting patterns are found once per such sequence, and
+/// a label whose formula is monotone and false on no match can only fire when one of its
+/// patterns matches. A sequence then costs the patterns its literals touch, the patterns
+/// accepting its "other" form and the labels those feed, not the whole rule system.
+struct EarlierLabels<'s> {
+    system: &'s RuleSystem,
+    /// Literal symbol → the patterns whose DFA tells it apart.
+    by_symbol: HashMap<SymbolId, Vec<usize>>,
+    /// Pattern → the labels whose formula reads it.
+    labels_of: Vec<Vec<usize>>,
+    /// Labels to evaluate on every sequence (a negation, or true with no pattern matched).
+    always: Vec<usize>,
+    /// Labels whose formula is a pattern or an OR of patterns: they fire exactly when one
+    /// of their patterns matches, with no formula to evaluate.
+    any_pattern: Vec<bool>,
+    /// "Other" form of a sequence → the patterns that accept it, sorted.
+    accepting: RefCell<HashMap<Vec<SymbolId>, Vec<usize>>>,
+}
+
+impl<'s> EarlierLabels<'s> {
+    fn new(system: &'s RuleSystem) -> EarlierLabels<'s> {
+        let mut by_symbol: HashMap<SymbolId, Vec<usize>> = HashMap::new();
+        for (p, pattern) in system.patterns.iter().enumerate() {
+            for &symbol in pattern
+                .dfa
+                .iter()
+                .flat_map(|dfa| dfa.distinguished_symbols())
+            {
+                by_symbol.entry(symbol).or_default().push(p);
+            }
+        }
+        let mut labels_of = vec![Vec::new(); system.patterns.len()];
+        let mut always = Vec::new();
+        let is_pattern = |f: &Formula| matches!(f, Formula::Pattern(_));
+        let any_pattern = system
+            .label_formulas
+            .iter()
+            .map(|f| match f {
+                Formula::Or(items) => items.iter().all(is_pattern),
+                other => is_pattern(other),
+            })
+            .collect();
+        for (label, formula) in system.label_formulas.iter().enumerate() {
+            let mut monotone = true;
+            formula.visit(true, &mut |pattern, positive| {
+                monotone &= positive;
+                labels_of[pattern.index()].push(label);
+            });
+            if !monotone || formula.eval(&|_| false) {
+                always.push(label);
+            }
+        }
+        EarlierLabels {
+            system,
+            by_symbol,
+            labels_of,
+            always,
+            any_pattern,
+            accepting: RefCell::default(),
+        }
+    }
+
+    /// Whether a label before `label` (in priority order) fires on `word`.
+    fn fire(&self, label: usize, word: &[SymbolId]) -> bool {
+        if label == 0 {
+            return false;
+        }
+        let (system, alphabet) = (self.system, &self.system.alphabet);
+        let mut touched: Vec<usize> = word
+            .iter()
+            .filter_map(|symbol| self.by_symbol.get(symbol))
+            .flatten()
+            .copied()
+            .collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let other_form: Vec<SymbolId> = word
+            .iter()
+            .map(|&symbol| Alphabet::other(alphabet.kind(symbol)))
+            .collect();
+        let mut cache = self.accepting.borrow_mut();
+        let accepting = cache.entry(other_form).or_insert_with_key(|form| {
+            (0..system.patterns.len())
+                .filter(|&p| {
+                    system.patterns[p]
+                        .dfa
+                        .as_ref()
+                        .is_some_and(|dfa| dfa.is_match(form, alphabet))
+                })
+                .collect()
+        });
+        let matched = |p: usize| match touched.binary_search(&p) {
+            Ok(_) => system.patterns[p]
+                .dfa
+                .as_ref()
+                .is_some_and(|dfa| dfa.is_match(word, alphabet)),
+            Err(_) => accepting.binary_search(&p).is_ok(),
+        };
+        let mut candidates: Vec<usize> =
+            self.always.iter().copied().filter(|&l| l < label).collect();
+        for &p in touched.iter().chain(accepting.iter()) {
+            if matched(p) {
+                let feeds = self.labels_of[p].iter().copied().filter(|&l| l < label);
+                if feeds.clone().any(|l| self.any_pattern[l]) {
+                    return true;
+                }
+                candidates.extend(feeds);
+            }
+        }
+        candidates.sort_unstable();
+        candidates.dedup();
+        candidates
+            .into_iter()
+            .any(|l| system.label_formulas[l].eval(&|pattern: PatternId| matched(pattern.index())))
+    }
+}
+
 fn shadowing(
     system: &RuleSystem,
+    earlier_labels: &EarlierLabels<'_>,
     formula: &Formula,
     label_index: usize,
     covering: &[PatternId],
@@ -362,7 +493,7 @@ fn shadowing(
                     .as_ref()
                     .is_some_and(|dfa| dfa.is_match(word, alphabet))
             };
-            if formula.eval(&matched) && !higher.iter().any(|f| f.eval(&matched)) {
+            if formula.eval(&matched) && !earlier_labels.fire(label_index, word) {
                 return Shadowing::No;
             }
         }
