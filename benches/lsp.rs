@@ -15,6 +15,10 @@
 //! - hover on a pattern (figures on both corpora and examples);
 //! - the same corpus-line hover while a network trains on the other core.
 //!
+//! - at scale: hover on a pattern and an edit's diagnostics in a file of 10,000 rules, and
+//!   a save and a corpus-line hover with a train corpus of 1,000,000 lines, with the
+//!   server's peak memory (issue 14).
+//!
 //! Each is timed from the client's write to the client's receipt of the parsed answer, and
 //! reported as p50, p99 and max over many samples, beside the targets of issue #4.
 //! Run: `cargo bench --bench lsp` (RULELENS_BENCH_SAMPLES scales the sample counts).
@@ -274,6 +278,8 @@ fn main() {
 
     assert_eq!(server.stop(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
+    let (many_patterns, many_patterns_peak) = many_patterns();
+    let (million_lines, million_lines_peak) = million_lines(&train_text, &dev_text);
     println!("| what | samples | p50 ms | p99 ms | max ms | target (p99) |");
     println!("|---|---:|---:|---:|---:|---|");
     for timings in [
@@ -283,7 +289,125 @@ fn main() {
         &change,
         &save_edited,
         &save_unchanged,
-    ] {
+    ]
+    .into_iter()
+    .chain(&many_patterns)
+    .chain(&million_lines)
+    {
         println!("{}", timings.row());
     }
+    println!();
+    println!(
+        "server peak RSS: 10,000 patterns {many_patterns_peak:.0} MiB; 1,000,000 corpus lines {million_lines_peak:.0} MiB"
+    );
+}
+
+/// Number of rules of the many-patterns file.
+const MANY_PATTERNS: usize = 10_000;
+
+/// A rules file of [`MANY_PATTERNS`] rules `spam: $* wordI $*` (no corpora): hover on a
+/// pattern, and an edit of one rule until its diagnostics. Also the server's peak memory.
+fn many_patterns() -> (Vec<Timings>, f64) {
+    let dir = temp_dir("bench-patterns");
+    let path = dir.join("many.rules");
+    let mut text = String::from("default ham\n");
+    for i in 0..MANY_PATTERNS {
+        text.push_str(&format!("spam: $* word{i} $*\n"));
+    }
+    std::fs::write(&path, &text).unwrap();
+    let rules = uri(&path);
+    let mut server = Server::start();
+    server.initialize(
+        json!({ "textDocument": { "synchronization": { "didSave": true } } }),
+        json!({ "training": { "enabled": false } }),
+    );
+    server.open(&rules, "rules", &text);
+    server.diagnostics(&rules, 1);
+    let mut random = SplitMix(1);
+    let mut hovers = Timings::new("hover, pattern (10,000 patterns)", Some(50.0));
+    for _ in 0..samples(300) {
+        let line = 1 + random.below(MANY_PATTERNS) as u64;
+        hovers.samples.push(hover(&mut server, &rules, line, 12).0);
+    }
+    let mut change = Timings::new("change to diagnostics (10,000 patterns)", None);
+    for version in 2..2 + samples(60) as i64 {
+        // Rule 5,000's word gets one more letter, then loses it.
+        let at = json!({ "line": 5000, "character": 12 });
+        let (range, insert) = if version % 2 == 0 {
+            (json!({ "start": at, "end": at }), "x")
+        } else {
+            (
+                json!({ "start": at, "end": { "line": 5000, "character": 13 } }),
+                "",
+            )
+        };
+        let started = Instant::now();
+        server.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": rules, "version": version },
+                    "contentChanges": [{ "range": range, "text": insert }] }),
+        );
+        server.diagnostics(&rules, version);
+        change.samples.push(started.elapsed());
+    }
+    let peak = server.peak_rss_mib().unwrap_or(f64::NAN);
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+    (vec![hovers, change], peak)
+}
+
+/// examples/sms with a train corpus of 1,000,000 lines (its lines over and over): the
+/// save until both corpora have their diagnostics, and hover on a corpus line.
+fn million_lines(train_text: &str, dev_text: &str) -> (Vec<Timings>, f64) {
+    let dir = temp_dir("bench-lines");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
+    std::fs::copy(example.join("sms.rules"), dir.join("sms.rules")).unwrap();
+    let mut big = String::new();
+    for line in train_text.lines().cycle().take(1_000_000) {
+        big.push_str(line);
+        big.push('\n');
+    }
+    std::fs::write(dir.join("train.tsv"), &big).unwrap();
+    std::fs::write(dir.join("dev.tsv"), dev_text).unwrap();
+    let rules_text = std::fs::read_to_string(dir.join("sms.rules")).unwrap();
+    let (rules, train, dev) = (
+        uri(&dir.join("sms.rules")),
+        uri(&dir.join("train.tsv")),
+        uri(&dir.join("dev.tsv")),
+    );
+    let mut server = Server::start();
+    server.initialize(
+        json!({ "textDocument": { "synchronization": { "didSave": true } } }),
+        json!({ "training": { "enabled": false } }),
+    );
+    server.open(&rules, "rules", &rules_text);
+    server.open(&train, "tsv", &big);
+    server.open(&dev, "tsv", dev_text);
+    let mut save = Timings::new("save to corpus diagnostics (1,000,000 lines)", None);
+    for _ in 0..samples(5) {
+        std::thread::sleep(Duration::from_millis(500));
+        server.has_seen(|_| false);
+        server.clear_seen();
+        let started = Instant::now();
+        server.notify(
+            "textDocument/didSave",
+            json!({ "textDocument": { "uri": rules } }),
+        );
+        for corpus in [&train, &dev] {
+            server.wait_for(|m| {
+                m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == *corpus
+            });
+        }
+        save.samples.push(started.elapsed());
+    }
+    let mut random = SplitMix(2);
+    let mut hovers = Timings::new("hover, corpus line (1,000,000 lines)", Some(50.0));
+    for _ in 0..samples(300) {
+        let line = random.below(1_000_000) as u64;
+        hovers.samples.push(hover(&mut server, &train, line, 8).0);
+    }
+    let peak = server.peak_rss_mib().unwrap_or(f64::NAN);
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+    (vec![save, hovers], peak)
 }

@@ -124,6 +124,13 @@ fn reads_stop_at_their_limit() {
     // Once `rulelens check /dev/zero` read until memory ran out.
     let error = RulesFile::read(zero, &CompileConfig::default()).unwrap_err();
     assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+    // Word vectors are read line by line, each line capped.
+    let vocabulary = rulelens::model::Vocabulary::new(["free"]);
+    let error = rulelens::model::read_glove(zero, &vocabulary).unwrap_err();
+    assert!(
+        error.to_string().contains("longer than the limit"),
+        "{error}"
+    );
 }
 
 #[test]

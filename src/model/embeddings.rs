@@ -12,8 +12,14 @@
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+
+/// The largest word-vector file read, in bytes: 16 GiB (GloVe 840B 300d has 5.6 GB).
+pub const MAX_VECTORS_FILE_BYTES: u64 = 16 << 30;
+/// The longest line of a word-vector file, in bytes: 64 KiB (a 300-dimensional vector
+/// takes about 3 KB).
+pub const MAX_VECTORS_LINE_BYTES: u64 = 64 << 10;
 
 /// Why an embeddings file could not be used.
 #[derive(Debug)]
@@ -326,15 +332,22 @@ fn read_glove_file(path: &Path, collector: &mut Collector) -> Result<String, Emb
         path: path.to_path_buf(),
         error,
     };
-    let mut reader = BufReader::new(std::fs::File::open(path).map_err(io)?);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let mut reader = BufReader::new(file.take(MAX_VECTORS_FILE_BYTES + 1));
     let mut hasher = Sha256::new();
     let mut bytes = Vec::new();
     let mut vector = Vec::new();
+    let mut read = 0u64;
     for line_number in 1.. {
         bytes.clear();
-        if reader.read_until(b'\n', &mut bytes).map_err(io)? == 0 {
+        let n = (&mut reader)
+            .take(MAX_VECTORS_LINE_BYTES + 1)
+            .read_until(b'\n', &mut bytes)
+            .map_err(io)?;
+        if n == 0 {
             break;
         }
+        read += n as u64;
         hasher.update(&bytes);
         let malformed = |column: usize, message: String| EmbeddingsError::Malformed {
             path: path.to_path_buf(),
@@ -342,6 +355,18 @@ fn read_glove_file(path: &Path, collector: &mut Collector) -> Result<String, Emb
             column,
             message,
         };
+        if read > MAX_VECTORS_FILE_BYTES {
+            return Err(malformed(
+                1,
+                format!("the file passes the limit of {MAX_VECTORS_FILE_BYTES} bytes"),
+            ));
+        }
+        if n as u64 > MAX_VECTORS_LINE_BYTES {
+            return Err(malformed(
+                1,
+                format!("a line longer than the limit of {MAX_VECTORS_LINE_BYTES} bytes"),
+            ));
+        }
         let Ok(line) = std::str::from_utf8(&bytes) else {
             return Err(malformed(1, "invalid UTF-8".to_string()));
         };

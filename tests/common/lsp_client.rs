@@ -25,6 +25,15 @@ pub struct Server {
 }
 
 impl Server {
+    /// The server's peak resident memory so far, in MiB (Linux; `None` elsewhere).
+    #[allow(dead_code)]
+    pub fn peak_rss_mib(&self) -> Option<f64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+        let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib / 1024.0)
+    }
+
     pub fn start() -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_rulelens"))
             .arg("serve")
