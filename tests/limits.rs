@@ -217,6 +217,9 @@ fn checkpoint_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// An edit of a checkpoint's manifest.
+type Forgery = fn(&mut serde_json::Value);
+
 /// Rewrites the manifest through `edit`.
 fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
     let path = dir.join(checkpoint::MANIFEST_FILE);
@@ -237,7 +240,7 @@ fn refusal(dir: &Path) -> String {
 fn forged_checkpoints_are_refused() {
     let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     // Manifest fields that contradict the weights or the rules.
-    let forgeries: [(&str, fn(&mut serde_json::Value), &str); 4] = [
+    let forgeries: [(&str, Forgery, &str); 4] = [
         (
             "labels",
             |m| m["labels"].as_array_mut().unwrap().reverse(),
