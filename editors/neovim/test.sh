@@ -67,8 +67,11 @@ if [[ $status -ne 0 ]]; then
 fi
 
 # Neovim's LSP client logged no error (a failed request, a handler that threw, the server's
-# standard error).
-errors="$(cat "$tmp"/cache/nvim/lsp.log "$tmp"/state/nvim/lsp.log 2>/dev/null | grep '^\[ERROR\]' || true)"
+# standard error). Left out: "Cannot find request with id N whilst attempting to cancel",
+# which current Neovim logs when its semantic-tokens module cancels a request whose answer
+# has already arrived (its own bookkeeping, under load; neovim/neovim#36829, #36928).
+errors="$(cat "$tmp"/cache/nvim/lsp.log "$tmp"/state/nvim/lsp.log 2>/dev/null | grep '^\[ERROR\]' \
+    | grep -v 'whilst attempting to cancel' || true)"
 [[ -z "$errors" ]] || fail "Neovim's lsp.log has errors:
 $errors"
 echo "ok   Neovim's lsp.log has no errors"
