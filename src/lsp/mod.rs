@@ -28,6 +28,9 @@ mod sync;
 mod transport;
 
 pub use config::{Options, Settings, Training};
+// For the `transport` fuzz target (fuzz/fuzz_targets/transport.rs) only.
+#[doc(hidden)]
+pub use transport::{Deframer, Event, MAX_MESSAGE_BYTES};
 
 use serde_json::{Value, json};
 use server::{Server, panic_message};
