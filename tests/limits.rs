@@ -90,6 +90,30 @@ fn twenty_thousand_patterns_cost_linear_memory() {
 }
 
 #[test]
+fn building_an_automaton_costs_bounded_work() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    // Under the state cap, but with subsets of thousands of NFA states: the subset
+    // construction took 29 s and 758 MB (found by the `compile` fuzz target). Now its work
+    // is capped with its states (E0305).
+    let text = "default ham\nspam: $* (a+{1000}){4} $*\n";
+    let (file, peak) = peak_bytes_of(|| {
+        RulesFile::analyze(
+            SourceText::from_bytes(text.as_bytes()),
+            None,
+            &CompileConfig::default(),
+        )
+    });
+    assert!(
+        file.diagnostics
+            .iter()
+            .any(|d| d.code == rulelens::diagnostic::Code::AutomatonTooLarge),
+        "{:?}",
+        file.diagnostics
+    );
+    assert!(peak < 256 * MB, "{} MB", peak / MB);
+}
+
+#[test]
 fn a_hundred_thousand_gold_labels_cost_linear_memory() {
     let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let text = "default ham\nspam: $* foo $*\n";

@@ -98,10 +98,17 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
                     Diagnostic::new(
                         Code::AutomatonTooLarge,
                         def.name_range,
-                        format!(
-                            "the automaton of pattern `{}` needs more than {cap} {what} states; the pattern is ignored",
-                            def.name
-                        ),
+                        if built.nfa.is_err() {
+                            format!(
+                                "the automaton of pattern `{}` needs more than {cap} {what} states; the pattern is ignored",
+                                def.name
+                            )
+                        } else {
+                            format!(
+                                "the automaton of pattern `{}` needs more than {cap} {what} states, or more work to build than {cap} states allow; the pattern is ignored",
+                                def.name
+                            )
+                        },
                     )
                     .with_help(
                         "a wildcard loop followed by a fixed-length tail (`$* a $ $ $ $`) or large \

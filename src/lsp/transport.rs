@@ -274,7 +274,18 @@ fn header(bytes: &[u8]) -> Header {
             return Header::Not;
         }
         at += end + 1;
+        // The same limit whether the block came in one read or many.
+        if at > MAX_HEADER_BYTES {
+            return Header::Not;
+        }
     }
+}
+
+/// Whether `bytes` starts as a `Content-Length:` header does (ASCII case ignored), or is a
+/// start of one.
+fn starts_like_content_length(bytes: &[u8]) -> bool {
+    let n = bytes.len().min(CONTENT_LENGTH.len());
+    bytes[..n].eq_ignore_ascii_case(&CONTENT_LENGTH[..n])
 }
 
 /// The body length a complete header block declares, or why it declares none.
@@ -318,10 +329,10 @@ impl Deframer {
         let report = !self.reported && !junk.iter().all(u8::is_ascii_whitespace);
         self.reported = found.is_none() && (self.reported || report);
         report.then(|| {
-            Event::Malformed(format!(
-                "Parse error: {} bytes that are not a message; reading on at the next Content-Length header",
-                junk.len()
-            ))
+            Event::Malformed(
+                "Parse error: bytes that are not a message; reading on at the next Content-Length header"
+                    .to_string(),
+            )
         })
     }
 
@@ -346,6 +357,21 @@ impl Deframer {
                         .count();
                     self.buffer.drain(..blank);
                     if self.buffer.is_empty() {
+                        return None;
+                    }
+                    // After an error, only a `Content-Length:` header starts the next
+                    // message: what the kept tail of the junk holds is not a header block,
+                    // however the reads cut it.
+                    if self.reported && !starts_like_content_length(&self.buffer) {
+                        self.skip_junk();
+                        if starts_like_content_length(&self.buffer)
+                            && self.buffer.len() >= CONTENT_LENGTH.len()
+                        {
+                            continue;
+                        }
+                        return None;
+                    }
+                    if self.reported && self.buffer.len() < CONTENT_LENGTH.len() {
                         return None;
                     }
                     match header(&self.buffer) {
@@ -463,6 +489,54 @@ mod tests {
             }
         }
         (bodies, errors)
+    }
+
+    /// The events of `input` cut at `cuts` (byte offsets).
+    fn events_cut(input: &[u8], cuts: &[usize]) -> Vec<Event> {
+        let mut deframer = Deframer::default();
+        let mut out = Vec::new();
+        let mut from = 0;
+        for &cut in cuts.iter().chain([&input.len()]) {
+            deframer.push(&input[from..cut]);
+            from = cut;
+            while let Some(event) = deframer.next_event() {
+                out.push(event);
+            }
+        }
+        out
+    }
+
+    /// Inputs the `transport` fuzz target found (minimised) or that follow from them: the
+    /// events must not depend on where the reads cut the stream.
+    #[test]
+    fn junk_then_header_like_text_gives_the_same_events_however_the_reads_cut_it() {
+        let cases: [(&[u8], &[usize]); 4] = [
+            (b"h:Content-Length: 2\r\n\r\n{}", &[16]),
+            (b"h:Content-Length:3\n\n\r\r}", &[8, 16]),
+            (b"a meage\"jso: 4\xbb\xbb\n\r\n{\xbb\xbb", &[16]),
+            (
+                b"junk!\nX-Pad: a\r\nContent-Length: 2\r\n\r\n{}",
+                &[3, 9, 20],
+            ),
+        ];
+        for (input, cuts) in cases {
+            let whole = events_cut(input, &[]);
+            assert_eq!(events_cut(input, cuts), whole, "{input:?} cut at {cuts:?}");
+            for cut in 1..input.len() {
+                assert_eq!(events_cut(input, &[cut]), whole, "{input:?} cut at {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_header_limit_does_not_depend_on_the_reads() {
+        let mut input = b"X-Pad: ".to_vec();
+        input.extend(std::iter::repeat_n(b'a', 4500));
+        input.extend_from_slice(b"\r\nContent-Length: 2\r\n\r\n{}");
+        let whole = events_cut(&input, &[]);
+        assert_eq!(events_cut(&input, &[4200]), whole);
+        // The oversized block is junk; the header inside it still starts a message.
+        assert_eq!(summary(&whole), (vec!["{}".to_string()], 1));
     }
 
     #[test]
