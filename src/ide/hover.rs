@@ -360,8 +360,15 @@ fn pattern_hover(
     let Some(analysis) = analysis else {
         return hover;
     };
-    let key = PatternKey::of(rules, pattern);
-    let Some(saved) = key.find(&analysis.rules.rules) else {
+    // The saved analysis is usually of this very text: then its pattern has the same id,
+    // and no key is needed (naming every pattern costs a hover time in proportion to the
+    // file).
+    let saved = if analysis.rules.source.text == file.source.text {
+        Some(pattern)
+    } else {
+        PatternKey::of(rules, pattern).find(&analysis.rules.rules)
+    };
+    let Some(saved) = saved else {
         return hover;
     };
     hover.evaluated = true;
