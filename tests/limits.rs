@@ -226,6 +226,37 @@ fn a_sentence_of_a_million_tokens_trains_in_bounded_memory() {
     assert!(peak < 512 * MB, "{} MB", peak / MB);
 }
 
+#[test]
+fn a_network_past_its_size_limit_is_refused_before_it_is_built() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let mut text = String::from("default ham\n");
+    for i in 0..10_000 {
+        text.push_str(&format!("spam: $* word{i} $*\n"));
+    }
+    let rules = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &CompileConfig::default(),
+    );
+    let (train, dev) = (examples("train.tsv"), examples("dev.tsv"));
+    // 20,000 states: the dense K × K matrices alone would take 1.6 GB each.
+    let (result, peak) = peak_bytes_of(|| {
+        fit(
+            &rules,
+            &train,
+            &dev,
+            &TrainingSettings::default(),
+            &mut |_| {},
+            &|| false,
+        )
+    });
+    let Err(error) = result else {
+        panic!("a network of 20,000 states was built");
+    };
+    assert!(error.to_string().contains("more than the 8192"), "{error}");
+    assert!(peak < 64 * MB, "{} MB", peak / MB);
+}
+
 /// A checkpoint of the tiny fixture, trained briefly, in a fresh folder.
 fn checkpoint_dir(name: &str) -> PathBuf {
     let rules = RulesFile::read(&fixture("tiny.rules"), &CompileConfig::default()).unwrap();

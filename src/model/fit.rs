@@ -24,7 +24,7 @@ use super::fa_rnn::{FaRnn, WordInput};
 use super::network::Network;
 use super::settings::TrainingSettings;
 use super::train::{EpochReport, LabeledSentence, TrainError, TrainReport, evenly_spaced, train};
-use super::weighted::WeightedAutomaton;
+use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
 use crate::corpus::Example;
 use crate::rules_file::RulesFile;
@@ -203,7 +203,19 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
     if n_errors > 0 {
         return Err(FitError::RulesHaveErrors { n_errors });
     }
-    settings.check().map_err(FitError::Config)
+    settings.check().map_err(FitError::Config)?;
+    network_size(&rules.system)
+}
+
+/// Refuses rules whose network would pass [`MAX_NETWORK_STATES`].
+fn network_size(system: &RuleSystem) -> Result<(), FitError> {
+    let n_states = pattern_blocks(system).last().map_or(0, |block| block.end);
+    if n_states > MAX_NETWORK_STATES {
+        return Err(FitError::Config(format!(
+            "the rules' automata have {n_states} states, more than the {MAX_NETWORK_STATES} a network may have (its wildcard matrix is K × K); train on fewer or smaller patterns"
+        )));
+    }
+    Ok(())
 }
 
 /// The word vectors of every train and dev word and of the rules' literals, with the
@@ -281,6 +293,11 @@ struct Built {
     backward: Option<Decomposition>,
 }
 
+/// The most states (K, all patterns together) a network may have: its wildcard matrix and
+/// the weighted automaton it starts from are K × K, 256 MiB of f32 at this size. SMS has
+/// 239 states, TREC 256.
+pub const MAX_NETWORK_STATES: usize = 8_192;
+
 /// Compiles the rules (and, for a bidirectional model, the reversed rules) to the network
 /// `settings` name.
 fn build(
@@ -327,6 +344,7 @@ fn build(
     }
     let (reversed, too_large) =
         compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
+    network_size(&reversed)?;
     let (backward, backward_decomposed) =
         direction(&reversed, Reading::RightToLeft, seed.wrapping_add(1))?;
     for name in &too_large {

@@ -32,7 +32,10 @@ pub use embeddings::{
     read_glove, read_vectors,
 };
 pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, TokenVector, WordInput};
-pub use fit::{FitError, FitEvent, Fitted, LoadedModel, Reading, fit, load_model, load_model_for};
+pub use fit::{
+    FitError, FitEvent, Fitted, LoadedModel, MAX_NETWORK_STATES, Reading, fit, load_model,
+    load_model_for,
+};
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use network::Network;
