@@ -24,8 +24,15 @@ impl StateId {
     }
 }
 
-/// A minimal complete DFA; the start state is state 0.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// Alphabets up to this many symbols also get a dense class map per DFA (one `u16` per
+/// symbol, 8 KiB at most), so that matching reads a token's class with one array read;
+/// larger ones, where a map per pattern would make memory quadratic, find it among the
+/// few literals a DFA tells apart.
+pub const DENSE_CLASS_MAP_MAX_SYMBOLS: usize = 4096;
+
+/// A minimal complete DFA; the start state is state 0. Equality and hashing compare the
+/// language's canonical form only (the dense class map is derived from it).
+#[derive(Debug, Clone)]
 pub struct Dfa {
     /// The class of each "other" symbol (`Alphabet::OTHER_*`, ids 0 to 2).
     // Invariant: every class id < n_classes.
@@ -43,6 +50,48 @@ pub struct Dfa {
     distinguished: Vec<SymbolId>,
     /// The class of each of `distinguished`.
     distinguished_classes: Vec<u16>,
+    /// Every symbol's class, for alphabets of at most [`DENSE_CLASS_MAP_MAX_SYMBOLS`].
+    dense: Option<Box<[u16]>>,
+}
+
+impl Dfa {
+    /// The fields that make up the canonical form.
+    #[allow(clippy::type_complexity)]
+    fn canonical_parts(
+        &self,
+    ) -> (
+        &[u16; 3],
+        usize,
+        &[u32],
+        &[bool],
+        Option<StateId>,
+        &[SymbolId],
+        &[u16],
+    ) {
+        (
+            &self.other_classes,
+            self.n_classes,
+            &self.table,
+            &self.accepting,
+            self.dead,
+            &self.distinguished,
+            &self.distinguished_classes,
+        )
+    }
+}
+
+impl PartialEq for Dfa {
+    fn eq(&self, other: &Dfa) -> bool {
+        self.canonical_parts() == other.canonical_parts()
+    }
+}
+
+impl Eq for Dfa {}
+
+impl std::hash::Hash for Dfa {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.canonical_parts().hash(state);
+    }
 }
 
 impl Dfa {
@@ -123,7 +172,7 @@ impl Dfa {
             })
             .map(|(&symbol, &class)| (symbol, class))
             .unzip();
-        Dfa {
+        let mut dfa = Dfa {
             other_classes,
             n_classes: k,
             table: new_table,
@@ -132,7 +181,17 @@ impl Dfa {
             accepting_sink,
             distinguished,
             distinguished_classes,
+            dense: None,
+        };
+        if alphabet.len() <= DENSE_CLASS_MAP_MAX_SYMBOLS {
+            dfa.dense = Some(
+                alphabet
+                    .ids()
+                    .map(|s| dfa.class_of(s, alphabet) as u16)
+                    .collect(),
+            );
         }
+        dfa
     }
 
     /// The start state.
@@ -152,11 +211,28 @@ impl Dfa {
     /// The class of a symbol of `alphabet` (the rule system's, whose kinds say which
     /// "other" class an unlisted literal belongs to): a binary search among the literals
     /// this DFA tells apart.
+    #[inline]
     pub fn class_of(&self, symbol: SymbolId, alphabet: &Alphabet) -> usize {
-        let class = match self.distinguished.binary_search(&symbol) {
-            Ok(i) => self.distinguished_classes[i],
-            Err(_) if symbol.index() < 3 => self.other_classes[symbol.index()],
-            Err(_) => self.other_classes[Alphabet::other(alphabet.kind(symbol)).index()],
+        if let Some(class) = self
+            .dense
+            .as_ref()
+            .and_then(|dense| dense.get(symbol.index()))
+        {
+            return usize::from(*class);
+        }
+        // Most tokens are none of the rules' literals; the few literals a DFA tells apart
+        // are faster scanned than searched.
+        if symbol.index() < 3 {
+            return usize::from(self.other_classes[symbol.index()]);
+        }
+        let found = if self.distinguished.len() <= 8 {
+            self.distinguished.iter().position(|&s| s == symbol)
+        } else {
+            self.distinguished.binary_search(&symbol).ok()
+        };
+        let class = match found {
+            Some(i) => self.distinguished_classes[i],
+            None => self.other_classes[Alphabet::other(alphabet.kind(symbol)).index()],
         };
         usize::from(class)
     }
