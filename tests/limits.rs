@@ -1,7 +1,9 @@
 //! Inputs that once cost unbounded time or memory, or panicked (issue 14), each with the
 //! check that now holds: forged checkpoints are refused, reads stop at their limit, rules
 //! without patterns train, and analysis memory grows linearly in patterns and labels
-//! (measured by a counting allocator, so the figures are allocations, not timings).
+//! (measured by a counting allocator, so the figures are allocations, not timings); and
+//! the command line answers every input of `tests/data/abuse` (its README says what each
+//! one once did).
 
 use candle_core::{Device, Tensor};
 use rulelens::automata::{CompileConfig, evaluate};
@@ -360,4 +362,104 @@ fn forged_checkpoints_are_refused() {
         assert!(message.contains("larger than the limit"), "{message}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+#[test]
+fn every_input_under_tests_data_abuse_gets_an_answer() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let out = temp_dir("abuse");
+    let out = out.to_str().unwrap();
+    let abuse = |name: &str| root.join("abuse").join(name);
+    let tiny = root.join("train/tiny.rules");
+    // (arguments, exit status, what the output must say)
+    let cases: Vec<(Vec<String>, i32, &str)> = vec![
+        (
+            args(&[
+                "train",
+                path(&abuse("no_rules.rules")),
+                "--epochs",
+                "1",
+                "--out",
+                out,
+            ]),
+            0,
+            "checkpoint written",
+        ),
+        (
+            args(&[
+                "train",
+                path(&abuse("no_rules.rules")),
+                "--epochs",
+                "1",
+                "--scoring",
+                "viterbi",
+                "--model",
+                "fa-gru",
+                "--out",
+                out,
+            ]),
+            0,
+            "checkpoint written",
+        ),
+        (
+            args(&["check", path(&abuse("subset_work.rules"))]),
+            1,
+            "E0305",
+        ),
+        (
+            args(&["train", path(&tiny), "--batch-size", "0", "--out", out]),
+            1,
+            "batch size must be between 1 and 65536",
+        ),
+        (
+            args(&["train", path(&tiny), "--logit-scale", "nan", "--out", out]),
+            1,
+            "logit scale must be in (0",
+        ),
+        (
+            args(&["train", path(&tiny), "--rank", "100000", "--out", out]),
+            1,
+            "rank must be between 1 and 4096",
+        ),
+    ];
+    let mut cases = cases;
+    if Path::new("/dev/zero").exists() {
+        cases.push((
+            args(&[
+                "train",
+                path(&tiny),
+                "--embeddings",
+                "/dev/zero",
+                "--out",
+                out,
+            ]),
+            1,
+            "a line longer than the limit",
+        ));
+        cases.push((args(&["check", "/dev/zero"]), 1, "larger than the limit"));
+    }
+    for (arguments, status, expected) in cases {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rulelens"))
+            .args(&arguments)
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.status.code(), Some(status), "{arguments:?}: {said}");
+        assert!(said.contains(expected), "{arguments:?}: {said}");
+        assert!(!said.contains("panicked"), "{arguments:?}: {said}");
+    }
+    std::fs::remove_dir_all(out).unwrap();
+}
+
+fn path(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn args(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
 }
