@@ -11,21 +11,14 @@
 //! keeps no more than the transport's documented limits: at most `MAX_HEADER_BYTES` (4096)
 //! while it looks for a header, less than the declared length (itself at most
 //! `MAX_MESSAGE_BYTES`) inside a body, nothing while it skips an oversized one. And the
-//! events do not depend on how the stream was cut: the same bodies, and the same errors,
-//! except for the byte count in the "… bytes that are not a message" error, which only
-//! counts the junk seen before it was reported.
-//!
-//! With `RULELENS_FUZZ_TRANSPORT_RESYNC_KNOWN` set in the environment, the events are only
-//! compared when neither run has an error after which the deframer skips to the next
-//! `Content-Length:` (junk, or a header without a usable `Content-Length`): a way to fuzz
-//! on past the known resynchronisation findings (see the campaign of 2026-11-24 in
-//! `fuzz/README.md`) until they are fixed. The other checks stay on.
+//! events do not depend on how the stream was cut: the same bodies, and the same errors.
+//! (The campaign of 2026-11-24 ran with a switch that skipped this comparison after a
+//! resynchronisation, until findings T1 to T3 of `fuzz/README.md` were fixed; it is gone.)
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use rulelens::lsp::{Deframer, Event, MAX_MESSAGE_BYTES};
-use std::sync::OnceLock;
 
 /// `MAX_HEADER_BYTES` in `src/lsp/transport.rs` (private there).
 const MAX_HEADER_BYTES: usize = 4096;
@@ -45,28 +38,8 @@ fuzz_target!(|data: &[u8]| {
 
     let whole = events(stream, &[]);
     let pieces = events(stream, &cuts);
-    let (whole, pieces) = (normalized(&whole), normalized(&pieces));
-    if resync_known() && (resyncs(&whole) || resyncs(&pieces)) {
-        return;
-    }
     assert_eq!(whole, pieces, "cut at {cuts:?}: the events differ");
 });
-
-/// Whether the deframer skipped to a `Content-Length:` after one of these events: any
-/// error but a body longer than its message or one over `MAX_MESSAGE_BYTES`.
-fn resyncs(events: &[Result<&[u8], String>]) -> bool {
-    events.iter().any(|event| {
-        event.as_ref().is_err_and(|message| {
-            !message.contains("is longer than its message") && !message.contains("accepted")
-        })
-    })
-}
-
-/// Whether `RULELENS_FUZZ_TRANSPORT_RESYNC_KNOWN` is set.
-fn resync_known() -> bool {
-    static SET: OnceLock<bool> = OnceLock::new();
-    *SET.get_or_init(|| std::env::var_os("RULELENS_FUZZ_TRANSPORT_RESYNC_KNOWN").is_some())
-}
 
 /// Everything the deframer gives for `stream` pushed in pieces cut at `cuts`.
 fn events(stream: &[u8], cuts: &[usize]) -> Vec<Event> {
@@ -89,24 +62,6 @@ fn events(stream: &[u8], cuts: &[usize]) -> Vec<Event> {
         check_memory(&deframer);
     }
     out
-}
-
-/// The events, with the junk byte count left out.
-fn normalized(events: &[Event]) -> Vec<Result<&[u8], String>> {
-    const JUNK: &str = " bytes that are not a message";
-    events
-        .iter()
-        .map(|event| match event {
-            Event::Message(body) => Ok(body.as_slice()),
-            Event::Malformed(message) => Err(match message.find(JUNK) {
-                Some(at) => {
-                    let digits = message[..at].trim_end_matches(|c: char| c.is_ascii_digit());
-                    format!("{digits}N{}", &message[at..])
-                }
-                None => message.clone(),
-            }),
-        })
-        .collect()
 }
 
 /// Checks how much the deframer buffers, read from its derived `Debug` output
