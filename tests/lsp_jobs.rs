@@ -149,13 +149,11 @@ fn twenty_identical_rules_files_saved_at_once_are_analyzed_at_once_and_train_one
         save(&mut server, uri);
     }
     let logs = logs_until(&mut server, |logs| count(logs, "trained in") == 1);
-    let analyzed_before_training = count(&logs, "analyzed in");
-    // Every file's analysis came before the one training ended.
-    assert_eq!(analyzed_before_training, 20, "{logs:#?}");
+    // Every file's analysis came before the one training ended (a file opened early may
+    // be analyzed for its opening too, when that job ends before the save cancels it).
     for name in &names {
-        assert_eq!(
-            count(&logs, &format!("{name}: 1 patterns, 0 errors")),
-            1,
+        assert!(
+            count(&logs, &format!("{name}: 1 patterns, 0 errors")) >= 1,
             "{logs:#?}"
         );
     }
