@@ -37,11 +37,17 @@ pub(crate) struct Recurrence {
     kept: Mutex<Option<Trace>>,
 }
 
-fn contiguous<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
+/// The f32 values of a contiguous input of the custom operation `op`.
+pub(crate) fn contiguous<'a>(
+    op: &str,
+    storage: &'a CpuStorage,
+    layout: &Layout,
+    what: &str,
+) -> Result<&'a [f32]> {
     let data = storage.as_slice::<f32>()?;
     match layout.contiguous_offsets() {
         Some((start, end)) => Ok(&data[start..end]),
-        None => candle_core::bail!("fa-rnn recurrence: {what} must be contiguous"),
+        None => candle_core::bail!("{op}: {what} must be contiguous"),
     }
 }
 
@@ -173,9 +179,9 @@ impl CustomOp3 for Recurrence {
         let (states, _) = l2.shape().dims2()?;
         let dims = Dims { len, rank, states };
         let (z, d1, d2) = (
-            contiguous(s1, l1, "z")?,
-            contiguous(s2, l2, "d1")?,
-            contiguous(s3, l3, "d2")?,
+            contiguous("fa-rnn recurrence", s1, l1, "z")?,
+            contiguous("fa-rnn recurrence", s2, l2, "d1")?,
+            contiguous("fa-rnn recurrence", s3, l3, "d2")?,
         );
         if self.lengths.len() != batch || self.start.len() != states {
             candle_core::bail!(

@@ -17,6 +17,7 @@
 //! ∂z += d · D1[a_j] ⊙ D2[j]: O(B · K · r). CPU only; on other devices the model masks the
 //! dense product instead.
 
+use super::recurrence::contiguous;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -40,14 +41,6 @@ pub(crate) struct ViterbiStep {
 struct Argmax {
     from: Vec<u32>,
     weight: Vec<f32>,
-}
-
-fn contiguous<'a>(storage: &'a CpuStorage, layout: &Layout, what: &str) -> Result<&'a [f32]> {
-    let data = storage.as_slice::<f32>()?;
-    match layout.contiguous_offsets() {
-        Some((start, end)) => Ok(&data[start..end]),
-        None => candle_core::bail!("fa-rnn viterbi step: {what} must be contiguous"),
-    }
 }
 
 /// `Σ a[i]·b[i]` with eight running sums, so that the loop vectorizes (one sum could not be
@@ -167,9 +160,9 @@ impl CustomOp3 for ViterbiStep {
         let (batch, k) = l1.shape().dims2()?;
         let (_, r) = l2.shape().dims2()?;
         let (h, z, d12) = (
-            contiguous(s1, l1, "h")?,
-            contiguous(s2, l2, "z")?,
-            contiguous(s3, l3, "d1 and d2")?,
+            contiguous("fa-rnn viterbi step", s1, l1, "h")?,
+            contiguous("fa-rnn viterbi step", s2, l2, "z")?,
+            contiguous("fa-rnn viterbi step", s3, l3, "d1 and d2")?,
         );
         let covered = self.blocks.last().map_or(0, |block| block.end);
         if covered != k || l3.shape().dims2()? != (k, 2 * r) || l2.shape().dims2()?.0 != batch {
