@@ -4,6 +4,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rulelens::automata::{Classification, Scratch};
+use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use std::hint::black_box;
 use std::path::Path;
@@ -15,10 +16,14 @@ fn classify(c: &mut Criterion) {
         let file = RulesFile::read(
             &root.join(format!("examples/{name}/{name}.rules")),
             &Default::default(),
+            &ReadLimits::DEFAULT,
         )
         .expect("bundled rules");
-        let corpus = rulelens::corpus::read_file(&root.join(format!("examples/{name}/train.tsv")))
-            .expect("bundled corpus");
+        let corpus = rulelens::corpus::read_file(
+            &root.join(format!("examples/{name}/train.tsv")),
+            &ReadLimits::DEFAULT,
+        )
+        .expect("bundled corpus");
         let texts: Vec<&str> = corpus.examples.iter().map(|e| e.text.as_str()).collect();
         group.throughput(Throughput::Elements(texts.len() as u64));
         group.bench_with_input(BenchmarkId::from_parameter(name), &texts, |b, texts| {

@@ -14,6 +14,7 @@ use candle_core::Device;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rulelens::explain::{OCCLUSION_BUDGET, ngrams, strongest_ngrams};
 use rulelens::ide::DEFAULT_MAX_NGRAM_LEN;
+use rulelens::limits::ReadLimits;
 use rulelens::model::{
     Batch, FaRnn, Scorer, Scoring, SplitMix64, TrainingSettings, Vocabulary, WeightedAutomaton,
     WordInput, decompose, fit, read_glove, vocabulary,
@@ -22,6 +23,9 @@ use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
 use std::hint::black_box;
 use std::path::Path;
+
+/// The most tokens of a sentence a network reads, by default.
+const MAX_TOKENS: usize = rulelens::model::TrainingSettings::DEFAULT.max_sentence_tokens;
 
 fn rules_text(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}/{name}.rules"));
@@ -60,7 +64,7 @@ fn word_input(name: &str, text: &str) -> WordInput {
     let corpora: Vec<_> = ["train.tsv", "dev.tsv"]
         .iter()
         .map(|f| {
-            rulelens::corpus::read_file(&root.join(f))
+            rulelens::corpus::read_file(&root.join(f), &ReadLimits::DEFAULT)
                 .expect("bundled corpus")
                 .examples
         })
@@ -78,7 +82,7 @@ fn word_input(name: &str, text: &str) -> WordInput {
     let path =
         std::env::temp_dir().join(format!("rulelens-bench-{name}-{}.txt", std::process::id()));
     std::fs::write(&path, glove).expect("temporary vectors");
-    let vectors = read_glove(&path, &vocabulary).expect("vectors");
+    let vectors = read_glove(&path, &vocabulary, &ReadLimits::DEFAULT).expect("vectors");
     std::fs::remove_file(&path).ok();
     WordInput {
         vocabulary,
@@ -185,15 +189,16 @@ fn score_one_sentence(c: &mut Criterion) {
         let words = word_input(name, &text);
         let (file, net) = network(&text, Some(&words));
         densify(&net);
-        let scorer = Scorer::new(&net, &file.system, Some(&words.vocabulary)).expect("scorer");
+        let scorer =
+            Scorer::new(&net, &file.system, Some(&words.vocabulary), MAX_TOKENS).expect("scorer");
         group.bench_function(BenchmarkId::from_parameter(name), |b| {
             b.iter(|| scorer.score_text(black_box(SENTENCE)))
         });
         if name == "sms" {
             // The PyTorch reference's default sizes (K 52, r 150), on the SMS rules.
             let sized = sized_network(&file, &words, 52, 150);
-            let scorer =
-                Scorer::new(&sized, &file.system, Some(&words.vocabulary)).expect("scorer");
+            let scorer = Scorer::new(&sized, &file.system, Some(&words.vocabulary), MAX_TOKENS)
+                .expect("scorer");
             group.bench_function(BenchmarkId::from_parameter("sms-k52-r150"), |b| {
                 b.iter(|| scorer.score_text(black_box(SENTENCE)))
             });
@@ -217,6 +222,7 @@ fn score_one_sentence_as_a_batch(c: &mut Criterion) {
                     &file.system,
                     Some(&words.vocabulary),
                     &[black_box(SENTENCE)],
+                    MAX_TOKENS,
                     &Device::Cpu,
                 )
                 .expect("batch");
@@ -238,9 +244,14 @@ fn score_one_sentence_as_a_batch(c: &mut Criterion) {
 /// ([`Scorer::occlusions`]).
 fn explain_ngrams(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
-    let file = RulesFile::read(&root.join("sms.rules"), &Default::default()).expect("rules");
+    let file = RulesFile::read(
+        &root.join("sms.rules"),
+        &Default::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .expect("rules");
     let read = |name: &str| {
-        rulelens::corpus::read_file(&root.join(name))
+        rulelens::corpus::read_file(&root.join(name), &ReadLimits::DEFAULT)
             .expect("bundled corpus")
             .examples
     };
@@ -250,11 +261,21 @@ fn explain_ngrams(c: &mut Criterion) {
         epochs: 2,
         ..TrainingSettings::default()
     };
-    let fitted = fit(&file, &train, &dev, &config, &mut |_| {}, &|| false).expect("fitted");
+    let fitted = fit(
+        &file,
+        &train,
+        &dev,
+        &config,
+        &ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .expect("fitted");
     let scorer = Scorer::new(
         fitted.net.as_ref(),
         &file.system,
         fitted.vocabulary.as_ref(),
+        MAX_TOKENS,
     )
     .expect("scorer");
     let scale = fitted.manifest.settings.logit_scale;

@@ -6,6 +6,7 @@
 mod cli;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use rulelens::limits::ReadLimits;
 use rulelens::model::{DeviceKind, TrainingSettings};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,6 +20,8 @@ use std::process::ExitCode;
 struct Args {
     #[command(subcommand)]
     command: Command,
+    #[command(flatten)]
+    read_limits: ReadLimits,
 }
 
 #[derive(Subcommand)]
@@ -35,7 +38,7 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         #[command(flatten)]
-        limits: Limits,
+        limits: AutomataLimits,
     },
     /// Compile a rules file to an FA-RNN, train it on the labeled corpus, write a checkpoint.
     /// Every default is the best setting measured on the SMS and TREC dev sets.
@@ -95,8 +98,8 @@ enum Command {
         #[arg(long, default_value_t = rulelens::explain::DEFAULT_MAX_LISTED)]
         max_listed: usize,
         /// `text` and `json` compare accuracies; `rules` prints the reconstructed file.
-        #[arg(long, value_enum, default_value_t = ReconstructFormat::Text)]
-        format: ReconstructFormat,
+        #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+        format: RulesFormat,
         /// Corpus for the accuracies; default: the rules file's `corpus dev` binding.
         #[arg(long, value_name = "FILE")]
         corpus: Option<PathBuf>,
@@ -124,7 +127,7 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         pattern: Option<String>,
         #[command(flatten)]
-        limits: Limits,
+        limits: AutomataLimits,
     },
 }
 
@@ -133,8 +136,9 @@ fn open(device: DeviceKind) -> anyhow::Result<candle_core::Device> {
     device.open().map_err(anyhow::Error::msg)
 }
 
+/// The output of the commands that can print a rules file.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ReconstructFormat {
+enum RulesFormat {
     Text,
     Json,
     Rules,
@@ -147,13 +151,13 @@ enum Format {
 }
 
 #[derive(clap::Args, Clone, Copy)]
-struct Limits {
+struct AutomataLimits {
     /// Most DFA states one pattern may need before it is reported and ignored.
     #[arg(long, value_name = "N", default_value_t = rulelens::automata::DEFAULT_MAX_DFA_STATES)]
     max_dfa_states: usize,
 }
 
-impl Limits {
+impl AutomataLimits {
     fn config(self) -> rulelens::automata::CompileConfig {
         rulelens::automata::CompileConfig {
             max_dfa_states: self.max_dfa_states,
@@ -188,13 +192,24 @@ fn main() -> ExitCode {
         unsafe { std::env::set_var("RAYON_NUM_THREADS", threads.to_string()) };
     }
     let args = Args::parse();
+    if let Err(message) = args.read_limits.check() {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
+    let read_limits = &args.read_limits;
     let result = match args.command {
         Command::Check {
             rules,
             corpora,
             format,
             limits,
-        } => cli::check::run(&rules, &corpora, format == Format::Json, &limits.config()),
+        } => cli::check::run(
+            &rules,
+            &corpora,
+            format == Format::Json,
+            &limits.config(),
+            read_limits,
+        ),
         Command::Train {
             rules,
             train,
@@ -208,6 +223,7 @@ fn main() -> ExitCode {
                 dev,
                 settings,
                 out,
+                read_limits,
             })
         }),
         Command::Eval {
@@ -223,6 +239,7 @@ fn main() -> ExitCode {
                 format == Format::Json,
                 zero_shot,
                 &device,
+                read_limits,
             )
         }),
         Command::Predict {
@@ -240,6 +257,7 @@ fn main() -> ExitCode {
             },
             top,
             zero_shot,
+            read_limits,
         ),
         Command::Reconstruct {
             model_dir,
@@ -252,29 +270,30 @@ fn main() -> ExitCode {
             device,
         } => open(device).and_then(|device| {
             let output = match format {
-                ReconstructFormat::Text => cli::reconstruct::Output::Text,
-                ReconstructFormat::Json => cli::reconstruct::Output::Json,
-                ReconstructFormat::Rules => cli::reconstruct::Output::Rules,
+                RulesFormat::Text => cli::reconstruct::Output::Text,
+                RulesFormat::Json => cli::reconstruct::Output::Json,
+                RulesFormat::Rules => cli::reconstruct::Output::Rules,
             };
             let config = rulelens::explain::ReconstructConfig {
                 threshold,
                 max_listed,
             };
-            cli::reconstruct::run(
-                &model_dir,
-                corpus.as_deref(),
-                &config,
+            cli::reconstruct::run(cli::reconstruct::ReconstructArgs {
+                model_dir: &model_dir,
+                corpus: corpus.as_deref(),
+                config,
                 output,
                 zero_shot,
                 backward,
-                &device,
-            )
+                device: &device,
+                read_limits,
+            })
         }),
         Command::Dot {
             rules,
             pattern,
             limits,
-        } => cli::dot::run(&rules, pattern.as_deref(), &limits.config()),
+        } => cli::dot::run(&rules, pattern.as_deref(), &limits.config(), read_limits),
         Command::Serve { stdio: _ } => rulelens::lsp::serve_stdio()
             .map(|ending| match ending {
                 rulelens::lsp::Ending::Clean => ExitCode::SUCCESS,

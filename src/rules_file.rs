@@ -7,13 +7,10 @@
 
 use crate::automata::{CompileConfig, RuleSystem, compile};
 use crate::diagnostic::{Code, Diagnostic};
+use crate::limits::{Limit, ReadLimits};
 use crate::syntax::{Parse, RuleSet, lower, parse};
 use crate::text::{LineIndex, SourceText};
 use std::path::{Path, PathBuf};
-
-/// The largest rules file accepted, in bytes: 64 MiB, about two million rules (byte
-/// offsets are `u32`; the language server's frames are capped separately).
-pub const MAX_RULES_FILE_BYTES: usize = 64 << 20;
 
 /// A rules file with everything the front end knows about it.
 #[derive(Debug, Clone)]
@@ -71,9 +68,13 @@ impl RulesFile {
         }
     }
 
-    /// Reads and analyzes a rules file.
-    pub fn read(path: &Path, config: &CompileConfig) -> std::io::Result<RulesFile> {
-        let bytes = crate::text::read_capped(path, MAX_RULES_FILE_BYTES as u64)?;
+    /// Reads a rules file of at most `limits.max_rules_bytes` and analyzes it.
+    pub fn read(
+        path: &Path,
+        config: &CompileConfig,
+        limits: &ReadLimits,
+    ) -> std::io::Result<RulesFile> {
+        let bytes = limits.read(Limit::Rules, path)?;
         Ok(RulesFile::analyze(
             SourceText::from_bytes(&bytes),
             Some(path),

@@ -2,6 +2,7 @@
 //! and column, and every other line still loads.
 
 use rulelens::corpus::{Format, check_labels, parse, read_file};
+use rulelens::limits::ReadLimits;
 use rulelens::text::{LineIndex, SourceText};
 
 /// (code line:column) of each diagnostic, and the texts of the examples that loaded.
@@ -113,12 +114,14 @@ fn unknown_labels_are_reported_once_with_counts() {
 #[test]
 fn read_file_picks_the_format_and_reports_io_errors() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let file = read_file(&root.join("examples/sms/dev.tsv")).unwrap();
+    let file = read_file(&root.join("examples/sms/dev.tsv"), &ReadLimits::DEFAULT).unwrap();
     assert_eq!(file.examples.len(), 500);
     assert!(file.diagnostics.is_empty());
-    let missing = read_file(&root.join("examples/sms/missing.tsv")).unwrap_err();
+    let missing =
+        read_file(&root.join("examples/sms/missing.tsv"), &ReadLimits::DEFAULT).unwrap_err();
     assert!(missing.to_string().contains("missing.tsv"));
-    let unsupported = read_file(&root.join("examples/sms/sms.rules")).unwrap_err();
+    let unsupported =
+        read_file(&root.join("examples/sms/sms.rules"), &ReadLimits::DEFAULT).unwrap_err();
     assert!(
         unsupported
             .to_string()

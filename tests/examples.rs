@@ -9,6 +9,7 @@ mod common;
 
 use common::{backtrack, sentence};
 use rulelens::automata::evaluate;
+use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::{Formula, RuleSet};
 use std::path::Path;
@@ -40,10 +41,14 @@ fn cross_check(name: &str, split: &str) -> (f64, f64) {
     let file = RulesFile::read(
         &root.join(format!("examples/{name}/{name}.rules")),
         &Default::default(),
+        &ReadLimits::DEFAULT,
     )
     .unwrap();
-    let corpus =
-        rulelens::corpus::read_file(&root.join(format!("examples/{name}/{split}.tsv"))).unwrap();
+    let corpus = rulelens::corpus::read_file(
+        &root.join(format!("examples/{name}/{split}.tsv")),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
     let (mut correct, mut covered) = (0, 0);
     for example in &corpus.examples {
         let tokens = sentence(&example.text);

@@ -22,6 +22,7 @@ use rulelens::ide::{
     line_hints, lines_diagnostics, minimal_edit, model_findings, pattern_lenses, place,
     rules_actions,
 };
+use rulelens::limits::ReadLimits;
 use rulelens::model::{
     BiFaRnn, FaRnn, Network, Scorer, Scoring, TrainingSettings, WeightedAutomaton, decompose, fit,
 };
@@ -30,6 +31,9 @@ use rulelens::syntax::PatternId;
 use rulelens::text::{LineIndex, tokenize};
 use std::sync::Arc;
 use text_size::{TextRange, TextSize};
+
+/// The most tokens of a sentence a network reads, by default.
+const MAX_TOKENS: usize = rulelens::model::TrainingSettings::DEFAULT.max_sentence_tokens;
 
 // The fixtures (RULES, TRAIN, TEST and the helpers) are `rulelens::ide::testing`'s, shared
 // with hover's own tests.
@@ -403,6 +407,7 @@ fn trained_model_without_dev_has_no_accuracies_and_can_be_cancelled() {
         examples,
         examples,
         &config,
+        &ReadLimits::DEFAULT,
         &mut |_| {},
         &|| false,
     )
@@ -1196,7 +1201,7 @@ fn cut(text: &str, range: TextRange) -> String {
 /// pattern's best span is its shortest, then earliest, span whose deletion unmatches it.
 fn check_occlusions_are_exact(file: &RulesFile, net: &dyn Network, max_len: usize) {
     let system = &file.system;
-    let scorer = Scorer::new(net, system, None).unwrap();
+    let scorer = Scorer::new(net, system, None, MAX_TOKENS).unwrap();
     let n_patterns = system.patterns().len();
     let mut n_unmatching_deletions = 0;
     for &sentence in EXACT_SENTENCES {
@@ -1314,7 +1319,7 @@ fn zero_shot_occlusions_are_what_the_rules_say_about_each_deletion() {
     let net = exact_network(&file.system, Scoring::Forward);
     check_occlusions_are_exact(&file, &net, 8);
     // Deletions cut at a shorter length are the same numbers.
-    let scorer = Scorer::new(&net, &file.system, None).unwrap();
+    let scorer = Scorer::new(&net, &file.system, None, MAX_TOKENS).unwrap();
     let (long, short) = (
         scorer.occlusions(EXACT_SENTENCES[0], 8),
         scorer.occlusions(EXACT_SENTENCES[0], 2),

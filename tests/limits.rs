@@ -8,6 +8,7 @@
 use candle_core::{Device, Tensor};
 use rulelens::automata::{CompileConfig, evaluate};
 use rulelens::corpus::{self, Example};
+use rulelens::limits::{Bytes, ReadLimits};
 use rulelens::model::checkpoint::{self, CheckpointError};
 use rulelens::model::{ModelKind, Scoring, TrainingSettings, fit, load_model};
 use rulelens::rules_file::RulesFile;
@@ -67,7 +68,9 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn examples(name: &str) -> Vec<Example> {
-    corpus::read_file(&fixture(name)).unwrap().examples
+    corpus::read_file(&fixture(name), &ReadLimits::DEFAULT)
+        .unwrap()
+        .examples
 }
 
 #[test]
@@ -148,15 +151,71 @@ fn reads_stop_at_their_limit() {
     let error = rulelens::text::read_capped(zero, 1 << 20).unwrap_err();
     assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
     // Once `rulelens check /dev/zero` read until memory ran out.
-    let error = RulesFile::read(zero, &CompileConfig::default()).unwrap_err();
+    let error = RulesFile::read(zero, &CompileConfig::default(), &ReadLimits::DEFAULT).unwrap_err();
     assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
     // Word vectors are read line by line, each line capped.
     let vocabulary = rulelens::model::Vocabulary::new(["free"]);
-    let error = rulelens::model::read_glove(zero, &vocabulary).unwrap_err();
+    let error = rulelens::model::read_glove(zero, &vocabulary, &ReadLimits::DEFAULT).unwrap_err();
     assert!(
-        error.to_string().contains("longer than the limit"),
+        error
+            .to_string()
+            .contains("larger than the 64KiB a word-vectors line may have"),
         "{error}"
     );
+}
+
+#[test]
+fn every_read_limit_names_its_option_and_an_option_moves_it() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let corpus = fixture("train.tsv");
+    let size = std::fs::metadata(&corpus).unwrap().len();
+    let limits = |bytes: u64| ReadLimits {
+        max_corpus_bytes: Bytes(bytes),
+        max_rules_bytes: Bytes(bytes),
+        ..ReadLimits::DEFAULT
+    };
+    let error = corpus::read_file(&corpus, &limits(size - 1)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: larger than the {} a corpus file may have (raise it with `--max-corpus-bytes`, or the server's `rulelens.limits.maxCorpusBytes`)",
+            corpus.display(),
+            size - 1
+        )
+    );
+    assert!(corpus::read_file(&corpus, &limits(size)).is_ok());
+    let rules = fixture("tiny.rules");
+    let error = RulesFile::read(&rules, &CompileConfig::default(), &limits(10)).unwrap_err();
+    assert!(error.to_string().contains("`--max-rules-bytes`"), "{error}");
+    // A checkpoint whose tensor shapes need more than the weights limit is refused before
+    // its weights are read; raising the limit loads it.
+    let dir = checkpoint_dir("weights-limit");
+    let weights = std::fs::metadata(dir.join(checkpoint::WEIGHTS_FILE))
+        .unwrap()
+        .len();
+    let small = ReadLimits {
+        max_weights_bytes: Bytes(weights / 2),
+        ..ReadLimits::DEFAULT
+    };
+    match load_model(&dir, false, &Device::Cpu, &small) {
+        Err(CheckpointError::Corrupt { message, .. }) => {
+            assert!(message.contains("`--max-weights-bytes`"), "{message}")
+        }
+        other => panic!("{:?}", other.err()),
+    }
+    let manifest = ReadLimits {
+        max_manifest_bytes: Bytes(100),
+        ..ReadLimits::DEFAULT
+    };
+    let error = load_model(&dir, false, &Device::Cpu, &manifest)
+        .err()
+        .unwrap();
+    assert!(
+        error.to_string().contains("`--max-manifest-bytes`"),
+        "{error}"
+    );
+    load_model(&dir, false, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -183,8 +242,16 @@ fn rules_without_patterns_train_for_every_model_and_scoring() {
                 ..TrainingSettings::default()
             };
             // This panicked in the recurrence ("chunk size must be non-zero").
-            let fitted = fit(&rules, &train, &dev, &settings, &mut |_| {}, &|| false)
-                .unwrap_or_else(|error| panic!("{model:?} {scoring:?}: {error}"));
+            let fitted = fit(
+                &rules,
+                &train,
+                &dev,
+                &settings,
+                &ReadLimits::DEFAULT,
+                &mut |_| {},
+                &|| false,
+            )
+            .unwrap_or_else(|error| panic!("{model:?} {scoring:?}: {error}"));
             assert_eq!(fitted.manifest.labels, ["ham"]);
         }
     }
@@ -193,7 +260,12 @@ fn rules_without_patterns_train_for_every_model_and_scoring() {
 #[test]
 fn a_sentence_of_a_million_tokens_trains_in_bounded_memory() {
     let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    let rules = RulesFile::read(&fixture("tiny.rules"), &CompileConfig::default()).unwrap();
+    let rules = RulesFile::read(
+        &fixture("tiny.rules"),
+        &CompileConfig::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
     let (mut train, dev) = (examples("train.tsv"), examples("dev.tsv"));
     let long = ["free", "cash", "mum", "dinner"].repeat(250_000).join(" ");
     train.push(Example {
@@ -215,6 +287,7 @@ fn a_sentence_of_a_million_tokens_trains_in_bounded_memory() {
             &train,
             &dev,
             &settings,
+            &ReadLimits::DEFAULT,
             &mut |event| {
                 if let rulelens::model::FitEvent::Data { n_truncated, .. } = event {
                     truncated = Some(n_truncated);
@@ -226,6 +299,28 @@ fn a_sentence_of_a_million_tokens_trains_in_bounded_memory() {
     fitted.unwrap();
     assert_eq!(truncated, Some(1));
     assert!(peak < 512 * MB, "{} MB", peak / MB);
+    // The setting moves the cut: a sentence of 2,000 tokens is read whole under 4,096.
+    train.last_mut().unwrap().text = ["free", "cash"].repeat(1_000).join(" ");
+    let raised = TrainingSettings {
+        max_sentence_tokens: 4096,
+        ..settings
+    };
+    let mut truncated = None;
+    fit(
+        &rules,
+        &train,
+        &dev,
+        &raised,
+        &ReadLimits::DEFAULT,
+        &mut |event| {
+            if let rulelens::model::FitEvent::Data { n_truncated, .. } = event {
+                truncated = Some(n_truncated);
+            }
+        },
+        &|| false,
+    )
+    .unwrap();
+    assert_eq!(truncated, Some(0));
 }
 
 #[test]
@@ -248,6 +343,7 @@ fn a_network_past_its_size_limit_is_refused_before_it_is_built() {
             &train,
             &dev,
             &TrainingSettings::default(),
+            &ReadLimits::DEFAULT,
             &mut |_| {},
             &|| false,
         )
@@ -261,16 +357,30 @@ fn a_network_past_its_size_limit_is_refused_before_it_is_built() {
 
 /// A checkpoint of the tiny fixture, trained briefly, in a fresh folder.
 fn checkpoint_dir(name: &str) -> PathBuf {
-    let rules = RulesFile::read(&fixture("tiny.rules"), &CompileConfig::default()).unwrap();
+    let rules = RulesFile::read(
+        &fixture("tiny.rules"),
+        &CompileConfig::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
     let settings = TrainingSettings {
         epochs: 1,
         ..TrainingSettings::default()
     };
     let (train, dev) = (examples("train.tsv"), examples("dev.tsv"));
-    let mut fitted = fit(&rules, &train, &dev, &settings, &mut |_| {}, &|| false).unwrap();
+    let mut fitted = fit(
+        &rules,
+        &train,
+        &dev,
+        &settings,
+        &ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .unwrap();
     let dir = temp_dir(name);
     fitted.save(&dir).unwrap();
-    load_model(&dir, false, &Device::Cpu).unwrap();
+    load_model(&dir, false, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
     dir
 }
 
@@ -287,7 +397,7 @@ fn edit_manifest(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
 }
 
 fn refusal(dir: &Path) -> String {
-    match load_model(dir, false, &Device::Cpu) {
+    match load_model(dir, false, &Device::Cpu, &ReadLimits::DEFAULT) {
         Ok(_) => panic!("the forged checkpoint in {} was accepted", dir.display()),
         Err(error) => error.to_string(),
     }
@@ -338,7 +448,7 @@ fn forged_checkpoints_are_refused() {
     let message = refusal(&dir);
     assert!(message.contains("not finite"), "{message}");
     assert!(matches!(
-        checkpoint::load(&dir, &Device::Cpu),
+        checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT),
         Err(CheckpointError::Corrupt { .. })
     ));
 
@@ -359,7 +469,10 @@ fn forged_checkpoints_are_refused() {
         let dir = checkpoint_dir("endless");
         edit_manifest(&dir, |m| m["rules"]["path"] = "/dev/zero".into());
         let message = refusal(&dir);
-        assert!(message.contains("larger than the limit"), "{message}");
+        assert!(
+            message.contains("larger than the 64MiB a rules file may have"),
+            "{message}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
@@ -435,10 +548,41 @@ fn every_input_under_tests_data_abuse_gets_an_answer() {
                 out,
             ]),
             1,
-            "a line longer than the limit",
+            "larger than the 64KiB a word-vectors line may have",
         ));
-        cases.push((args(&["check", "/dev/zero"]), 1, "larger than the limit"));
+        cases.push((
+            args(&["check", "/dev/zero"]),
+            1,
+            "larger than the 64MiB a rules file may have (raise it with `--max-rules-bytes`",
+        ));
+        cases.push((
+            args(&["--max-rules-bytes", "1KiB", "check", "/dev/zero"]),
+            1,
+            "larger than the 1KiB a rules file may have",
+        ));
     }
+    cases.push((
+        args(&["check", path(&tiny), "--max-rules-bytes", "2GiB"]),
+        2,
+        "max-rules-bytes must be between 1 byte and 1GiB, not 2GiB",
+    ));
+    cases.push((
+        args(&["check", path(&tiny), "--max-corpus-bytes", "lots"]),
+        2,
+        "`lots` is not a size",
+    ));
+    cases.push((
+        args(&[
+            "train",
+            path(&tiny),
+            "--max-sentence-tokens",
+            "0",
+            "--out",
+            out,
+        ]),
+        1,
+        "max sentence tokens must be between 1 and 1048576, not 0",
+    ));
     for (arguments, status, expected) in cases {
         let output = std::process::Command::new(env!("CARGO_BIN_EXE_rulelens"))
             .args(&arguments)

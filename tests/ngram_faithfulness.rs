@@ -18,6 +18,7 @@ use candle_core::Device;
 use rulelens::corpus::read_file;
 use rulelens::explain::{NEGLIGIBLE, ReconstructConfig};
 use rulelens::ide::{HoverConfig, LineNetwork, NetworkView, TrainedModel, analyze, hover_line};
+use rulelens::limits::ReadLimits;
 use rulelens::model::{Batch, Network, Sentence, TrainingSettings, fit};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -79,10 +80,15 @@ fn check_example(name: &str) -> Tally {
         .join("examples")
         .join(name);
     let rules = Arc::new(
-        RulesFile::read(&root.join(format!("{name}.rules")), &Default::default()).unwrap(),
+        RulesFile::read(
+            &root.join(format!("{name}.rules")),
+            &Default::default(),
+            &ReadLimits::DEFAULT,
+        )
+        .unwrap(),
     );
-    let train = read_file(&root.join("train.tsv")).unwrap();
-    let dev = read_file(&root.join("dev.tsv")).unwrap();
+    let train = read_file(&root.join("train.tsv"), &ReadLimits::DEFAULT).unwrap();
+    let dev = read_file(&root.join("dev.tsv"), &ReadLimits::DEFAULT).unwrap();
     let analysis = analyze(
         rules.clone(),
         vec![("train".into(), train), ("dev".into(), dev)],
@@ -101,7 +107,16 @@ fn check_example(name: &str) -> Tally {
         epochs: 2,
         ..TrainingSettings::default()
     };
-    let fitted = fit(&rules, train, dev, &config, &mut |_| {}, &|| false).expect("fitted");
+    let fitted = fit(
+        &rules,
+        train,
+        dev,
+        &config,
+        &ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .expect("fitted");
     let metrics = &fitted.manifest.metrics;
     assert!(
         metrics.best_epoch > 0,
@@ -136,7 +151,12 @@ fn check_example(name: &str) -> Tally {
             &hover_config,
         );
         let view = hover.network.expect("a network view");
-        let whole = Sentence::new(system, fitted.vocabulary.as_ref(), &tokenize(&example.text));
+        let whole = Sentence::new(
+            system,
+            fitted.vocabulary.as_ref(),
+            &tokenize(&example.text),
+            rulelens::model::TrainingSettings::DEFAULT.max_sentence_tokens,
+        );
         for ngram in &view.ngrams {
             let span = token_span(&example.text, ngram.range);
             sentences.push(Sentence {

@@ -4,6 +4,7 @@
 
 use candle_core::Device;
 use rulelens::explain::{ReconstructConfig, reconstruct, rewrite_rules};
+use rulelens::limits::ReadLimits;
 use rulelens::model::{FaRnn, Scoring, WeightedAutomaton, decompose};
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::PatternId;
@@ -15,7 +16,7 @@ fn the_untrained_network_reads_back_as_rules_matching_the_same_sentences() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for name in ["sms", "trec"] {
         let path = root.join(format!("examples/{name}/{name}.rules"));
-        let original = RulesFile::read(&path, &Default::default()).unwrap();
+        let original = RulesFile::read(&path, &Default::default(), &ReadLimits::DEFAULT).unwrap();
         let automaton = WeightedAutomaton::new(&original.system);
         let exact = decompose::exact(&automaton);
         let net = FaRnn::new(
@@ -55,8 +56,11 @@ fn the_untrained_network_reads_back_as_rules_matching_the_same_sentences() {
             original.system.patterns().len()
         );
 
-        let corpus =
-            rulelens::corpus::read_file(&root.join(format!("examples/{name}/dev.tsv"))).unwrap();
+        let corpus = rulelens::corpus::read_file(
+            &root.join(format!("examples/{name}/dev.tsv")),
+            &ReadLimits::DEFAULT,
+        )
+        .unwrap();
         for example in &corpus.examples {
             assert_eq!(
                 rewritten.system.classify(&example.text).matched,

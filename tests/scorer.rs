@@ -7,6 +7,7 @@
 
 use candle_core::{Device, Tensor};
 use rulelens::automata::compile_reversed;
+use rulelens::limits::ReadLimits;
 use rulelens::model::{
     Batch, BiFaRnn, FaRnn, Network, Scorer, Scoring, Sentence, SplitMix64, Vocabulary,
     WeightedAutomaton, WordInput, WordVectors, decompose, vocabulary,
@@ -14,6 +15,9 @@ use rulelens::model::{
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
 use std::path::Path;
+
+/// The most tokens of a sentence a network reads, by default.
+const MAX_TOKENS: usize = rulelens::model::TrainingSettings::DEFAULT.max_sentence_tokens;
 
 struct Fixture {
     file: RulesFile,
@@ -23,8 +27,13 @@ struct Fixture {
 
 fn fixture() -> Fixture {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
-    let file = RulesFile::read(&root.join("sms.rules"), &Default::default()).unwrap();
-    let dev = rulelens::corpus::read_file(&root.join("dev.tsv")).unwrap();
+    let file = RulesFile::read(
+        &root.join("sms.rules"),
+        &Default::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
+    let dev = rulelens::corpus::read_file(&root.join("dev.tsv"), &ReadLimits::DEFAULT).unwrap();
     let vocab: Vocabulary = vocabulary(&file.system, [dev.examples.as_slice()]);
     let mut rng = SplitMix64::new(3);
     let dim = 8;
@@ -117,7 +126,7 @@ fn assert_same(fixture: &Fixture, net: &dyn Network, what: &str) {
 
 fn assert_same_with(fixture: &Fixture, net: &dyn Network, vocab: Option<&Vocabulary>, what: &str) {
     let system = &fixture.file.system;
-    let scorer = Scorer::new(net, system, vocab).unwrap();
+    let scorer = Scorer::new(net, system, vocab, MAX_TOKENS).unwrap();
     let viterbi = net.directions()[0].scoring() == Scoring::Viterbi;
     let n = fixture.texts.len();
     let texts: Vec<&str> = fixture
@@ -127,12 +136,12 @@ fn assert_same_with(fixture: &Fixture, net: &dyn Network, vocab: Option<&Vocabul
         .filter(|&(i, _)| !viterbi || i < 20 || i + 3 >= n)
         .map(|(_, text)| text.as_str())
         .collect();
-    let batch = Batch::from_texts(system, vocab, &texts, &Device::Cpu).unwrap();
+    let batch = Batch::from_texts(system, vocab, &texts, MAX_TOKENS, &Device::Cpu).unwrap();
     let expected: Vec<Vec<f32>> = net.logits(&batch).unwrap().to_vec2().unwrap();
     let mut predictions_differ = 0;
     for (text, expected) in texts.iter().zip(&expected) {
         let scores = scorer.score_text(text);
-        let sentence = Sentence::new(system, vocab, &tokenize(text));
+        let sentence = Sentence::new(system, vocab, &tokenize(text), MAX_TOKENS);
         assert_eq!(scorer.score(&sentence).unwrap(), scores, "{what}: {text:?}");
         assert_eq!(scores.pattern_scores.len(), net.directions().len());
         for (a, b) in scores.logits.iter().zip(expected) {
@@ -186,7 +195,7 @@ fn assert_occlusions_same(
     what: &str,
 ) {
     let system = &fixture.file.system;
-    let scorer = Scorer::new(net, system, vocab).unwrap();
+    let scorer = Scorer::new(net, system, vocab, MAX_TOKENS).unwrap();
     let mut sentences = Vec::new();
     let mut occluded = Vec::new();
     for text in &fixture.texts[texts.clone()] {
@@ -196,7 +205,7 @@ fn assert_occlusions_same(
             scorer.score_text(text),
             "{what}: {text:?}"
         );
-        let whole = Sentence::new(system, vocab, &tokenize(text));
+        let whole = Sentence::new(system, vocab, &tokenize(text), MAX_TOKENS);
         let n_spans: usize = (1..=3)
             .map(|len| (whole.words.len() + 1).saturating_sub(len))
             .sum();
@@ -288,12 +297,18 @@ fn scorer_computes_what_bidirectional_networks_compute() {
 fn a_sentence_of_another_vocabulary_is_refused() {
     let fixture = fixture();
     let net = direction(&fixture, false, Scoring::Forward, false);
-    let scorer = Scorer::new(&net, &fixture.file.system, Some(&fixture.words.vocabulary)).unwrap();
+    let scorer = Scorer::new(
+        &net,
+        &fixture.file.system,
+        Some(&fixture.words.vocabulary),
+        MAX_TOKENS,
+    )
+    .unwrap();
     let sentence = Sentence {
         symbols: vec![rulelens::automata::SymbolId(0); 3],
         words: vec![0, 1, fixture.words.vocabulary.len() as u32],
     };
     assert_eq!(scorer.score(&sentence).unwrap_err().position, 2);
     // Built for no vocabulary, the scorer refuses a network that reads word embeddings.
-    assert!(Scorer::new(&net, &fixture.file.system, None).is_err());
+    assert!(Scorer::new(&net, &fixture.file.system, None, MAX_TOKENS).is_err());
 }

@@ -6,6 +6,7 @@
 //! children inside their parents.
 
 use rulelens::diagnostic::render;
+use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::ast::{Formula, FormulaKind, Regex, RegexKind, StatementKind};
 use rulelens::text::SourceText;
@@ -179,7 +180,7 @@ fn bundled_examples() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let codes = |name: &str| -> Vec<String> {
         let path = root.join(format!("examples/{name}/{name}.rules"));
-        let file = RulesFile::read(&path, &Default::default()).unwrap();
+        let file = RulesFile::read(&path, &Default::default(), &ReadLimits::DEFAULT).unwrap();
         file.diagnostics
             .iter()
             .map(|d| {

@@ -3,6 +3,7 @@
 //! vectors in which the other spam words lie near the known ones.
 
 use candle_core::{Device, Tensor};
+use rulelens::limits::ReadLimits;
 use rulelens::model::checkpoint::{self, CheckpointError};
 use rulelens::model::{
     EmbeddingsError, FaRnn, LabeledSentence, Scoring, TrainReport, TrainingSettings, Vocabulary,
@@ -11,6 +12,9 @@ use rulelens::model::{
 use rulelens::rules_file::RulesFile;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// The most tokens of a sentence a network reads, by default.
+const MAX_TOKENS: usize = rulelens::model::TrainingSettings::DEFAULT.max_sentence_tokens;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -26,16 +30,27 @@ struct Setup {
 }
 
 fn setup(beta: f64) -> Setup {
-    let rules = RulesFile::read(&fixture("tiny.rules"), &Default::default()).unwrap();
-    let train_file = rulelens::corpus::read_file(&fixture("train.tsv")).unwrap();
-    let dev_file = rulelens::corpus::read_file(&fixture("dev.tsv")).unwrap();
+    let rules = RulesFile::read(
+        &fixture("tiny.rules"),
+        &Default::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
+    let train_file =
+        rulelens::corpus::read_file(&fixture("train.tsv"), &ReadLimits::DEFAULT).unwrap();
+    let dev_file = rulelens::corpus::read_file(&fixture("dev.tsv"), &ReadLimits::DEFAULT).unwrap();
     let vocab = vocabulary(
         &rules.system,
         [train_file.examples.as_slice(), dev_file.examples.as_slice()],
     );
-    let vectors = read_glove(&fixture("vectors.txt"), &vocab).unwrap();
-    let (train, _) = labeled(&rules.system, Some(&vocab), &train_file.examples);
-    let (dev, _) = labeled(&rules.system, Some(&vocab), &dev_file.examples);
+    let vectors = read_glove(&fixture("vectors.txt"), &vocab, &ReadLimits::DEFAULT).unwrap();
+    let (train, _) = labeled(
+        &rules.system,
+        Some(&vocab),
+        &train_file.examples,
+        MAX_TOKENS,
+    );
+    let (dev, _) = labeled(&rules.system, Some(&vocab), &dev_file.examples, MAX_TOKENS);
     Setup {
         rules,
         input: WordInput {
@@ -196,7 +211,7 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
     let mut written = manifest(&setup);
     checkpoint::save(&dir, &mut written, &tensors).unwrap();
 
-    let (read, loaded) = checkpoint::load(&dir, &Device::Cpu).unwrap();
+    let (read, loaded) = checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
     assert_eq!(read, written);
     let rules_bytes = std::fs::read(fixture("tiny.rules")).unwrap();
     checkpoint::check_rules(&read, &rules_bytes).unwrap();
@@ -220,7 +235,7 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     std::fs::write(&weights, &bytes).unwrap();
-    let error = checkpoint::load(&dir, &Device::Cpu).unwrap_err();
+    let error = checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT).unwrap_err();
     assert!(matches!(error, CheckpointError::Corrupt { .. }), "{error}");
 
     let manifest_path = dir.join(checkpoint::MANIFEST_FILE);
@@ -233,14 +248,14 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
         ),
     )
     .unwrap();
-    let error = checkpoint::load(&dir, &Device::Cpu).unwrap_err();
+    let error = checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT).unwrap_err();
     assert!(
         matches!(error, CheckpointError::UnsupportedVersion { found: 99, .. }),
         "{error}"
     );
     std::fs::write(&manifest_path, "{ not json").unwrap();
     assert!(matches!(
-        checkpoint::load(&dir, &Device::Cpu),
+        checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT),
         Err(CheckpointError::Manifest { .. })
     ));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -258,6 +273,7 @@ fn a_checkpoint_of_other_rules_is_refused() {
     let sms = RulesFile::read(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms/sms.rules"),
         &Default::default(),
+        &ReadLimits::DEFAULT,
     )
     .unwrap();
     let error = FaRnn::from_tensors(&sms.system, tensors, Scoring::Forward, Some(1.0)).unwrap_err();
@@ -271,7 +287,7 @@ fn glove_reader_backs_off_and_reports_malformed_lines() {
     let path = dir.join("vectors.txt");
     std::fs::write(&path, "can 1 0\n' 0 1\nt 1 1\nhello 2 2\n").unwrap();
     let vocab = Vocabulary::new(["hello", "can't", "zzz"]);
-    let vectors = read_glove(&path, &vocab).unwrap();
+    let vectors = read_glove(&path, &vocab, &ReadLimits::DEFAULT).unwrap();
     assert_eq!(vectors.dim, 2);
     assert_eq!((vectors.n_found, vectors.n_backed_off), (1, 1));
     // Unknown word and `zzz`: the mean of the file's vectors; `can't`: mean of `can` and `t`.
@@ -282,7 +298,7 @@ fn glove_reader_backs_off_and_reports_malformed_lines() {
     );
 
     std::fs::write(&path, "hello 1 2\nworld 1 x2\n").unwrap();
-    let error = read_glove(&path, &Vocabulary::new(["hello"])).unwrap_err();
+    let error = read_glove(&path, &Vocabulary::new(["hello"]), &ReadLimits::DEFAULT).unwrap_err();
     assert!(
         matches!(
             error,
@@ -295,7 +311,7 @@ fn glove_reader_backs_off_and_reports_malformed_lines() {
         "{error}"
     );
     std::fs::write(&path, "hello 1 2\nworld 1\n").unwrap();
-    let error = read_glove(&path, &Vocabulary::new(["hello"])).unwrap_err();
+    let error = read_glove(&path, &Vocabulary::new(["hello"]), &ReadLimits::DEFAULT).unwrap_err();
     assert!(
         error
             .to_string()
@@ -304,7 +320,7 @@ fn glove_reader_backs_off_and_reports_malformed_lines() {
     );
     std::fs::write(&path, "other 1 2\n").unwrap();
     assert!(matches!(
-        read_glove(&path, &Vocabulary::new(["hello"])),
+        read_glove(&path, &Vocabulary::new(["hello"]), &ReadLimits::DEFAULT),
         Err(EmbeddingsError::Empty { .. })
     ));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -4,6 +4,7 @@
 
 use candle_core::Device;
 use rulelens::automata::{RuleSystem, compile_reversed};
+use rulelens::limits::ReadLimits;
 use rulelens::model::{Batch, BiFaRnn, FaRnn, Network, Scoring, WeightedAutomaton, decompose};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -14,10 +15,14 @@ fn load(name: &str) -> (RulesFile, Vec<String>) {
     let file = RulesFile::read(
         &root.join(format!("examples/{name}/{name}.rules")),
         &Default::default(),
+        &ReadLimits::DEFAULT,
     )
     .unwrap();
-    let corpus =
-        rulelens::corpus::read_file(&root.join(format!("examples/{name}/dev.tsv"))).unwrap();
+    let corpus = rulelens::corpus::read_file(
+        &root.join(format!("examples/{name}/dev.tsv")),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
     (file, corpus.examples.into_iter().map(|e| e.text).collect())
 }
 
@@ -27,7 +32,14 @@ fn agreement(file: &RulesFile, net: &dyn Network, texts: &[String]) -> usize {
     let mut agree = 0;
     for chunk in texts.chunks(100) {
         let texts: Vec<&str> = chunk.iter().map(String::as_str).collect();
-        let batch = Batch::from_texts(&file.system, None, &texts, &device).unwrap();
+        let batch = Batch::from_texts(
+            &file.system,
+            None,
+            &texts,
+            rulelens::model::TrainingSettings::DEFAULT.max_sentence_tokens,
+            &device,
+        )
+        .unwrap();
         let logits = net.logits(&batch).unwrap();
         let predicted: Vec<u32> = logits.argmax(1).unwrap().to_vec1().unwrap();
         for (text, label) in texts.iter().zip(predicted) {

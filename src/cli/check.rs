@@ -7,6 +7,7 @@ use super::table::{Table, percent};
 use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::Diagnostic;
+use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use rulelens::text::LineIndex;
 use serde_json::{Value, json};
@@ -40,8 +41,9 @@ pub fn run(
     corpus_paths: &[PathBuf],
     json: bool,
     config: &CompileConfig,
+    read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
-    let loaded = load_rules(rules_path, config)?;
+    let loaded = load_rules(rules_path, config, read_limits)?;
     let targets: Vec<(String, PathBuf)> = if corpus_paths.is_empty() {
         loaded
             .rules
@@ -68,7 +70,7 @@ pub fn run(
     let mut read_errors = Vec::new();
     let mut corpora = Vec::new();
     for (name, path) in targets {
-        match corpus::read_file(&path) {
+        match corpus::read_file(&path, read_limits) {
             Ok(file) => corpora.push(evaluate_corpus(&loaded, name, file)),
             Err(error) => read_errors.push(error.to_string()),
         }

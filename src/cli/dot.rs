@@ -2,6 +2,7 @@
 
 use super::files::{Shown, load_rules, print_diagnostics};
 use rulelens::automata::{CompileConfig, pattern_dot, system_dot};
+use rulelens::limits::ReadLimits;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -9,8 +10,9 @@ pub fn run(
     rules_path: &Path,
     pattern: Option<&str>,
     config: &CompileConfig,
+    read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
-    let loaded = load_rules(rules_path, config)?;
+    let loaded = load_rules(rules_path, config, read_limits)?;
     // Only errors: warnings about other patterns are noise here; `check` shows them.
     let errors: Vec<_> = loaded
         .diagnostics

@@ -5,6 +5,7 @@ use super::table::{Table, percent};
 use candle_core::Device;
 use rulelens::automata::LabelMetrics;
 use rulelens::corpus;
+use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, Sentence, load_model, predict};
 use rulelens::text::tokenize;
 use serde_json::json;
@@ -17,19 +18,21 @@ pub fn run(
     json_output: bool,
     zero_shot: bool,
     device: &Device,
+    read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
     let LoadedModel {
+        manifest,
         rules,
         net,
         vocabulary,
-        ..
-    } = load_model(model_dir, zero_shot, device)?;
+    } = load_model(model_dir, zero_shot, device, read_limits)?;
     let system = &rules.system;
-    let file = corpus::read_file(corpus_path)?;
+    let max_tokens = manifest.settings.max_sentence_tokens;
+    let file = corpus::read_file(corpus_path, read_limits)?;
     let sentences: Vec<Sentence> = file
         .examples
         .iter()
-        .map(|e| Sentence::new(system, vocabulary.as_ref(), &tokenize(&e.text)))
+        .map(|e| Sentence::new(system, vocabulary.as_ref(), &tokenize(&e.text), max_tokens))
         .collect();
     let refs: Vec<&Sentence> = sentences.iter().collect();
     let predictions = predict(net.as_ref(), &refs, 256, device)?;

@@ -1,13 +1,15 @@
 //! Reading a rules file, and printing diagnostics rustc-style or as JSON.
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use rulelens::automata::CompileConfig;
+use rulelens::corpus;
 use rulelens::diagnostic::{Diagnostic, render};
+use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use rulelens::text::LineIndex;
 use serde_json::{Value, json};
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// A file's path, text and line index: what rendering a diagnostic needs.
 pub struct Shown<'a> {
@@ -27,8 +29,51 @@ impl Shown<'_> {
 }
 
 /// Reads and analyzes a rules file, with the path in the error.
-pub fn load_rules(path: &Path, config: &CompileConfig) -> anyhow::Result<RulesFile> {
-    RulesFile::read(path, config).with_context(|| format!("cannot read {}", path.display()))
+pub fn load_rules(
+    path: &Path,
+    config: &CompileConfig,
+    limits: &ReadLimits,
+) -> anyhow::Result<RulesFile> {
+    RulesFile::read(path, config, limits).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// The path of the corpus bound as `name`, or the one given.
+pub fn corpus_path(
+    loaded: &rulelens::rules_file::RulesFile,
+    given: Option<&Path>,
+    name: &str,
+) -> anyhow::Result<PathBuf> {
+    if let Some(path) = given {
+        return Ok(path.to_path_buf());
+    }
+    let rules_path = loaded.path.as_deref().unwrap_or(Path::new(""));
+    match loaded
+        .rules
+        .corpora
+        .iter()
+        .find(|binding| binding.name == name)
+    {
+        Some(binding) => Ok(corpus::resolve_binding(rules_path, &binding.path)),
+        None => bail!(
+            "no {name} corpus: bind one in {} (`corpus {name} \"{name}.tsv\"`) or pass --{name} FILE",
+            rules_path.display()
+        ),
+    }
+}
+
+/// Reads a corpus file, printing its diagnostics.
+pub fn read_corpus(path: &Path, limits: &ReadLimits) -> anyhow::Result<corpus::CorpusFile> {
+    let file = corpus::read_file(path, limits)?;
+    if !file.diagnostics.is_empty() {
+        let index = rulelens::text::LineIndex::new(&file.source.text);
+        let shown = Shown {
+            path,
+            text: &file.source.text,
+            index: &index,
+        };
+        print_diagnostics(&shown, &file.diagnostics);
+    }
+    Ok(file)
 }
 
 /// Whether to color what goes to stderr.

@@ -4,6 +4,7 @@
 //! scored one sentence at a time by the plain-loop [`Scorer`].
 
 use candle_core::Device;
+use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, Scorer, load_model};
 use rulelens::text::SourceText;
 use serde_json::json;
@@ -42,15 +43,21 @@ pub fn run(
     output: Output,
     top: usize,
     zero_shot: bool,
+    read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
     let LoadedModel {
         manifest,
         rules,
         net,
         vocabulary,
-    } = load_model(model_dir, zero_shot, &Device::Cpu)?;
+    } = load_model(model_dir, zero_shot, &Device::Cpu, read_limits)?;
     let system = &rules.system;
-    let scorer = Scorer::new(net.as_ref(), system, vocabulary.as_ref())?;
+    let scorer = Scorer::new(
+        net.as_ref(),
+        system,
+        vocabulary.as_ref(),
+        manifest.settings.max_sentence_tokens,
+    )?;
     let scale = manifest.settings.logit_scale;
     let labels = system.labels();
     let stdout = std::io::stdout();

@@ -10,6 +10,7 @@ use candle_core::Device;
 use rulelens::automata::{CompileConfig, compile_reversed, evaluate};
 use rulelens::corpus;
 use rulelens::explain::{ReconstructConfig, reconstruct, rewrite_rules};
+use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, WeightedAutomaton, load_model};
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::{PatternId, print_regex};
@@ -42,21 +43,35 @@ fn accuracy(text: &str, path: &Path, examples: &[corpus::Example]) -> (Option<f6
     (evaluation.accuracy(), n_errors)
 }
 
-pub fn run(
-    model_dir: &Path,
-    corpus_path: Option<&Path>,
-    config: &ReconstructConfig,
-    output: Output,
-    zero_shot: bool,
-    backward: bool,
-    device: &Device,
-) -> anyhow::Result<ExitCode> {
+/// What `rulelens reconstruct` was asked for.
+pub struct ReconstructArgs<'a> {
+    pub model_dir: &'a Path,
+    pub corpus: Option<&'a Path>,
+    pub config: ReconstructConfig,
+    pub output: Output,
+    pub zero_shot: bool,
+    pub backward: bool,
+    pub device: &'a Device,
+    pub read_limits: &'a ReadLimits,
+}
+
+pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
+    let ReconstructArgs {
+        model_dir,
+        corpus: corpus_path,
+        ref config,
+        output,
+        zero_shot,
+        backward,
+        device,
+        read_limits,
+    } = args;
     let LoadedModel {
         manifest,
         rules,
         net,
         vocabulary,
-    } = load_model(model_dir, zero_shot, device)?;
+    } = load_model(model_dir, zero_shot, device, read_limits)?;
     let system = &rules.system;
 
     let directions = net.directions();
@@ -117,7 +132,7 @@ pub fn run(
             corpus::resolve_binding(rules_path, &binding.path)
         }
     };
-    let examples = corpus::read_file(&corpus_path)?.examples;
+    let examples = corpus::read_file(&corpus_path, read_limits)?.examples;
     let (original_accuracy, _) = accuracy(text, rules_path, &examples);
     let (whole_accuracy, whole_errors) = accuracy(&rewritten, rules_path, &examples);
     let mut rows = Vec::new();

@@ -1,67 +1,28 @@
 //! `rulelens train RULES …`: compile the rules to an FA-RNN, FA-GRU or a bidirectional
 //! one, train it on the labeled corpus and write a checkpoint (see `models/README.md`).
 
-use super::files::{Shown, load_rules, print_diagnostics};
+use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
 use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
-use rulelens::corpus;
-use rulelens::model::{
-    EpochReport, FitError, FitEvent, MAX_SENTENCE_TOKENS, Method, Reading, TrainingSettings, fit,
-};
+use rulelens::limits::ReadLimits;
+use rulelens::model::{EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, fit};
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// What `rulelens train` was asked for.
-pub struct TrainArgs {
+pub struct TrainArgs<'a> {
     pub rules: PathBuf,
     pub train: Option<PathBuf>,
     pub dev: Option<PathBuf>,
     pub settings: TrainingSettings,
     pub out: Option<PathBuf>,
-}
-
-/// The path of the corpus bound as `name`, or the one given.
-fn corpus_path(
-    loaded: &rulelens::rules_file::RulesFile,
-    given: Option<&Path>,
-    name: &str,
-) -> anyhow::Result<PathBuf> {
-    if let Some(path) = given {
-        return Ok(path.to_path_buf());
-    }
-    let rules_path = loaded.path.as_deref().unwrap_or(Path::new(""));
-    match loaded
-        .rules
-        .corpora
-        .iter()
-        .find(|binding| binding.name == name)
-    {
-        Some(binding) => Ok(corpus::resolve_binding(rules_path, &binding.path)),
-        None => bail!(
-            "no {name} corpus: bind one in {} (`corpus {name} \"{name}.tsv\"`) or pass --{name} FILE",
-            rules_path.display()
-        ),
-    }
-}
-
-fn read_corpus(path: &Path) -> anyhow::Result<corpus::CorpusFile> {
-    let file = corpus::read_file(path)?;
-    if !file.diagnostics.is_empty() {
-        let index = rulelens::text::LineIndex::new(&file.source.text);
-        let shown = Shown {
-            path,
-            text: &file.source.text,
-            index: &index,
-        };
-        print_diagnostics(&shown, &file.diagnostics);
-    }
-    Ok(file)
+    pub read_limits: &'a ReadLimits,
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
-    let loaded = load_rules(&args.rules, &CompileConfig::default())?;
+    let loaded = load_rules(&args.rules, &CompileConfig::default(), args.read_limits)?;
     if loaded.has_errors() {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         eprintln!(
@@ -75,8 +36,8 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     }
     let train_path = corpus_path(&loaded, args.train.as_deref(), "train")?;
     let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;
-    let train_file = read_corpus(&train_path)?;
-    let dev_file = read_corpus(&dev_path)?;
+    let train_file = read_corpus(&train_path, args.read_limits)?;
+    let dev_file = read_corpus(&dev_path, args.read_limits)?;
     let progress = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(args.settings.epochs as u64);
         bar.set_style(
@@ -118,8 +79,9 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         } => {
             eprintln!("{n_train} training and {n_dev} dev sentences");
             if n_truncated > 0 {
+                let max = args.settings.max_sentence_tokens;
                 eprintln!(
-                    "warning: {n_truncated} sentence{} longer than {MAX_SENTENCE_TOKENS} tokens; the network reads the first {MAX_SENTENCE_TOKENS}",
+                    "warning: {n_truncated} sentence{} longer than {max} tokens; the network reads the first {max} (--max-sentence-tokens)",
                     if n_truncated == 1 { " is" } else { "s are" }
                 );
             }
@@ -140,6 +102,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         &train_file.examples,
         &dev_file.examples,
         &args.settings,
+        args.read_limits,
         &mut on_event,
         &|| false,
     )

@@ -10,6 +10,7 @@ mod jsonl;
 mod tsv;
 
 use crate::diagnostic::{Code, Diagnostic};
+use crate::limits::{Limit, ReadLimits};
 use crate::syntax::RuleSet;
 use crate::text::SourceText;
 use std::collections::HashMap;
@@ -109,9 +110,6 @@ pub fn parse(
     (examples, diagnostics)
 }
 
-/// The largest corpus file accepted, in bytes (byte offsets are `u32`).
-pub const MAX_CORPUS_FILE_BYTES: usize = 1 << 31;
-
 /// A corpus file as read from disk.
 #[derive(Debug, Clone)]
 pub struct CorpusFile {
@@ -132,8 +130,10 @@ pub enum ReadError {
     UnsupportedFormat {
         path: PathBuf,
     },
+    /// Larger than the limit; the message names it and the option that raises it.
     TooLarge {
         path: PathBuf,
+        message: String,
     },
 }
 
@@ -146,19 +146,16 @@ impl fmt::Display for ReadError {
                 "{}: unsupported corpus format (use a .tsv or .jsonl file)",
                 path.display()
             ),
-            ReadError::TooLarge { path } => write!(
-                f,
-                "{}: larger than the {MAX_CORPUS_FILE_BYTES} bytes a corpus file may have",
-                path.display()
-            ),
+            ReadError::TooLarge { path, message } => write!(f, "{}: {message}", path.display()),
         }
     }
 }
 
 impl std::error::Error for ReadError {}
 
-/// Reads and parses a corpus file; the format comes from the extension.
-pub fn read_file(path: &Path) -> Result<CorpusFile, ReadError> {
+/// Reads and parses a corpus file of at most `limits.max_corpus_bytes`; the format comes
+/// from the extension.
+pub fn read_file(path: &Path, limits: &ReadLimits) -> Result<CorpusFile, ReadError> {
     let format = Format::from_path(path).ok_or_else(|| ReadError::UnsupportedFormat {
         path: path.to_path_buf(),
     })?;
@@ -166,11 +163,12 @@ pub fn read_file(path: &Path) -> Result<CorpusFile, ReadError> {
         path: path.to_path_buf(),
         error,
     };
-    let bytes = match crate::text::read_capped(path, MAX_CORPUS_FILE_BYTES as u64) {
+    let bytes = match limits.read(Limit::Corpus, path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::FileTooLarge => {
             return Err(ReadError::TooLarge {
                 path: path.to_path_buf(),
+                message: error.to_string(),
             });
         }
         Err(error) => return Err(io_error(error)),

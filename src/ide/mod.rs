@@ -73,7 +73,8 @@ use text_size::{TextRange, TextSize};
 const MAX_DETAIL_CHARS: usize = 60;
 
 fn size(offset: usize) -> TextSize {
-    // Rules files are at most 1 GiB (`rules_file::MAX_RULES_FILE_BYTES`), so offsets fit.
+    // Rules files are at most 1 GiB (`limits::ReadLimits::CEILING`) and editor buffers
+    // 1 GiB (the message cap), so offsets fit.
     TextSize::try_from(offset).unwrap_or(TextSize::from(u32::MAX))
 }
 

@@ -101,6 +101,7 @@ pub fn trained_model(
         &train.file.examples,
         &dev.file.examples,
         &config,
+        &crate::limits::ReadLimits::DEFAULT,
         &mut |_| {},
         &|| false,
     )

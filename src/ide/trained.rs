@@ -93,7 +93,8 @@ impl TrainedModel {
     ) -> Result<TrainedModel, TrainedModelError> {
         let rules = analysis.rules.clone();
         let system = &rules.system;
-        let scorer = Scorer::new(net, system, vocabulary).map_err(tensors)?;
+        let max_tokens = manifest.settings.max_sentence_tokens;
+        let scorer = Scorer::new(net, system, vocabulary, max_tokens).map_err(tensors)?;
         let mut train_predictions = Vec::new();
         if let Some(train) = analysis.corpus("train") {
             train_predictions.reserve(train.file.examples.len());

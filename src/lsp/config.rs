@@ -10,6 +10,7 @@
 
 use crate::explain::ReconstructConfig;
 use crate::ide::{DEFAULT_MAX_MISCLASSIFIED, FindingsConfig};
+use crate::limits::ReadLimits;
 use crate::model::TrainingSettings;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -61,6 +62,8 @@ pub struct Settings {
     /// Corpora for rules files, by rules path (relative to the workspace root, or absolute);
     /// a file's own `corpus` bindings win.
     pub corpora: BTreeMap<PathBuf, CorpusBindings>,
+    /// How much of a file on disk the server reads (the command line's `--max-*-bytes`).
+    pub limits: ReadLimits,
 }
 
 impl Default for Settings {
@@ -71,6 +74,7 @@ impl Default for Settings {
             max_line_diagnostics: DEFAULT_MAX_MISCLASSIFIED,
             reconstruct_threshold: ReconstructConfig::default().threshold,
             corpora: BTreeMap::new(),
+            limits: ReadLimits::DEFAULT,
         }
     }
 }
@@ -115,6 +119,10 @@ impl Options {
             .settings
             .check()
             .map_err(|message| format!("rulelens.training: {message}"))?;
+        settings
+            .limits
+            .check()
+            .map_err(|message| format!("rulelens.limits: {message}"))?;
         if !(settings.training.delay >= 0.0 && settings.training.delay <= 3600.0) {
             return Err(format!(
                 "rulelens.training.delay must be between 0 and 3600 seconds, not {}",
@@ -144,10 +152,12 @@ fn merge(base: &mut Map<String, Value>, later: Map<String, Value>) {
 fn culprit(map: &Map<String, Value>) -> Option<String> {
     let reads = |value: Value| serde_json::from_value::<Settings>(value).is_ok();
     for (key, value) in map {
-        if let (true, Value::Object(training)) = (key == "training", value) {
-            for (field, inner) in training {
-                if !reads(serde_json::json!({ "training": { field: inner } })) {
-                    return Some(format!("rulelens.training.{field}"));
+        if let (true, Value::Object(group)) =
+            (["training", "limits"].contains(&key.as_str()), value)
+        {
+            for (field, inner) in group {
+                if !reads(serde_json::json!({ key: { field: inner } })) {
+                    return Some(format!("rulelens.{key}.{field}"));
                 }
             }
         }
@@ -191,7 +201,9 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, ModelKind, Scoring};
+    use crate::model::{
+        DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind, Scoring,
+    };
     use serde_json::json;
 
     fn options(value: Value) -> Options {
@@ -266,6 +278,22 @@ mod tests {
             "rulelens.training: beta must be in [0, 1], not 3"
         );
         assert!(Options::from_json(json!([1])).is_err());
+        let limits = options(json!({ "limits": { "maxCorpusBytes": "lots" } }));
+        let error = limits.resolve(None).unwrap_err();
+        assert!(
+            error.starts_with("rulelens.limits.maxCorpusBytes: `lots` is not a size"),
+            "{error}"
+        );
+        let past_ceiling = options(json!({ "limits": { "maxRulesBytes": "2GiB" } }));
+        assert_eq!(
+            past_ceiling.resolve(None).unwrap_err(),
+            "rulelens.limits: max-rules-bytes must be between 1 byte and 1GiB, not 2GiB"
+        );
+        let raised = options(json!({ "limits": { "maxCorpusBytes": "2GiB" } }));
+        assert_eq!(
+            raised.resolve(None).unwrap().limits.max_corpus_bytes,
+            crate::limits::Bytes(2 << 30)
+        );
     }
 
     /// Settings flattened to dotted keys (`rulelens.training.epochs`), `corpora` kept whole.
@@ -370,6 +398,15 @@ mod tests {
             Some(MAX_BATCH_SIZE)
         );
         assert_eq!(bound("rulelens.training.rank", "maximum"), Some(MAX_RANK));
+        assert_eq!(
+            bound("rulelens.training.maxSentenceTokens", "maximum"),
+            Some(MAX_SENTENCE_TOKENS)
+        );
+        let ceilings = serde_json::to_value(ReadLimits::CEILING).unwrap();
+        for (field, ceiling) in ceilings.as_object().unwrap() {
+            let key = format!("rulelens.limits.{field}");
+            assert_eq!(&properties[&key]["maximum"], ceiling, "{key}: maximum");
+        }
     }
 
     fn serde_name<T: Serialize>(value: &T) -> String {

@@ -23,8 +23,8 @@ use super::state::{JobRequest, Project, Saved, Session, Training};
 use crate::ide::{TrainedModel, model_findings};
 use crate::model::FitEvent;
 use crate::project::{
-    self, CorpusOrigin, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save, load_network,
-    network_plan, train_network,
+    self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save,
+    load_network, network_plan, train_network,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -167,7 +167,7 @@ async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalys
     let on_disk = snapshot.projects.get(&job.key)?.on_disk;
     let open = snapshot.open_corpora();
     let extra = snapshot.settings.corpora.get(&job.key).cloned();
-    let findings = snapshot.settings.findings;
+    let (findings, limits) = (snapshot.settings.findings, snapshot.settings.limits);
     let (key, text, cancel) = (job.key.clone(), job.text.clone(), job.ticket.clone());
     let started = Instant::now();
     let analyzed = tokio::task::spawn_blocking(move || {
@@ -175,8 +175,11 @@ async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalys
             &key,
             on_disk,
             &text,
-            extra.as_ref(),
-            &open,
+            CorpusSources {
+                extra: extra.as_ref(),
+                open: &open,
+                limits: &limits,
+            },
             &findings,
             &|| cancel.is_cancelled(),
         )
@@ -295,10 +298,12 @@ async fn make(
         .is_file()
     {
         let (dir, text, analysis) = (plan.dir.clone(), job.text.clone(), saved.analysis.clone());
-        let reconstruct = settings.reconstruct();
+        let (reconstruct, limits) = (settings.reconstruct(), settings.limits);
         let cancelled = wanted.clone();
         let loaded = tokio::task::spawn_blocking(move || {
-            load_network(&dir, &text, &analysis, &reconstruct, &|| !cancelled())
+            load_network(&dir, &text, &analysis, &reconstruct, &limits, &|| {
+                !cancelled()
+            })
         })
         .await;
         match loaded {
@@ -412,13 +417,14 @@ async fn train(
     let (sender, mut reports) = unbounded_channel();
     let blocking = {
         let (analysis, dir) = (saved.analysis.clone(), plan.dir.clone());
-        let reconstruct = settings.reconstruct();
+        let (reconstruct, limits) = (settings.reconstruct(), settings.limits);
         tokio::task::spawn_blocking(move || {
             let mut best = 0.0f64;
             train_network(
                 &dir,
                 &analysis,
                 &training,
+                &limits,
                 &reconstruct,
                 &mut |event| match event {
                     FitEvent::Epoch(report) => {

@@ -218,7 +218,8 @@ fn did_close(session: &Arc<Session>, params: DidCloseTextDocumentParams) {
 /// above, and opens it as a project (from disk) when one is found.
 fn discover_rules(session: Arc<Session>, corpus: PathBuf) {
     tokio::spawn(async move {
-        let found = tokio::task::spawn_blocking(move || find_rules_binding(&corpus)).await;
+        let limits = session.snapshot().settings.limits;
+        let found = tokio::task::spawn_blocking(move || find_rules_binding(&corpus, &limits)).await;
         let Ok(Some((key, rules))) = found else {
             return;
         };

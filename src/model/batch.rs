@@ -6,13 +6,6 @@ use crate::automata::{RuleSystem, SymbolId};
 use crate::text::Tokens;
 use candle_core::{Device, Result, Tensor};
 
-/// The most tokens of a sentence a network reads; the rest is left out, in training,
-/// evaluation and prediction alike (`Scorer` too). A batch is padded to its longest
-/// sentence, so this bounds a batch's buffers at batch × 1,024 × (rank + states) floats
-/// whatever the corpus holds (one 10 MB line once asked for 42 GB). The longest SMS and
-/// TREC sentences have about 190 and 40 tokens.
-pub const MAX_SENTENCE_TOKENS: usize = 1024;
-
 /// A batch: `symbols` and `words` [batch, len] (u32 ids of the rules' alphabet and of the
 /// vocabulary, 0 for unknown words), `mask` [batch, len] (f32, 1 on tokens), and each
 /// sentence's length.
@@ -25,12 +18,13 @@ pub struct Batch {
 }
 
 impl Batch {
-    /// Tokenizes `texts` and looks their tokens up in the rule system's alphabet and in
-    /// `vocabulary` (all words unknown without one).
+    /// Tokenizes `texts` and looks their first `max_tokens` tokens up in the rule system's
+    /// alphabet and in `vocabulary` (all words unknown without one).
     pub fn from_texts(
         system: &RuleSystem,
         vocabulary: Option<&Vocabulary>,
         texts: &[&str],
+        max_tokens: usize,
         device: &Device,
     ) -> Result<Batch> {
         let mut tokens = Tokens::default();
@@ -38,7 +32,7 @@ impl Batch {
             .iter()
             .map(|text| {
                 tokens.tokenize(text);
-                Sentence::new(system, vocabulary, &tokens)
+                Sentence::new(system, vocabulary, &tokens, max_tokens)
             })
             .collect();
         let refs: Vec<&Sentence> = sentences.iter().collect();
@@ -96,11 +90,16 @@ pub struct Sentence {
 }
 
 impl Sentence {
-    /// The sentence of `tokens` as the network reads it: its first
-    /// [`MAX_SENTENCE_TOKENS`] tokens.
-    pub fn new(system: &RuleSystem, vocabulary: Option<&Vocabulary>, tokens: &Tokens) -> Sentence {
+    /// The sentence of `tokens` as the network reads it: its first `max_tokens` tokens
+    /// (the training setting `max_sentence_tokens`).
+    pub fn new(
+        system: &RuleSystem,
+        vocabulary: Option<&Vocabulary>,
+        tokens: &Tokens,
+        max_tokens: usize,
+    ) -> Sentence {
         let alphabet = system.alphabet();
-        let read = || tokens.iter().take(MAX_SENTENCE_TOKENS);
+        let read = || tokens.iter().take(max_tokens);
         let symbols = read().map(|token| alphabet.symbol(token)).collect();
         let words = read()
             .map(|token| vocabulary.map_or(0, |v| v.id(token.text)))

@@ -1,7 +1,7 @@
 //! Building a network for a rule system and a corpus: the vocabulary, labeled sentences,
 //! the choice of decomposition, and the zero-shot network itself.
 
-use super::batch::{MAX_SENTENCE_TOKENS, Sentence};
+use super::batch::Sentence;
 use super::decompose::{self, AlsConfig, Decomposition};
 use super::embeddings::Vocabulary;
 use super::train::LabeledSentence;
@@ -60,12 +60,13 @@ pub fn vocabulary<'a>(
     Vocabulary::new(words.iter().map(String::as_str))
 }
 
-/// The examples whose gold label the rule system knows, as network input, and how many of
-/// them are longer than the network reads ([`MAX_SENTENCE_TOKENS`]).
+/// The examples whose gold label the rule system knows, as network input (their first
+/// `max_tokens` tokens), and how many of them are longer than that.
 pub fn labeled(
     system: &RuleSystem,
     vocabulary: Option<&Vocabulary>,
     examples: &[Example],
+    max_tokens: usize,
 ) -> (Vec<LabeledSentence>, usize) {
     let mut data = Vec::with_capacity(examples.len());
     let mut n_truncated = 0;
@@ -79,9 +80,9 @@ pub fn labeled(
             continue;
         };
         tokens.tokenize(&example.text);
-        n_truncated += usize::from(tokens.len() > MAX_SENTENCE_TOKENS);
+        n_truncated += usize::from(tokens.len() > max_tokens);
         data.push(LabeledSentence {
-            sentence: Sentence::new(system, vocabulary, &tokens),
+            sentence: Sentence::new(system, vocabulary, &tokens, max_tokens),
             label: label.0,
         });
     }

@@ -10,6 +10,7 @@
 //! never pairs a manifest with weights it does not describe.
 
 use super::settings::TrainingSettings;
+use crate::limits::{Limit, ReadLimits};
 use crate::text::read_capped;
 use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
@@ -24,11 +25,6 @@ pub const FORMAT_VERSION: u32 = 2;
 pub const MANIFEST_FILE: &str = "manifest.json";
 /// The weights' file name inside a checkpoint folder.
 pub const WEIGHTS_FILE: &str = "weights.safetensors";
-/// The largest manifest read, in bytes: 256 MiB (the vocabulary it lists grows with the
-/// corpora, which are capped at 2 GiB).
-pub const MAX_MANIFEST_BYTES: u64 = 256 << 20;
-/// The largest weights file read, in bytes: 16 GiB, whatever the manifest says.
-pub const MAX_WEIGHTS_BYTES: u64 = 16 << 30;
 /// Room in the weights' safetensors header for its own fields.
 const HEADER_BYTES: u64 = 4096;
 /// Room in the weights' safetensors header per tensor, beside the tensor's name.
@@ -238,12 +234,17 @@ pub fn save(
 
 /// Reads a checkpoint's manifest and tensors, verifying the format version and the weights'
 /// hash and shapes. Whether the rules file is still the same is [`check_rules`]'s job.
+/// The manifest is read up to `limits.max_manifest_bytes`; the weights up to the size the
+/// manifest's shapes give them, if that is within `limits.max_weights_bytes`.
 pub fn load(
     dir: &Path,
     device: &Device,
+    limits: &ReadLimits,
 ) -> Result<(Manifest, HashMap<String, Tensor>), CheckpointError> {
     let manifest_path = dir.join(MANIFEST_FILE);
-    let text = read_capped(&manifest_path, MAX_MANIFEST_BYTES).map_err(io(&manifest_path))?;
+    let text = limits
+        .read(Limit::Manifest, &manifest_path)
+        .map_err(io(&manifest_path))?;
     let version: serde_json::Value =
         serde_json::from_slice(&text).map_err(|error| CheckpointError::Manifest {
             path: manifest_path.clone(),
@@ -275,11 +276,14 @@ pub fn load(
         message,
     };
     // The manifest's shapes say how large the weights are: nothing larger is read.
-    let limit = weights_size_limit(&manifest.tensors).ok_or_else(|| {
-        corrupt(format!(
-            "the manifest's tensor shapes add up to more than {MAX_WEIGHTS_BYTES} bytes"
-        ))
-    })?;
+    let limit = weights_size(&manifest.tensors)
+        .filter(|&size| size <= limits.of(Limit::Weights).0)
+        .ok_or_else(|| {
+            corrupt(format!(
+                "the manifest's tensor shapes ask for weights {}",
+                limits.too_large(Limit::Weights)
+            ))
+        })?;
     let bytes = read_capped(&weights, limit).map_err(|error| {
         if error.kind() == std::io::ErrorKind::FileTooLarge {
             corrupt(format!(
@@ -334,8 +338,8 @@ pub fn load(
 
 /// The most bytes a weights file with these tensor shapes can take: their f32 values plus
 /// the safetensors header (8 bytes, then JSON of at most [`HEADER_BYTES_PER_TENSOR`] per
-/// tensor and [`HEADER_BYTES`] more); `None` past [`MAX_WEIGHTS_BYTES`].
-fn weights_size_limit(shapes: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
+/// tensor and [`HEADER_BYTES`] more); `None` past `u64`.
+fn weights_size(shapes: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
     let mut total = 8 + HEADER_BYTES;
     for (name, shape) in shapes {
         let values = shape
@@ -345,7 +349,7 @@ fn weights_size_limit(shapes: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
             .checked_add(values.checked_mul(4)?)?
             .checked_add(HEADER_BYTES_PER_TENSOR + name.len() as u64)?;
     }
-    (total <= MAX_WEIGHTS_BYTES).then_some(total)
+    Some(total)
 }
 
 /// Refuses a checkpoint whose rules file's bytes no longer hash to the recorded value.

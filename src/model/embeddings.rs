@@ -9,17 +9,12 @@
 //! the vector of unknown words (index 0), as in the reference code. A malformed line is an
 //! error naming the file, line and column; reading never panics.
 
+use crate::limits::{Limit, ReadLimits};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-
-/// The largest word-vector file read, in bytes: 16 GiB (GloVe 840B 300d has 5.6 GB).
-pub const MAX_VECTORS_FILE_BYTES: u64 = 16 << 30;
-/// The longest line of a word-vector file, in bytes: 64 KiB (a 300-dimensional vector
-/// takes about 3 KB).
-pub const MAX_VECTORS_LINE_BYTES: u64 = 64 << 10;
 
 /// Why an embeddings file could not be used.
 #[derive(Debug)]
@@ -166,10 +161,13 @@ pub struct WordVectors {
     pub sha256: String,
 }
 
-/// Reads the vectors of `vocabulary`'s words (and of their pieces) from `source`.
+/// Reads the vectors of `vocabulary`'s words (and of their pieces) from `source`; a file
+/// is read up to `limits.max_vectors_bytes`, each line up to `limits.max_vectors_line_bytes`
+/// (GloVe 840B 300d has 5.6 GB, and a 300-dimensional vector takes about 3 KB a line).
 pub fn read_vectors(
     source: VectorSource<'_>,
     vocabulary: &Vocabulary,
+    limits: &ReadLimits,
 ) -> Result<WordVectors, EmbeddingsError> {
     let mut collector = Collector::new(vocabulary);
     let sha256 = match source {
@@ -177,7 +175,7 @@ pub fn read_vectors(
             read_bundled(&mut collector)?;
             bundled_sha256().to_string()
         }
-        VectorSource::Glove(path) => read_glove_file(path, &mut collector)?,
+        VectorSource::Glove(path) => read_glove_file(path, &mut collector, limits)?,
     };
     let path = match source {
         VectorSource::Bundled => PathBuf::from(BUNDLED_NAME),
@@ -187,8 +185,12 @@ pub fn read_vectors(
 }
 
 /// Reads the vectors of `vocabulary`'s words from a GloVe text file.
-pub fn read_glove(path: &Path, vocabulary: &Vocabulary) -> Result<WordVectors, EmbeddingsError> {
-    read_vectors(VectorSource::Glove(path), vocabulary)
+pub fn read_glove(
+    path: &Path,
+    vocabulary: &Vocabulary,
+    limits: &ReadLimits,
+) -> Result<WordVectors, EmbeddingsError> {
+    read_vectors(VectorSource::Glove(path), vocabulary, limits)
 }
 
 /// The SHA-256 of [`BUNDLED`], computed once.
@@ -327,13 +329,18 @@ fn read_bundled(collector: &mut Collector) -> Result<(), EmbeddingsError> {
 }
 
 /// Feeds a GloVe text file to `collector`; returns the file's SHA-256.
-fn read_glove_file(path: &Path, collector: &mut Collector) -> Result<String, EmbeddingsError> {
+fn read_glove_file(
+    path: &Path,
+    collector: &mut Collector,
+    limits: &ReadLimits,
+) -> Result<String, EmbeddingsError> {
+    let (max_file, max_line) = (limits.of(Limit::Vectors).0, limits.of(Limit::VectorsLine).0);
     let io = |error| EmbeddingsError::Io {
         path: path.to_path_buf(),
         error,
     };
     let file = std::fs::File::open(path).map_err(io)?;
-    let mut reader = BufReader::new(file.take(MAX_VECTORS_FILE_BYTES + 1));
+    let mut reader = BufReader::new(file.take(max_file.saturating_add(1)));
     let mut hasher = Sha256::new();
     let mut bytes = Vec::new();
     let mut vector = Vec::new();
@@ -341,7 +348,7 @@ fn read_glove_file(path: &Path, collector: &mut Collector) -> Result<String, Emb
     for line_number in 1.. {
         bytes.clear();
         let n = (&mut reader)
-            .take(MAX_VECTORS_LINE_BYTES + 1)
+            .take(max_line.saturating_add(1))
             .read_until(b'\n', &mut bytes)
             .map_err(io)?;
         if n == 0 {
@@ -355,17 +362,11 @@ fn read_glove_file(path: &Path, collector: &mut Collector) -> Result<String, Emb
             column,
             message,
         };
-        if read > MAX_VECTORS_FILE_BYTES {
-            return Err(malformed(
-                1,
-                format!("the file passes the limit of {MAX_VECTORS_FILE_BYTES} bytes"),
-            ));
+        if read > max_file {
+            return Err(malformed(1, limits.too_large(Limit::Vectors)));
         }
-        if n as u64 > MAX_VECTORS_LINE_BYTES {
-            return Err(malformed(
-                1,
-                format!("a line longer than the limit of {MAX_VECTORS_LINE_BYTES} bytes"),
-            ));
+        if n as u64 > max_line {
+            return Err(malformed(1, limits.too_large(Limit::VectorsLine)));
         }
         let Ok(line) = std::str::from_utf8(&bytes) else {
             return Err(malformed(1, "invalid UTF-8".to_string()));
@@ -412,7 +413,8 @@ mod tests {
     #[test]
     fn the_bundled_table_reads_and_backs_off_as_a_file_would() {
         let vocabulary = Vocabulary::new(["the", "can't", "qwxzv"]);
-        let vectors = read_vectors(VectorSource::Bundled, &vocabulary).unwrap();
+        let vectors =
+            read_vectors(VectorSource::Bundled, &vocabulary, &ReadLimits::DEFAULT).unwrap();
         assert_eq!(vectors.dim, 50);
         assert_eq!((vectors.n_found, vectors.n_backed_off), (1, 1));
         // GloVe's `the` starts 0.418 0.24968 (float16 rounds within 1e-3 here).

@@ -697,8 +697,14 @@ mod tests {
             "",
             "a b c d e f free",
         ];
-        let batch =
-            Batch::from_texts(&system, Some(&words.vocabulary), &texts, &Device::Cpu).unwrap();
+        let batch = Batch::from_texts(
+            &system,
+            Some(&words.vocabulary),
+            &texts,
+            crate::model::TrainingSettings::DEFAULT.max_sentence_tokens,
+            &Device::Cpu,
+        )
+        .unwrap();
         (net, batch)
     }
 

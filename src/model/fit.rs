@@ -27,6 +27,7 @@ use super::train::{EpochReport, LabeledSentence, TrainError, TrainReport, evenly
 use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
 use crate::corpus::Example;
+use crate::limits::{Limit, ReadLimits};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
 use candle_core::{Device, Tensor};
@@ -55,7 +56,7 @@ pub enum FitEvent<'a> {
     /// A reversed pattern passed the state cap; the backward direction ignores it.
     ReversedTooLarge { pattern: &'a str },
     /// The data training will use, and how many of its sentences are longer than the
-    /// network reads ([`MAX_SENTENCE_TOKENS`](super::MAX_SENTENCE_TOKENS)).
+    /// network reads (the setting `max_sentence_tokens`).
     Data {
         n_train: usize,
         n_dev: usize,
@@ -138,24 +139,32 @@ impl Fitted {
 
 /// Compiles `rules` to the network `settings` ask for and trains it on `train_examples`,
 /// stopping early on `dev_examples`. Examples whose label the rules do not know are left out.
+/// A word-vectors file is read within `limits`.
 pub fn fit(
     rules: &RulesFile,
     train_examples: &[Example],
     dev_examples: &[Example],
     settings: &TrainingSettings,
+    limits: &ReadLimits,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Fitted, FitError> {
     check(rules, settings)?;
     let device = settings.device.open().map_err(FitError::Config)?;
-    let words = word_input(&rules.system, train_examples, dev_examples, settings)?;
+    let words = word_input(
+        &rules.system,
+        train_examples,
+        dev_examples,
+        settings,
+        limits,
+    )?;
     let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
     let (train_data, dev_data, n_truncated) = training_data(
         &rules.system,
         vocabulary,
         train_examples,
         dev_examples,
-        settings.fraction,
+        settings,
     )?;
     let built = build(
         rules,
@@ -226,13 +235,14 @@ fn word_input(
     train_examples: &[Example],
     dev_examples: &[Example],
     settings: &TrainingSettings,
+    limits: &ReadLimits,
 ) -> Result<Option<(WordInput, EmbeddingsIdentity)>, FitError> {
     if settings.beta >= 1.0 {
         return Ok(None);
     }
     let vocabulary = vocabulary(system, [train_examples, dev_examples]);
     let source = VectorSource::of(settings.embeddings.as_deref());
-    let vectors = read_vectors(source, &vocabulary).map_err(FitError::Embeddings)?;
+    let vectors = read_vectors(source, &vocabulary, limits).map_err(FitError::Embeddings)?;
     let identity = EmbeddingsIdentity {
         source: match source {
             VectorSource::Glove(path) => std::path::absolute(path)
@@ -262,10 +272,12 @@ fn training_data(
     vocabulary: Option<&Vocabulary>,
     train_examples: &[Example],
     dev_examples: &[Example],
-    fraction: f64,
+    settings: &TrainingSettings,
 ) -> Result<(Vec<LabeledSentence>, Vec<LabeledSentence>, usize), FitError> {
-    let (all_train, train_truncated) = labeled(system, vocabulary, train_examples);
-    let (all_dev, dev_truncated) = labeled(system, vocabulary, dev_examples);
+    let max_tokens = settings.max_sentence_tokens;
+    let (all_train, train_truncated) = labeled(system, vocabulary, train_examples, max_tokens);
+    let (all_dev, dev_truncated) = labeled(system, vocabulary, dev_examples, max_tokens);
+    let fraction = settings.fraction;
     let pick = |data: &[LabeledSentence], indices: Vec<usize>| -> Vec<LabeledSentence> {
         indices.into_iter().map(|i| data[i].clone()).collect()
     };
@@ -431,16 +443,15 @@ pub fn load_model(
     model_dir: &Path,
     zero_shot: bool,
     device: &Device,
+    limits: &ReadLimits,
 ) -> Result<LoadedModel, CheckpointError> {
-    let (manifest, tensors) = checkpoint::load(model_dir, device)?;
-    let rules_bytes = crate::text::read_capped(
-        &manifest.rules.path,
-        crate::rules_file::MAX_RULES_FILE_BYTES as u64,
-    )
-    .map_err(|error| CheckpointError::Io {
-        path: manifest.rules.path.clone(),
-        error,
-    })?;
+    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
+    let rules_bytes = limits
+        .read(Limit::Rules, &manifest.rules.path)
+        .map_err(|error| CheckpointError::Io {
+            path: manifest.rules.path.clone(),
+            error,
+        })?;
     assemble(model_dir, manifest, tensors, &rules_bytes, zero_shot)
 }
 
@@ -451,8 +462,9 @@ pub fn load_model_for(
     rules_bytes: &[u8],
     zero_shot: bool,
     device: &Device,
+    limits: &ReadLimits,
 ) -> Result<LoadedModel, CheckpointError> {
-    let (manifest, tensors) = checkpoint::load(model_dir, device)?;
+    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
     assemble(model_dir, manifest, tensors, rules_bytes, zero_shot)
 }
 

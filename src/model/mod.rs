@@ -23,7 +23,7 @@ mod train;
 mod viterbi;
 mod weighted;
 
-pub use batch::{Batch, MAX_SENTENCE_TOKENS, Sentence};
+pub use batch::{Batch, Sentence};
 pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use build::{MAX_EXACT_RANK, decomposition, labeled, vocabulary};
 pub use decompose::{AlsConfig, Decomposition, Method};
@@ -42,7 +42,8 @@ pub use network::Network;
 pub use rng::SplitMix64;
 pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores};
 pub use settings::{
-    DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, ModelKind, Scoring, TrainingSettings,
+    DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind, Scoring,
+    TrainingSettings,
 };
 pub use train::{
     EpochReport, LabeledSentence, TrainError, TrainReport, accuracy, evenly_spaced, predict, train,

@@ -23,7 +23,7 @@
 //! state equals the one the whole sentence had at that point.
 
 use super::aggregation::Aggregation;
-use super::batch::{MAX_SENTENCE_TOKENS, Sentence};
+use super::batch::Sentence;
 use super::embeddings::Vocabulary;
 use super::fa_rnn::{FaRnn, STATE_BOUND};
 use super::gates::GATE_SLOPE;
@@ -274,6 +274,8 @@ pub struct Scorer {
     alphabet: Alphabet,
     vocabulary: Option<Vocabulary>,
     directions: Vec<Direction>,
+    /// The most tokens of a text read (the training setting `max_sentence_tokens`).
+    max_tokens: usize,
 }
 
 fn plain(tensor: &Tensor) -> Result<Vec<f32>> {
@@ -627,11 +629,12 @@ impl Work {
 impl Scorer {
     /// A scorer computing what `net` computes. `system` is the rule system the network was
     /// built from (its alphabet turns tokens into symbols) and `vocabulary` the network's,
-    /// with word embeddings.
+    /// with word embeddings; a text is read up to its first `max_tokens` tokens.
     pub fn new(
         net: &dyn Network,
         system: &RuleSystem,
         vocabulary: Option<&Vocabulary>,
+        max_tokens: usize,
     ) -> Result<Scorer> {
         let directions = net
             .directions()
@@ -651,6 +654,7 @@ impl Scorer {
             alphabet: system.alphabet().clone(),
             vocabulary: vocabulary.cloned(),
             directions,
+            max_tokens,
         })
     }
 
@@ -761,7 +765,7 @@ impl Scorer {
         tokens.tokenize(text);
         tokens
             .iter()
-            .take(MAX_SENTENCE_TOKENS)
+            .take(self.max_tokens)
             .map(|token| {
                 let word = self.vocabulary.as_ref().map_or(0, |v| v.id(token.text));
                 (self.alphabet.symbol(token).index(), word as usize)

@@ -3,6 +3,7 @@
 //! through [`read_corpus`].
 
 use crate::corpus::{self, CorpusFile, Format, ReadError};
+use crate::limits::ReadLimits;
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
 use std::collections::BTreeMap;
@@ -71,6 +72,7 @@ pub enum CorpusOrigin {
 pub fn read_corpus(
     path: &Path,
     open: &[OpenCorpus],
+    limits: &ReadLimits,
 ) -> Result<(CorpusFile, CorpusOrigin), ReadError> {
     match open.iter().find(|o| same_file(&o.path, path)) {
         Some(buffer) => Ok((
@@ -84,7 +86,7 @@ pub fn read_corpus(
             ),
             CorpusOrigin::Buffer,
         )),
-        None => corpus::read_file(path).map(|file| (file, CorpusOrigin::Disk)),
+        None => corpus::read_file(path, limits).map(|file| (file, CorpusOrigin::Disk)),
     }
 }
 
@@ -100,7 +102,7 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// The first rules file (by name) in `corpus`'s folder or its parent whose `corpus`
 /// bindings name `corpus`, analyzed: how the server finds the rules of a corpus opened
 /// before them.
-pub fn find_rules_binding(corpus: &Path) -> Option<(PathBuf, RulesFile)> {
+pub fn find_rules_binding(corpus: &Path, limits: &ReadLimits) -> Option<(PathBuf, RulesFile)> {
     let folder = corpus.parent()?;
     for dir in [Some(folder), folder.parent()].into_iter().flatten() {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -112,7 +114,7 @@ pub fn find_rules_binding(corpus: &Path) -> Option<(PathBuf, RulesFile)> {
             .collect();
         candidates.sort();
         for path in candidates {
-            let Ok(rules) = RulesFile::read(&path, &Default::default()) else {
+            let Ok(rules) = RulesFile::read(&path, &Default::default(), limits) else {
                 continue;
             };
             let binds =

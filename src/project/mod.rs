@@ -16,6 +16,6 @@ pub use bindings::{
 };
 pub use cache::{cache_key, checkpoint_dir, default_cache_root};
 pub use save::{
-    CorpusReport, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork, analyze_save,
-    load_network, network_plan, train_network,
+    CorpusReport, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
+    analyze_save, load_network, network_plan, train_network,
 };

@@ -10,6 +10,7 @@ use crate::ide::{
     Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, WordFrequencies, analyze,
     corpus_findings,
 };
+use crate::limits::ReadLimits;
 use crate::model::{DeviceKind, FitEvent, TrainingSettings, fit, load_model_for};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
@@ -37,15 +38,25 @@ pub struct SavedAnalysis {
     pub corpora: Vec<CorpusReport>,
 }
 
+/// Where a save's corpora come from.
+#[derive(Debug, Clone, Copy)]
+pub struct CorpusSources<'a> {
+    /// The server's bindings for the rules file, beside its own `corpus` lines.
+    pub extra: Option<&'a BTreeMap<String, PathBuf>>,
+    /// Corpus buffers open in the editor, read instead of their files.
+    pub open: &'a [OpenCorpus],
+    /// How much of a file on disk is read.
+    pub limits: &'a ReadLimits,
+}
+
 /// Analyzes the rules text `text` of the rules at `key` (a file when `on_disk`) and runs it
-/// on every corpus it binds (with `extra`, the server's bindings for it), reading each from
-/// `open` or disk; `cancelled` is polled every 1,024 corpus lines.
+/// on every corpus it binds, found and read as `sources` say; `cancelled` is polled every
+/// 1,024 corpus lines.
 pub fn analyze_save(
     key: &Path,
     on_disk: bool,
     text: &str,
-    extra: Option<&BTreeMap<String, PathBuf>>,
-    open: &[OpenCorpus],
+    sources: CorpusSources<'_>,
     findings: &FindingsConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<SavedAnalysis, Cancelled> {
@@ -56,8 +67,8 @@ pub fn analyze_save(
     );
     let mut reports = Vec::new();
     let mut corpora = Vec::new();
-    for binding in bindings(&rules, key, on_disk, extra) {
-        let read = read_corpus(&binding.path, open);
+    for binding in bindings(&rules, key, on_disk, sources.extra) {
+        let read = read_corpus(&binding.path, sources.open, sources.limits);
         reports.push(CorpusReport {
             name: binding.name.clone(),
             path: binding.path,
@@ -147,10 +158,11 @@ pub fn load_network(
     rules_text: &str,
     analysis: &RulesAnalysis,
     reconstruct: &ReconstructConfig,
+    limits: &ReadLimits,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainedModel, String> {
     let device = DeviceKind::Cpu.open()?;
-    let loaded = load_model_for(dir, rules_text.as_bytes(), false, &device)
+    let loaded = load_model_for(dir, rules_text.as_bytes(), false, &device, limits)
         .map_err(|error| error.to_string())?;
     TrainedModel::new(
         loaded.manifest,
@@ -178,6 +190,7 @@ pub fn train_network(
     dir: &Path,
     analysis: &RulesAnalysis,
     settings: &TrainingSettings,
+    limits: &ReadLimits,
     reconstruct: &ReconstructConfig,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
@@ -190,6 +203,7 @@ pub fn train_network(
         &train.file.examples,
         &dev.file.examples,
         settings,
+        limits,
         on_event,
         cancelled,
     )

@@ -78,7 +78,8 @@ fn bound_corpora(snapshot: &Snapshot, key: &std::path::Path) -> Vec<BoundCorpus>
         .bindings(key)
         .into_iter()
         .filter_map(|binding| {
-            let (file, origin) = read_corpus(&binding.path, &open).ok()?;
+            let (file, origin) =
+                read_corpus(&binding.path, &open, &snapshot.settings.limits).ok()?;
             let (uri, version) = match (origin, snapshot.document_at(&binding.path)) {
                 (CorpusOrigin::Buffer, Some((uri, document))) => {
                     (uri.parse().ok(), Some(document.version))
