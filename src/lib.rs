@@ -18,5 +18,6 @@ pub mod lsp;
 pub mod model;
 pub mod project;
 pub mod rules_file;
+pub mod suggest;
 pub mod syntax;
 pub mod text;

@@ -590,3 +590,53 @@ fn reading_back_the_backward_direction_needs_a_bidirectional_model() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("needs a bidirectional model"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn suggest_lists_measured_edits_and_its_rules_pass_check_beside_the_original() {
+    let listed = rulelens(&["suggest", "tests/data/train/tiny.rules", "--format", "json"]);
+    assert_eq!(listed.status.code(), Some(0));
+    let listed = json(&listed);
+    let first = &listed["suggestions"][0];
+    assert_eq!(first["source"], "induction");
+    assert_eq!(first["edit"]["kind"], "add-rule");
+    assert_eq!(first["edit"]["regex"], "$* claim $*");
+    assert!(percent(&first["evidence"]["dev_after"]) > percent(&first["evidence"]["dev_before"]));
+    // The rules with the suggestions applied, written beside the original: `check` reads
+    // them, their corpus bindings included, and finds the dev accuracy `suggest` reported.
+    let refined = rulelens(&[
+        "suggest",
+        "tests/data/train/tiny.rules",
+        "--format",
+        "rules",
+    ]);
+    assert_eq!(refined.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&refined.stderr).to_string();
+    assert!(
+        said.contains("2 edits applied; dev accuracy 76.67% → 90.00%"),
+        "{said}"
+    );
+    let dir = std::env::temp_dir().join(format!("rulelens-suggest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/train");
+    for name in ["train.tsv", "dev.tsv"] {
+        std::fs::copy(root.join(name), dir.join(name)).unwrap();
+    }
+    let path = dir.join("tiny.suggested.rules");
+    std::fs::write(&path, &refined.stdout).unwrap();
+    let checked = rulelens(&["check", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(
+        checked.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&checked.stdout)
+    );
+    let checked = json(&checked);
+    let dev = checked["corpora"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|corpus| corpus["corpus"] == "dev")
+        .expect("the dev binding is read");
+    assert_eq!(percent(&dev["accuracy"]), 90.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

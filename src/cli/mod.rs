@@ -6,5 +6,6 @@ pub mod eval;
 mod files;
 pub mod predict;
 pub mod reconstruct;
+pub mod suggest;
 mod table;
 pub mod train;

@@ -1,0 +1,429 @@
+//! Suggested edits of a rules file, each with its evidence measured exactly by the rule
+//! system: `rulelens suggest`, and later the editor's refinements.
+//!
+//! Producers propose candidates (a rule for a label, as a regex) with an estimate of what
+//! they do to the train lines ([`Estimate`], computed from each line's standing without
+//! classifying again); the engine measures the best of them exactly, by rewriting the rules
+//! text, analyzing it as `rulelens check` would and classifying the train and dev lines
+//! ([`Evidence`]). A new source of suggestions is one new producer: today, rule induction
+//! from the misclassified lines ([`induce`]), and the removal of rules that are wrong more
+//! often than the precision floor allows ([`narrowings`]).
+//!
+//! [`suggest`] lists suggestions against the rules as they are; [`refine`] applies them one
+//! at a time, greedily, each only when it raises dev accuracy.
+
+mod edit;
+pub mod induce;
+pub mod lines;
+
+pub use edit::insert_rule;
+use lines::{Lines, Standing};
+
+use crate::automata::CompileConfig;
+use crate::corpus::Example;
+use crate::rules_file::RulesFile;
+use crate::text::SourceText;
+use serde::Serialize;
+
+/// Where a suggestion comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// Rule induction from the misclassified train lines.
+    Induction,
+    /// A rule of the file narrowed; today, to nothing: removed.
+    Narrowing,
+}
+
+/// An edit of the rules file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Edit {
+    /// A new rule `LABEL: REGEX`, after the label's last rule (no label's priority moves).
+    AddRule { label: String, regex: String },
+    /// The rule `LABEL: REGEX` on 1-based line `line` removed, with its line.
+    RemoveRule {
+        label: String,
+        regex: String,
+        line: u32,
+    },
+}
+
+impl Edit {
+    /// The edit in a few words: `add `spam: $* txt $*``, `remove line 61 `desc: …``.
+    pub fn describe(&self) -> String {
+        match self {
+            Edit::AddRule { label, regex } => format!("add `{label}: {regex}`"),
+            Edit::RemoveRule { label, regex, line } => {
+                format!("remove line {line} `{label}: {regex}`")
+            }
+        }
+    }
+
+    /// The rules text after the edit; `None` when the rule to remove is not there.
+    fn apply(&self, file: &RulesFile) -> Option<String> {
+        match self {
+            Edit::AddRule { label, regex } => {
+                Some(insert_rule(file, label, &format!("{label}: {regex}")))
+            }
+            Edit::RemoveRule { line, .. } => {
+                let def = file
+                    .rules
+                    .patterns
+                    .iter()
+                    .find(|def| def.anonymous && def.line == *line)?;
+                let text = &file.source.text;
+                let start = usize::from(def.range.start());
+                let end = usize::from(def.range.end());
+                let start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+                let end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+                Some(format!("{}{}", &text[..start], &text[end..]))
+            }
+        }
+    }
+}
+
+/// The floors a candidate must pass, and how many are measured exactly: `rulelens
+/// suggest`'s flags.
+#[derive(Debug, Clone, Copy, PartialEq, clap::Args)]
+pub struct SuggestConfig {
+    /// The least share of a new rule's train matches that have its label; a rule of the file
+    /// below it is offered for removal.
+    #[arg(long, value_name = "P", default_value_t = SuggestConfig::DEFAULT.min_precision)]
+    pub min_precision: f64,
+    /// The fewest train lines a new rule must fix.
+    #[arg(long, value_name = "N", default_value_t = SuggestConfig::DEFAULT.min_fixed)]
+    pub min_fixed: usize,
+    /// The most candidate rules per label counted over the whole train corpus.
+    #[arg(long, value_name = "N", default_value_t = SuggestConfig::DEFAULT.max_shapes_per_label)]
+    pub max_shapes_per_label: usize,
+    /// The most induced rules measured exactly per round, best estimate first.
+    #[arg(long, value_name = "N", default_value_t = SuggestConfig::DEFAULT.max_measured)]
+    pub max_measured: usize,
+}
+
+impl SuggestConfig {
+    /// Every default (`docs/results.md` has the sweep on the SMS and TREC dev sets).
+    pub const DEFAULT: SuggestConfig = SuggestConfig {
+        min_precision: 0.9,
+        min_fixed: 3,
+        max_shapes_per_label: 400,
+        max_measured: 20,
+    };
+}
+
+impl Default for SuggestConfig {
+    fn default() -> SuggestConfig {
+        SuggestConfig::DEFAULT
+    }
+}
+
+/// What a candidate does to the train lines, as estimated from their standing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Estimate {
+    /// Train lines the rule matches.
+    pub matches: usize,
+    /// Of them, lines with the rule's label.
+    pub correct_matches: usize,
+    /// Train lines it makes right.
+    pub fixed: usize,
+    /// Train lines it makes wrong.
+    pub broken: usize,
+}
+
+impl Estimate {
+    /// Share of its matches with its label (0 without matches).
+    pub fn precision(&self) -> f64 {
+        self.correct_matches as f64 / self.matches.max(1) as f64
+    }
+
+    /// Lines fixed less lines broken.
+    pub fn gain(&self) -> isize {
+        self.fixed as isize - self.broken as isize
+    }
+}
+
+/// A proposed edit, before it is measured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub source: Source,
+    pub edit: Edit,
+    /// What it does to the train lines, where the producer estimated it.
+    pub estimate: Option<Estimate>,
+}
+
+/// What an edit does, measured by the rule system.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Train lines the rule added or removed matches, and the share of them with its label.
+    pub train_matches: usize,
+    pub train_precision: f64,
+    /// Train lines the edit makes right, and makes wrong.
+    pub fixed: usize,
+    pub broken: usize,
+    /// The rule system's dev accuracy before and after the edit.
+    pub dev_before: f64,
+    pub dev_after: f64,
+}
+
+impl Evidence {
+    /// Dev accuracy gained, in points.
+    pub fn dev_gain(&self) -> f64 {
+        100.0 * (self.dev_after - self.dev_before)
+    }
+
+    /// Train lines fixed less lines broken.
+    pub fn train_gain(&self) -> isize {
+        self.fixed as isize - self.broken as isize
+    }
+}
+
+/// A measured edit of the rules file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Suggestion {
+    pub source: Source,
+    pub edit: Edit,
+    pub evidence: Evidence,
+    /// The whole rules text after the edit.
+    #[serde(skip)]
+    pub new_text: String,
+}
+
+/// The labeled corpora suggestions are made from and validated on.
+pub struct Corpora<'a> {
+    pub train: &'a [Example],
+    pub dev: &'a [Example],
+}
+
+/// The rules as they stand, with their lines read and classified.
+struct State<'a> {
+    file: RulesFile,
+    train: &'a Lines,
+    dev: &'a Lines,
+    train_standing: Standing,
+    dev_standing: Standing,
+}
+
+impl<'a> State<'a> {
+    fn new(file: RulesFile, train: &'a Lines, dev: &'a Lines) -> State<'a> {
+        let train_standing = Standing::new(&file.system, train);
+        let dev_standing = Standing::new(&file.system, dev);
+        State {
+            file,
+            train,
+            dev,
+            train_standing,
+            dev_standing,
+        }
+    }
+
+    /// The candidates worth measuring: the induced rules with the best estimates (at most
+    /// `max_measured`), and every narrowing.
+    fn candidates(&self, config: &SuggestConfig) -> Vec<Candidate> {
+        let mut induced = induce::induce(self.train, &self.train_standing, config);
+        let key = |c: &Candidate| {
+            let estimate = c.estimate.unwrap_or_default();
+            (estimate.gain(), estimate.precision())
+        };
+        induced.sort_by(|a, b| {
+            let (gain_a, precision_a) = key(a);
+            let (gain_b, precision_b) = key(b);
+            gain_b
+                .cmp(&gain_a)
+                .then(precision_b.total_cmp(&precision_a))
+                .then(a.edit.describe().len().cmp(&b.edit.describe().len()))
+                .then(a.edit.describe().cmp(&b.edit.describe()))
+        });
+        induced.truncate(config.max_measured);
+        induced.extend(narrowings(&self.file, &self.train_standing, config));
+        induced
+    }
+
+    /// The candidate applied and measured; `None` when the edited rules have errors, the
+    /// rule changes nothing on train, or (with `dev_must_rise`) dev accuracy does not rise,
+    /// which is found before the train lines are classified.
+    fn measure(
+        &self,
+        candidate: &Candidate,
+        dev_must_rise: bool,
+    ) -> Option<(Suggestion, State<'a>)> {
+        let new_text = candidate.edit.apply(&self.file)?;
+        let edited = RulesFile::analyze(
+            SourceText::from_bytes(new_text.as_bytes()),
+            self.file.path.as_deref(),
+            &CompileConfig::default(),
+        );
+        if edited.has_errors() {
+            return None;
+        }
+        let dev_standing = Standing::new(&edited.system, self.dev);
+        if dev_must_rise && dev_standing.accuracy() <= self.dev_standing.accuracy() {
+            return None;
+        }
+        let (train_matches, correct_matches) = self.rule_matches(&candidate.edit)?;
+        let next = State {
+            train_standing: Standing::new(&edited.system, self.train),
+            dev_standing,
+            file: edited,
+            train: self.train,
+            dev: self.dev,
+        };
+        let count = |before: bool, after: bool| {
+            self.train_standing
+                .correct
+                .iter()
+                .zip(&next.train_standing.correct)
+                .filter(|&(&b, &a)| b == before && a == after)
+                .count()
+        };
+        let evidence = Evidence {
+            train_matches,
+            train_precision: correct_matches as f64 / train_matches.max(1) as f64,
+            fixed: count(false, true),
+            broken: count(true, false),
+            dev_before: self.dev_standing.accuracy(),
+            dev_after: next.dev_standing.accuracy(),
+        };
+        if evidence.fixed == 0 && evidence.broken == 0 {
+            return None;
+        }
+        let suggestion = Suggestion {
+            source: candidate.source,
+            edit: candidate.edit.clone(),
+            evidence,
+            new_text,
+        };
+        Some((suggestion, next))
+    }
+
+    /// The train lines the rule an edit adds or removes matches, and how many of them have
+    /// its label, by the rule system; `None` when the rule does not compile.
+    fn rule_matches(&self, edit: &Edit) -> Option<(usize, usize)> {
+        let (Edit::AddRule { label, regex } | Edit::RemoveRule { label, regex, .. }) = edit;
+        let alone = RulesFile::analyze(
+            SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
+            None,
+            &CompileConfig::default(),
+        );
+        if alone.has_errors() {
+            return None;
+        }
+        let gold = self.train.label(label);
+        let mut counts = (0, 0);
+        for (line, text) in self.train.texts.iter().enumerate() {
+            if alone.system.classify(text).matched.first() == Some(&true) {
+                counts.0 += 1;
+                counts.1 += usize::from(Some(self.train.gold[line]) == gold);
+            }
+        }
+        Some(counts)
+    }
+}
+
+/// Narrowings: each rule `LABEL: REGEX` whose train precision is under the floor and that
+/// wins some line wrongly, removed; at most `max_measured`, the most wrong wins first.
+fn narrowings(file: &RulesFile, standing: &Standing, config: &SuggestConfig) -> Vec<Candidate> {
+    let text = &file.source.text;
+    let mut imprecise: Vec<_> = file
+        .rules
+        .patterns
+        .iter()
+        .zip(&standing.patterns)
+        .filter(|&(def, pattern)| {
+            def.anonymous
+                && pattern.wrong_wins > 0
+                && (pattern.correct_matches as f64) < config.min_precision * pattern.matches as f64
+        })
+        .collect();
+    imprecise.sort_by_key(|(def, pattern)| (std::cmp::Reverse(pattern.wrong_wins), def.line));
+    imprecise.truncate(config.max_measured);
+    imprecise
+        .into_iter()
+        .filter_map(|(def, _)| {
+            let label = file.rules.labels.get(def.labels.first()?.index())?;
+            let regex =
+                text.get(usize::from(def.regex.range.start())..usize::from(def.regex.range.end()))?;
+            Some(Candidate {
+                source: Source::Narrowing,
+                edit: Edit::RemoveRule {
+                    label: label.name.clone(),
+                    regex: regex.to_string(),
+                    line: def.line,
+                },
+                estimate: None,
+            })
+        })
+        .collect()
+}
+
+/// Suggestions for `file` as it is, measured on `corpora`, the largest dev gain first (then
+/// the largest train gain).
+pub fn suggest(file: &RulesFile, corpora: &Corpora, config: &SuggestConfig) -> Vec<Suggestion> {
+    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
+    let state = State::new(file.clone(), &train, &dev);
+    let mut suggestions: Vec<Suggestion> = state
+        .candidates(config)
+        .iter()
+        .filter_map(|candidate| {
+            state
+                .measure(candidate, false)
+                .map(|(suggestion, _)| suggestion)
+        })
+        .collect();
+    suggestions.sort_by(|a, b| {
+        let (a, b) = (&a.evidence, &b.evidence);
+        b.dev_after
+            .total_cmp(&a.dev_after)
+            .then(b.train_gain().cmp(&a.train_gain()))
+    });
+    suggestions
+}
+
+/// The rules after [`refine`], with the edits applied in order.
+#[derive(Debug, Clone)]
+pub struct Refined {
+    pub text: String,
+    pub applied: Vec<Suggestion>,
+}
+
+/// Applies suggestions greedily, at most `max_edits`: each round measures the candidates
+/// and applies, of those that raise dev accuracy and fix more train lines than they break,
+/// the one with the largest train gain; it stops when none qualifies.
+pub fn refine(
+    file: &RulesFile,
+    corpora: &Corpora,
+    config: &SuggestConfig,
+    max_edits: usize,
+) -> Refined {
+    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
+    let mut state = State::new(file.clone(), &train, &dev);
+    let mut applied = Vec::new();
+    while applied.len() < max_edits {
+        let candidates = state.candidates(config);
+        let next = candidates
+            .iter()
+            .filter_map(|candidate| state.measure(candidate, true))
+            .filter(|(suggestion, _)| {
+                let evidence = &suggestion.evidence;
+                evidence.dev_after > evidence.dev_before && evidence.train_gain() > 0
+            })
+            .max_by(|(a, _), (b, _)| {
+                let (a, b) = (&a.evidence, &b.evidence);
+                a.train_gain()
+                    .cmp(&b.train_gain())
+                    .then(a.dev_after.total_cmp(&b.dev_after))
+            });
+        let Some((suggestion, next)) = next else {
+            break;
+        };
+        applied.push(suggestion);
+        state = next;
+    }
+    Refined {
+        text: state.file.source.text.clone(),
+        applied,
+    }
+}
+
+#[cfg(test)]
+mod tests;
