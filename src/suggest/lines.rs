@@ -126,10 +126,6 @@ pub struct Standing {
     pub correct: Vec<bool>,
     /// The system's labels in priority order.
     pub ranks: Vec<String>,
-    /// The default label, if any.
-    pub default: Option<String>,
-    /// Per gold label index (of [`Lines::labels`]): its rank in the system, if it has one.
-    pub rank_of_gold: Vec<Option<usize>>,
     /// Per pattern of the system: what it matches.
     pub patterns: Vec<PatternStanding>,
 }
@@ -149,7 +145,6 @@ impl Standing {
     /// Classifies every line with `system`.
     pub fn new(system: &RuleSystem, lines: &Lines) -> Standing {
         let ranks = system.labels().to_vec();
-        let default = system.default_label().map(|id| ranks[id.index()].clone());
         let rank_of_gold: Vec<Option<usize>> = lines
             .labels
             .iter()
@@ -186,8 +181,6 @@ impl Standing {
             winner,
             correct,
             ranks,
-            default,
-            rank_of_gold,
             patterns,
         }
     }
