@@ -279,25 +279,9 @@ fn a_sentence_of_a_million_tokens_trains_in_bounded_memory() {
         epochs: 1,
         ..TrainingSettings::default()
     };
-    let mut truncated = None;
     // Batches were padded to the longest sentence: a 10 MB line asked for 42 GB.
-    let (fitted, peak) = peak_bytes_of(|| {
-        fit(
-            &rules,
-            &train,
-            &dev,
-            &settings,
-            &ReadLimits::DEFAULT,
-            &mut |event| {
-                if let rulelens::model::FitEvent::Data { n_truncated, .. } = event {
-                    truncated = Some(n_truncated);
-                }
-            },
-            &|| false,
-        )
-    });
-    fitted.unwrap();
-    assert_eq!(truncated, Some(1));
+    let (truncated, peak) = peak_bytes_of(|| truncated_sentences(&rules, &train, &dev, &settings));
+    assert_eq!(truncated, 1);
     assert!(peak < 512 * MB, "{} MB", peak / MB);
     // The setting moves the cut: a sentence of 2,000 tokens is read whole under 4,096.
     train.last_mut().unwrap().text = ["free", "cash"].repeat(1_000).join(" ");
@@ -305,12 +289,22 @@ fn a_sentence_of_a_million_tokens_trains_in_bounded_memory() {
         max_sentence_tokens: 4096,
         ..settings
     };
+    assert_eq!(truncated_sentences(&rules, &train, &dev, &raised), 0);
+}
+
+/// Trains, and says how many sentences the network read only in part.
+fn truncated_sentences(
+    rules: &RulesFile,
+    train: &[Example],
+    dev: &[Example],
+    settings: &TrainingSettings,
+) -> usize {
     let mut truncated = None;
     fit(
-        &rules,
-        &train,
-        &dev,
-        &raised,
+        rules,
+        train,
+        dev,
+        settings,
         &ReadLimits::DEFAULT,
         &mut |event| {
             if let rulelens::model::FitEvent::Data { n_truncated, .. } = event {
@@ -320,7 +314,7 @@ fn a_sentence_of_a_million_tokens_trains_in_bounded_memory() {
         &|| false,
     )
     .unwrap();
-    assert_eq!(truncated, Some(0));
+    truncated.expect("a Data event")
 }
 
 #[test]

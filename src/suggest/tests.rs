@@ -46,18 +46,21 @@ const DEV: &[(&str, &str)] = &[
     ("ham", "you left your keys"),
 ];
 
+/// [`suggest`] on [`TRAIN`] and [`DEV`], with the defaults.
+fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
+    let (train, dev) = (examples(TRAIN), examples(DEV));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    suggest(file, &corpora, &SuggestConfig::default())
+}
+
 #[test]
 fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exact() {
     let (train, dev) = (examples(TRAIN), examples(DEV));
     let file = rules("default ham\n");
-    let suggestions = suggest(
-        &file,
-        &Corpora {
-            train: &train,
-            dev: &dev,
-        },
-        &SuggestConfig::default(),
-    );
+    let suggestions = suggest_on_fixture(&file);
     let best = suggestions.first().expect("a suggestion");
     assert_eq!(
         best.edit,
@@ -93,16 +96,8 @@ fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exac
 
 #[test]
 fn a_rule_below_the_precision_floor_is_offered_for_removal() {
-    let (train, dev) = (examples(TRAIN), examples(DEV));
     let file = rules("default ham\n# too wide\nspam: $* you $*    # see you\nspam: $* free $*\n");
-    let suggestions = suggest(
-        &file,
-        &Corpora {
-            train: &train,
-            dev: &dev,
-        },
-        &SuggestConfig::default(),
-    );
+    let suggestions = suggest_on_fixture(&file);
     let removal = suggestions
         .iter()
         .find(|s| s.source == Source::Narrowing)
