@@ -212,6 +212,12 @@ fn main() -> ExitCode {
         eprintln!("error: {message}");
         return ExitCode::from(2);
     }
+    if let Command::Suggest { config, .. } = &args.command
+        && let Err(message) = config.check()
+    {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
     let read_limits = &args.read_limits;
     let result = match args.command {
         Command::Check {

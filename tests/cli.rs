@@ -639,4 +639,32 @@ fn suggest_lists_measured_edits_and_its_rules_pass_check_beside_the_original() {
         .expect("the dev binding is read");
     assert_eq!(percent(&dev["accuracy"]), 90.0);
     std::fs::remove_dir_all(&dir).unwrap();
+    // The JSON names the lines each suggestion fixes (1-based), as many as it counts.
+    let fixed = first["train_lines"]["fixed"].as_array().unwrap();
+    assert_eq!(
+        fixed.len() as u64,
+        first["evidence"]["fixed"].as_u64().unwrap()
+    );
+    assert!(fixed.iter().all(|line| line.as_u64().unwrap() >= 1));
+}
+
+#[test]
+fn suggest_refuses_floors_it_cannot_use_as_a_usage_error() {
+    for (flag, value, said) in [
+        (
+            "--min-precision",
+            "0",
+            "--min-precision must be in (0, 1], not 0",
+        ),
+        (
+            "--max-measured",
+            "0",
+            "--max-measured must be between 1 and 1000, not 0",
+        ),
+        ("--min-fixed", "0", "--min-fixed must be at least 1"),
+    ] {
+        let output = rulelens(&["suggest", "tests/data/train/tiny.rules", flag, value]);
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains(said));
+    }
 }

@@ -38,12 +38,6 @@ pub fn run(
         train: &train.examples,
         dev: &dev.examples,
     };
-    if !(config.min_precision > 0.0 && config.min_precision <= 1.0) {
-        anyhow::bail!(
-            "--min-precision must be in (0, 1], not {}",
-            config.min_precision
-        );
-    }
     match output {
         Output::Rules => {
             let refined = refine(&loaded, &corpora, config, max_edits);
@@ -64,7 +58,7 @@ pub fn run(
             }
         }
         Output::Json => {
-            let suggestions = suggest(&loaded, &corpora, config);
+            let suggestions = suggest(&loaded, &corpora, config, &|| false).unwrap_or_default();
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json!({
@@ -74,7 +68,7 @@ pub fn run(
             );
         }
         Output::Text => {
-            let suggestions = suggest(&loaded, &corpora, config);
+            let suggestions = suggest(&loaded, &corpora, config, &|| false).unwrap_or_default();
             print!("{}", text_report(rules_path, &suggestions));
         }
     }

@@ -17,7 +17,8 @@
 //! [`analyze`] (the rule system on every line of the bound corpora, on save),
 //! [`TrainedModel`] (a trained network prepared for the editor), the findings and corpus-line
 //! diagnostics, hovers ([`hover_rules`], [`hover_line`] and their Markdown), code actions
-//! ([`rules_actions`], [`line_actions`]), code lenses and inlay hints.
+//! ([`rules_actions`], [`line_actions`], and the suggestion engine's edits:
+//! [`rules_suggestion_actions`], [`line_suggestion_actions`]), code lenses and inlay hints.
 //!
 //! Deliberately not here: LSP types, line/column positions (see `text::LineIndex` and the
 //! LSP layer), file I/O (corpora come in parsed), and analyses of languages (`automata`'s).
@@ -33,6 +34,7 @@ mod lens;
 mod markdown;
 mod navigation;
 mod semantic_tokens;
+mod suggestions;
 mod symbols;
 mod trained;
 
@@ -61,6 +63,10 @@ pub use navigation::{
     NameAt, NameKind, RenameError, definition, name_at, prepare_rename, references, rename,
 };
 pub use semantic_tokens::{SemanticToken, TokenClass, semantic_tokens};
+pub use suggestions::{
+    MAX_ACTIONS_PER_PLACE, line_suggestion_actions, rules_suggestion_actions, suggestion_detail,
+    suggestion_edit, suggestion_title,
+};
 pub use symbols::{Symbol, SymbolKind, document_symbols};
 pub use trained::{ReconstructedPattern, TrainedModel, TrainedModelError};
 

@@ -3,8 +3,10 @@
 //! `workspace/configuration` for the `rulelens` section), camelCase, every field optional.
 //!
 //! Each setting is declared once: the training settings are the library's
-//! [`TrainingSettings`] (the flags of `rulelens train`), flattened into `training`, and the
-//! findings' thresholds are [`FindingsConfig`]; defaults come from those types. Options
+//! [`TrainingSettings`] (the flags of `rulelens train`), flattened into `training`, the
+//! suggestion engine's are [`SuggestConfig`] (the flags of `rulelens suggest`), flattened
+//! into `suggest`, and the findings' thresholds are [`FindingsConfig`]; defaults come from
+//! those types. Options
 //! arrive in layers ([`Options`]): a later layer's fields replace the earlier ones', and
 //! `null` clears a field back to its default (VS Code sends `null` for a cleared setting).
 
@@ -12,6 +14,7 @@ use crate::explain::ReconstructConfig;
 use crate::ide::{DEFAULT_MAX_MISCLASSIFIED, FindingsConfig};
 use crate::limits::ReadLimits;
 use crate::model::TrainingSettings;
+use crate::suggest::SuggestConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -44,6 +47,26 @@ impl Default for Training {
     }
 }
 
+/// Whether the server computes suggestions on save, and with what floors.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Suggest {
+    /// Compute the suggestion engine's edits after each save's analysis (needs `train` and
+    /// `dev` corpora), for code actions and `rulelens/suggest`.
+    pub enabled: bool,
+    #[serde(flatten)]
+    pub config: SuggestConfig,
+}
+
+impl Default for Suggest {
+    fn default() -> Suggest {
+        Suggest {
+            enabled: true,
+            config: SuggestConfig::DEFAULT,
+        }
+    }
+}
+
 /// Extra corpora for a rules file, by binding name (`train`, `dev`, …).
 pub type CorpusBindings = BTreeMap<String, PathBuf>;
 
@@ -52,6 +75,7 @@ pub type CorpusBindings = BTreeMap<String, PathBuf>;
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
     pub training: Training,
+    pub suggest: Suggest,
     /// W0502's and W0503's thresholds (`minPrecision`, `conflictShare`).
     #[serde(flatten)]
     pub findings: FindingsConfig,
@@ -70,6 +94,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             training: Training::default(),
+            suggest: Suggest::default(),
             findings: FindingsConfig::default(),
             max_line_diagnostics: DEFAULT_MAX_MISCLASSIFIED,
             reconstruct_threshold: ReconstructConfig::default().threshold,
@@ -123,6 +148,11 @@ impl Options {
             .limits
             .check()
             .map_err(|message| format!("rulelens.limits: {message}"))?;
+        settings
+            .suggest
+            .config
+            .check()
+            .map_err(|message| format!("rulelens.suggest: {message}"))?;
         if !(settings.training.delay >= 0.0 && settings.training.delay <= 3600.0) {
             return Err(format!(
                 "rulelens.training.delay must be between 0 and 3600 seconds, not {}",
@@ -152,9 +182,10 @@ fn merge(base: &mut Map<String, Value>, later: Map<String, Value>) {
 fn culprit(map: &Map<String, Value>) -> Option<String> {
     let reads = |value: Value| serde_json::from_value::<Settings>(value).is_ok();
     for (key, value) in map {
-        if let (true, Value::Object(group)) =
-            (["training", "limits"].contains(&key.as_str()), value)
-        {
+        if let (true, Value::Object(group)) = (
+            ["training", "limits", "suggest"].contains(&key.as_str()),
+            value,
+        ) {
             for (field, inner) in group {
                 if !reads(serde_json::json!({ key: { field: inner } })) {
                     return Some(format!("rulelens.{key}.{field}"));
@@ -401,6 +432,14 @@ mod tests {
         assert_eq!(
             bound("rulelens.training.maxSentenceTokens", "maximum"),
             Some(MAX_SENTENCE_TOKENS)
+        );
+        assert_eq!(
+            bound("rulelens.suggest.maxShapesPerLabel", "maximum"),
+            Some(SuggestConfig::MAX_SHAPES_PER_LABEL)
+        );
+        assert_eq!(
+            bound("rulelens.suggest.maxMeasured", "maximum"),
+            Some(SuggestConfig::MAX_MEASURED)
         );
         let ceilings = serde_json::to_value(ReadLimits::CEILING).unwrap();
         for (field, ceiling) in ceilings.as_object().unwrap() {

@@ -6,10 +6,13 @@
 //! - `rulelens/train`: train the network of a rules file now, even with training switched
 //!   off in the settings (a cached network for the same rules, settings and corpora is
 //!   loaded instead).
+//! - `rulelens/suggest`: every suggested edit of the saved rules, with its evidence, as code
+//!   actions for a picker.
 
+use crate::suggest::Source;
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types::request::Request;
-use tower_lsp_server::ls_types::{Position, TextDocumentIdentifier};
+use tower_lsp_server::ls_types::{CodeAction, Position, TextDocumentIdentifier};
 
 /// `rulelens/showAutomaton`, as a request type.
 pub enum ShowAutomaton {}
@@ -29,10 +32,21 @@ impl Request for Train {
     const METHOD: &'static str = TRAIN;
 }
 
+/// `rulelens/suggest`, as a request type.
+pub enum Suggest {}
+
+impl Request for Suggest {
+    type Params = SuggestParams;
+    type Result = SuggestResult;
+    const METHOD: &'static str = SUGGEST;
+}
+
 /// The method name of `rulelens/showAutomaton`.
 pub const SHOW_AUTOMATON: &str = "rulelens/showAutomaton";
 /// The method name of `rulelens/train`.
 pub const TRAIN: &str = "rulelens/train";
+/// The method name of `rulelens/suggest`.
+pub const SUGGEST: &str = "rulelens/suggest";
 
 /// `rulelens/showAutomaton` parameters: a rules document and either a pattern name or a
 /// position inside a pattern's statement; neither gives every pattern.
@@ -70,4 +84,44 @@ pub struct TrainParams {
 pub struct TrainResult {
     pub started: bool,
     pub message: String,
+}
+
+/// `rulelens/suggest` parameters: a rules document, or a corpus document its rules bind.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestParams {
+    pub text_document: TextDocumentIdentifier,
+}
+
+/// Whether the suggestions of the last save are in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum SuggestStatus {
+    /// `suggestions` holds them all.
+    Ready,
+    /// Not yet: the save is being analyzed or its suggestions measured; ask again.
+    Pending,
+    /// None can be made (`message` says why: switched off, errors, no corpora).
+    Unavailable,
+}
+
+/// `rulelens/suggest` result.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestResult {
+    pub status: SuggestStatus,
+    pub message: String,
+    /// Best first (the largest dev accuracy after the edit).
+    pub suggestions: Vec<SuggestionItem>,
+}
+
+/// One suggestion: where it comes from, its evidence in a line, and the code action that
+/// applies it (resolved through `codeAction/resolve` when the client resolves actions; its
+/// title is the edit with its evidence).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestionItem {
+    pub source: Source,
+    pub detail: String,
+    pub action: CodeAction,
 }

@@ -3,7 +3,9 @@
 //! Each rules file has its own queue and worker task, so one file's corpus analysis never
 //! waits behind another file's training; a worker skips queued jobs that a newer save
 //! superseded. A job analyzes the saved rules on their corpora (`project::analyze_save`)
-//! and publishes the corpus-aware diagnostics, then gets the network the save calls for
+//! and publishes the corpus-aware diagnostics; beside the rest of the job, a task measures
+//! the suggestion engine's edits (`project::suggest_save`) for code actions and
+//! `rulelens/suggest`; then the job gets the network the save calls for
 //! (`project::network_plan`): the one in memory, the checkpoint in the cache, or a new
 //! training, reported through `$/progress` when the client supports it, and publishes what
 //! the network adds.
@@ -19,12 +21,12 @@
 //! work runs on tokio's blocking pool; these tasks only await it and forward progress.
 
 use super::capabilities::ClientFlags;
-use super::state::{JobRequest, Project, Saved, Session, Training};
+use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use crate::ide::{TrainedModel, model_findings};
 use crate::model::FitEvent;
 use crate::project::{
     self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save,
-    load_network, network_plan, train_network,
+    load_network, network_plan, suggest_save, train_network,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -80,6 +82,7 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     let Some(saved) = analyze(session, &job).await else {
         return;
     };
+    spawn_suggestions(session, &job, &saved);
     let snapshot = session.snapshot();
     let settings = snapshot.settings.clone();
     let reconstruct = settings.reconstruct();
@@ -208,6 +211,53 @@ async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalys
     stored?;
     session.refresh_project(&job.key);
     Some(saved)
+}
+
+/// Step 1b, beside the network: the suggestion engine's edits of the saved rules, stored
+/// while the job is the newest of its project (when `suggest.enabled`).
+fn spawn_suggestions(session: &Arc<Session>, job: &JobRequest, saved: &SavedAnalysis) {
+    let settings = session.snapshot().settings.suggest;
+    if !settings.enabled {
+        return;
+    }
+    let (session, key, ticket) = (session.clone(), job.key.clone(), job.ticket.clone());
+    let analysis = saved.analysis.clone();
+    tokio::spawn(async move {
+        let cancel = ticket.clone();
+        let started = Instant::now();
+        let computed = tokio::task::spawn_blocking(move || {
+            suggest_save(&analysis, &settings.config, &|| cancel.is_cancelled())
+        })
+        .await;
+        let list = match computed {
+            Ok(Some(list)) => list,
+            Ok(None) => return,
+            Err(error) => {
+                session.log_error(format!("{}: suggestions failed: {error}", name(&key)));
+                return;
+            }
+        };
+        let count = list.len();
+        let stored = session.update(|state| {
+            let project = state.project_of_job(&key, &ticket)?;
+            project.suggestions = Some(Arc::new(SavedSuggestions {
+                list,
+                generation: ticket.generation,
+            }));
+            Some(())
+        });
+        if stored.is_some() {
+            session.log(
+                MessageType::INFO,
+                format!(
+                    "{}: {count} suggestion{} measured in {} ms",
+                    name(&key),
+                    if count == 1 { "" } else { "s" },
+                    started.elapsed().as_millis()
+                ),
+            );
+        }
+    });
 }
 
 /// What a save read and found, for the client's log.

@@ -71,6 +71,7 @@ pub fn serve_stdio() -> std::io::Result<Ending> {
         })
         .custom_method(ext::ShowAutomaton::METHOD, Server::show_automaton)
         .custom_method(ext::Train::METHOD, Server::train)
+        .custom_method(ext::Suggest::METHOD, Server::suggest)
         .finish();
         let Some(session) = session else {
             return;

@@ -156,6 +156,12 @@ impl Server {
     }
 
     /// `rulelens/showAutomaton`.
+    /// `rulelens/suggest`.
+    pub async fn suggest(&self, params: ext::SuggestParams) -> Result<ext::SuggestResult> {
+        self.dispatch::<ext::Suggest>(params, code_action::suggest)
+            .await
+    }
+
     pub async fn show_automaton(
         &self,
         params: ext::ShowAutomatonParams,

@@ -18,6 +18,7 @@ use crate::corpus::Format;
 use crate::ide::{Finding, RulesAnalysis, TrainedModel, WordFrequencies};
 use crate::project::{self, Binding, OpenCorpus};
 use crate::rules_file::RulesFile;
+use crate::suggest::Suggestion;
 use crate::text::SourceText;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -40,6 +41,14 @@ pub struct Saved {
     /// The train corpus' words, for completion inside regexes.
     pub words: Arc<WordFrequencies>,
     /// Which save this was.
+    pub generation: u64,
+}
+
+/// The suggestion engine's edits of one save, best first.
+#[derive(Debug)]
+pub struct SavedSuggestions {
+    pub list: Vec<Suggestion>,
+    /// Which save they are of.
     pub generation: u64,
 }
 
@@ -76,6 +85,8 @@ pub struct Project {
     pub wanted_model: Option<String>,
     /// The epoch and dev accuracy of a training run in progress, for hovers.
     pub training: Option<Arc<str>>,
+    /// The suggestions of a save, once computed.
+    pub suggestions: Option<Arc<SavedSuggestions>>,
 }
 
 impl Project {
@@ -90,6 +101,18 @@ impl Project {
             job: None,
             wanted_model: None,
             training: None,
+            suggestions: None,
+        }
+    }
+
+    /// The suggestions of the save whose analysis `saved` holds; none while they are being
+    /// computed (a corpus line's number may mean another line in an earlier save).
+    pub fn saved_suggestions(&self) -> &[Suggestion] {
+        match (&self.saved, &self.suggestions) {
+            (Some(saved), Some(suggestions)) if saved.generation == suggestions.generation => {
+                &suggestions.list
+            }
+            _ => &[],
         }
     }
 

@@ -1,7 +1,7 @@
 //! A rules file and its corpora as the language server keeps them, below the protocol:
 //! which corpora a rules file binds and where each one's text comes from (an open buffer or
-//! the file), the analysis of a save, the checkpoint cache, and the network of a save,
-//! loaded from the cache or trained.
+//! the file), the analysis of a save, its suggested edits, the checkpoint cache, and the
+//! network of a save, loaded from the cache or trained.
 //!
 //! Everything here is a plain, blocking call on plain types, cancelled by polling a flag:
 //! no protocol types and no async. The server (`lsp/jobs.rs`) decides when to call what and
@@ -17,5 +17,5 @@ pub use bindings::{
 pub use cache::{cache_key, checkpoint_dir, default_cache_root};
 pub use save::{
     CorpusReport, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
-    analyze_save, load_network, network_plan, train_network,
+    analyze_save, load_network, network_plan, suggest_save, train_network,
 };

@@ -1,5 +1,6 @@
 //! One save of a rules file, in steps the server schedules: [`analyze_save`] runs the rules
-//! on every bound corpus; [`network_plan`] says which network that save calls for (its
+//! on every bound corpus; [`suggest_save`] measures the suggestion engine's edits on its
+//! `train` and `dev` corpora; [`network_plan`] says which network that save calls for (its
 //! cache key and checkpoint folder), or why none; [`load_network`] and [`train_network`]
 //! get it from the cache or by training, and prepare it for the editor.
 
@@ -13,6 +14,7 @@ use crate::ide::{
 use crate::limits::ReadLimits;
 use crate::model::{DeviceKind, FitEvent, TrainingSettings, fit, load_model_for};
 use crate::rules_file::RulesFile;
+use crate::suggest::{Corpora, SuggestConfig, Suggestion, suggest};
 use crate::text::SourceText;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -95,6 +97,24 @@ pub fn analyze_save(
         words: Arc::new(words),
         corpora: reports,
     })
+}
+
+/// The suggestion engine's edits of the saved rules of `analysis`, measured on its `train`
+/// and `dev` corpora, best first; `None` when the rules have errors, a corpus is missing, or
+/// `cancelled` (polled before each measurement) says so.
+pub fn suggest_save(
+    analysis: &RulesAnalysis,
+    config: &SuggestConfig,
+    cancelled: &dyn Fn() -> bool,
+) -> Option<Vec<Suggestion>> {
+    if analysis.rules.has_errors() {
+        return None;
+    }
+    let corpora = Corpora {
+        train: &analysis.corpus("train")?.file.examples,
+        dev: &analysis.corpus("dev")?.file.examples,
+    };
+    suggest(&analysis.rules, &corpora, config, cancelled)
 }
 
 /// Why a save calls for no network.

@@ -32,6 +32,8 @@ pub struct Lines {
     pub postings: Vec<Vec<u32>>,
     /// Per line: its text.
     pub texts: Vec<String>,
+    /// Per line: its zero-based line in the corpus file.
+    pub file_lines: Vec<u32>,
     ids: HashMap<String, u32>,
 }
 
@@ -64,6 +66,7 @@ impl Lines {
             lines.tokens.push(ids);
             lines.gold.push(gold);
             lines.texts.push(example.text.clone());
+            lines.file_lines.push(example.line);
         }
         lines
     }

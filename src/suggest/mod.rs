@@ -23,10 +23,10 @@ use crate::automata::CompileConfig;
 use crate::corpus::Example;
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where a suggestion comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Source {
     /// Rule induction from the misclassified train lines.
@@ -60,19 +60,23 @@ impl Edit {
         }
     }
 
-    /// The rules text after the edit; `None` when the rule to remove is not there.
-    fn apply(&self, file: &RulesFile) -> Option<String> {
+    /// The rules text after the edit; `None` when the rule to remove is not there (on its
+    /// line, with its label and regex).
+    pub fn apply(&self, file: &RulesFile) -> Option<String> {
         match self {
             Edit::AddRule { label, regex } => {
                 Some(insert_rule(file, label, &format!("{label}: {regex}")))
             }
-            Edit::RemoveRule { line, .. } => {
-                let def = file
-                    .rules
-                    .patterns
-                    .iter()
-                    .find(|def| def.anonymous && def.line == *line)?;
+            Edit::RemoveRule { label, regex, line } => {
                 let text = &file.source.text;
+                let label = file.rules.label_by_name(label)?;
+                let def = file.rules.patterns.iter().find(|def| {
+                    def.anonymous
+                        && def.line == *line
+                        && def.labels == [label]
+                        && text.get(def.regex.range.start().into()..def.regex.range.end().into())
+                            == Some(regex.as_str())
+                })?;
                 let start = usize::from(def.range.start());
                 let end = usize::from(def.range.end());
                 let start = text[..start].rfind('\n').map_or(0, |i| i + 1);
@@ -84,8 +88,9 @@ impl Edit {
 }
 
 /// The floors a candidate must pass, and how many are measured exactly: `rulelens
-/// suggest`'s flags.
-#[derive(Debug, Clone, Copy, PartialEq, clap::Args)]
+/// suggest`'s flags and the language server's `suggest.*` settings.
+#[derive(Debug, Clone, Copy, PartialEq, clap::Args, Serialize, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct SuggestConfig {
     /// The least share of a new rule's train matches that have its label; a rule of the file
     /// below it is offered for removal.
@@ -110,6 +115,37 @@ impl SuggestConfig {
         max_shapes_per_label: 400,
         max_measured: 20,
     };
+
+    /// The most `max_shapes_per_label` and `max_measured` may be: each candidate counted
+    /// costs a pass over its lines, each one measured a classification of both corpora.
+    pub const MAX_SHAPES_PER_LABEL: usize = 100_000;
+    pub const MAX_MEASURED: usize = 1_000;
+
+    /// Why the values cannot be used, naming the option (as its flag).
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.min_precision > 0.0 && self.min_precision <= 1.0) {
+            return Err(format!(
+                "--min-precision must be in (0, 1], not {}",
+                self.min_precision
+            ));
+        }
+        if self.min_fixed == 0 {
+            return Err("--min-fixed must be at least 1".to_string());
+        }
+        for (flag, value, max) in [
+            (
+                "--max-shapes-per-label",
+                self.max_shapes_per_label,
+                Self::MAX_SHAPES_PER_LABEL,
+            ),
+            ("--max-measured", self.max_measured, Self::MAX_MEASURED),
+        ] {
+            if !(1..=max).contains(&value) {
+                return Err(format!("{flag} must be between 1 and {max}, not {value}"));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Default for SuggestConfig {
@@ -178,12 +214,41 @@ impl Evidence {
     }
 }
 
+/// The lines of one corpus an edit changes the prediction's correctness of, as 1-based
+/// line numbers of the corpus file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ChangedLines {
+    /// Lines the edit makes right.
+    pub fixed: Vec<u32>,
+    /// Lines the edit makes wrong.
+    pub broken: Vec<u32>,
+}
+
+impl ChangedLines {
+    /// The lines whose correctness differs between `before` and `after`.
+    fn between(lines: &Lines, before: &Standing, after: &Standing) -> ChangedLines {
+        let mut changed = ChangedLines::default();
+        for (line, (&was, &is)) in before.correct.iter().zip(&after.correct).enumerate() {
+            let number = lines.file_lines[line] + 1;
+            match (was, is) {
+                (false, true) => changed.fixed.push(number),
+                (true, false) => changed.broken.push(number),
+                _ => {}
+            }
+        }
+        changed
+    }
+}
+
 /// A measured edit of the rules file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Suggestion {
     pub source: Source,
     pub edit: Edit,
     pub evidence: Evidence,
+    /// The train and dev lines it fixes and breaks.
+    pub train_lines: ChangedLines,
+    pub dev_lines: ChangedLines,
     /// The whole rules text after the edit.
     #[serde(skip)]
     pub new_text: String,
@@ -268,19 +333,14 @@ impl<'a> State<'a> {
             train: self.train,
             dev: self.dev,
         };
-        let count = |before: bool, after: bool| {
-            self.train_standing
-                .correct
-                .iter()
-                .zip(&next.train_standing.correct)
-                .filter(|&(&b, &a)| b == before && a == after)
-                .count()
-        };
+        let train_lines =
+            ChangedLines::between(self.train, &self.train_standing, &next.train_standing);
+        let dev_lines = ChangedLines::between(self.dev, &self.dev_standing, &next.dev_standing);
         let evidence = Evidence {
             train_matches,
             train_precision: correct_matches as f64 / train_matches.max(1) as f64,
-            fixed: count(false, true),
-            broken: count(true, false),
+            fixed: train_lines.fixed.len(),
+            broken: train_lines.broken.len(),
             dev_before: self.dev_standing.accuracy(),
             dev_after: next.dev_standing.accuracy(),
         };
@@ -291,6 +351,8 @@ impl<'a> State<'a> {
             source: candidate.source,
             edit: candidate.edit.clone(),
             evidence,
+            train_lines,
+            dev_lines,
             new_text,
         };
         Some((suggestion, next))
@@ -357,26 +419,32 @@ fn narrowings(file: &RulesFile, standing: &Standing, config: &SuggestConfig) -> 
 }
 
 /// Suggestions for `file` as it is, measured on `corpora`, the largest dev gain first (then
-/// the largest train gain).
-pub fn suggest(file: &RulesFile, corpora: &Corpora, config: &SuggestConfig) -> Vec<Suggestion> {
+/// the largest train gain); `None` when `cancelled` (polled before each measurement) says
+/// so.
+pub fn suggest(
+    file: &RulesFile,
+    corpora: &Corpora,
+    config: &SuggestConfig,
+    cancelled: &dyn Fn() -> bool,
+) -> Option<Vec<Suggestion>> {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
     let state = State::new(file.clone(), &train, &dev);
-    let mut suggestions: Vec<Suggestion> = state
-        .candidates(config)
-        .iter()
-        .filter_map(|candidate| {
-            state
-                .measure(candidate, false)
-                .map(|(suggestion, _)| suggestion)
-        })
-        .collect();
+    let mut suggestions = Vec::new();
+    for candidate in state.candidates(config) {
+        if cancelled() {
+            return None;
+        }
+        if let Some((suggestion, _)) = state.measure(&candidate, false) {
+            suggestions.push(suggestion);
+        }
+    }
     suggestions.sort_by(|a, b| {
         let (a, b) = (&a.evidence, &b.evidence);
         b.dev_after
             .total_cmp(&a.dev_after)
             .then(b.train_gain().cmp(&a.train_gain()))
     });
-    suggestions
+    Some(suggestions)
 }
 
 /// The rules after [`refine`], with the edits applied in order.
@@ -425,5 +493,7 @@ pub fn refine(
     }
 }
 
+#[cfg(test)]
+pub(crate) mod fixture;
 #[cfg(test)]
 mod tests;

@@ -1,60 +1,8 @@
 //! The engine on small corpora: each producer, the exact evidence, and the greedy
 //! application.
 
+use super::fixture::*;
 use super::*;
-
-fn examples(lines: &[(&str, &str)]) -> Vec<Example> {
-    lines
-        .iter()
-        .enumerate()
-        .map(|(i, (label, text))| Example {
-            text: text.to_string(),
-            label: Some(label.to_string()),
-            line: i as u32,
-            text_range: None,
-            label_range: None,
-        })
-        .collect()
-}
-
-fn rules(text: &str) -> RulesFile {
-    RulesFile::analyze(
-        SourceText::from_bytes(text.as_bytes()),
-        None,
-        &CompileConfig::default(),
-    )
-}
-
-const TRAIN: &[(&str, &str)] = &[
-    ("spam", "call 0800 now for cash"),
-    ("spam", "to win call 555 today"),
-    ("spam", "please call 12345 to claim"),
-    ("spam", "call 999 for your prize"),
-    ("spam", "free entry call 42"),
-    ("ham", "call me when you are home"),
-    ("ham", "i will call you later"),
-    ("ham", "see you at 5"),
-    ("ham", "thanks for the cake"),
-    ("ham", "are you coming tonight"),
-    ("ham", "you are late again"),
-];
-
-const DEV: &[(&str, &str)] = &[
-    ("spam", "call 0900 to win"),
-    ("spam", "reply now and call 321"),
-    ("ham", "can you call mum"),
-    ("ham", "you left your keys"),
-];
-
-/// [`suggest`] on [`TRAIN`] and [`DEV`], with the defaults.
-fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
-    let (train, dev) = (examples(TRAIN), examples(DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-    };
-    suggest(file, &corpora, &SuggestConfig::default())
-}
 
 #[test]
 fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exact() {

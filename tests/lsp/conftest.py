@@ -32,12 +32,14 @@ DEADLINE = float(os.environ.get("RULELENS_TEST_DEADLINE", "240"))
 
 def make_client() -> LanguageClient:
     """pytest-lsp's client, also recording every diagnostics notification (with its
-    version) and waking waiters on every notification it records."""
+    version) and waking waiters on every notification it records (diagnostics, progress,
+    log messages)."""
     client = LanguageClient(converter_factory=default_converter)
     client.published = []
     client.news = asyncio.Event()
     features = dict(DEFAULT_CLIENT_FEATURES)
     default_progress = features[types.PROGRESS]
+    default_log = features[types.WINDOW_LOG_MESSAGE]
 
     def publish(client: LanguageClient, params: types.PublishDiagnosticsParams):
         client.diagnostics[params.uri] = params.diagnostics
@@ -48,12 +50,17 @@ def make_client() -> LanguageClient:
         default_progress(client, params)
         client.news.set()
 
+    def log(client: LanguageClient, params: types.LogMessageParams):
+        default_log(client, params)
+        client.news.set()
+
     def refresh(client: LanguageClient, params: None):
         client.refreshed.append(True)
 
     client.refreshed = []
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
     features[types.PROGRESS] = progress
+    features[types.WINDOW_LOG_MESSAGE] = log
     # VS Code answers these; the server sends them when the client says it can.
     features[types.WORKSPACE_CODE_LENS_REFRESH] = refresh
     features[types.WORKSPACE_INLAY_HINT_REFRESH] = refresh

@@ -1,6 +1,7 @@
 """The rule author's editing loop, end to end: diagnostics after a bad edit, corpus
-diagnostics and training progress after a save, hovers, the reconstruct code action, and a
-code action refused on a stale version."""
+diagnostics and training progress after a save, hovers, the reconstruct code action, a
+code action refused on a stale version, and the suggestions of a save (`rulelens/suggest`
+and the same edits as code actions)."""
 
 from __future__ import annotations
 
@@ -222,3 +223,82 @@ async def test_an_action_on_a_stale_version_is_refused(
     (disable,) = [a for a in actions if a.title.startswith("Disable")]
     resolved = await client.code_action_resolve_async(disable)
     assert resolved.edit is not None
+
+
+def plain(value):
+    """A custom request's result as JSON values (pygls reads it as named tuples)."""
+    if hasattr(value, "_asdict"):
+        return {key: plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+async def suggestions_of(client: LanguageClient, uri: str):
+    """`rulelens/suggest` for `uri`, asked again while the save's suggestions are measured."""
+    while True:
+        result = plain(
+            await client.protocol.send_request_async(
+                "rulelens/suggest", {"textDocument": {"uri": uri}}
+            )
+        )
+        if result["status"] != "pending":
+            return result
+        await wait_until(
+            client,
+            lambda: any("suggestions measured" in m.message for m in client.log_messages),
+            "the save's suggestions",
+        )
+
+
+async def test_suggestions_arrive_with_the_save_and_apply_as_versioned_actions(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(client, request, workspace, training={"enabled": False})
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    train = open_document(client, workspace / "train.tsv", "tsv")
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=rules))
+    )
+    result = await suggestions_of(client, rules)
+    assert result["status"] == "ready", result
+    suggestions = result["suggestions"]
+    assert suggestions, result
+    for item in suggestions:
+        title = item["action"]["title"]
+        assert "train line" in title and "dev " in title and " → " in title, title
+    best = suggestions[0]["action"]
+    assert best["title"].startswith("Add rule `spam: "), best["title"]
+
+    # The same suggestion is a quick fix on a misclassified train line it fixes.
+    def misclassified():
+        params = latest(client, train, 1)
+        return params and [d for d in params.diagnostics if d.code == "I0505"]
+
+    lines = await wait_until(client, misclassified, "misclassified-line diagnostics")
+    titles = set()
+    for diagnostic in lines[:40]:
+        actions = await code_actions(client, train, diagnostic.range.start.line)
+        titles.update(a.title for a in actions)
+    assert best["title"] in titles, sorted(titles)[:10]
+
+    # Picked from the list, it resolves against the version it was offered for and adds
+    # its rule; once the document changes, it is refused.
+    action = client.protocol._converter.structure(best, types.CodeAction)
+    resolved = action if action.edit else await client.code_action_resolve_async(action)
+    edit = resolved.edit
+    if edit.document_changes:
+        (document_edit,) = edit.document_changes
+        assert document_edit.text_document.version == 1
+        (text_edit,) = document_edit.edits
+    else:
+        (text_edit,) = edit.changes[rules]
+    before = (workspace / "sms.rules").read_text()
+    after = apply_edit(before, text_edit)
+    rule = best["title"].split("`")[1]
+    assert after.count(rule) == before.count(rule) + 1
+    change(client, rules, 2, (0, 0), (0, 0), "# edited\n")
+    await wait_until(client, lambda: latest(client, rules, 2), "diagnostics of version 2")
+    if not action.edit:
+        with pytest.raises(Exception, match="changed since this action was offered"):
+            await client.code_action_resolve_async(action)

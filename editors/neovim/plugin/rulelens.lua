@@ -11,6 +11,10 @@ command('RulelensTrain', function()
   require('rulelens').train()
 end, { desc = 'rulelens: train the network of this rules file (or of the rules binding this corpus)' })
 
+command('RulelensSuggest', function()
+  require('rulelens').suggest()
+end, { desc = 'rulelens: pick one of the suggested edits of the rules (with its evidence) and apply it' })
+
 command('RulelensAutomaton', function(args)
   require('rulelens').automaton({ pattern = args.args, all = args.bang })
 end, {

@@ -278,6 +278,31 @@ local steps = {
     end,
   },
   {
+    ':RulelensSuggest lists the suggestions with their evidence and applies the one picked',
+    function()
+      vim.cmd('buffer ' .. state.rules)
+      local offered
+      local select = vim.ui.select
+      vim.ui.select = function(items, _, on_choice)
+        vim.ui.select = select
+        offered = items
+        on_choice(items[1], 1)
+      end
+      local before = table.concat(vim.api.nvim_buf_get_lines(state.rules, 0, -1, false), '\n')
+      vim.cmd('RulelensSuggest')
+      wait_for('the picked suggestion applied', function()
+        return table.concat(vim.api.nvim_buf_get_lines(state.rules, 0, -1, false), '\n') ~= before
+      end)
+      local title = offered[1].action.title
+      check(title:find('train line', 1, true) and title:find('dev ', 1, true), 'no evidence in: ' .. title)
+      local rule = title:match('^Add rule `([^`]+)`')
+      if rule then
+        local lines = vim.api.nvim_buf_get_lines(state.rules, 0, -1, false)
+        check(vim.tbl_contains(lines, rule), 'the rule is not in the buffer: ' .. rule)
+      end
+    end,
+  },
+  {
     ':RulelensTrain starts training',
     function()
       vim.cmd('buffer ' .. state.rules)

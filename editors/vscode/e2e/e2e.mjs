@@ -432,6 +432,29 @@ step("hover on a corpus line: gold label, rules and the trained network", async 
     );
 });
 
+step("Rulelens: Suggest Edits lists suggestions with their evidence and applies the one picked", async () => {
+    await openFile("sms.rules");
+    await runCommand("Rulelens: Suggest Edits");
+    const input = page.locator(".quick-input-widget input");
+    const first = page.locator(".quick-input-list .monaco-list-row").first();
+    const picked = await waitFor("the suggestions in a quick pick", async () => {
+        const text = (await input.isVisible()) && (await first.innerText().catch(() => ""));
+        return text && /^(Add|Remove) rule `/.test(text) && text;
+    });
+    say(`     first suggestion: ${JSON.stringify(picked.slice(0, 200))}`);
+    check(/fixes \d+ train lines?, breaks \d+; dev [\d.]+ → [\d.]+ %/.test(picked), `no evidence in: ${picked}`);
+    await page.keyboard.press("Enter");
+    await input.waitFor({ state: "hidden" });
+    // Applied to the editor: saved, the file has the rule (or lost the one removed).
+    await waitFor("the edited sms.rules tab", () => page.locator(".tab.active.dirty").isVisible());
+    await page.keyboard.press("Control+S");
+    const rule = picked.match(/^(?:Add|Remove) rule `([^`]+)`/)[1];
+    const adds = picked.startsWith("Add");
+    await waitFor(`sms.rules on disk ${adds ? "with" : "without"} \`${rule}\``, () =>
+        fs.readFileSync(path.join(workspace, "sms.rules"), "utf8").split("\n").includes(rule) === adds,
+    );
+});
+
 step("a syntax error as you type: E0106 at the unclosed group", async () => {
     await openFile("sms.rules");
     await goTo(PATTERN_LINE, 1);

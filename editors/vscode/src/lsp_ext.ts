@@ -49,3 +49,33 @@ export interface TrainResult {
     started: boolean;
     message: string;
 }
+
+/**
+ * `rulelens/suggest`: every suggested edit of the saved rules, with its evidence, as code
+ * actions for a picker.
+ */
+export const suggest = new lc.RequestType<SuggestParams, SuggestResult, void>("rulelens/suggest");
+
+/** `rulelens/suggest` parameters: a rules document, or a corpus document its rules bind. */
+export interface SuggestParams {
+    textDocument: lc.TextDocumentIdentifier;
+}
+
+/** `rulelens/suggest` result. `pending`: the save's suggestions are being measured; ask again. */
+export interface SuggestResult {
+    status: "ready" | "pending" | "unavailable";
+    message: string;
+    /** Best first (the largest dev accuracy after the edit). */
+    suggestions: SuggestionItem[];
+}
+
+/**
+ * One suggestion: where it comes from, its evidence in a line, and the code action that
+ * applies it (resolved through `codeAction/resolve` when it has no edit; its title is the
+ * edit with its evidence).
+ */
+export interface SuggestionItem {
+    source: string;
+    detail: string;
+    action: lc.CodeAction;
+}

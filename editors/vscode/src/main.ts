@@ -4,6 +4,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as vscode from "vscode";
 import type * as lc from "vscode-languageclient/node";
+import { CodeActionResolveRequest } from "vscode-languageclient/node";
 import { createClient, DOCUMENT_SELECTOR } from "./client";
 import {
     Discovery,
@@ -153,6 +154,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         output,
         vscode.commands.registerCommand("rulelens.train", () => train(server)),
         vscode.commands.registerCommand("rulelens.showAutomaton", () => showAutomaton(server)),
+        vscode.commands.registerCommand("rulelens.suggest", () => suggest(server)),
         vscode.commands.registerCommand("rulelens.restartServer", () => server.restart()),
         vscode.workspace.onDidChangeConfiguration((event) =>
             event.affectsConfiguration(`${SECTION}.server.path`) ? server.serverPathChanged() : undefined,
@@ -190,6 +192,73 @@ async function train(server: ServerHandle): Promise<void> {
         }
     } catch (error) {
         void showError(`rulelens/train failed: ${messageOf(error)}`, false);
+    }
+}
+
+/** How long Rulelens: Suggest Edits waits for the suggestions of a save being measured. */
+const SUGGEST_TIMEOUT_MS = 120_000;
+
+/**
+ * Rulelens: Suggest Edits: every suggestion of the last save of the rules (of the rules
+ * file or bound corpus in the active editor) in a picker, best first; the one picked is
+ * applied like its code action (resolved against the version it was offered for).
+ */
+async function suggest(server: ServerHandle): Promise<void> {
+    const document = vscode.window.activeTextEditor?.document;
+    if (document === undefined || vscode.languages.match(DOCUMENT_SELECTOR, document) === 0) {
+        void vscode.window.showWarningMessage(
+            "Rulelens: Suggest Edits lists the suggestions for the rules file, or the corpus file, in the active editor: open one first.",
+        );
+        return;
+    }
+    const client = await server.running();
+    if (client === undefined) {
+        return;
+    }
+    const params = { textDocument: client.code2ProtocolConverter.asTextDocumentIdentifier(document) };
+    let result: ext.SuggestResult;
+    try {
+        result = await vscode.window.withProgress(
+            { location: vscode.ProgressLocation.Notification, title: "rulelens: measuring suggestions" },
+            async () => {
+                const deadline = Date.now() + SUGGEST_TIMEOUT_MS;
+                let answer = await client.sendRequest(ext.suggest, params);
+                while (answer.status === "pending" && Date.now() < deadline) {
+                    await new Promise((resolve) => setTimeout(resolve, 500));
+                    answer = await client.sendRequest(ext.suggest, params);
+                }
+                return answer;
+            },
+        );
+    } catch (error) {
+        void showError(`rulelens/suggest: ${messageOf(error)}`, false);
+        return;
+    }
+    if (result.status !== "ready" || result.suggestions.length === 0) {
+        void vscode.window.showInformationMessage(`rulelens: ${result.message}`);
+        return;
+    }
+    const picked = await vscode.window.showQuickPick(
+        result.suggestions.map((item) => ({ label: item.action.title, description: item.source, detail: item.detail, item })),
+        { placeHolder: `${result.message}: pick one to apply`, matchOnDescription: true, matchOnDetail: true },
+    );
+    if (picked === undefined) {
+        return;
+    }
+    try {
+        let action = picked.item.action;
+        if (action.edit === undefined) {
+            action = await client.sendRequest(CodeActionResolveRequest.type, action);
+        }
+        if (action.edit === undefined) {
+            return;
+        }
+        const edit = await client.protocol2CodeConverter.asWorkspaceEdit(action.edit);
+        if (!(await vscode.workspace.applyEdit(edit))) {
+            void vscode.window.showWarningMessage("rulelens: the editor did not apply the edit");
+        }
+    } catch (error) {
+        void showError(`rulelens: ${messageOf(error)}`, false);
     }
 }
 

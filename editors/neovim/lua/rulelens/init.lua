@@ -1,6 +1,7 @@
 -- rulelens for Neovim: starts `rulelens serve` for `.rules` buffers and for the corpus
 -- buffers (`*.tsv`, `*.jsonl`) beside them, and binds the server's custom requests
--- (`rulelens/train`, `rulelens/showAutomaton`, see src/lsp/ext.rs) to commands.
+-- (`rulelens/train`, `rulelens/showAutomaton`, `rulelens/suggest`, see src/lsp/ext.rs) to
+-- commands.
 --
 --   require('rulelens').setup {
 --     cmd = { 'rulelens', 'serve' },
@@ -253,9 +254,10 @@ function M.client(buf)
   return nil
 end
 
--- Sends `method` to the client of the current buffer; `on_result(result)` on success.
-local function request(method, params, on_result)
-  local buf = vim.api.nvim_get_current_buf()
+-- Sends `method` to the client of `buf` (default: the current buffer); `on_result(result,
+-- client)` on success.
+local function request(method, params, on_result, buf)
+  buf = buf or vim.api.nvim_get_current_buf()
   local client = M.client(buf)
   if not client then
     notify('no rulelens server is attached to this buffer', vim.log.levels.WARN)
@@ -266,7 +268,7 @@ local function request(method, params, on_result)
       notify(method .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
       return
     end
-    on_result(result)
+    on_result(result, client)
   end
   if has('0.11') then
     client:request(method, params, handler, buf)
@@ -285,6 +287,60 @@ function M.train()
     local level = result.started and vim.log.levels.INFO or vim.log.levels.WARN
     notify(result.message, level)
   end)
+end
+
+-- How long :RulelensSuggest waits for the suggestions of a save being measured.
+local SUGGEST_TIMEOUT_MS = 120000
+
+-- Applies a code action's edit, resolving it first when the server left it out (it then
+-- refuses an action whose document changed since it was offered).
+local function apply_action(client, action, buf)
+  local function apply(edit)
+    vim.lsp.util.apply_workspace_edit(edit, client.offset_encoding or 'utf-16')
+  end
+  if action.edit then
+    apply(action.edit)
+    return
+  end
+  request('codeAction/resolve', action, function(resolved)
+    if resolved and resolved.edit then
+      apply(resolved.edit)
+    end
+  end, buf)
+end
+
+-- `rulelens/suggest`: every suggestion of the last save of the rules (of this rules buffer,
+-- or of the rules binding this corpus) in vim.ui.select, best first, titled with its
+-- evidence; the one picked is applied like its code action. Asks again while the save's
+-- suggestions are being measured.
+function M.suggest()
+  local buf = vim.api.nvim_get_current_buf()
+  local uv = vim.uv or vim.loop
+  local deadline = uv.now() + SUGGEST_TIMEOUT_MS
+  local function ask()
+    request('rulelens/suggest', { textDocument = { uri = vim.uri_from_bufnr(buf) } }, function(result, client)
+      if result.status == 'pending' and uv.now() < deadline then
+        vim.defer_fn(ask, 500)
+        return
+      end
+      if result.status ~= 'ready' or #result.suggestions == 0 then
+        notify(result.message)
+        return
+      end
+      vim.ui.select(result.suggestions, {
+        prompt = result.message .. ': pick one to apply',
+        format_item = function(item)
+          return item.action.title
+        end,
+        kind = 'rulelens.suggestion',
+      }, function(item)
+        if item then
+          apply_action(client, item.action, buf)
+        end
+      end)
+    end, buf)
+  end
+  ask()
 end
 
 -- Opens DOT text in a scratch buffer (filetype `dot`) in a new window.

@@ -125,6 +125,14 @@ describe("rulelens serve with the extension's settings and requests", { skip: "s
         assert.equal(typeof answer.result.message, "string");
     });
 
+    it("answers suggest with why there are no suggestions yet", async () => {
+        const answer = await server.request("rulelens/suggest", { textDocument: { uri: rulesUri } });
+        assert.equal(answer.error, undefined, answer.error?.message);
+        assert.notEqual(answer.result.status, "ready");
+        assert.deepEqual(answer.result.suggestions, []);
+        assert.match(answer.result.message, /save|corpus/);
+    });
+
     it("accepted every settings message", async () => {
         // The configuration pull runs after `initialized`: wait for it to be answered.
         for (let i = 0; i < 50 && !server.serverRequests.some((r) => r.method === "workspace/configuration"); i++) {

@@ -1,6 +1,6 @@
 // Loads the bundle (dist/main.js, as VS Code would) with a stand-in for the `vscode` module
-// and activates it where no server can be found: the three commands are registered and the
-// user gets the message naming the three places looked in; and when rulelens.server.path
+// and activates it where no server can be found: the commands package.json declares are
+// registered and the user gets the message naming the three places looked in; and when rulelens.server.path
 // arrives after activation (as VS Code can deliver settings late), the extension looks for
 // the server again at once, without a question. Skipped before `npm run bundle`.
 
