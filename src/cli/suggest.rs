@@ -43,13 +43,14 @@ pub fn run(
             let refined = refine(&loaded, &corpora, config, max_edits);
             print!("{}", refined.text);
             match (refined.applied.first(), refined.applied.last()) {
-                (Some(first), Some(last)) => eprintln!(
-                    "{}: {} edit{} applied; dev accuracy {} → {}",
+                (Some(first), Some(last)) => eprint!(
+                    "{}: {} edit{} applied; dev accuracy {} → {}\n\n{}",
                     rules_path.display(),
                     refined.applied.len(),
                     if refined.applied.len() == 1 { "" } else { "s" },
                     percent(Some(first.evidence.dev_before)),
                     percent(Some(last.evidence.dev_after)),
+                    evidence_table(&refined.applied).render("  ")
                 ),
                 _ => eprintln!(
                     "{}: no edit raises dev accuracy; the rules are unchanged",
@@ -82,6 +83,19 @@ fn text_report(rules_path: &Path, suggestions: &[Suggestion]) -> String {
             rules_path.display()
         );
     };
+    format!(
+        "{}: {} suggestion{}, each measured alone; dev accuracy now {}\n\n{}",
+        rules_path.display(),
+        suggestions.len(),
+        if suggestions.len() == 1 { "" } else { "s" },
+        percent(Some(first.evidence.dev_before)),
+        evidence_table(suggestions).render("  ")
+    )
+}
+
+/// One row per suggestion: the edit, its source and its evidence (the dev column is the
+/// change in points).
+fn evidence_table(suggestions: &[Suggestion]) -> Table {
     let mut table = Table::new(&[
         "edit",
         "source",
@@ -107,12 +121,5 @@ fn text_report(rules_path: &Path, suggestions: &[Suggestion]) -> String {
             format!("{:+.1}", evidence.dev_gain()),
         ]);
     }
-    format!(
-        "{}: {} suggestion{}, each measured alone; dev accuracy now {}\n\n{}",
-        rules_path.display(),
-        suggestions.len(),
-        if suggestions.len() == 1 { "" } else { "s" },
-        percent(Some(first.evidence.dev_before)),
-        table.render("  ")
-    )
+    table
 }
