@@ -8,7 +8,11 @@
 //!   breadth-first product search that also yields a shortest such sentence;
 //! - a rule that never decides a prediction because a label of higher priority fires
 //!   whenever it does ([`Code::ShadowedRule`]): an A* product search per rule, guided by the
-//!   rule's patterns, that must exhaust the product to report anything.
+//!   rule's patterns, that must exhaust the product to report anything; a rule that no
+//!   sentence fires at all is [`Code::UnsatisfiableFormula`] instead, explained by `sets`;
+//! - then, on the rules none of these reported, `sets`' pairwise checks: redundant rules
+//!   ([`Code::RedundantRule`]) and rules of different labels that overlap
+//!   ([`Code::OverlappingRules`]).
 //!
 //! Product searches are capped ([`CompileConfig::max_search_steps`]); when one gives up,
 //! nothing is reported.
@@ -18,6 +22,7 @@ use super::compile::CompileConfig;
 use super::dfa::Dfa;
 use super::rule_system::RuleSystem;
 use super::search::{Query, Search, search, short_words, witness_text};
+use super::sets::{self, Budget, Open, RuleRef};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::syntax::{Formula, Literal, PatternId, RuleSet, ast, classify_literal};
 use std::cell::RefCell;
@@ -30,6 +35,8 @@ pub(crate) fn check(
 ) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     let mut first_with_language: HashMap<&Dfa, usize> = HashMap::new();
+    // Patterns W0304 reports: the rules made of them alone are not checked again.
+    let mut duplicates = vec![false; rules.patterns.len()];
     for (i, (compiled, def)) in system.patterns.iter().zip(&rules.patterns).enumerate() {
         let Some(dfa) = &compiled.dfa else { continue };
         // What a pattern with a syntax error means is unclear; its error says enough.
@@ -70,6 +77,7 @@ pub(crate) fn check(
                     && rules.patterns[first].anonymous
                     && rules.patterns[first].labels != def.labels => {}
             Some(&first) => {
+                duplicates[i] = true;
                 let first_def = &rules.patterns[first];
                 diagnostics.push(
                     Diagnostic::new(
@@ -92,7 +100,20 @@ pub(crate) fn check(
     if rules.default.is_none() {
         diagnostics.extend(missing_default(system, rules, config));
     }
-    diagnostics.extend(shadowed_rules(system, rules, config));
+    let mut open: Open = rules
+        .labels
+        .iter()
+        .map(|label| {
+            label
+                .rules
+                .iter()
+                .map(|rule| !matches!(rule.formula, Formula::Pattern(p) if duplicates[p.index()]))
+                .collect()
+        })
+        .collect();
+    diagnostics.extend(shadowed_rules(system, rules, config, &mut open));
+    diagnostics.extend(sets::redundant_rules(system, rules, &mut open, config));
+    diagnostics.extend(sets::overlapping_rules(system, rules, &open, config));
     diagnostics
 }
 
@@ -151,7 +172,7 @@ fn has_unproducible_literal(regex: &ast::Regex) -> bool {
 }
 
 /// The DFAs of the given patterns (those that compiled), and each pattern's position.
-fn product<'s>(
+pub(super) fn product<'s>(
     system: &'s RuleSystem,
     patterns: &[PatternId],
 ) -> (Vec<&'s Dfa>, HashMap<PatternId, usize>) {
@@ -169,7 +190,8 @@ fn product<'s>(
     (dfas, position)
 }
 
-fn patterns_of<'f>(formulas: impl IntoIterator<Item = &'f Formula>) -> Vec<PatternId> {
+/// The patterns the formulas read, with repeats.
+pub(super) fn patterns_of<'f>(formulas: impl IntoIterator<Item = &'f Formula>) -> Vec<PatternId> {
     let mut patterns = Vec::new();
     for formula in formulas {
         formula.visit(true, &mut |pattern, _| patterns.push(pattern));
@@ -232,13 +254,22 @@ enum Shadowing {
     ByPattern(PatternId),
     /// The labels of higher priority together fire whenever the rule does.
     ByLabels,
+    /// No sentence fires the rule.
+    Never,
 }
 
 /// Rules that never decide a prediction: no sentence fires them while every label of higher
-/// priority stays silent.
-fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) -> Vec<Diagnostic> {
+/// priority stays silent (W0306), or none fires them at all (W0308). Marks in `open` the
+/// rules reported here or before (their patterns are broken, too large or empty).
+fn shadowed_rules(
+    system: &RuleSystem,
+    rules: &RuleSet,
+    config: &CompileConfig,
+    open: &mut Open,
+) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
     let earlier_labels = EarlierLabels::new(system);
+    let mut explanations = Budget::new(config);
     for (label_index, label) in rules.labels.iter().enumerate() {
         // Patterns that alone make a label of higher priority fire.
         let mut covering = Vec::new();
@@ -253,7 +284,11 @@ fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) 
             }
         }
         let mut n_shadowed = 0;
-        for rule in &label.rules {
+        for (rule_index, rule) in label.rules.iter().enumerate() {
+            let at = RuleRef {
+                label: label_index,
+                rule: rule_index,
+            };
             // Unresolved names, and patterns that are broken, too large or empty, are
             // reported already.
             let mut reported = contains_false(&rule.formula);
@@ -263,6 +298,7 @@ fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) 
                     || has_syntax_error(&rules.patterns[pattern.index()].regex);
             });
             if reported {
+                open[label_index][rule_index] = false;
                 continue;
             }
             let shadowing = shadowing(
@@ -279,6 +315,7 @@ fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) 
                 .collect();
             let mut diagnostic = match shadowing {
                 Shadowing::No => continue,
+                Shadowing::Never => sets::unsatisfiable_rule(system, rules, at, &mut explanations),
                 Shadowing::ByPattern(q) => {
                     let q_def = &rules.patterns[q.index()];
                     let q_labels: Vec<&str> = q_def
@@ -300,11 +337,6 @@ fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) 
                     )
                     .with_related(q_def.name_range, "matches every sentence the shadowed rule matches")
                 }
-                Shadowing::ByLabels if higher_names.is_empty() => Diagnostic::new(
-                    Code::ShadowedRule,
-                    rule.label_range,
-                    "this rule can never fire",
-                ),
                 Shadowing::ByLabels => Diagnostic::new(
                     Code::ShadowedRule,
                     rule.label_range,
@@ -315,6 +347,7 @@ fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) 
                     ),
                 ),
             };
+            open[label_index][rule_index] = false;
             n_shadowed += 1;
             if n_shadowed == label.rules.len()
                 && rules.default.map(|d| d.index()) != Some(label_index)
@@ -323,10 +356,13 @@ fn shadowed_rules(system: &RuleSystem, rules: &RuleSet, config: &CompileConfig) 
                     .message
                     .push_str(&format!("; label `{}` is never predicted", label.name));
             }
-            diagnostics.push(diagnostic.with_help(
-                "labels are tried in the order of their first rule; make the rule more specific, \
-                 remove it, or move the label's first rule up",
-            ));
+            if diagnostic.help.is_none() {
+                diagnostic = diagnostic.with_help(
+                    "labels are tried in the order of their first rule; make the rule more \
+                     specific, remove it, or move the label's first rule up",
+                );
+            }
+            diagnostics.push(diagnostic);
         }
     }
     diagnostics
@@ -481,6 +517,8 @@ fn shadowing(
     // Only the patterns the formulas read are run, so a rule costs what its formula and
     // the higher labels' formulas read, not the whole rule system.
     let mut words_of_single = Vec::new();
+    // A single pattern fires on some sentence: its empty language was reported already.
+    let mut satisfied = matches!(formula, Formula::Pattern(_));
     for &p in &positive {
         let Some(dfa) = &system.patterns[p.index()].dfa else {
             continue;
@@ -493,15 +531,46 @@ fn shadowing(
                     .as_ref()
                     .is_some_and(|dfa| dfa.is_match(word, alphabet))
             };
-            if formula.eval(&matched) && !earlier_labels.fire(label_index, word) {
-                return Shadowing::No;
+            if formula.eval(&matched) {
+                if !earlier_labels.fire(label_index, word) {
+                    return Shadowing::No;
+                }
+                satisfied = true;
             }
         }
         if *formula == Formula::Pattern(p) {
             words_of_single = words;
         }
     }
-    // 2. One pattern of a higher label whose language contains the rule's only pattern's.
+    // 2. A formula no sentence satisfies, by a search of its own patterns' product, whose
+    // witness may also show that the rule decides.
+    if !satisfied {
+        let (dfas, position) = product(system, &patterns_of([formula]));
+        let guides: Vec<usize> = positive
+            .iter()
+            .filter_map(|p| position.get(p).copied())
+            .collect();
+        let query = Query {
+            alphabet,
+            dfas: &dfas,
+            position: &position,
+            must_fire: &[formula],
+            must_not_fire: &[],
+            guides: &guides,
+            max_steps: config.max_search_steps,
+        };
+        match search(&query) {
+            Search::Exhausted => return Shadowing::Never,
+            Search::Found(word) if !earlier_labels.fire(label_index, &word) => {
+                return Shadowing::No;
+            }
+            Search::Found(_) | Search::GaveUp => {}
+        }
+    }
+    if label_index == 0 {
+        return Shadowing::No;
+    }
+    // 3. One pattern of a higher label whose language contains the rule's only pattern's.
     if let Formula::Pattern(p) = formula
         && let Some(p_dfa) = &system.patterns[p.index()].dfa
     {
@@ -530,7 +599,7 @@ fn shadowing(
             }
         }
     }
-    // 3. The product of the rule's patterns with every pattern of the higher labels.
+    // 4. The product of the rule's patterns with every pattern of the higher labels.
     let mut involved = patterns_of([formula]);
     involved.extend(patterns_of(higher));
     let (dfas, position) = product(system, &involved);

@@ -4,7 +4,8 @@
 //! Pipeline per pattern: `nfa` (Thompson) → `determinize` (subset construction over the
 //! pattern's symbol classes, capped) → `minimize` (Hopcroft, canonical numbering). The
 //! [`RuleSystem`] puts the DFAs of a rules file together with its label formulas;
-//! `lint` checks languages, `metrics` evaluates on a labeled corpus, `dot` draws.
+//! `lint` checks languages (with `sets`, the exact set relations between rules), `metrics`
+//! evaluates on a labeled corpus, `dot` draws.
 //! petgraph stays inside this module, behind [`Dfa::graph`].
 
 mod alphabet;
@@ -18,6 +19,7 @@ mod minimize;
 mod nfa;
 mod rule_system;
 mod search;
+mod sets;
 
 pub use alphabet::{Alphabet, Atom, SymbolId};
 pub use compile::{

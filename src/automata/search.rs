@@ -118,6 +118,12 @@ fn eval3(formula: &Formula, settled: &impl Fn(PatternId) -> Option<bool>) -> Opt
 
 /// Searches the product of `query.dfas` for a state where the goal holds.
 pub(crate) fn search(query: &Query<'_>) -> Search {
+    search_counting(query).0
+}
+
+/// [`search`], with the DFA transitions it computed (what counts against
+/// `query.max_steps`), for callers that share one budget between many searches.
+pub(crate) fn search_counting(query: &Query<'_>) -> (Search, usize) {
     let dfas = query.dfas;
     // One representative symbol per class of the product partition: the "other" symbols
     // and the literals some DFA tells apart meet every class.
@@ -133,7 +139,7 @@ pub(crate) fn search(query: &Query<'_>) -> Search {
     // the budget like a transition: a product of many patterns gives up here.
     let mut steps = dfas.len().saturating_mul(candidates.len());
     if steps > query.max_steps {
-        return Search::GaveUp;
+        return (Search::GaveUp, query.max_steps);
     }
     let alphabet = query.alphabet;
     let mut seen: HashSet<Vec<usize>> = HashSet::new();
@@ -179,11 +185,11 @@ pub(crate) fn search(query: &Query<'_>) -> Search {
                 at = parent;
             }
             word.reverse();
-            return Search::Found(word);
+            return (Search::Found(word), steps);
         }
         steps += step_cost;
         if steps > query.max_steps {
-            return Search::GaveUp;
+            return (Search::GaveUp, query.max_steps);
         }
         for &symbol in &representatives {
             let next: Vec<StateId> = states[id]
@@ -206,7 +212,7 @@ pub(crate) fn search(query: &Query<'_>) -> Search {
             }
         }
     }
-    Search::Exhausted
+    (Search::Exhausted, steps)
 }
 
 /// Up to `limit` of the shortest accepted symbol sequences of `dfa`, shortest first,
@@ -243,6 +249,11 @@ pub(crate) fn short_words(dfa: &Dfa, alphabet: &Alphabet, limit: usize) -> Vec<V
         }
     }
     words
+}
+
+/// The length of the shortest sentence `dfa` accepts, `None` when it accepts none.
+pub(crate) fn shortest_length(dfa: &Dfa) -> Option<usize> {
+    distance_to_accept(dfa)[dfa.start().index()]
 }
 
 /// Per state: the fewest tokens to an accepting state, `None` when unreachable.

@@ -88,6 +88,9 @@ codes! {
     DuplicateLanguage = "W0304", "duplicate-language";
     AutomatonTooLarge = "E0305", "automaton-too-large";
     ShadowedRule = "W0306", "shadowed-rule";
+    RedundantRule = "W0307", "redundant-rule";
+    UnsatisfiableFormula = "W0308", "unsatisfiable-formula";
+    OverlappingRules = "I0309", "overlapping-rules";
     CorpusNotFound = "E0401", "corpus-not-found";
     UnsupportedCorpusFormat = "E0402", "unsupported-corpus-format";
     InvalidUtf8 = "E0403", "invalid-utf8";

@@ -459,6 +459,10 @@ mod tests {
         insta::assert_snapshot!(
             check_rules_actions("default ham\npattern a = $* x $*\nspam <- $0( a & !a\n"),
             @r"
+        [QuickFix] Remove the rule of line 3
+        default ham
+        pattern a = $* x $*
+
         [QuickFix] Close the group with `)`
         default ham
         pattern a = $* x $*
@@ -468,5 +472,41 @@ mod tests {
         // The fixed text parses cleanly.
         let clean = fixture("default ham\nspam: $* $0( won $* )\n").0;
         assert!(!clean.has_errors(), "{:?}", clean.diagnostics);
+    }
+
+    #[test]
+    fn a_redundant_or_unsatisfiable_rule_has_a_quick_fix_that_removes_its_line() {
+        insta::assert_snapshot!(
+            check_rules_actions("default ham\nspam: $* free $*\nspam$0: $* free entry $*  # why\nham: $* hi $*\n"),
+            @r"
+        [RefactorRewrite] Disable the `spam` rule of line 3
+        default ham
+        spam: $* free $*
+        # disabled: spam: $* free entry $*  # why
+        ham: $* hi $*
+
+        [QuickFix] Remove the rule of line 3
+        default ham
+        spam: $* free $*
+        ham: $* hi $*
+        "
+        );
+        insta::assert_snapshot!(
+            check_rules_actions("default ham\npattern a = $* x $*\nspam: $* y $*\nspam <$0- a & !a\n"),
+            @r"
+        [QuickFix] Remove the rule of line 4
+        default ham
+        pattern a = $* x $*
+        spam: $* y $*
+        "
+        );
+        // No quick fix where removing the rule would move its label down the priority order.
+        let (file, at) =
+            fixture("default ham\nspam: $* free $0entry $*\nham: $* hi $*\nspam: $* free $*\n");
+        let actions = rules_actions(&file, TextRange::empty(at), None);
+        assert!(
+            actions.iter().all(|a| a.kind != ActionKind::QuickFix),
+            "{actions:?}"
+        );
     }
 }

@@ -80,6 +80,11 @@ pub struct LabelRule {
     pub range: TextRange,
     /// The label's name in the statement.
     pub label_range: TextRange,
+    /// 1-based line of the statement.
+    pub line: u32,
+    /// The statement's whole line, its comment and line terminator included: what removing
+    /// the rule deletes.
+    pub line_range: TextRange,
 }
 
 /// A formula over patterns.
@@ -390,10 +395,18 @@ impl Lowering {
                     labels.push(label_id);
                 }
             }
+            let line = self.index.line_col(statement.range.start()).line;
+            let line_range = match (self.index.line_range(line), self.index.line_range(line + 1)) {
+                (Some(this), Some(next)) => TextRange::new(this.start(), next.start()),
+                (Some(this), None) => this,
+                (None, _) => statement.range,
+            };
             self.rules.labels[label_id.index()].rules.push(LabelRule {
                 formula,
                 range: statement.range,
                 label_range: label.range,
+                line: line + 1,
+                line_range,
             });
         }
 

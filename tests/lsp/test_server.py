@@ -166,7 +166,8 @@ async def test_the_reconstruct_action_keeps_the_file_parsing(
         raise AssertionError("no pattern reads back as another language")
     assert "dev accuracy" in replace.title, titles
     assert any(t.startswith("Disable") for t in titles), titles
-    # Asked for quick fixes only, the server offers none of these rewrites.
+    # Asked for quick fixes only, the server offers none of these rewrites (a quick fix
+    # there removes a redundant rule, W0307).
     only = await client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=rules),
@@ -179,7 +180,8 @@ async def test_the_reconstruct_action_keeps_the_file_parsing(
             ),
         )
     )
-    assert not only, [a.title for a in only]
+    rewrites = [a.title for a in only if a.title.startswith(("Replace", "Disable"))]
+    assert not rewrites, rewrites
     resolved = await client.code_action_resolve_async(replace)
     edit = resolved.edit
     if edit.document_changes:
