@@ -987,6 +987,93 @@ fn add_rule_for_a_line_follows_the_network_polarity_and_says_when_it_cannot_fix_
 }
 
 #[test]
+fn widen_for_a_line_rewrites_the_closest_gold_rule_so_that_it_matches_the_line() {
+    let text = "default ham\nspam: $* lucky $* draw $*\nspam: $* won $* prize $*    # a prize\n";
+    let train = "spam\tyou won a prize today\nspam\tyou won a voucher\nspam\twe won the voucher now\n\
+                 spam\ti won this voucher !\nspam\tu won voucher\nham\ta voucher for lunch\n\
+                 ham\twe won the game\nham\tsee you\n";
+    let dev = "spam\tthey won a voucher\nham\twon the match\n";
+    let analysis = analysis_of(text, &[("train", train), ("dev", dev)]);
+    let line = Example {
+        text: "they WON a voucher".into(),
+        label: Some("spam".into()),
+        line: 0,
+        text_range: None,
+        label_range: None,
+    };
+    let actions = line_actions(&line, &analysis.rules, Some(&analysis), None);
+    let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+    // `$* won $* prize $*` misses `prize` alone, after a gap holding `a` and `voucher`:
+    // `voucher` fixes the four voucher lines of train, and the dev line.
+    let widen = actions
+        .iter()
+        .find(|a| a.title.starts_with("Widen"))
+        .unwrap_or_else(|| panic!("{titles:?}"));
+    assert_eq!(
+        widen.title,
+        "Widen `spam: $* won $* ( prize | voucher ) $*` (fixes 4 train lines, breaks 0; \
+         dev 50.0 → 100.0 %)"
+    );
+    assert_eq!(widen.kind, ActionKind::QuickFix);
+    assert_eq!(
+        widen.edit,
+        TextEdit {
+            range: TextRange::at(
+                TextSize::of("default ham\nspam: $* lucky $* draw $*\nspam: $* won $* "),
+                TextSize::of("prize")
+            ),
+            new_text: "( prize | voucher )".into(),
+        }
+    );
+    let widened = rules(&applied(text, widen));
+    assert!(widened.system.classify(&line.text).matched[1]);
+
+    // A line no one widening makes a gold rule match, a line the rules get right, and a
+    // project without a train corpus: no widening.
+    let far = Example {
+        text: "free entry now".into(),
+        ..line.clone()
+    };
+    let offered = |example: &Example, analysis| {
+        line_actions(example, &rules(text), analysis, None)
+            .into_iter()
+            .any(|a| a.title.starts_with("Widen"))
+    };
+    assert!(!offered(&far, Some(&analysis)));
+    let right = Example {
+        text: "you won a prize".into(),
+        ..line.clone()
+    };
+    assert!(!offered(&right, Some(&analysis)));
+    let dev_only = analysis_of(text, &[("dev", dev)]);
+    assert!(!offered(&line, Some(&dev_only)));
+    // Without a dev corpus, the title has the train evidence only; with a higher-priority
+    // label winning the line after the edit, it says so.
+    let train_only = analysis_of(text, &[("train", train)]);
+    let actions = line_actions(&line, &train_only.rules, Some(&train_only), None);
+    assert!(
+        actions.iter().any(|a| a.title
+            == "Widen `spam: $* won $* ( prize | voucher ) $*` (fixes 4 train lines, breaks 0)"),
+        "{:?}",
+        actions.iter().map(|a| &a.title).collect::<Vec<_>>()
+    );
+    let outranked = "default ham\nham: $* they $*\nspam: $* won $* prize $*\n";
+    let analysis = analysis_of(outranked, &[("train", train)]);
+    let actions = line_actions(&line, &analysis.rules, Some(&analysis), None);
+    let widen = actions
+        .iter()
+        .find(|a| a.title.starts_with("Widen"))
+        .unwrap();
+    assert!(
+        widen
+            .title
+            .ends_with("; a higher-priority label still wins here)"),
+        "{}",
+        widen.title
+    );
+}
+
+#[test]
 fn minimal_edit_keeps_the_common_prefix_and_suffix_on_char_boundaries() {
     let check = |old: &str, new: &str, range: (u32, u32), text: &str| {
         let edit = minimal_edit(old, new);

@@ -5,6 +5,7 @@
 //! corpus of 100,000 lines, framing errors followed by well-framed messages, `$/` requests,
 //! lone `\r` line ends, and `exit` with and without `shutdown`. The server must answer each
 //! with the right error or result and keep serving, and exit with the code LSP asks for.
+//! Also: a code action on a corpus line carries the version of the rules document it edits.
 
 #[path = "common/lsp_client.rs"]
 mod lsp_client;
@@ -277,4 +278,90 @@ fn a_lone_carriage_return_ends_a_line() {
         json!({ "line": 1, "character": 9 })
     );
     assert_eq!(server.stop(), 0);
+}
+
+/// The widening offered on a corpus line edits the open rules document: its edit carries
+/// the version it was computed for, and after the rules change it is offered for the new
+/// version.
+#[test]
+fn a_widening_on_a_corpus_line_carries_the_version_of_the_rules_it_edits() {
+    let dir = temp_dir("widen");
+    let mut server = Server::start();
+    server.initialize(
+        json!({ "workspace": { "workspaceEdit": { "documentChanges": true } } }),
+        json!({ "training": { "enabled": false } }),
+    );
+    let text = "default ham\ncorpus train \"train.tsv\"\ncorpus dev \"dev.tsv\"\n\
+                spam: $* won $* prize $*\n";
+    let train = "spam\tyou won a prize today\nspam\tyou won a voucher\nspam\twe won the voucher now\n\
+                 spam\ti won this voucher !\nham\twe won the game\n";
+    let rules = dir.join("r.rules");
+    std::fs::write(&rules, text).unwrap();
+    std::fs::write(dir.join("train.tsv"), train).unwrap();
+    std::fs::write(
+        dir.join("dev.tsv"),
+        "spam\tthey won a voucher\nham\twon it\n",
+    )
+    .unwrap();
+    let (rules_uri, train_uri) = (uri(&rules), uri(&dir.join("train.tsv")));
+    server.open(&rules_uri, "rules", text);
+    server.diagnostics(&rules_uri, 1);
+    server.open(&train_uri, "tsv", train);
+    // The line `you won a voucher`; the analysis of the rules comes in the background.
+    let widen_at = |server: &mut Server| {
+        let deadline = std::time::Instant::now() + lsp_client::DEADLINE;
+        loop {
+            let response = server.request(
+                "textDocument/codeAction",
+                json!({
+                    "textDocument": { "uri": train_uri },
+                    "range": { "start": { "line": 1, "character": 8 },
+                               "end": { "line": 1, "character": 8 } },
+                    "context": { "diagnostics": [] }
+                }),
+            );
+            let actions = response["result"].as_array().cloned().unwrap_or_default();
+            if let Some(widen) = actions
+                .into_iter()
+                .find(|a| a["title"].as_str().is_some_and(|t| t.starts_with("Widen")))
+            {
+                return widen;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no widening: {response}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    let widen = widen_at(&mut server);
+    assert_eq!(
+        widen["title"],
+        "Widen `spam: $* won $* ( prize | voucher ) $*` (fixes 3 train lines, breaks 0; \
+         dev 50.0 → 100.0 %)"
+    );
+    let change = &widen["edit"]["documentChanges"][0];
+    assert_eq!(
+        change["textDocument"],
+        json!({ "uri": rules_uri, "version": 1 })
+    );
+    assert_eq!(change["edits"][0]["newText"], "( prize | voucher )");
+    assert_eq!(widen["data"]["version"], 1);
+
+    // The user edits the rules: the widening is offered again, for version 2.
+    server.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": rules_uri, "version": 2 },
+            "contentChanges": [{ "text": format!("# edited\n{text}") }]
+        }),
+    );
+    server.diagnostics(&rules_uri, 2);
+    let widen = widen_at(&mut server);
+    assert_eq!(
+        widen["edit"]["documentChanges"][0]["textDocument"]["version"],
+        2
+    );
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,6 +1,8 @@
 //! The engine-independent matching suite: every `[[test]]` of `tests/data/matching/*.toml`
-//! runs against the compiled minimal DFA (`Dfa::is_match`, `RuleSystem::match_span`) and
-//! against the reference backtracking matcher of `tests/common/backtrack.rs`. A failure
+//! runs against the compiled minimal DFA (`Dfa::is_match`, `RuleSystem::match_span`), the
+//! element run of `automata::PatternElements` (whose why-not must exist exactly when the
+//! pattern does not match) and the reference backtracking matcher of
+//! `tests/common/backtrack.rs`. A failure
 //! names the file and the case.
 //!
 //! Case format (in the style of the regex crate's testdata):
@@ -17,6 +19,7 @@
 mod common;
 
 use common::backtrack;
+use rulelens::automata::PatternElements;
 use rulelens::syntax::PatternId;
 use serde::Deserialize;
 use std::collections::HashSet;
@@ -96,6 +99,29 @@ fn run_case(case: &Case) -> Vec<String> {
             "DFA: expected matches = {}, got {by_dfa}",
             case.matches
         ));
+    }
+    let alphabet = compiled.system.alphabet();
+    match PatternElements::new(regex, alphabet) {
+        Some(elements) => match elements.run(&symbols, alphabet) {
+            Some(run) => {
+                if run.matches() != case.matches {
+                    problems.push(format!(
+                        "element run: expected matches = {}, got {}",
+                        case.matches,
+                        run.matches()
+                    ));
+                }
+                if run.why_not().is_some() == case.matches {
+                    problems.push(format!(
+                        "why-not: {:?} on a match = {}",
+                        run.why_not(),
+                        case.matches
+                    ));
+                }
+            }
+            None => problems.push("the element run passed its work cap".into()),
+        },
+        None => problems.push("the pattern's elements did not build".into()),
     }
     if by_backtracking != case.matches {
         problems.push(format!(

@@ -3,7 +3,8 @@
 //! (a) Random token regexes and sentences: the compiled minimal DFA, the reference
 //!     backtracking matcher (`tests/common/backtrack.rs`) and the `regex` crate (each pool
 //!     token mapped to one char) agree on matching; the DFA's `match_span` agrees with the
-//!     backtracker's span.
+//!     backtracker's span; `PatternElements`' run agrees with the DFA, and its why-not (the
+//!     longest matched prefix of elements) and slots are what the backtracker finds.
 //! (b) `parse` (and `lower`, and `compile` with small caps) never panic on arbitrary text,
 //!     and every diagnostic range lies in the text, on char boundaries.
 //! (c) Minimization is canonical: regexes with the same language compile to equal `Dfa`s.
@@ -14,9 +15,10 @@ mod common;
 use common::backtrack;
 use proptest::collection::vec;
 use proptest::prelude::*;
-use rulelens::automata::CompileConfig;
+use rulelens::automata::{CompileConfig, Failure, PatternElements};
 use rulelens::diagnostic::Diagnostic;
 use rulelens::syntax::PatternId;
+use rulelens::syntax::ast::{Regex, RegexKind};
 use rulelens::text::{LineCol, LineIndex, TokenKind};
 use text_size::{TextRange, TextSize};
 
@@ -485,6 +487,14 @@ fn equivalent_pair() -> impl Strategy<Value = (String, String)> {
     })
 }
 
+/// The items of nested concatenations, in order: a pattern's elements.
+fn flatten<'r>(regex: &'r Regex, out: &mut Vec<&'r Regex>) {
+    match &regex.kind {
+        RegexKind::Concat(items) => items.iter().for_each(|item| flatten(item, out)),
+        _ => out.push(regex),
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -530,6 +540,40 @@ proptest! {
             span_dfa, span_backtracking,
             "match_span vs backtracker span: rules {:?}, sentence {:?}", rules, text
         );
+
+        let alphabet = compiled.system.alphabet();
+        let elements = PatternElements::new(&compiled.regexes[0], alphabet).expect("built");
+        let run = elements.run(&symbols, alphabet).expect("within the work cap");
+        prop_assert_eq!(run.matches(), by_dfa, "element run vs DFA: rules {:?}, sentence {:?}", rules, text);
+        let mut items = Vec::new();
+        flatten(&compiled.regexes[0], &mut items);
+        let n = tokens.len();
+        let reach = |k: usize| backtrack::concat_ends(items[..k].iter().copied(), &tokens, 0);
+        match run.why_not() {
+            None => prop_assert!(by_dfa),
+            Some(why) => {
+                let matched = (0..=items.len()).rev().find(|&k| !reach(k).is_empty()).unwrap();
+                prop_assert_eq!(why.matched, matched, "rules {:?}, sentence {:?}", rules, text);
+                prop_assert_eq!(Some(why.tokens_matched), reach(matched).last().copied());
+                let failure = match (matched == items.len(), why.tokens_matched == n) {
+                    (true, _) => Failure::Continues { found: why.tokens_matched },
+                    (false, true) => Failure::Ended { element: matched },
+                    (false, false) => Failure::Mismatch { element: matched, found: why.tokens_matched },
+                };
+                prop_assert_eq!(why.failure, failure);
+            }
+        }
+        for k in 0..items.len() {
+            let expected: Vec<usize> = reach(k)
+                .into_iter()
+                .filter(|&i| {
+                    i < n
+                        && backtrack::concat_ends(items[k + 1..].iter().copied(), &tokens, i + 1)
+                            .contains(&n)
+                })
+                .collect();
+            prop_assert_eq!(run.slots(k).collect::<Vec<_>>(), expected, "slots of element {}: rules {:?}, sentence {:?}", k, rules, text);
+        }
     }
 
     /// (b) The front end never panics, and every diagnostic points into the text.

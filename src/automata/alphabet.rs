@@ -75,6 +75,11 @@ impl Alphabet {
         id
     }
 
+    /// The symbol of a literal, if the rules use it.
+    pub fn find(&self, text: &str) -> Option<SymbolId> {
+        self.index.get(text).copied()
+    }
+
     /// The symbol of a token.
     pub fn symbol(&self, token: Token<'_>) -> SymbolId {
         match self.index.get(token.text) {

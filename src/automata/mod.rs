@@ -5,7 +5,8 @@
 //! pattern's symbol classes, capped) → `minimize` (Hopcroft, canonical numbering). The
 //! [`RuleSystem`] puts the DFAs of a rules file together with its label formulas;
 //! `lint` checks languages (with `sets`, the exact set relations between rules), `metrics`
-//! evaluates on a labeled corpus, `dot` draws.
+//! evaluates on a labeled corpus, `dot` draws; `why_not` says why a pattern does not match a
+//! sentence, element by element.
 //! petgraph stays inside this module, behind [`Dfa::graph`].
 
 mod alphabet;
@@ -20,6 +21,7 @@ mod nfa;
 mod rule_system;
 mod search;
 mod sets;
+mod why_not;
 
 pub use alphabet::{Alphabet, Atom, SymbolId};
 pub use compile::{
@@ -30,3 +32,6 @@ pub use dfa::{Dfa, StateId};
 pub use dot::{pattern_dot, system_dot};
 pub use metrics::{Evaluation, Evaluator, LabelMetrics, PatternMetrics, evaluate};
 pub use rule_system::{Classification, CompiledPattern, RuleSystem, Scratch};
+pub use why_not::{
+    Element, ElementKind, ElementRun, Failure, Leaf, MAX_RUN_WORK, PatternElements, WhyNot,
+};

@@ -5,6 +5,8 @@
 //! interned into the [`Alphabet`]; a literal the tokenizer cannot produce becomes
 //! [`Atom::Nothing`]. The number of states is capped: a regex whose expansion would pass
 //! the cap is rejected with [`TooLarge`] instead of exhausting memory.
+//! [`build_elements`] builds the NFA of a pattern's elements over a finished alphabet and
+//! remembers the state between each two elements, for `why_not`.
 
 use super::alphabet::{Alphabet, Atom};
 use crate::syntax::{Literal, ast, classify_literal};
@@ -37,7 +39,7 @@ pub(crate) fn build(
 ) -> Result<Nfa, TooLarge> {
     let mut builder = Builder {
         states: Vec::new(),
-        alphabet,
+        literals: Literals::Intern(alphabet),
         max_states,
     };
     let (start, end) = builder.concat(items.iter().copied())?;
@@ -49,9 +51,50 @@ pub(crate) fn build(
     })
 }
 
+/// The NFA of the concatenation of `items` over a finished `alphabet` (a literal it lacks
+/// accepts nothing), and the state between each two items: `boundaries[k]` is an ε-state
+/// that a run reaches exactly after reading a sentence of `items[..k]`, and from which it
+/// accepts exactly after reading a sentence of `items[k..]` (Thompson fragments are entered
+/// only at their start and left only at their end).
+pub(crate) fn build_elements(
+    items: &[&ast::Regex],
+    alphabet: &Alphabet,
+    max_states: usize,
+) -> Result<(Nfa, Vec<u32>), TooLarge> {
+    let mut builder = Builder {
+        states: Vec::new(),
+        literals: Literals::Look(alphabet),
+        max_states,
+    };
+    let start = builder.empty()?;
+    let mut boundaries = Vec::with_capacity(items.len() + 1);
+    boundaries.push(start);
+    let mut end = start;
+    for item in items {
+        let (s, e) = builder.regex(item)?;
+        builder.connect(end, s);
+        end = e;
+        boundaries.push(end);
+    }
+    let accept = builder.push(NfaState::Accept)?;
+    builder.connect(end, accept);
+    let nfa = Nfa {
+        states: builder.states,
+        start,
+    };
+    Ok((nfa, boundaries))
+}
+
+/// Where a literal's symbol comes from: interned into the alphabet being built, or looked
+/// up in a finished one.
+enum Literals<'a> {
+    Intern(&'a mut Alphabet),
+    Look(&'a Alphabet),
+}
+
 struct Builder<'a> {
     states: Vec<NfaState>,
-    alphabet: &'a mut Alphabet,
+    literals: Literals<'a>,
     max_states: usize,
 }
 
@@ -81,7 +124,12 @@ impl Builder<'_> {
             ast::RegexKind::Word(text) | ast::RegexKind::Quoted(text) => {
                 let quoted = matches!(regex.kind, ast::RegexKind::Quoted(_));
                 let atom = match classify_literal(text, quoted, regex.range) {
-                    Literal::Token(kind) => Atom::Symbol(self.alphabet.intern(text, kind)),
+                    Literal::Token(kind) => match &mut self.literals {
+                        Literals::Intern(alphabet) => Atom::Symbol(alphabet.intern(text, kind)),
+                        Literals::Look(alphabet) => {
+                            alphabet.find(text).map_or(Atom::Nothing, Atom::Symbol)
+                        }
+                    },
                     Literal::Unproducible(_) => Atom::Nothing,
                 };
                 self.atom(atom)

@@ -1,5 +1,6 @@
 //! Code actions as edits of the rules text: "Replace with reconstructed regex" and "Disable
-//! pattern" on a pattern, "Add rule for this line" on a misclassified corpus line.
+//! pattern" on a pattern, "Add rule for this line" and "Widen" on a misclassified corpus
+//! line.
 //!
 //! - Replacing puts the regex the trained network reads back for the pattern
 //!   (`explain::reconstruct`, precomputed in [`TrainedModel`]) in place of the pattern's
@@ -17,11 +18,16 @@
 //!   the n-gram); and inserts it after the label's last rule, so that its priority does not
 //!   change. An n-gram whose rule the file already has (it fired, and lost to a label of
 //!   higher priority) is passed over for the next one.
+//! - Widening rewrites the rule of the gold label that comes closest to matching the line so
+//!   that it matches it (`suggest::widen_for_line`: one element widened, a literal into a
+//!   word set with the line's word, say), checked by compiling the edited rules; the title
+//!   gives the evidence the suggestion engine measured on the train and dev corpora.
 //!
 //! Every action is one [`TextEdit`] of the rules file, the smallest that turns the old text
 //! into the new one; versions are the language server's business. Cost: one analysis of the
 //! edited rules per action offered (a few milliseconds), plus one pass over the train corpus
-//! for "Add rule".
+//! for "Add rule", and for "Widen" one classification of the train and dev corpora before
+//! and after the edit.
 
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::edit::TextEdit;
@@ -30,7 +36,7 @@ use super::trained::TrainedModel;
 use crate::corpus::Example;
 use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, ngrams, rewrite_rules};
 use crate::rules_file::RulesFile;
-use crate::suggest::insert_rule;
+use crate::suggest::{Corpora, Edit, insert_rule, widen_for_line};
 use crate::syntax::{PatternId, spell_token};
 use crate::text::{SourceText, TokenKind, tokenize};
 use std::collections::HashMap;
@@ -226,9 +232,9 @@ impl Counts {
     }
 }
 
-/// "Add rule for this line", when the rules misclassify `example` (a line of a corpus
-/// bound to `file`). `analysis` gives the train corpus' counts, `model` the n-grams'
-/// contributions toward the gold label.
+/// "Add rule for this line" and "Widen", when the rules misclassify `example` (a line of a
+/// corpus bound to `file`). `analysis` gives the train corpus' counts and the corpora a
+/// widening is measured on, `model` the n-grams' contributions toward the gold label.
 pub fn line_actions(
     example: &Example,
     file: &RulesFile,
@@ -243,6 +249,64 @@ pub fn line_actions(
     if gold_id.is_some() && system.classify(&example.text).prediction == gold_id {
         return Vec::new();
     }
+    let add = add_rule_action(example, gold, file, analysis, model);
+    add.into_iter()
+        .chain(widen_action(example, gold, file, analysis))
+        .collect()
+}
+
+/// "Widen `RULE`": see the module doc. Needs the analysis' train corpus.
+fn widen_action(
+    example: &Example,
+    gold: &str,
+    file: &RulesFile,
+    analysis: Option<&RulesAnalysis>,
+) -> Option<Action> {
+    let analysis = analysis?;
+    let train = analysis.corpus("train")?;
+    let dev = analysis.corpus("dev");
+    let corpora = Corpora {
+        train: &train.file.examples,
+        dev: dev.map_or(&[][..], |dev| &dev.file.examples),
+    };
+    let widened = widen_for_line(file, &corpora, gold, &example.text)?;
+    let suggestion = &widened.suggestion;
+    let Edit::ReplaceRegex { label, new, .. } = &suggestion.edit else {
+        return None;
+    };
+    let evidence = &suggestion.evidence;
+    let mut why = vec![format!(
+        "fixes {} train line{}, breaks {}",
+        evidence.fixed,
+        if evidence.fixed == 1 { "" } else { "s" },
+        evidence.broken
+    )];
+    if dev.is_some() {
+        why.push(format!(
+            "dev {:.1} → {:.1} %",
+            100.0 * evidence.dev_before,
+            100.0 * evidence.dev_after
+        ));
+    }
+    let edited = &widened.edited.system;
+    if edited.classify(&example.text).prediction != edited.label_by_name(gold) {
+        why.push("a higher-priority label still wins here".to_string());
+    }
+    Some(Action {
+        title: format!("Widen `{label}: {new}` ({})", why.join("; ")),
+        kind: ActionKind::QuickFix,
+        edit: minimal_edit(&file.source.text, &suggestion.new_text),
+    })
+}
+
+/// "Add rule for this line": see the module doc.
+fn add_rule_action(
+    example: &Example,
+    gold: &str,
+    file: &RulesFile,
+    analysis: Option<&RulesAnalysis>,
+    model: Option<&TrainedModel>,
+) -> Option<Action> {
     let tokens = tokenize(&example.text);
     // Candidate n-grams as their token texts, with the spelled literal sequence.
     let mut candidates: Vec<(Vec<String>, String)> = Vec::new();
@@ -310,9 +374,7 @@ pub fn line_actions(
             .is_some_and(|key| existing.contains(key));
         (!duplicate).then_some((i, network, from_network, rule))
     });
-    let Some((best, network, from_network, rule)) = chosen else {
-        return Vec::new();
-    };
+    let (best, network, from_network, rule) = chosen?;
     let text = &file.source.text;
     let new_text = insert_rule(file, gold, &rule);
     let fixed = {
@@ -338,11 +400,11 @@ pub fn line_actions(
     if !fixed {
         why.push("a higher-priority label still wins here".to_string());
     }
-    vec![Action {
+    Some(Action {
         title: format!("Add rule `{rule}` ({})", why.join("; ")),
         kind: ActionKind::QuickFix,
         edit: minimal_edit(text, &new_text),
-    }]
+    })
 }
 
 /// Each n-gram of the line by token texts, with how much deleting it lowers the network's

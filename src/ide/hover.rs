@@ -5,21 +5,27 @@
 //!   DFA size, figures on each bound corpus from the last saved analysis, and a few correct
 //!   and wrong matches with the matched span.
 //! - Over a label: precision, recall and F1 per corpus, and what it is confused with.
-//! - Over a corpus line: gold label, the rules' prediction and the patterns that fired, and,
-//!   with a trained network, its prediction and probabilities, its top patterns with the
+//! - Over a corpus line: gold label, the rules' prediction and the patterns that fired; on a
+//!   misclassified line, why the gold label's patterns did not match it, the closest first
+//!   (`automata::PatternElements`: the elements matched, then what the failing element
+//!   expected and the token found, or that the line ended); and, with a trained network, its prediction and probabilities, its top patterns with the
 //!   span whose deletion lowers each one's score the most, and the n-grams whose deletion
 //!   changes the probability of the prediction the most, by how much (occlusion, measured
 //!   with the network: `explain::ngrams`, `explain::strongest_ngrams`).
 //!
 //! Figures come from the analysis of the saved rules, looked up by [`PatternKey`] and label
 //! name; a pattern edited since the save shows its regex and DFA size only. Cost: a rules
-//! hover classifies at most a few corpus lines; a line hover scores one sentence with each
-//! of its spans of up to [`HoverConfig::max_ngram_len`] tokens deleted (`docs/performance.md`).
+//! hover classifies at most a few corpus lines; a line hover runs at most
+//! [`MAX_EXPLAINED_PATTERNS`] of the gold label's patterns on the line, and scores one
+//! sentence with each of its spans of up to [`HoverConfig::max_ngram_len`] tokens deleted
+//! (`docs/performance.md`).
 
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::findings::describe;
 use super::trained::TrainedModel;
-use crate::automata::{LabelMetrics, PatternMetrics, RuleSystem, Scratch};
+use crate::automata::{
+    Failure, LabelMetrics, PatternElements, PatternMetrics, RuleSystem, Scratch,
+};
 use crate::corpus::Example;
 use crate::explain::{OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
 use crate::rules_file::RulesFile;
@@ -34,6 +40,8 @@ pub const DEFAULT_MAX_EXAMPLES: usize = 3;
 pub const DEFAULT_MAX_NGRAM_LEN: usize = 6;
 /// Default for [`HoverConfig::max_listed`].
 pub const DEFAULT_MAX_LISTED: usize = 3;
+/// The most patterns of the gold label a line hover runs on the line, in file order.
+pub const MAX_EXPLAINED_PATTERNS: usize = 256;
 
 /// How much a hover shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +51,8 @@ pub struct HoverConfig {
     pub max_examples: usize,
     /// The longest n-gram, in tokens, a line hover scores. Default [`DEFAULT_MAX_NGRAM_LEN`].
     pub max_ngram_len: usize,
-    /// Patterns and n-grams listed for a line. Default [`DEFAULT_MAX_LISTED`].
+    /// Patterns, missed patterns and n-grams listed for a line. Default
+    /// [`DEFAULT_MAX_LISTED`].
     pub max_listed: usize,
 }
 
@@ -176,7 +185,35 @@ pub struct LineHover {
     pub rules_prediction: Option<String>,
     /// The patterns that matched, described.
     pub fired: Vec<String>,
+    /// On a misclassified line: why the gold label's patterns did not match it, the
+    /// closest first.
+    pub missed: Vec<MissedPattern>,
     pub network: Result<NetworkView, AbsentNetwork>,
+}
+
+/// Why a pattern of a line's gold label did not match the line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MissedPattern {
+    /// The pattern, described.
+    pub pattern: String,
+    /// The elements it matched, in order and printed (`$* won $*`); empty when none.
+    pub matched: String,
+    pub miss: Miss,
+}
+
+/// Where a pattern's match of a line fails.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Miss {
+    /// The next element expected one of `expected` (printed: `gift`, `"!"`, `%`) and the
+    /// line had the token at `found`, in bytes of its text.
+    Mismatch {
+        expected: Vec<String>,
+        found: TextRange,
+    },
+    /// The line ended where the next element expected one of `expected`.
+    Ended { expected: Vec<String> },
+    /// Every element matched; the line goes on at `found`, where the pattern wants it to end.
+    Continues { found: TextRange },
 }
 
 /// The trained network's view of a line.
@@ -431,6 +468,70 @@ fn match_span(
     token_range(&scratch.tokens, tokens)
 }
 
+/// Why each pattern voting for `gold` that did not match `text` (`matched` is per pattern)
+/// missed it, the closest first: the fewest elements missing, then the most matched.
+fn missed_patterns(
+    rules: &RulesFile,
+    gold: crate::syntax::LabelId,
+    text: &str,
+    matched: &[bool],
+) -> Vec<MissedPattern> {
+    let system = &rules.system;
+    let alphabet = system.alphabet();
+    let tokens = tokenize(text);
+    let mut symbols = Vec::new();
+    alphabet.symbolize(&tokens, &mut symbols);
+    let token_at = |i: usize| {
+        token_range(&tokens, i..i + 1).unwrap_or_else(|| TextRange::empty(TextSize::of(text)))
+    };
+    let mut missed = Vec::new();
+    let candidates = (system.patterns().iter().zip(&rules.rules.patterns))
+        .enumerate()
+        .filter(|(p, (compiled, _))| {
+            compiled.labels.contains(&gold) && compiled.dfa.is_some() && !matched[*p]
+        })
+        .take(MAX_EXPLAINED_PATTERNS);
+    for (p, (_, def)) in candidates {
+        let Some(elements) = PatternElements::new(&def.regex, alphabet) else {
+            continue;
+        };
+        let Some(why) = elements
+            .run(&symbols, alphabet)
+            .and_then(|run| run.why_not())
+        else {
+            continue;
+        };
+        let expected = |element: usize| elements.elements[element].first.clone();
+        let miss = match why.failure {
+            Failure::Mismatch { element, found } => Miss::Mismatch {
+                expected: expected(element),
+                found: token_at(found),
+            },
+            Failure::Ended { element } => Miss::Ended {
+                expected: expected(element),
+            },
+            Failure::Continues { found } => Miss::Continues {
+                found: token_at(found),
+            },
+        };
+        let printed: Vec<&str> = elements.elements[..why.matched]
+            .iter()
+            .map(|e| e.text.as_str())
+            .collect();
+        let key = (why.missing, std::cmp::Reverse(why.matched), p);
+        missed.push((
+            key,
+            MissedPattern {
+                pattern: describe(&rules.rules, p),
+                matched: printed.join(" "),
+                miss,
+            },
+        ));
+    }
+    missed.sort_by_key(|(key, _)| *key);
+    missed.into_iter().map(|(_, missed)| missed).collect()
+}
+
 fn token_range(tokens: &crate::text::Tokens, span: std::ops::Range<usize>) -> Option<TextRange> {
     if span.is_empty() {
         let at = tokens
@@ -520,8 +621,18 @@ pub fn hover_line(
             .filter(|&p| classification.matched[p])
             .map(|p| describe(&rules.rules, p))
             .collect(),
+        missed: Vec::new(),
         network: Err(AbsentNetwork::NotYetTrained),
     };
+    if let Some(gold) = example
+        .label
+        .as_deref()
+        .and_then(|l| system.label_by_name(l))
+        && classification.prediction != Some(gold)
+    {
+        hover.missed = missed_patterns(rules, gold, &example.text, &classification.matched);
+        hover.missed.truncate(config.max_listed);
+    }
     let (model, stale) = match network {
         LineNetwork::Trained { model, stale } => (model, stale),
         LineNetwork::NotYetTrained => return hover,

@@ -7,7 +7,10 @@
 //! Text from the rules and corpora is escaped, so that a message with `*` or `|` cannot break
 //! the layout; long corpus lines are cut to a window around the span they are shown for.
 
-use super::hover::{AbsentNetwork, LabelHover, LineHover, MatchExample, PatternHover, RulesHover};
+use super::hover::{
+    AbsentNetwork, LabelHover, LineHover, MatchExample, Miss, MissedPattern, PatternHover,
+    RulesHover,
+};
 use crate::explain::NEGLIGIBLE;
 use std::fmt::Write;
 use text_size::TextRange;
@@ -80,6 +83,67 @@ fn snippet(text: &str, span: TextRange) -> String {
     } else {
         format!("{before}**{}**{after}", escape(inside))
     }
+}
+
+/// `text` as inline code, with a fence longer than any run of backticks inside it.
+fn code(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    if longest == 0 {
+        format!("{fence}{text}{fence}")
+    } else {
+        format!("{fence} {text} {fence}")
+    }
+}
+
+/// Alternatives as `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
+fn one_of(items: &[String]) -> String {
+    let items: Vec<String> = items.iter().map(|item| code(item)).collect();
+    match items.as_slice() {
+        [] => "nothing".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// Why a pattern missed a line, in one line of Markdown.
+fn render_missed(missed: &MissedPattern, text: &str) -> String {
+    let matched = if missed.matched.is_empty() {
+        String::new()
+    } else {
+        format!("{} matched, then ", code(&missed.matched))
+    };
+    let found = |range: TextRange| {
+        code(
+            text.get(usize::from(range.start())..usize::from(range.end()))
+                .unwrap_or(""),
+        )
+    };
+    let why = match &missed.miss {
+        Miss::Mismatch {
+            expected,
+            found: at,
+        } => {
+            format!(
+                "{matched}expected {}, found {}",
+                one_of(expected),
+                found(*at)
+            )
+        }
+        Miss::Ended { expected } => {
+            format!("{matched}expected {}; the line ended", one_of(expected))
+        }
+        Miss::Continues { found: at } => format!(
+            "{matched}the line goes on at {} (the pattern does not end with `$*`)",
+            found(*at)
+        ),
+    };
+    // The pattern is described with identifiers in backticks (`describe`), Markdown as it is.
+    format!(
+        "- {}: {why}
+",
+        missed.pattern
+    )
 }
 
 fn percent(value: Option<f64>) -> String {
@@ -258,6 +322,16 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
         let _ = write!(out, " (fired: {})", hover.fired.join(", "));
     }
     out.push('\n');
+    if let (Some(gold), false) = (gold, hover.missed.is_empty()) {
+        let _ = writeln!(
+            out,
+            "\nWhy the **{}** patterns missed, closest first:",
+            escape(gold)
+        );
+        for missed in &hover.missed {
+            out.push_str(&render_missed(missed, text));
+        }
+    }
     let network = match &hover.network {
         Ok(network) => network,
         Err(AbsentNetwork::NotYetTrained) => {

@@ -53,9 +53,9 @@ pub use findings::{
 };
 pub use hover::{
     AbsentNetwork, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, Figures,
-    HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, MatchExample, NetworkView,
-    NgramContribution, PatternFigures, PatternHover, PatternScore, RulesHover, hover_line,
-    hover_rules,
+    HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, MAX_EXPLAINED_PATTERNS,
+    MatchExample, Miss, MissedPattern, NetworkView, NgramContribution, PatternFigures,
+    PatternHover, PatternScore, RulesHover, hover_line, hover_rules,
 };
 pub use lens::{InlayHint, Lens, line_hints, pattern_lenses};
 pub use markdown::{render_line_hover, render_rules_hover};

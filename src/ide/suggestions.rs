@@ -1,7 +1,7 @@
 //! The suggestion engine's edits (`crate::suggest`, computed on save) as code actions, each
 //! where it belongs and titled with its evidence:
 //!
-//! - a rule removed or rewritten: on that rule's statement;
+//! - a rule removed or widened: on that rule's statement;
 //! - a rule added: on the statements of its label (on the label's `default` statement when it
 //!   has no rules yet; on the `default` statement for a label the rules do not name), and on
 //!   every train or dev line it makes right.
@@ -34,6 +34,9 @@ pub fn suggestion_title(suggestion: &Suggestion) -> String {
         Edit::RemoveRule { label, regex, line } => {
             format!("Remove rule `{label}: {regex}` (line {line})")
         }
+        Edit::ReplaceRegex {
+            label, old, new, ..
+        } => format!("Widen `{label}: {old}` to `{label}: {new}`"),
     };
     let lines = |n: usize| if n == 1 { "line" } else { "lines" };
     format!(
@@ -51,6 +54,7 @@ pub fn suggestion_detail(suggestion: &Suggestion) -> String {
     let source = match suggestion.source {
         Source::Induction => "induced from the misclassified train lines",
         Source::Narrowing => "an imprecise rule removed",
+        Source::Widening => "a rule widened where it fails at one element on lines of its label",
     };
     let evidence = &suggestion.evidence;
     format!(
@@ -89,7 +93,7 @@ pub fn suggestion_edit(file: &RulesFile, suggestion: &Suggestion) -> Option<Text
 fn places(file: &RulesFile, edit: &Edit) -> Vec<TextRange> {
     let rules = &file.rules;
     match edit {
-        Edit::RemoveRule { line, .. } => rules
+        Edit::RemoveRule { line, .. } | Edit::ReplaceRegex { line, .. } => rules
             .patterns
             .iter()
             .filter(|def| def.anonymous && def.line == *line)

@@ -15,10 +15,10 @@ const MAX_NGRAM: usize = 3;
 /// The most tokens between the two words of a gapped pair.
 const MAX_GAP: usize = 5;
 /// The most words of a word set.
-const MAX_SET_WORDS: usize = 10;
+pub(super) const MAX_SET_WORDS: usize = 10;
 /// The fewest train lines each word of a word set must fix on its own, so that a set
 /// generalises rather than lists the lines' rare words.
-const MIN_FIXED_PER_WORD: usize = 2;
+pub(super) const MIN_FIXED_PER_WORD: usize = 2;
 
 /// A rule's regex as the induction builds it: parts matched in order with `$*` between
 /// them, the first at the sentence's start when `anchored`.
@@ -161,7 +161,7 @@ pub fn estimate(
 }
 
 /// [`estimate`] from the lines the rule matches.
-fn estimate_of(
+pub(super) fn estimate_of(
     lines: &Lines,
     standing: &Standing,
     matched: &[u32],

@@ -90,6 +90,11 @@ impl Lines {
         self.tokens.is_empty()
     }
 
+    /// The id of a token, if some line has it.
+    pub fn id(&self, text: &str) -> Option<u32> {
+        self.ids.get(text).copied()
+    }
+
     /// The element a token stands for in a rule: numbers as `%`, other tokens as themselves.
     pub fn element(&self, id: u32) -> Element {
         match self.vocabulary[id as usize].1 {

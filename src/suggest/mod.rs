@@ -6,8 +6,9 @@
 //! classifying again); the engine measures the best of them exactly, by rewriting the rules
 //! text, analyzing it as `rulelens check` would and classifying the train and dev lines
 //! ([`Evidence`]). A new source of suggestions is one new producer: today, rule induction
-//! from the misclassified lines ([`induce`]), and the removal of rules that are wrong more
-//! often than the precision floor allows ([`narrowings`]).
+//! from the misclassified lines ([`induce`]), the widening of a rule's element that fails on
+//! lines of its label ([`widen`]), and the removal of rules that are wrong more often than
+//! the precision floor allows ([`narrowings`]).
 //!
 //! [`suggest`] lists suggestions against the rules as they are; [`refine`] applies them one
 //! at a time, greedily, each only when it raises dev accuracy.
@@ -15,15 +16,18 @@
 mod edit;
 pub mod induce;
 pub mod lines;
+pub mod widen;
 
 pub use edit::insert_rule;
 use lines::{Lines, Standing};
+pub use widen::{LineWidening, widen_for_line};
 
 use crate::automata::CompileConfig;
 use crate::corpus::Example;
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
 use serde::{Deserialize, Serialize};
+use text_size::TextRange;
 
 /// Where a suggestion comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,6 +35,8 @@ use serde::{Deserialize, Serialize};
 pub enum Source {
     /// Rule induction from the misclassified train lines.
     Induction,
+    /// A rule's element widened so that the rule matches lines of its label.
+    Widening,
     /// A rule of the file narrowed; today, to nothing: removed.
     Narrowing,
 }
@@ -47,6 +53,16 @@ pub enum Edit {
         regex: String,
         line: u32,
     },
+    /// The regex `old` of the rule `LABEL: OLD` on 1-based line `line` replaced by `new`:
+    /// the bytes `range` of the rules text, which must read `old`.
+    ReplaceRegex {
+        label: String,
+        line: u32,
+        old: String,
+        new: String,
+        #[serde(skip)]
+        range: TextRange,
+    },
 }
 
 impl Edit {
@@ -57,11 +73,18 @@ impl Edit {
             Edit::RemoveRule { label, regex, line } => {
                 format!("remove line {line} `{label}: {regex}`")
             }
+            Edit::ReplaceRegex {
+                label,
+                line,
+                old,
+                new,
+                ..
+            } => format!("widen line {line} `{label}: {old}` to `{new}`"),
         }
     }
 
-    /// The rules text after the edit; `None` when the rule to remove is not there (on its
-    /// line, with its label and regex).
+    /// The rules text after the edit; `None` when the rule to remove or rewrite is not
+    /// there (on its line, with its label and regex).
     pub fn apply(&self, file: &RulesFile) -> Option<String> {
         match self {
             Edit::AddRule { label, regex } => {
@@ -82,6 +105,20 @@ impl Edit {
                 let start = text[..start].rfind('\n').map_or(0, |i| i + 1);
                 let end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
                 Some(format!("{}{}", &text[..start], &text[end..]))
+            }
+            Edit::ReplaceRegex {
+                old, new, range, ..
+            } => {
+                let text = &file.source.text;
+                let range = std::ops::Range::<usize>::from(*range);
+                if text.get(range.clone()) != Some(old.as_str()) {
+                    return None;
+                }
+                Some(format!(
+                    "{}{new}{}",
+                    &text[..range.start],
+                    &text[range.end..]
+                ))
             }
         }
     }
@@ -191,7 +228,8 @@ pub struct Candidate {
 /// What an edit does, measured by the rule system.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Evidence {
-    /// Train lines the rule added or removed matches, and the share of them with its label.
+    /// Train lines whose match the edit adds or removes, and the share of them with the
+    /// rule's label.
     pub train_matches: usize,
     pub train_precision: f64,
     /// Train lines the edit makes right, and makes wrong.
@@ -282,31 +320,28 @@ impl<'a> State<'a> {
         }
     }
 
-    /// The candidates worth measuring: the induced rules with the best estimates (at most
-    /// `max_measured`), and every narrowing.
+    /// The candidates worth measuring: of the induced rules and of the widenings, those
+    /// with the best estimates (at most `max_measured` of each), and every narrowing.
     fn candidates(&self, config: &SuggestConfig) -> Vec<Candidate> {
-        let mut induced = induce::induce(self.train, &self.train_standing, config);
-        let key = |c: &Candidate| {
-            let estimate = c.estimate.unwrap_or_default();
-            (estimate.gain(), estimate.precision())
+        let best = |mut candidates: Vec<Candidate>| {
+            candidates.sort_by(widen::by_estimate);
+            candidates.truncate(config.max_measured);
+            candidates
         };
-        induced.sort_by(|a, b| {
-            let (gain_a, precision_a) = key(a);
-            let (gain_b, precision_b) = key(b);
-            gain_b
-                .cmp(&gain_a)
-                .then(precision_b.total_cmp(&precision_a))
-                .then(a.edit.describe().len().cmp(&b.edit.describe().len()))
-                .then(a.edit.describe().cmp(&b.edit.describe()))
-        });
-        induced.truncate(config.max_measured);
-        induced.extend(narrowings(&self.file, &self.train_standing, config));
-        induced
+        let mut candidates = best(induce::induce(self.train, &self.train_standing, config));
+        candidates.extend(best(widen::widen(
+            &self.file,
+            self.train,
+            &self.train_standing,
+            config,
+        )));
+        candidates.extend(narrowings(&self.file, &self.train_standing, config));
+        candidates
     }
 
-    /// The candidate applied and measured; `None` when the edited rules have errors, the
-    /// rule changes nothing on train, or (with `dev_must_rise`) dev accuracy does not rise,
-    /// which is found before the train lines are classified.
+    /// The candidate applied and measured; `None` when the edited rules have errors or
+    /// (with `dev_must_rise`) dev accuracy does not rise, which is found before the train
+    /// lines are classified.
     fn measure(
         &self,
         candidate: &Candidate,
@@ -344,9 +379,6 @@ impl<'a> State<'a> {
             dev_before: self.dev_standing.accuracy(),
             dev_after: next.dev_standing.accuracy(),
         };
-        if evidence.fixed == 0 && evidence.broken == 0 {
-            return None;
-        }
         let suggestion = Suggestion {
             source: candidate.source,
             edit: candidate.edit.clone(),
@@ -358,22 +390,39 @@ impl<'a> State<'a> {
         Some((suggestion, next))
     }
 
-    /// The train lines the rule an edit adds or removes matches, and how many of them have
-    /// its label, by the rule system; `None` when the rule does not compile.
+    /// The train lines whose match an edit adds or removes (a rule added or removed: its
+    /// matches; a regex replaced: the lines the new one matches and the old one does not),
+    /// and how many of them have the rule's label, by the rule system; `None` when a rule
+    /// does not compile.
     fn rule_matches(&self, edit: &Edit) -> Option<(usize, usize)> {
-        let (Edit::AddRule { label, regex } | Edit::RemoveRule { label, regex, .. }) = edit;
-        let alone = RulesFile::analyze(
-            SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
-            None,
-            &CompileConfig::default(),
-        );
-        if alone.has_errors() {
-            return None;
-        }
+        let (label, regex, old) = match edit {
+            Edit::AddRule { label, regex } | Edit::RemoveRule { label, regex, .. } => {
+                (label, regex, None)
+            }
+            Edit::ReplaceRegex {
+                label, new, old, ..
+            } => (label, new, Some(old)),
+        };
+        let alone = |regex: &str| {
+            let file = RulesFile::analyze(
+                SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
+                None,
+                &CompileConfig::default(),
+            );
+            (!file.has_errors()).then_some(file)
+        };
+        let rule = alone(regex)?;
+        let old = match old {
+            Some(old) => Some(alone(old)?),
+            None => None,
+        };
+        let matches = |file: &RulesFile, text: &str| {
+            file.system.classify(text).matched.first() == Some(&true)
+        };
         let gold = self.train.label(label);
         let mut counts = (0, 0);
         for (line, text) in self.train.texts.iter().enumerate() {
-            if alone.system.classify(text).matched.first() == Some(&true) {
+            if matches(&rule, text) && !old.as_ref().is_some_and(|old| matches(old, text)) {
                 counts.0 += 1;
                 counts.1 += usize::from(Some(self.train.gold[line]) == gold);
             }
@@ -434,7 +483,9 @@ pub fn suggest(
         if cancelled() {
             return None;
         }
-        if let Some((suggestion, _)) = state.measure(&candidate, false) {
+        if let Some((suggestion, _)) = state.measure(&candidate, false)
+            && (suggestion.evidence.fixed > 0 || suggestion.evidence.broken > 0)
+        {
             suggestions.push(suggestion);
         }
     }

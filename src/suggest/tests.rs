@@ -3,6 +3,7 @@
 
 use super::fixture::*;
 use super::*;
+use text_size::TextRange;
 
 #[test]
 fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exact() {
@@ -104,4 +105,160 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
             .applied
             .is_empty()
     );
+}
+
+const WON: &[(&str, &str)] = &[
+    ("spam", "you won a prize today"),
+    ("spam", "you won a voucher"),
+    ("spam", "we won the voucher now"),
+    ("spam", "i won this voucher !"),
+    ("spam", "u won voucher"),
+    ("ham", "a voucher for lunch"),
+    ("ham", "we won the game"),
+    ("ham", "see you"),
+];
+
+const WON_DEV: &[(&str, &str)] = &[("spam", "they won a voucher"), ("ham", "won the match")];
+
+#[test]
+fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measured() {
+    let (train, dev) = (examples(WON), examples(WON_DEV));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    let text = "default ham\nspam: $* won $* ( prize | cash ) $*    # the prize\n";
+    let file = rules(text);
+    let suggestions = suggest(&file, &corpora, &SuggestConfig::default(), &|| false).unwrap();
+    let widening = suggestions
+        .iter()
+        .find(|s| s.source == Source::Widening)
+        .expect("a widening");
+    let regex = "$* won $* ( prize | cash ) $*";
+    let start = text.find(regex).unwrap() as u32;
+    assert_eq!(
+        widening.edit,
+        Edit::ReplaceRegex {
+            label: "spam".to_string(),
+            line: 2,
+            old: regex.to_string(),
+            new: "$* won $* ( prize | cash | voucher ) $*".to_string(),
+            range: TextRange::at(start.into(), (regex.len() as u32).into()),
+        }
+    );
+    assert_eq!(
+        widening.edit.describe(),
+        "widen line 2 `spam: $* won $* ( prize | cash ) $*` to \
+         `$* won $* ( prize | cash | voucher ) $*`"
+    );
+    assert_eq!(
+        widening.new_text,
+        "default ham\nspam: $* won $* ( prize | cash | voucher ) $*    # the prize\n"
+    );
+    let evidence = widening.evidence;
+    assert_eq!((evidence.fixed, evidence.broken), (4, 0));
+    assert_eq!((evidence.train_matches, evidence.train_precision), (4, 1.0));
+    assert_eq!((evidence.dev_before, evidence.dev_after), (0.5, 1.0));
+    // Every estimate is what the rule system measures.
+    let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
+    let state = State::new(file, &train_lines, &dev_lines);
+    let candidates = state.candidates(&SuggestConfig::default());
+    assert!(candidates.iter().any(|c| c.source == Source::Widening));
+    for candidate in candidates {
+        let Some(estimate) = candidate.estimate else {
+            continue;
+        };
+        let (measured, _) = state.measure(&candidate, false).expect("measured");
+        let evidence = measured.evidence;
+        assert_eq!(
+            (estimate.fixed, estimate.broken, estimate.matches),
+            (evidence.fixed, evidence.broken, evidence.train_matches),
+            "{}",
+            candidate.edit.describe()
+        );
+    }
+    // Applied greedily, it is a widening or the rule induction finds for the same lines.
+    let refined = refine(&rules(text), &corpora, &SuggestConfig::default(), 30);
+    assert_eq!(refined.applied.len(), 1);
+    assert_eq!(refined.applied[0].evidence.fixed, 4);
+}
+
+#[test]
+fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
+    let lines = [
+        ("num", "how many dogs are there"),
+        ("num", "how very many cats"),
+        ("num", "how very very many birds"),
+        ("num", "how so very many fish"),
+        ("num", "how terribly many words"),
+        ("num", "how really very many ants"),
+        ("desc", "how are you"),
+        ("desc", "many thanks"),
+    ];
+    let train = examples(&lines);
+    let dev = examples(&[("num", "how so so many"), ("desc", "how come")]);
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    let file = rules("default desc\nnum: how $? many $*\n");
+    let suggestions = suggest(&file, &corpora, &SuggestConfig::default(), &|| false).unwrap();
+    let widened: Vec<&str> = suggestions
+        .iter()
+        .filter_map(|s| match &s.edit {
+            Edit::ReplaceRegex { new, .. } => Some(new.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(widened.contains(&"how $* many $*"), "{widened:?}");
+    let gap = suggestions
+        .iter()
+        .find(|s| matches!(&s.edit, Edit::ReplaceRegex { new, .. } if new == "how $* many $*"))
+        .unwrap();
+    assert_eq!((gap.evidence.fixed, gap.evidence.broken), (3, 0));
+    assert_eq!(
+        (gap.evidence.dev_before, gap.evidence.dev_after),
+        (0.5, 1.0)
+    );
+    // `$* voucher $*` has one element that needs a token: widening it would be a new rule.
+    let file = rules("default ham\nspam: $* voucher $*\n");
+    let (train, dev) = (examples(WON), examples(WON_DEV));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    assert!(
+        suggest(&file, &corpora, &SuggestConfig::default(), &|| false)
+            .unwrap()
+            .iter()
+            .all(|s| s.source != Source::Widening)
+    );
+}
+
+#[test]
+fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
+    let (train, dev) = (examples(WON), examples(WON_DEV));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    // The first rule misses two elements; the second misses `prize` only, after a gap
+    // where `a` and `voucher` stand: `voucher` has the better estimate.
+    let file = rules("default ham\nspam: $* lucky $* draw $*\nspam: $* won $* prize $*\n");
+    let widened =
+        widen_for_line(&file, &corpora, "spam", "they won a voucher").expect("a widening");
+    assert_eq!(
+        widened.suggestion.edit.describe(),
+        "widen line 3 `spam: $* won $* prize $*` to `$* won $* ( prize | voucher ) $*`"
+    );
+    assert_eq!(widened.suggestion.source, Source::Widening);
+    let system = &widened.edited.system;
+    assert_eq!(
+        system.classify("they won a voucher").prediction,
+        system.label_by_name("spam")
+    );
+    assert_eq!(widened.suggestion.evidence.fixed, 4);
+    // A line no single widening makes a rule match, and a label without rules: none.
+    assert!(widen_for_line(&file, &corpora, "spam", "free entry").is_none());
+    assert!(widen_for_line(&file, &corpora, "ham", "see you").is_none());
 }

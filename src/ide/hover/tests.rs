@@ -354,6 +354,14 @@ fn line_hover_without_a_network_shows_the_rules_view() {
                 "the `spam` rule of line 2".into(),
                 "the `ham` rule of line 5".into()
             ],
+            // `ham <- zebra` missed; `ham: $* call $*` matched, and lost to spam.
+            missed: vec![MissedPattern {
+                pattern: "`zebra`".into(),
+                matched: "$*".into(),
+                miss: Miss::Ended {
+                    expected: vec!["zebra".into()]
+                },
+            }],
             network: Err(AbsentNetwork::NotYetTrained),
         }
     );
@@ -361,6 +369,9 @@ fn line_hover_without_a_network_shows_the_rules_view() {
         render_line_hover(&hover, &examples[1].text),
         "gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2, the `ham` rule of \
          line 5)\n\
+         \n\
+         Why the **ham** patterns missed, closest first:\n\
+         - `zebra`: `$*` matched, then expected `zebra`; the line ended\n\
          \n\
          _No trained network yet: save the rules to train one._\n"
     );
@@ -462,6 +473,9 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
         "gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2, the `ham` rule of \
          line 5)\n\
          \n\
+         Why the **ham** patterns missed, closest first:\n\
+         - `zebra`: `$*` matched, then expected `zebra`; the line ended\n\
+         \n\
          **FA-RNN** **spam** ✗ · spam 0.52 · ham 0.48\n\
          \n\
          Top patterns:\n\
@@ -539,4 +553,94 @@ fn hover_of_a_named_pattern_edited_since_the_save_has_no_figures() {
     assert_eq!(pattern.regex, "$* ( cash | prize ) $*");
     assert!(!pattern.evaluated, "{}", render_rules_hover(&hover));
     assert!(pattern.corpora.is_empty() && pattern.examples.is_empty());
+}
+
+#[test]
+fn a_misclassified_line_says_why_its_gold_patterns_missed_it_closest_first() {
+    let file = rules(
+        "default ham\n\
+         spam: $* free $* entry $* now $*\n\
+         spam: you won ( gift | prize ) $*\n\
+         spam: $* won $* prize $*\n\
+         pattern anchored = call now\n\
+         spam <- anchored\n\
+         ham: $* won $*\n",
+    );
+    let example = Example {
+        text: "You won a voucher".into(),
+        label: Some("spam".into()),
+        line: 0,
+        text_range: None,
+        label_range: None,
+    };
+    let hover = hover_line(
+        &example,
+        &file,
+        LineNetwork::TrainingOff,
+        &HoverConfig::default(),
+    );
+    let text = &example.text;
+    let at = |range: TextRange| &text[usize::from(range.start())..usize::from(range.end())];
+    // One element missing each for the rules of lines 3 and 4 (the longer prefix first),
+    // two for `anchored`, three for line 2; `max_listed` keeps three.
+    assert_eq!(hover.missed.len(), 3);
+    assert_eq!(hover.missed[0].pattern, "the `spam` rule of line 4");
+    assert_eq!(hover.missed[0].matched, "$* won $*");
+    assert_eq!(
+        hover.missed[0].miss,
+        Miss::Ended {
+            expected: vec!["prize".into()]
+        }
+    );
+    let Miss::Mismatch { expected, found } = &hover.missed[1].miss else {
+        panic!("{:?}", hover.missed[1]);
+    };
+    assert_eq!(
+        (expected.as_slice(), at(*found)),
+        (&["gift".to_string(), "prize".to_string()][..], "a")
+    );
+    assert_eq!(hover.missed[2].pattern, "`anchored`");
+    insta::assert_snapshot!(render_line_hover(&hover, text), @r"
+    gold **spam** · rules **ham** ✗ (fired: the `ham` rule of line 7)
+
+    Why the **spam** patterns missed, closest first:
+    - the `spam` rule of line 4: `$* won $*` matched, then expected `prize`; the line ended
+    - the `spam` rule of line 3: `you won` matched, then expected `gift` or `prize`, found `a`
+    - `anchored`: expected `call`, found `You`
+
+    _Training is off (`rulelens.training.enabled`): the rules' view only._
+    ");
+    // A pattern that matches all it can and wants the line to end there.
+    let file = rules("default ham\nspam: you won\n");
+    let hover = hover_line(
+        &example,
+        &file,
+        LineNetwork::TrainingOff,
+        &HoverConfig::default(),
+    );
+    let Miss::Continues { found } = hover.missed[0].miss else {
+        panic!("{:?}", hover.missed);
+    };
+    assert_eq!(at(found), "a");
+    assert!(
+        render_line_hover(&hover, text).contains(
+            "- the `spam` rule of line 2: `you won` matched, then the line goes on at `a` \
+             (the pattern does not end with `$*`)\n"
+        ),
+        "{}",
+        render_line_hover(&hover, text)
+    );
+    // A line the rules get right, or without a gold label, has none.
+    let right = Example {
+        text: "see you".into(),
+        label: Some("ham".into()),
+        ..example.clone()
+    };
+    let hover = hover_line(
+        &right,
+        &file,
+        LineNetwork::TrainingOff,
+        &HoverConfig::default(),
+    );
+    assert!(hover.missed.is_empty());
 }

@@ -156,16 +156,20 @@ pub fn code_actions(
             let suggested = run.map_or_else(Vec::new, |run| {
                 line_suggestion_actions(example, run, &project.current, project.saved_suggestions())
             });
-            // The engine's measured rules first; the line's own n-gram when none fixes it.
-            if suggested.is_empty() {
-                actions.extend(line_actions(
-                    example,
-                    &project.current,
-                    analysis,
-                    project.model.as_deref(),
-                ));
-            }
-            actions.extend(suggested);
+            // The line's own actions, then the save's suggestions that fix it (an edit
+            // offered twice, once).
+            let own = line_actions(
+                example,
+                &project.current,
+                analysis,
+                project.model.as_deref(),
+            );
+            let fresh: Vec<Action> = suggested
+                .into_iter()
+                .filter(|s| !own.iter().any(|a| a.edit == s.edit))
+                .collect();
+            actions.extend(own);
+            actions.extend(fresh);
         }
         target
     } else {

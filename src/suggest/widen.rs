@@ -1,0 +1,620 @@
+//! Widening: a rule `LABEL: REGEX` that almost matches lines of its label, failing at one
+//! element only (`automata::PatternElements`: one token in that element's place, or `$*`
+//! in a gap's place, would complete the match), gets that element widened: a literal or
+//! word set takes the words seen at the failing position (`$* won $* prize $*` becomes
+//! `$* won $* ( prize | voucher ) $*`), or becomes `$`, `%` or `&`, and a `$` gap (`$?`,
+//! `${1,3}`, `$`) becomes `$*`.
+//!
+//! The words are found on the train lines the rules get wrong for the label (and the label
+//! would win once the rule matches); each word, and each class or gap widening, is then
+//! counted over the whole train corpus ([`Estimate`], exact for a rule `LABEL: REGEX`: the
+//! lines it gains are those its widened element completes), and only those that pass the
+//! floors of [`SuggestConfig`] are proposed, a word set keeping the words that are precise
+//! on their own, as induction's word sets do. A line can gain a match only if it holds a
+//! literal of every other element that needs one, so only those lines are run.
+//!
+//! Widened regexes stay readable: at most [`MAX_ELEMENTS`] elements, word sets of at most
+//! [`MAX_SET_WORDS`] words, and no star inside a star (only top-level elements change).
+//! [`widen_for_line`] is the same widening for one line, for the editor.
+
+use super::induce::{MAX_SET_WORDS, MIN_FIXED_PER_WORD, estimate_of};
+use super::lines::{Lines, Standing};
+use super::{Candidate, Edit, Estimate, Source, State, SuggestConfig, Suggestion};
+use crate::automata::{Alphabet, ElementKind, ElementRun, Leaf, PatternElements, SymbolId};
+use crate::rules_file::RulesFile;
+use crate::syntax::spell_token;
+use crate::text::{TokenKind, Tokens};
+use std::collections::{BTreeMap, HashMap};
+use text_size::{TextRange, TextSize};
+
+/// The most elements (`$*` included) of a pattern that is widened.
+pub const MAX_ELEMENTS: usize = 12;
+
+/// A word a widening adds: its text and kind.
+type Word = (String, TokenKind);
+
+/// What an element becomes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Widening {
+    /// Its words and these, as a word set.
+    Words(Vec<Word>),
+    /// `$`, `%` or `&`.
+    Class(Class),
+    /// `$*`, in place of a gap.
+    AnyTokens,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Class {
+    Any,
+    Number,
+    Punct,
+}
+
+impl Class {
+    fn accepts(self, kind: TokenKind) -> bool {
+        match self {
+            Class::Any => true,
+            Class::Number => kind == TokenKind::Number,
+            Class::Punct => kind == TokenKind::Punct,
+        }
+    }
+
+    fn spelled(self) -> &'static str {
+        match self {
+            Class::Any => "$",
+            Class::Number => "%",
+            Class::Punct => "&",
+        }
+    }
+}
+
+/// A rule of the file that widening may rewrite.
+struct Rule {
+    /// Its pattern's index in the rule set.
+    pattern: usize,
+    label: String,
+    line: u32,
+    /// Its regex's bytes in the rules text.
+    regex: TextRange,
+    elements: PatternElements,
+}
+
+impl Rule {
+    /// The widenings of element `k` worth trying, by its kind; none when the element is
+    /// the pattern's only one that needs a token (the widened rule would have no context).
+    fn widenings_of(&self, k: usize) -> Vec<Widening> {
+        let elements = &self.elements.elements;
+        let context = elements
+            .iter()
+            .enumerate()
+            .any(|(i, e)| i != k && !e.nullable);
+        if !context || elements.len() > MAX_ELEMENTS {
+            return Vec::new();
+        }
+        let element = &elements[k];
+        if element.is_gap() {
+            return vec![Widening::AnyTokens];
+        }
+        let ElementKind::OneToken(leaves) = &element.kind else {
+            return Vec::new();
+        };
+        let literal_kinds: Option<Vec<TokenKind>> = leaves
+            .iter()
+            .map(|leaf| match leaf {
+                Leaf::Literal { kind, .. } => Some(*kind),
+                _ => None,
+            })
+            .collect();
+        let mut out = Vec::new();
+        if let Some(kinds) = literal_kinds {
+            if leaves.len() < MAX_SET_WORDS {
+                out.push(Widening::Words(Vec::new()));
+            }
+            if kinds.iter().all(|&k| k == TokenKind::Number) {
+                out.push(Widening::Class(Class::Number));
+            }
+            if kinds.iter().all(|&k| k == TokenKind::Punct) {
+                out.push(Widening::Class(Class::Punct));
+            }
+        }
+        if !leaves.contains(&Leaf::Any) {
+            out.push(Widening::Class(Class::Any));
+        }
+        out
+    }
+
+    /// Whether `widening` of element `k` makes the pattern match the line of `run`, whose
+    /// tokens' texts and kinds `token` gives.
+    fn completes<'t>(
+        &self,
+        run: &ElementRun<'_>,
+        k: usize,
+        widening: &Widening,
+        token: impl Fn(usize) -> (&'t str, TokenKind),
+    ) -> bool {
+        match widening {
+            Widening::AnyTokens => run.bridged(k),
+            Widening::Class(class) => run.slots(k).any(|i| class.accepts(token(i).1)),
+            Widening::Words(words) => run
+                .slots(k)
+                .any(|i| words.iter().any(|(text, _)| text == token(i).0)),
+        }
+    }
+
+    /// The element `k` widened, as written in the regex.
+    fn spelled(&self, k: usize, widening: &Widening) -> String {
+        match widening {
+            Widening::AnyTokens => "$*".to_string(),
+            Widening::Class(class) => class.spelled().to_string(),
+            Widening::Words(words) => {
+                let mut all = self.elements.elements[k].first.clone();
+                all.extend(words.iter().map(|(text, kind)| spell_token(*kind, text)));
+                format!("( {} )", all.join(" | "))
+            }
+        }
+    }
+
+    /// The edit that widens element `k`.
+    fn edit(&self, text: &str, k: usize, widening: &Widening) -> Option<Edit> {
+        let element = with_parentheses(text, self.elements.elements[k].range, self.regex);
+        let (start, end) = (
+            usize::from(self.regex.start()),
+            usize::from(self.regex.end()),
+        );
+        let (from, to) = (usize::from(element.start()), usize::from(element.end()));
+        let old = text.get(start..end)?;
+        let new = format!(
+            "{}{}{}",
+            text.get(start..from)?,
+            self.spelled(k, widening),
+            text.get(to..end)?
+        );
+        Some(Edit::ReplaceRegex {
+            label: self.label.clone(),
+            line: self.line,
+            old: old.to_string(),
+            new,
+            range: self.regex,
+        })
+    }
+}
+
+/// `range` grown over the parentheses that enclose it alone, inside `within`.
+fn with_parentheses(text: &str, range: TextRange, within: TextRange) -> TextRange {
+    let (mut start, mut end) = (usize::from(range.start()), usize::from(range.end()));
+    let (lower, upper) = (usize::from(within.start()), usize::from(within.end()));
+    loop {
+        let before = text[lower..start].trim_end();
+        let after = text[end..upper].trim_start();
+        if !(before.ends_with('(') && after.starts_with(')')) {
+            break;
+        }
+        start = before.len() - 1 + lower;
+        end = upper - after.len() + 1;
+    }
+    TextRange::new(TextSize::from(start as u32), TextSize::from(end as u32))
+}
+
+/// The rules `LABEL: REGEX` of the file that widening may rewrite, for `label` (or every
+/// label), with their elements.
+fn rules_of(file: &RulesFile, label: Option<&str>) -> Vec<Rule> {
+    let text = &file.source.text;
+    let rules = &file.rules;
+    rules
+        .patterns
+        .iter()
+        .enumerate()
+        .filter_map(|(p, def)| {
+            let [id] = def.labels.as_slice() else {
+                return None;
+            };
+            let name = &rules.labels.get(id.index())?.name;
+            if !def.anonymous || label.is_some_and(|label| label != name) {
+                return None;
+            }
+            file.system.patterns().get(p)?.dfa.as_ref()?;
+            Some(Rule {
+                pattern: p,
+                label: name.clone(),
+                line: def.line,
+                regex: regex_range(text, def.name_range, def.range)?,
+                elements: PatternElements::new(&def.regex, file.system.alphabet())?,
+            })
+        })
+        .collect()
+}
+
+/// The regex of the statement `LABEL: REGEX` at `statement`, as written (a group's
+/// parentheses at either end included).
+fn regex_range(text: &str, label: TextRange, statement: TextRange) -> Option<TextRange> {
+    let (from, to) = (usize::from(label.end()), usize::from(statement.end()));
+    let body = text.get(from..to)?;
+    let colon = body.find(':')?;
+    let regex = body[colon + 1..].trim();
+    let start = from + colon + 1 + body[colon + 1..].find(regex)?;
+    Some(TextRange::new(
+        TextSize::from(start as u32),
+        TextSize::from((start + regex.len()) as u32),
+    ))
+}
+
+/// The lines in the symbols of a rule system's alphabet.
+fn symbolize(lines: &Lines, alphabet: &Alphabet) -> Vec<Vec<SymbolId>> {
+    let by_id: Vec<SymbolId> = lines
+        .vocabulary
+        .iter()
+        .map(|(text, kind)| alphabet.find(text).unwrap_or(Alphabet::other(*kind)))
+        .collect();
+    lines
+        .tokens
+        .iter()
+        .map(|tokens| tokens.iter().map(|&id| by_id[id as usize]).collect())
+        .collect()
+}
+
+/// One rule on the train lines: each line's run, computed once.
+struct OnLines<'a> {
+    rule: &'a Rule,
+    lines: &'a Lines,
+    alphabet: &'a Alphabet,
+    symbols: &'a [Vec<SymbolId>],
+    runs: HashMap<usize, Option<ElementRun<'a>>>,
+    /// Per element: the lines holding a literal of it, when it needs one of its literals.
+    needed: Vec<Option<Vec<u32>>>,
+}
+
+impl<'a> OnLines<'a> {
+    fn new(
+        rule: &'a Rule,
+        lines: &'a Lines,
+        alphabet: &'a Alphabet,
+        symbols: &'a [Vec<SymbolId>],
+    ) -> OnLines<'a> {
+        let needed = rule
+            .elements
+            .elements
+            .iter()
+            .map(|element| {
+                let ElementKind::OneToken(leaves) = &element.kind else {
+                    return None;
+                };
+                let mut holding = Vec::new();
+                for leaf in leaves {
+                    let Leaf::Literal { text, .. } = leaf else {
+                        return None;
+                    };
+                    if let Some(id) = lines.id(text) {
+                        holding.extend_from_slice(&lines.postings[id as usize]);
+                    }
+                }
+                holding.sort_unstable();
+                holding.dedup();
+                Some(holding)
+            })
+            .collect();
+        OnLines {
+            rule,
+            lines,
+            alphabet,
+            symbols,
+            runs: HashMap::new(),
+            needed,
+        }
+    }
+
+    /// The run on `line`, when the pattern does not match it already.
+    fn unmatched_run(&mut self, line: usize) -> Option<&ElementRun<'a>> {
+        let (rule, alphabet, symbols) = (self.rule, self.alphabet, self.symbols);
+        let run = self.runs.entry(line).or_insert_with(|| {
+            let run = rule.elements.run(&symbols[line], alphabet)?;
+            (!run.matches()).then_some(run)
+        });
+        run.as_ref()
+    }
+
+    /// The lines where widening element `k` may complete a match: those holding a literal
+    /// of every other element that needs one (and, for words, one of them).
+    fn may_gain(&self, k: usize, widening: &Widening) -> Vec<u32> {
+        let mut sets: Vec<&[u32]> = self
+            .needed
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != k)
+            .filter_map(|(_, needed)| needed.as_deref())
+            .collect();
+        let word_lines;
+        if let Widening::Words(words) = widening {
+            let mut holding: Vec<u32> = words
+                .iter()
+                .filter_map(|(text, _)| self.lines.id(text))
+                .flat_map(|id| self.lines.postings[id as usize].iter().copied())
+                .collect();
+            holding.sort_unstable();
+            holding.dedup();
+            word_lines = holding;
+            sets.push(&word_lines);
+        }
+        sets.sort_by_key(|set| set.len());
+        let Some((first, rest)) = sets.split_first() else {
+            return (0..self.lines.len() as u32).collect();
+        };
+        first
+            .iter()
+            .copied()
+            .filter(|line| rest.iter().all(|set| set.binary_search(line).is_ok()))
+            .collect()
+    }
+
+    /// The lines that widening element `k` makes the pattern match, ascending.
+    fn gained(&mut self, k: usize, widening: &Widening) -> Vec<u32> {
+        let lines = self.lines;
+        let rule = self.rule;
+        self.may_gain(k, widening)
+            .into_iter()
+            .filter(|&line| {
+                let tokens = &lines.tokens[line as usize];
+                let token = |i: usize| {
+                    let (text, kind) = &lines.vocabulary[tokens[i] as usize];
+                    (text.as_str(), *kind)
+                };
+                self.unmatched_run(line as usize)
+                    .is_some_and(|run| rule.completes(run, k, widening, token))
+            })
+            .collect()
+    }
+}
+
+/// The widenings of every rule of the file, each passing the floors of `config`.
+pub(super) fn widen(
+    file: &RulesFile,
+    lines: &Lines,
+    standing: &Standing,
+    config: &SuggestConfig,
+) -> Vec<Candidate> {
+    let symbols = symbolize(lines, file.system.alphabet());
+    let mut out = Vec::new();
+    for rule in rules_of(file, None) {
+        let Some(gold) = lines.label(&rule.label) else {
+            continue;
+        };
+        let rank = standing.rank_for(&rule.label);
+        let mut on = OnLines::new(&rule, lines, file.system.alphabet(), &symbols);
+        // What each widening would fix among the lines wrong for the label.
+        let mut fixing: BTreeMap<(usize, Widening), usize> = BTreeMap::new();
+        for line in 0..lines.len() {
+            if lines.gold[line] != gold || standing.correct[line] || !standing.wins(line, rank) {
+                continue;
+            }
+            let Some(run) = on.unmatched_run(line) else {
+                continue;
+            };
+            let tokens = &lines.tokens[line];
+            for k in 0..rule.elements.elements.len() {
+                for widening in rule.widenings_of(k) {
+                    let found: Vec<Widening> = match widening {
+                        Widening::Words(_) => {
+                            let mut words: Vec<Widening> = run
+                                .slots(k)
+                                .map(|i| {
+                                    let (text, kind) = &lines.vocabulary[tokens[i] as usize];
+                                    Widening::Words(vec![(text.clone(), *kind)])
+                                })
+                                .collect();
+                            words.sort();
+                            words.dedup();
+                            words
+                        }
+                        other => {
+                            let token = |i: usize| {
+                                let (text, kind) = &lines.vocabulary[tokens[i] as usize];
+                                (text.as_str(), *kind)
+                            };
+                            if rule.completes(run, k, &other, token) {
+                                vec![other]
+                            } else {
+                                Vec::new()
+                            }
+                        }
+                    };
+                    for widening in found {
+                        *fixing.entry((k, widening)).or_default() += 1;
+                    }
+                }
+            }
+        }
+        // Each widening counted over the whole corpus; words gathered into one set per
+        // element.
+        let mut words: BTreeMap<usize, Vec<PreciseWord>> = BTreeMap::new();
+        for ((k, widening), fixes) in fixing {
+            let single_word = matches!(widening, Widening::Words(_));
+            let floor = if single_word {
+                MIN_FIXED_PER_WORD
+            } else {
+                config.min_fixed
+            };
+            if fixes < floor {
+                continue;
+            }
+            let gained = on.gained(k, &widening);
+            let estimate = estimate_of(lines, standing, &gained, gold, rank);
+            if estimate.fixed < floor || estimate.precision() < config.min_precision {
+                continue;
+            }
+            match widening {
+                Widening::Words(mut word) => {
+                    let word = word.pop().expect("one word");
+                    words.entry(k).or_default().push(PreciseWord {
+                        word,
+                        gained,
+                        estimate,
+                    });
+                }
+                widening => {
+                    if passes(&estimate, config) {
+                        out.extend(candidate(file, &rule, k, &widening, estimate));
+                    }
+                }
+            }
+        }
+        for (k, mut precise) in words {
+            precise.sort_by(|a, b| {
+                (b.estimate.fixed.cmp(&a.estimate.fixed)).then(a.word.cmp(&b.word))
+            });
+            let room = MAX_SET_WORDS.saturating_sub(rule.elements.elements[k].first.len());
+            precise.truncate(room);
+            let mut gained: Vec<u32> = precise.iter().flat_map(|w| w.gained.clone()).collect();
+            gained.sort_unstable();
+            gained.dedup();
+            let estimate = estimate_of(lines, standing, &gained, gold, rank);
+            let widening = Widening::Words(precise.into_iter().map(|w| w.word).collect());
+            if passes(&estimate, config) {
+                out.extend(candidate(file, &rule, k, &widening, estimate));
+            }
+        }
+    }
+    out
+}
+
+/// The larger train gain first, then the higher precision, then the shorter edit.
+pub(super) fn by_estimate(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    let (a_estimate, b_estimate) = (
+        a.estimate.unwrap_or_default(),
+        b.estimate.unwrap_or_default(),
+    );
+    b_estimate
+        .gain()
+        .cmp(&a_estimate.gain())
+        .then(b_estimate.precision().total_cmp(&a_estimate.precision()))
+        .then(a.edit.describe().len().cmp(&b.edit.describe().len()))
+        .then(a.edit.describe().cmp(&b.edit.describe()))
+}
+
+/// A word that fixes lines precisely on its own in one element's place.
+struct PreciseWord {
+    word: Word,
+    /// The lines it gains, ascending.
+    gained: Vec<u32>,
+    estimate: Estimate,
+}
+
+fn passes(estimate: &Estimate, config: &SuggestConfig) -> bool {
+    estimate.fixed >= config.min_fixed
+        && estimate.gain() > 0
+        && estimate.precision() >= config.min_precision
+}
+
+fn candidate(
+    file: &RulesFile,
+    rule: &Rule,
+    k: usize,
+    widening: &Widening,
+    estimate: Estimate,
+) -> Option<Candidate> {
+    Some(Candidate {
+        source: Source::Widening,
+        edit: rule.edit(&file.source.text, k, widening)?,
+        estimate: Some(estimate),
+    })
+}
+
+/// A widening that makes a rule match one line, measured.
+#[derive(Debug, Clone)]
+pub struct LineWidening {
+    pub suggestion: Suggestion,
+    /// The rules after the edit, analyzed.
+    pub edited: RulesFile,
+}
+
+/// The widening of a rule `label: REGEX` that makes it match `text`: of the rules of
+/// `label` that do not match it, the closest (the fewest elements missing, then the most
+/// matched) that one widened element makes match, with the widening that has the best
+/// estimate on train; measured on `corpora` like every suggestion, and checked by compiling
+/// the edited rules. `None` when no single widening makes one of them match.
+pub fn widen_for_line(
+    file: &RulesFile,
+    corpora: &super::Corpora,
+    label: &str,
+    text: &str,
+) -> Option<LineWidening> {
+    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
+    let mut tokens = Tokens::default();
+    tokens.tokenize(text);
+    let mut symbols = Vec::new();
+    file.system.alphabet().symbolize(&tokens, &mut symbols);
+    let rules = rules_of(file, Some(label));
+    let mut closest: Vec<(usize, std::cmp::Reverse<usize>, &Rule)> = rules
+        .iter()
+        .filter_map(|rule| {
+            let why = rule
+                .elements
+                .run(&symbols, file.system.alphabet())?
+                .why_not()?;
+            Some((why.missing, std::cmp::Reverse(why.matched), rule))
+        })
+        .collect();
+    closest.sort_by_key(|&(missing, matched, rule)| (missing, matched, rule.pattern));
+    let state = State::new(file.clone(), &train, &dev);
+    let gold = train.label(label);
+    let rank = state.train_standing.rank_for(label);
+    let train_symbols = symbolize(&train, file.system.alphabet());
+    for (_, _, rule) in closest {
+        let Some(run) = rule.elements.run(&symbols, file.system.alphabet()) else {
+            continue;
+        };
+        let token = |i: usize| {
+            let token = tokens.get(i).expect("a token of the line");
+            (token.text, token.kind)
+        };
+        let mut widenings: Vec<(usize, Widening)> = Vec::new();
+        for k in 0..rule.elements.elements.len() {
+            for widening in rule.widenings_of(k) {
+                match widening {
+                    Widening::Words(_) => {
+                        let mut words: Vec<Word> = run
+                            .slots(k)
+                            .map(|i| (token(i).0.to_string(), token(i).1))
+                            .collect();
+                        words.sort();
+                        words.dedup();
+                        widenings.extend(
+                            words
+                                .into_iter()
+                                .map(|word| (k, Widening::Words(vec![word]))),
+                        );
+                    }
+                    other if rule.completes(&run, k, &other, token) => widenings.push((k, other)),
+                    _ => {}
+                }
+            }
+        }
+        let mut on = OnLines::new(rule, &train, file.system.alphabet(), &train_symbols);
+        let mut estimated: Vec<Candidate> = widenings
+            .iter()
+            .filter_map(|(k, widening)| {
+                let estimate = match gold {
+                    Some(gold) => {
+                        let gained = on.gained(*k, widening);
+                        estimate_of(&train, &state.train_standing, &gained, gold, rank)
+                    }
+                    None => Estimate::default(),
+                };
+                candidate(file, rule, *k, widening, estimate)
+            })
+            .collect();
+        estimated.sort_by(by_estimate);
+        for candidate in estimated {
+            let Some((suggestion, next)) = state.measure(&candidate, false) else {
+                continue;
+            };
+            let matched = next.file.system.classify(text).matched;
+            if matched.get(rule.pattern) == Some(&true) {
+                return Some(LineWidening {
+                    suggestion,
+                    edited: next.file,
+                });
+            }
+        }
+    }
+    None
+}
