@@ -229,6 +229,10 @@ async function openBrowser(url) {
 /** Opens a file of the workspace from the explorer and waits for its editor. */
 async function openFile(name) {
     await waitFor(`${name} in the explorer`, () => page.getByRole("treeitem", { name }).first().isVisible());
+    // A tooltip of the explorer (the problems of the file under the mouse) can cover the
+    // item: move the mouse away and let it go first.
+    await page.mouse.move(0, 0);
+    await waitFor("no tooltip over the explorer", async () => !(await page.locator(".context-view .hover-contents").first().isVisible()));
     await page.getByRole("treeitem", { name }).first().click();
     await waitFor(`the editor of ${name}`, async () => {
         const tab = page.locator(".tab.active").first();
