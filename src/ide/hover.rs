@@ -24,7 +24,7 @@ use super::analysis::{PatternKey, RulesAnalysis};
 use super::findings::describe;
 use super::trained::TrainedModel;
 use crate::automata::{
-    Failure, LabelMetrics, PatternElements, PatternMetrics, RuleSystem, Scratch,
+    ElementKind, Failure, LabelMetrics, PatternElements, PatternMetrics, RuleSystem, Scratch,
 };
 use crate::corpus::Example;
 use crate::explain::{OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
@@ -196,7 +196,8 @@ pub struct LineHover {
 pub struct MissedPattern {
     /// The pattern, described.
     pub pattern: String,
-    /// The elements it matched, in order and printed (`$* won $*`); empty when none.
+    /// The elements it matched, in order and printed (`$* won $*`); empty when none, or
+    /// only `$*`.
     pub matched: String,
     pub miss: Miss,
 }
@@ -514,10 +515,13 @@ fn missed_patterns(
                 found: token_at(found),
             },
         };
-        let printed: Vec<&str> = elements.elements[..why.matched]
-            .iter()
-            .map(|e| e.text.as_str())
-            .collect();
+        // `$*` alone matched nothing worth saying.
+        let matched = &elements.elements[..why.matched];
+        let printed: Vec<&str> = if matched.iter().all(|e| e.kind == ElementKind::AnyTokens) {
+            Vec::new()
+        } else {
+            matched.iter().map(|e| e.text.as_str()).collect()
+        };
         let key = (why.missing, std::cmp::Reverse(why.matched), p);
         missed.push((
             key,

@@ -357,7 +357,7 @@ fn line_hover_without_a_network_shows_the_rules_view() {
             // `ham <- zebra` missed; `ham: $* call $*` matched, and lost to spam.
             missed: vec![MissedPattern {
                 pattern: "`zebra`".into(),
-                matched: "$*".into(),
+                matched: String::new(),
                 miss: Miss::Ended {
                     expected: vec!["zebra".into()]
                 },
@@ -371,7 +371,7 @@ fn line_hover_without_a_network_shows_the_rules_view() {
          line 5)\n\
          \n\
          Why the **ham** patterns missed, closest first:\n\
-         - `zebra`: `$*` matched, then expected `zebra`; the line ended\n\
+         - `zebra`: expected `zebra`; the line ended\n\
          \n\
          _No trained network yet: save the rules to train one._\n"
     );
@@ -474,7 +474,7 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
          line 5)\n\
          \n\
          Why the **ham** patterns missed, closest first:\n\
-         - `zebra`: `$*` matched, then expected `zebra`; the line ended\n\
+         - `zebra`: expected `zebra`; the line ended\n\
          \n\
          **FA-RNN** **spam** ✗ · spam 0.52 · ham 0.48\n\
          \n\
