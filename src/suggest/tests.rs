@@ -330,6 +330,14 @@ fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
         system.label_by_name("spam")
     );
     assert_eq!(widened.suggestion.evidence.fixed, 4);
+    // Groups at the regex's ends are rewritten whole; with no train evidence either way,
+    // the narrower widening (a word rather than `$`).
+    let grouped = rules("default ham\nspam: ( we | you ) won ( prize )    # no end gap\n");
+    let widened = widen_for_line(&grouped, &corpora, "spam", "you won voucher").unwrap();
+    assert_eq!(
+        widened.suggestion.new_text,
+        "default ham\nspam: ( we | you ) won ( prize | voucher )    # no end gap\n"
+    );
     // A line no single widening makes a rule match, and a label without rules: none.
     assert!(widen_for_line(&file, &corpora, "spam", "free entry").is_none());
     assert!(widen_for_line(&file, &corpora, "ham", "see you").is_none());

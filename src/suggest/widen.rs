@@ -58,6 +58,18 @@ enum Widening {
     AnyTokens,
 }
 
+impl Widening {
+    /// How much it lets in, in order: words, `%` or `&`, `$`, `$*`.
+    fn breadth(&self) -> usize {
+        match self {
+            Widening::Words(_) => 0,
+            Widening::Class(Class::Number | Class::Punct) => 1,
+            Widening::Class(Class::Any) => 2,
+            Widening::AnyTokens => 3,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Class {
     Any,
@@ -189,7 +201,7 @@ impl Rule {
 
     /// The edit that widens element `k`.
     fn edit(&self, text: &str, k: usize, widening: &Widening) -> Option<Edit> {
-        let element = with_parentheses(text, self.elements.elements[k].range, self.regex);
+        let element = with_parentheses(text, self.elements.elements[k].range, self.regex)?;
         let (start, end) = (
             usize::from(self.regex.start()),
             usize::from(self.regex.end()),
@@ -212,20 +224,24 @@ impl Rule {
     }
 }
 
-/// `range` grown over the parentheses that enclose it alone, inside `within`.
-fn with_parentheses(text: &str, range: TextRange, within: TextRange) -> TextRange {
+/// `range` grown over the parentheses that enclose it alone, inside `within`; `None` when
+/// `range` is not inside `within` (a statement the parser recovered).
+fn with_parentheses(text: &str, range: TextRange, within: TextRange) -> Option<TextRange> {
     let (mut start, mut end) = (usize::from(range.start()), usize::from(range.end()));
     let (lower, upper) = (usize::from(within.start()), usize::from(within.end()));
     loop {
-        let before = text[lower..start].trim_end();
-        let after = text[end..upper].trim_start();
+        let before = text.get(lower..start)?.trim_end();
+        let after = text.get(end..upper)?.trim_start();
         if !(before.ends_with('(') && after.starts_with(')')) {
             break;
         }
-        start = before.len() - 1 + lower;
+        start = lower + before.len() - 1;
         end = upper - after.len() + 1;
     }
-    TextRange::new(TextSize::from(start as u32), TextSize::from(end as u32))
+    Some(TextRange::new(
+        TextSize::from(start as u32),
+        TextSize::from(end as u32),
+    ))
 }
 
 /// The rules `LABEL: REGEX` of the file that widening may rewrite, for `label` (or every
@@ -262,12 +278,12 @@ fn rules_of(file: &RulesFile, label: Option<&str>) -> Vec<Rule> {
 fn regex_range(text: &str, label: TextRange, statement: TextRange) -> Option<TextRange> {
     let (from, to) = (usize::from(label.end()), usize::from(statement.end()));
     let body = text.get(from..to)?;
-    let colon = body.find(':')?;
-    let regex = body[colon + 1..].trim();
-    let start = from + colon + 1 + body[colon + 1..].find(regex)?;
+    let after = &body[body.find(':')? + 1..];
+    let start = to - after.len() + (after.len() - after.trim_start().len());
+    let end = to - (after.len() - after.trim_end().len());
     Some(TextRange::new(
         TextSize::from(start as u32),
-        TextSize::from((start + regex.len()) as u32),
+        TextSize::from(end.max(start) as u32),
     ))
 }
 
@@ -565,16 +581,18 @@ pub struct LineWidening {
 
 /// The widening of a rule `label: REGEX` that makes it match `text`: of the rules of
 /// `label` that do not match it, the closest (the fewest elements missing, then the most
-/// matched) that one widened element makes match, with the widening that has the best
-/// estimate on train; measured on `corpora` like every suggestion, and checked by compiling
-/// the edited rules. `None` when no single widening makes one of them match.
+/// matched) that one widened element makes match, with, of the widenings that do, one
+/// `suggest` would propose (it passes the floors of a new rule on train), else the one with
+/// the largest train gain; measured on `corpora` like every suggestion, and checked by
+/// compiling the edited rules. `None` when no single widening makes one of them match.
+/// Cost: the line run on each rule of `label`; when one is not far off, the corpora read
+/// and classified, and one edit measured.
 pub fn widen_for_line(
     file: &RulesFile,
     corpora: &super::Corpora,
     label: &str,
     text: &str,
 ) -> Option<LineWidening> {
-    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
     let mut tokens = Tokens::default();
     tokens.tokenize(text);
     let mut symbols = Vec::new();
@@ -591,6 +609,10 @@ pub fn widen_for_line(
         })
         .collect();
     closest.sort_by_key(|&(missing, matched, rule)| (missing, matched, rule.pattern));
+    if closest.is_empty() {
+        return None;
+    }
+    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
     let state = State::new(file.clone(), &train, &dev);
     let gold = train.label(label);
     let rank = state.train_standing.rank_for(label);
@@ -626,7 +648,7 @@ pub fn widen_for_line(
             }
         }
         let mut on = OnLines::new(rule, &train, file.system.alphabet(), &train_symbols);
-        let mut estimated: Vec<Candidate> = widenings
+        let mut estimated: Vec<(Candidate, usize)> = widenings
             .iter()
             .filter_map(|(k, widening)| {
                 let estimate = match gold {
@@ -636,14 +658,27 @@ pub fn widen_for_line(
                     }
                     None => Estimate::default(),
                 };
-                candidate(file, rule, *k, widening, estimate)
+                let candidate = candidate(file, rule, *k, widening, estimate)?;
+                Some((candidate, widening.breadth()))
             })
             .collect();
-        // The widenings `suggest` would propose first, then the larger train gain.
+        // The widenings `suggest` would propose first, then the larger train gain, then the
+        // narrower.
         let floors =
             |c: &Candidate| passes(&c.estimate.unwrap_or_default(), &SuggestConfig::DEFAULT);
-        estimated.sort_by(|a, b| floors(b).cmp(&floors(a)).then(by_estimate(a, b)));
-        for candidate in estimated {
+        estimated.sort_by(|(a, a_breadth), (b, b_breadth)| {
+            floors(b)
+                .cmp(&floors(a))
+                .then(
+                    b.estimate
+                        .unwrap_or_default()
+                        .gain()
+                        .cmp(&a.estimate.unwrap_or_default().gain()),
+                )
+                .then(a_breadth.cmp(b_breadth))
+                .then(by_estimate(a, b))
+        });
+        for (candidate, _) in estimated {
             let Some((suggestion, next)) = state.measure(&candidate, false) else {
                 continue;
             };
