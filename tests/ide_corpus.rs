@@ -561,7 +561,9 @@ fn corpus_diagnostics_report_misclassified_lines_with_what_fired() {
     );
     assert_eq!(
         diagnostics[0].help.as_deref(),
-        Some("hover the line for the network's view; \"Add rule for this line\" proposes a rule")
+        Some(
+            "hover the line for why the gold label's patterns missed it and the network's view; \"Widen\" and \"Add rule for this line\" propose edits"
+        )
     );
     assert_eq!(
         diagnostics[2].message,

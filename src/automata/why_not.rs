@@ -279,6 +279,12 @@ impl ElementRun<'_> {
         })
     }
 
+    /// The positions where element `k` may start: those where `elements[..k]` match the
+    /// tokens before (`n` when they match the whole sentence).
+    pub fn starts(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..=self.n).filter(move |&j| self.reach.get(k, j))
+    }
+
     /// The token positions where one token in place of element `k` would complete a match.
     pub fn slots(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
         (0..self.n).filter(move |&i| self.reach.get(k, i) && self.coreach.get(k + 1, i + 1))

@@ -97,7 +97,7 @@ pub fn lines_diagnostics(
                 format!("gold `{gold}`, rules predict `{predicted}` ({why})"),
             )
             .with_help(
-                "hover the line for the network's view; \"Add rule for this line\" proposes a rule",
+                "hover the line for why the gold label's patterns missed it and the network's view; \"Widen\" and \"Add rule for this line\" propose edits",
             ),
         );
         n_reported += 1;

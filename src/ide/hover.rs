@@ -8,8 +8,9 @@
 //! - Over a corpus line: gold label, the rules' prediction and the patterns that fired; on a
 //!   misclassified line, why the gold label's patterns did not match it, the closest first
 //!   (`automata::PatternElements`: the elements matched, then what the failing element
-//!   expected and the token found, or that the line ended); and, with a trained network, its prediction and probabilities, its top patterns with the
-//!   span whose deletion lowers each one's score the most, and the n-grams whose deletion
+//!   expected and the tokens found where it could start, or that the line ended); and, with
+//!   a trained network, its prediction and probabilities, its top patterns with the span
+//!   whose deletion lowers each one's score the most, and the n-grams whose deletion
 //!   changes the probability of the prediction the most, by how much (occlusion, measured
 //!   with the network: `explain::ngrams`, `explain::strongest_ngrams`).
 //!
@@ -24,7 +25,7 @@ use super::analysis::{PatternKey, RulesAnalysis};
 use super::findings::describe;
 use super::trained::TrainedModel;
 use crate::automata::{
-    Failure, LabelMetrics, PatternElements, PatternMetrics, RuleSystem, Scratch,
+    ElementKind, Failure, LabelMetrics, PatternElements, PatternMetrics, RuleSystem, Scratch,
 };
 use crate::corpus::Example;
 use crate::explain::{OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
@@ -42,6 +43,8 @@ pub const DEFAULT_MAX_NGRAM_LEN: usize = 6;
 pub const DEFAULT_MAX_LISTED: usize = 3;
 /// The most patterns of the gold label a line hover runs on the line, in file order.
 pub const MAX_EXPLAINED_PATTERNS: usize = 256;
+/// The most tokens a why-not shows where the failing element could start (the last ones).
+const MAX_FOUND: usize = 3;
 
 /// How much a hover shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,7 +199,8 @@ pub struct LineHover {
 pub struct MissedPattern {
     /// The pattern, described.
     pub pattern: String,
-    /// The elements it matched, in order and printed (`$* won $*`); empty when none.
+    /// The elements it matched, in order and printed (`$* won $*`); empty when none, or
+    /// only `$*`.
     pub matched: String,
     pub miss: Miss,
 }
@@ -205,10 +209,12 @@ pub struct MissedPattern {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Miss {
     /// The next element expected one of `expected` (printed: `gift`, `"!"`, `%`) and the
-    /// line had the token at `found`, in bytes of its text.
+    /// line had the tokens at `found` where it could start (several after an optional
+    /// element: `how &* $? ( much | many )` on "how big is it" finds `big` and `is`; at most
+    /// [`MAX_FOUND`], the last ones), in bytes of its text.
     Mismatch {
         expected: Vec<String>,
-        found: TextRange,
+        found: Vec<TextRange>,
     },
     /// The line ended where the next element expected one of `expected`.
     Ended { expected: Vec<String> },
@@ -495,18 +501,22 @@ fn missed_patterns(
         let Some(elements) = PatternElements::new(&def.regex, alphabet) else {
             continue;
         };
-        let Some(why) = elements
-            .run(&symbols, alphabet)
-            .and_then(|run| run.why_not())
-        else {
+        let Some(run) = elements.run(&symbols, alphabet) else {
+            continue;
+        };
+        let Some(why) = run.why_not() else {
             continue;
         };
         let expected = |element: usize| elements.elements[element].first.clone();
         let miss = match why.failure {
-            Failure::Mismatch { element, found } => Miss::Mismatch {
-                expected: expected(element),
-                found: token_at(found),
-            },
+            Failure::Mismatch { element, .. } => {
+                let starts: Vec<usize> = run.starts(element).collect();
+                let last = &starts[starts.len().saturating_sub(MAX_FOUND)..];
+                Miss::Mismatch {
+                    expected: expected(element),
+                    found: last.iter().map(|&i| token_at(i)).collect(),
+                }
+            }
             Failure::Ended { element } => Miss::Ended {
                 expected: expected(element),
             },
@@ -514,10 +524,13 @@ fn missed_patterns(
                 found: token_at(found),
             },
         };
-        let printed: Vec<&str> = elements.elements[..why.matched]
-            .iter()
-            .map(|e| e.text.as_str())
-            .collect();
+        // `$*` alone matched nothing worth saying.
+        let matched = &elements.elements[..why.matched];
+        let printed: Vec<&str> = if matched.iter().all(|e| e.kind == ElementKind::AnyTokens) {
+            Vec::new()
+        } else {
+            matched.iter().map(|e| e.text.as_str()).collect()
+        };
         let key = (why.missing, std::cmp::Reverse(why.matched), p);
         missed.push((
             key,

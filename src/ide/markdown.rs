@@ -113,29 +113,26 @@ fn render_missed(missed: &MissedPattern, text: &str) -> String {
     } else {
         format!("{} matched, then ", code(&missed.matched))
     };
-    let found = |range: TextRange| {
-        code(
-            text.get(usize::from(range.start())..usize::from(range.end()))
-                .unwrap_or(""),
-        )
+    let token = |range: &TextRange| {
+        text.get(usize::from(range.start())..usize::from(range.end()))
+            .unwrap_or("")
+            .to_string()
     };
     let why = match &missed.miss {
-        Miss::Mismatch {
-            expected,
-            found: at,
-        } => {
+        Miss::Mismatch { expected, found } => {
+            let found: Vec<String> = found.iter().map(token).collect();
             format!(
                 "{matched}expected {}, found {}",
                 one_of(expected),
-                found(*at)
+                one_of(&found)
             )
         }
         Miss::Ended { expected } => {
             format!("{matched}expected {}; the line ended", one_of(expected))
         }
-        Miss::Continues { found: at } => format!(
+        Miss::Continues { found } => format!(
             "{matched}the line goes on at {} (the pattern does not end with `$*`)",
-            found(*at)
+            code(&token(found))
         ),
     };
     // The pattern is described with identifiers in backticks (`describe`), Markdown as it is.

@@ -18,7 +18,7 @@ const MAX_GAP: usize = 5;
 pub(super) const MAX_SET_WORDS: usize = 10;
 /// The fewest train lines each word of a word set must fix on its own, so that a set
 /// generalises rather than lists the lines' rare words.
-pub(super) const MIN_FIXED_PER_WORD: usize = 2;
+const MIN_FIXED_PER_WORD: usize = 2;
 
 /// A rule's regex as the induction builds it: parts matched in order with `$*` between
 /// them, the first at the sentence's start when `anchored`.

@@ -129,17 +129,18 @@ impl Edit {
 #[derive(Debug, Clone, Copy, PartialEq, clap::Args, Serialize, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SuggestConfig {
-    /// The least share of a new rule's train matches that have its label; a rule of the file
-    /// below it is offered for removal.
+    /// The least share of a new rule's train matches (or of the matches a widening adds)
+    /// that have its label; a rule of the file below it is offered for removal.
     #[arg(long, value_name = "P", default_value_t = SuggestConfig::DEFAULT.min_precision)]
     pub min_precision: f64,
-    /// The fewest train lines a new rule must fix.
+    /// The fewest train lines a new rule (or a widening) must fix.
     #[arg(long, value_name = "N", default_value_t = SuggestConfig::DEFAULT.min_fixed)]
     pub min_fixed: usize,
     /// The most candidate rules per label counted over the whole train corpus.
     #[arg(long, value_name = "N", default_value_t = SuggestConfig::DEFAULT.max_shapes_per_label)]
     pub max_shapes_per_label: usize,
-    /// The most induced rules measured exactly per round, best estimate first.
+    /// The most induced rules and widenings measured exactly per round, best estimate
+    /// first.
     #[arg(long, value_name = "N", default_value_t = SuggestConfig::DEFAULT.max_measured)]
     pub max_measured: usize,
 }
@@ -305,6 +306,9 @@ struct State<'a> {
     dev: &'a Lines,
     train_standing: Standing,
     dev_standing: Standing,
+    /// The rules the engine wrote into the file so far, as (label, regex): they are not
+    /// widened (see [`widen`]).
+    written: Vec<(String, String)>,
 }
 
 impl<'a> State<'a> {
@@ -317,24 +321,24 @@ impl<'a> State<'a> {
             dev,
             train_standing,
             dev_standing,
+            written: Vec::new(),
         }
     }
 
-    /// The candidates worth measuring: of the induced rules and of the widenings, those
-    /// with the best estimates (at most `max_measured` of each), and every narrowing.
+    /// The candidates worth measuring: the induced rules and widenings with the best
+    /// estimates (at most `max_measured` in all: an estimate is what the edit does to the
+    /// train lines, whatever its source), and every narrowing.
     fn candidates(&self, config: &SuggestConfig) -> Vec<Candidate> {
-        let best = |mut candidates: Vec<Candidate>| {
-            candidates.sort_by(widen::by_estimate);
-            candidates.truncate(config.max_measured);
-            candidates
-        };
-        let mut candidates = best(induce::induce(self.train, &self.train_standing, config));
-        candidates.extend(best(widen::widen(
+        let mut candidates = induce::induce(self.train, &self.train_standing, config);
+        candidates.extend(widen::widen(
             &self.file,
             self.train,
             &self.train_standing,
             config,
-        )));
+            &self.written,
+        ));
+        candidates.sort_by(widen::by_estimate);
+        candidates.truncate(config.max_measured);
         candidates.extend(narrowings(&self.file, &self.train_standing, config));
         candidates
     }
@@ -361,12 +365,19 @@ impl<'a> State<'a> {
             return None;
         }
         let (train_matches, correct_matches) = self.rule_matches(&candidate.edit)?;
+        let mut written = self.written.clone();
+        match &candidate.edit {
+            Edit::AddRule { label, regex } => written.push((label.clone(), regex.clone())),
+            Edit::ReplaceRegex { label, new, .. } => written.push((label.clone(), new.clone())),
+            Edit::RemoveRule { .. } => {}
+        }
         let next = State {
             train_standing: Standing::new(&edited.system, self.train),
             dev_standing,
             file: edited,
             train: self.train,
             dev: self.dev,
+            written,
         };
         let train_lines =
             ChangedLines::between(self.train, &self.train_standing, &next.train_standing);

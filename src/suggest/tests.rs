@@ -108,17 +108,17 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
 }
 
 const WON: &[(&str, &str)] = &[
-    ("spam", "you won a prize today"),
-    ("spam", "you won a voucher"),
-    ("spam", "we won the voucher now"),
-    ("spam", "i won this voucher !"),
+    ("spam", "you won prize money today"),
+    ("spam", "you won voucher codes"),
+    ("spam", "we won voucher now"),
+    ("spam", "i won voucher !"),
     ("spam", "u won voucher"),
     ("ham", "a voucher for lunch"),
     ("ham", "we won the game"),
     ("ham", "see you"),
 ];
 
-const WON_DEV: &[(&str, &str)] = &[("spam", "they won a voucher"), ("ham", "won the match")];
+const WON_DEV: &[(&str, &str)] = &[("spam", "they won voucher"), ("ham", "won the match")];
 
 #[test]
 fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measured() {
@@ -127,14 +127,14 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
         train: &train,
         dev: &dev,
     };
-    let text = "default ham\nspam: $* won $* ( prize | cash ) $*    # the prize\n";
+    let text = "default ham\nspam: $* won ( prize | cash ) $*    # the prize\n";
     let file = rules(text);
     let suggestions = suggest(&file, &corpora, &SuggestConfig::default(), &|| false).unwrap();
     let widening = suggestions
         .iter()
         .find(|s| s.source == Source::Widening)
         .expect("a widening");
-    let regex = "$* won $* ( prize | cash ) $*";
+    let regex = "$* won ( prize | cash ) $*";
     let start = text.find(regex).unwrap() as u32;
     assert_eq!(
         widening.edit,
@@ -142,18 +142,18 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
             label: "spam".to_string(),
             line: 2,
             old: regex.to_string(),
-            new: "$* won $* ( prize | cash | voucher ) $*".to_string(),
+            new: "$* won ( prize | cash | voucher ) $*".to_string(),
             range: TextRange::at(start.into(), (regex.len() as u32).into()),
         }
     );
     assert_eq!(
         widening.edit.describe(),
-        "widen line 2 `spam: $* won $* ( prize | cash ) $*` to \
-         `$* won $* ( prize | cash | voucher ) $*`"
+        "widen line 2 `spam: $* won ( prize | cash ) $*` to \
+         `$* won ( prize | cash | voucher ) $*`"
     );
     assert_eq!(
         widening.new_text,
-        "default ham\nspam: $* won $* ( prize | cash | voucher ) $*    # the prize\n"
+        "default ham\nspam: $* won ( prize | cash | voucher ) $*    # the prize\n"
     );
     let evidence = widening.evidence;
     assert_eq!((evidence.fixed, evidence.broken), (4, 0));
@@ -177,10 +177,31 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
             candidate.edit.describe()
         );
     }
-    // Applied greedily, it is a widening or the rule induction finds for the same lines.
+    // A rule the engine wrote is not widened.
+    let written = [("spam".to_string(), regex.to_string())];
+    assert!(
+        widen::widen(
+            &state.file,
+            &train_lines,
+            &state.train_standing,
+            &SuggestConfig::default(),
+            &written
+        )
+        .is_empty()
+    );
+    // Applied greedily, it is the widening or the rule induction finds for the same lines
+    // (`$* won voucher $*`).
     let refined = refine(&rules(text), &corpora, &SuggestConfig::default(), 30);
     assert_eq!(refined.applied.len(), 1);
     assert_eq!(refined.applied[0].evidence.fixed, 4);
+    // Between two `$*` every token of the gap is a slot: the train corpus gets no word set
+    // there (the editor's widening for one line does: see below).
+    let unpinned = rules("default ham\nspam: $* won $* ( prize | cash ) $*\n");
+    assert!(
+        suggest(&unpinned, &corpora, &SuggestConfig::default())
+            .iter()
+            .all(|s| s.source != Source::Widening)
+    );
 }
 
 #[test]
@@ -258,6 +279,14 @@ fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
         system.label_by_name("spam")
     );
     assert_eq!(widened.suggestion.evidence.fixed, 4);
+    // Groups at the regex's ends are rewritten whole; with no train evidence either way,
+    // the narrower widening (a word rather than `$`).
+    let grouped = rules("default ham\nspam: ( we | you ) won ( prize )    # no end gap\n");
+    let widened = widen_for_line(&grouped, &corpora, "spam", "you won voucher").unwrap();
+    assert_eq!(
+        widened.suggestion.new_text,
+        "default ham\nspam: ( we | you ) won ( prize | voucher )    # no end gap\n"
+    );
     // A line no single widening makes a rule match, and a label without rules: none.
     assert!(widen_for_line(&file, &corpora, "spam", "free entry").is_none());
     assert!(widen_for_line(&file, &corpora, "ham", "see you").is_none());

@@ -1,23 +1,37 @@
 //! Widening: a rule `LABEL: REGEX` that almost matches lines of its label, failing at one
 //! element only (`automata::PatternElements`: one token in that element's place, or `$*`
 //! in a gap's place, would complete the match), gets that element widened: a literal or
-//! word set takes the words seen at the failing position (`$* won $* prize $*` becomes
-//! `$* won $* ( prize | voucher ) $*`), or becomes `$`, `%` or `&`, and a `$` gap (`$?`,
-//! `${1,3}`, `$`) becomes `$*`.
+//! word set takes the words seen at the failing position (`$* how &* $? ( much | many ) $*`
+//! becomes `$* how &* $? ( much | many | deep | fast ) $*`), or becomes `$`, `%` or `&`, and
+//! a `$` gap (`$?`, `${1,3}`, `$`) becomes `$*`.
 //!
 //! The words are found on the train lines the rules get wrong for the label (and the label
 //! would win once the rule matches); each word, and each class or gap widening, is then
 //! counted over the whole train corpus ([`Estimate`], exact for a rule `LABEL: REGEX`: the
-//! lines it gains are those its widened element completes), and only those that pass the
-//! floors of [`SuggestConfig`] are proposed, a word set keeping the words that are precise
-//! on their own, as induction's word sets do. A line can gain a match only if it holds a
-//! literal of every other element that needs one, so only those lines are run.
+//! lines it gains are those its widened element completes). A word joins the set only if
+//! the rule with that word alone in the element's place passes the floors of
+//! [`SuggestConfig`], as a new rule must; a class or gap widening likewise. A line can gain
+//! a match only if it holds a literal of every other element that needs one, so only those
+//! lines are run.
+//!
+//! What is not widened, and why (`docs/results.md` has the runs):
+//! - a word set between two `$*`: there every token of the gap is a slot, so the words of
+//!   every line are tried, and some are precise on train by chance (`$* won $* prize $*`
+//!   gets no word set from the corpus; the editor's widening for one line, where the author
+//!   picks, does offer `( prize | voucher )`);
+//! - `$` beside a `$*`, which says next to nothing there;
+//! - a rule whose only element that needs a token is the failing one (widening it would be
+//!   a new rule, which induction proposes), or with more than [`MAX_ELEMENTS`] elements;
+//! - a rule the engine wrote itself in this run ([`super::refine`]'s added and widened
+//!   rules): it is fitted to the train lines already, and widening it fits it again with
+//!   looser shapes than induction allows (`$* to % $*` into `$* ( to | call | on | from |
+//!   … ) % $*`), which on SMS took the place of better rules.
 //!
 //! Widened regexes stay readable: at most [`MAX_ELEMENTS`] elements, word sets of at most
 //! [`MAX_SET_WORDS`] words, and no star inside a star (only top-level elements change).
 //! [`widen_for_line`] is the same widening for one line, for the editor.
 
-use super::induce::{MAX_SET_WORDS, MIN_FIXED_PER_WORD, estimate_of};
+use super::induce::{MAX_SET_WORDS, estimate_of};
 use super::lines::{Lines, Standing};
 use super::{Candidate, Edit, Estimate, Source, State, SuggestConfig, Suggestion};
 use crate::automata::{Alphabet, ElementKind, ElementRun, Leaf, PatternElements, SymbolId};
@@ -42,6 +56,18 @@ enum Widening {
     Class(Class),
     /// `$*`, in place of a gap.
     AnyTokens,
+}
+
+impl Widening {
+    /// How much it lets in, in order: words, `%` or `&`, `$`, `$*`.
+    fn breadth(&self) -> usize {
+        match self {
+            Widening::Words(_) => 0,
+            Widening::Class(Class::Number | Class::Punct) => 1,
+            Widening::Class(Class::Any) => 2,
+            Widening::AnyTokens => 3,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,6 +95,13 @@ impl Class {
     }
 }
 
+/// What a widening is for: the train corpus (the producer), or one line (the editor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Corpus,
+    Line,
+}
+
 /// A rule of the file that widening may rewrite.
 struct Rule {
     /// Its pattern's index in the rule set.
@@ -83,7 +116,11 @@ struct Rule {
 impl Rule {
     /// The widenings of element `k` worth trying, by its kind; none when the element is
     /// the pattern's only one that needs a token (the widened rule would have no context).
-    fn widenings_of(&self, k: usize) -> Vec<Widening> {
+    /// `$` only where no neighbour is `$*` (beside one it says next to nothing); for the
+    /// train corpus, word sets only where a neighbour is not `$*`, so that the slot has a
+    /// place in the line (between two `$*` every token of the gap is a slot, and a word
+    /// precise there by chance joins the set: one of many tried per line).
+    fn widenings_of(&self, k: usize, scope: Scope) -> Vec<Widening> {
         let elements = &self.elements.elements;
         let context = elements
             .iter()
@@ -106,9 +143,16 @@ impl Rule {
                 _ => None,
             })
             .collect();
+        // Whether each side is `$*` (a side without an element is the sentence's end).
+        let any_tokens = |i: Option<usize>| {
+            i.and_then(|i| elements.get(i))
+                .is_some_and(|e| e.kind == ElementKind::AnyTokens)
+        };
+        let sides = [any_tokens(k.checked_sub(1)), any_tokens(Some(k + 1))];
+        let pinned = sides.contains(&false);
         let mut out = Vec::new();
         if let Some(kinds) = literal_kinds {
-            if leaves.len() < MAX_SET_WORDS {
+            if leaves.len() < MAX_SET_WORDS && (pinned || scope == Scope::Line) {
                 out.push(Widening::Words(Vec::new()));
             }
             if kinds.iter().all(|&k| k == TokenKind::Number) {
@@ -118,7 +162,7 @@ impl Rule {
                 out.push(Widening::Class(Class::Punct));
             }
         }
-        if !leaves.contains(&Leaf::Any) {
+        if !leaves.contains(&Leaf::Any) && !sides.contains(&true) {
             out.push(Widening::Class(Class::Any));
         }
         out
@@ -157,7 +201,7 @@ impl Rule {
 
     /// The edit that widens element `k`.
     fn edit(&self, text: &str, k: usize, widening: &Widening) -> Option<Edit> {
-        let element = with_parentheses(text, self.elements.elements[k].range, self.regex);
+        let element = with_parentheses(text, self.elements.elements[k].range, self.regex)?;
         let (start, end) = (
             usize::from(self.regex.start()),
             usize::from(self.regex.end()),
@@ -180,20 +224,24 @@ impl Rule {
     }
 }
 
-/// `range` grown over the parentheses that enclose it alone, inside `within`.
-fn with_parentheses(text: &str, range: TextRange, within: TextRange) -> TextRange {
+/// `range` grown over the parentheses that enclose it alone, inside `within`; `None` when
+/// `range` is not inside `within` (a statement the parser recovered).
+fn with_parentheses(text: &str, range: TextRange, within: TextRange) -> Option<TextRange> {
     let (mut start, mut end) = (usize::from(range.start()), usize::from(range.end()));
     let (lower, upper) = (usize::from(within.start()), usize::from(within.end()));
     loop {
-        let before = text[lower..start].trim_end();
-        let after = text[end..upper].trim_start();
+        let before = text.get(lower..start)?.trim_end();
+        let after = text.get(end..upper)?.trim_start();
         if !(before.ends_with('(') && after.starts_with(')')) {
             break;
         }
-        start = before.len() - 1 + lower;
+        start = lower + before.len() - 1;
         end = upper - after.len() + 1;
     }
-    TextRange::new(TextSize::from(start as u32), TextSize::from(end as u32))
+    Some(TextRange::new(
+        TextSize::from(start as u32),
+        TextSize::from(end as u32),
+    ))
 }
 
 /// The rules `LABEL: REGEX` of the file that widening may rewrite, for `label` (or every
@@ -230,12 +278,12 @@ fn rules_of(file: &RulesFile, label: Option<&str>) -> Vec<Rule> {
 fn regex_range(text: &str, label: TextRange, statement: TextRange) -> Option<TextRange> {
     let (from, to) = (usize::from(label.end()), usize::from(statement.end()));
     let body = text.get(from..to)?;
-    let colon = body.find(':')?;
-    let regex = body[colon + 1..].trim();
-    let start = from + colon + 1 + body[colon + 1..].find(regex)?;
+    let after = &body[body.find(':')? + 1..];
+    let start = to - after.len() + (after.len() - after.trim_start().len());
+    let end = to - (after.len() - after.trim_end().len());
     Some(TextRange::new(
         TextSize::from(start as u32),
-        TextSize::from((start + regex.len()) as u32),
+        TextSize::from(end.max(start) as u32),
     ))
 }
 
@@ -365,16 +413,28 @@ impl<'a> OnLines<'a> {
     }
 }
 
-/// The widenings of every rule of the file, each passing the floors of `config`.
+/// The widenings of the rules of the file, each passing the floors of `config`, but for
+/// the rules the engine wrote itself (`written`, as (label, regex)): those are fitted to the
+/// train lines already, and widening one would fit it again with looser shapes than
+/// induction allows.
 pub(super) fn widen(
     file: &RulesFile,
     lines: &Lines,
     standing: &Standing,
     config: &SuggestConfig,
+    written: &[(String, String)],
 ) -> Vec<Candidate> {
     let symbols = symbolize(lines, file.system.alphabet());
     let mut out = Vec::new();
+    let text = &file.source.text;
     for rule in rules_of(file, None) {
+        let regex = &text[std::ops::Range::<usize>::from(rule.regex)];
+        if written
+            .iter()
+            .any(|(label, r)| *label == rule.label && r == regex)
+        {
+            continue;
+        }
         let Some(gold) = lines.label(&rule.label) else {
             continue;
         };
@@ -391,7 +451,7 @@ pub(super) fn widen(
             };
             let tokens = &lines.tokens[line];
             for k in 0..rule.elements.elements.len() {
-                for widening in rule.widenings_of(k) {
+                for widening in rule.widenings_of(k, Scope::Corpus) {
                     let found: Vec<Widening> = match widening {
                         Widening::Words(_) => {
                             let mut words: Vec<Widening> = run
@@ -427,18 +487,14 @@ pub(super) fn widen(
         // element.
         let mut words: BTreeMap<usize, Vec<PreciseWord>> = BTreeMap::new();
         for ((k, widening), fixes) in fixing {
-            let single_word = matches!(widening, Widening::Words(_));
-            let floor = if single_word {
-                MIN_FIXED_PER_WORD
-            } else {
-                config.min_fixed
-            };
-            if fixes < floor {
+            // Each word on its own is the rule with that word in the element's place: it
+            // passes the floors a new rule passes.
+            if fixes < config.min_fixed {
                 continue;
             }
             let gained = on.gained(k, &widening);
             let estimate = estimate_of(lines, standing, &gained, gold, rank);
-            if estimate.fixed < floor || estimate.precision() < config.min_precision {
+            if !passes(&estimate, config) {
                 continue;
             }
             match widening {
@@ -450,11 +506,7 @@ pub(super) fn widen(
                         estimate,
                     });
                 }
-                widening => {
-                    if passes(&estimate, config) {
-                        out.extend(candidate(file, &rule, k, &widening, estimate));
-                    }
-                }
+                widening => out.extend(candidate(file, &rule, k, &widening, estimate)),
             }
         }
         for (k, mut precise) in words {
@@ -498,6 +550,7 @@ struct PreciseWord {
     estimate: Estimate,
 }
 
+/// Whether a widening passes the floors of a new rule.
 fn passes(estimate: &Estimate, config: &SuggestConfig) -> bool {
     estimate.fixed >= config.min_fixed
         && estimate.gain() > 0
@@ -528,16 +581,18 @@ pub struct LineWidening {
 
 /// The widening of a rule `label: REGEX` that makes it match `text`: of the rules of
 /// `label` that do not match it, the closest (the fewest elements missing, then the most
-/// matched) that one widened element makes match, with the widening that has the best
-/// estimate on train; measured on `corpora` like every suggestion, and checked by compiling
-/// the edited rules. `None` when no single widening makes one of them match.
+/// matched) that one widened element makes match, with, of the widenings that do, one
+/// `suggest` would propose (it passes the floors of a new rule on train), else the one with
+/// the largest train gain; measured on `corpora` like every suggestion, and checked by
+/// compiling the edited rules. `None` when no single widening makes one of them match.
+/// Cost: the line run on each rule of `label`; when one is not far off, the corpora read
+/// and classified, and one edit measured.
 pub fn widen_for_line(
     file: &RulesFile,
     corpora: &super::Corpora,
     label: &str,
     text: &str,
 ) -> Option<LineWidening> {
-    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
     let mut tokens = Tokens::default();
     tokens.tokenize(text);
     let mut symbols = Vec::new();
@@ -554,6 +609,10 @@ pub fn widen_for_line(
         })
         .collect();
     closest.sort_by_key(|&(missing, matched, rule)| (missing, matched, rule.pattern));
+    if closest.is_empty() {
+        return None;
+    }
+    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
     let state = State::new(file.clone(), &train, &dev);
     let gold = train.label(label);
     let rank = state.train_standing.rank_for(label);
@@ -568,7 +627,7 @@ pub fn widen_for_line(
         };
         let mut widenings: Vec<(usize, Widening)> = Vec::new();
         for k in 0..rule.elements.elements.len() {
-            for widening in rule.widenings_of(k) {
+            for widening in rule.widenings_of(k, Scope::Line) {
                 match widening {
                     Widening::Words(_) => {
                         let mut words: Vec<Word> = run
@@ -589,7 +648,7 @@ pub fn widen_for_line(
             }
         }
         let mut on = OnLines::new(rule, &train, file.system.alphabet(), &train_symbols);
-        let mut estimated: Vec<Candidate> = widenings
+        let mut estimated: Vec<(Candidate, usize)> = widenings
             .iter()
             .filter_map(|(k, widening)| {
                 let estimate = match gold {
@@ -599,11 +658,27 @@ pub fn widen_for_line(
                     }
                     None => Estimate::default(),
                 };
-                candidate(file, rule, *k, widening, estimate)
+                let candidate = candidate(file, rule, *k, widening, estimate)?;
+                Some((candidate, widening.breadth()))
             })
             .collect();
-        estimated.sort_by(by_estimate);
-        for candidate in estimated {
+        // The widenings `suggest` would propose first, then the larger train gain, then the
+        // narrower.
+        let floors =
+            |c: &Candidate| passes(&c.estimate.unwrap_or_default(), &SuggestConfig::DEFAULT);
+        estimated.sort_by(|(a, a_breadth), (b, b_breadth)| {
+            floors(b)
+                .cmp(&floors(a))
+                .then(
+                    b.estimate
+                        .unwrap_or_default()
+                        .gain()
+                        .cmp(&a.estimate.unwrap_or_default().gain()),
+                )
+                .then(a_breadth.cmp(b_breadth))
+                .then(by_estimate(a, b))
+        });
+        for (candidate, _) in estimated {
             let Some((suggestion, next)) = state.measure(&candidate, false) else {
                 continue;
             };

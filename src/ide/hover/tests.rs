@@ -357,7 +357,7 @@ fn line_hover_without_a_network_shows_the_rules_view() {
             // `ham <- zebra` missed; `ham: $* call $*` matched, and lost to spam.
             missed: vec![MissedPattern {
                 pattern: "`zebra`".into(),
-                matched: "$*".into(),
+                matched: String::new(),
                 miss: Miss::Ended {
                     expected: vec!["zebra".into()]
                 },
@@ -371,7 +371,7 @@ fn line_hover_without_a_network_shows_the_rules_view() {
          line 5)\n\
          \n\
          Why the **ham** patterns missed, closest first:\n\
-         - `zebra`: `$*` matched, then expected `zebra`; the line ended\n\
+         - `zebra`: expected `zebra`; the line ended\n\
          \n\
          _No trained network yet: save the rules to train one._\n"
     );
@@ -474,7 +474,7 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
          line 5)\n\
          \n\
          Why the **ham** patterns missed, closest first:\n\
-         - `zebra`: `$*` matched, then expected `zebra`; the line ended\n\
+         - `zebra`: expected `zebra`; the line ended\n\
          \n\
          **FA-RNN** **spam** ✗ · spam 0.52 · ham 0.48\n\
          \n\
@@ -595,9 +595,10 @@ fn a_misclassified_line_says_why_its_gold_patterns_missed_it_closest_first() {
     let Miss::Mismatch { expected, found } = &hover.missed[1].miss else {
         panic!("{:?}", hover.missed[1]);
     };
+    let found: Vec<&str> = found.iter().map(|&range| at(range)).collect();
     assert_eq!(
-        (expected.as_slice(), at(*found)),
-        (&["gift".to_string(), "prize".to_string()][..], "a")
+        (expected.as_slice(), found.as_slice()),
+        (&["gift".to_string(), "prize".to_string()][..], &["a"][..])
     );
     assert_eq!(hover.missed[2].pattern, "`anchored`");
     insta::assert_snapshot!(render_line_hover(&hover, text), @r"
@@ -629,6 +630,28 @@ fn a_misclassified_line_says_why_its_gold_patterns_missed_it_closest_first() {
         ),
         "{}",
         render_line_hover(&hover, text)
+    );
+    // After an optional element the failing one could start at several tokens: all are
+    // named.
+    let file = rules("default desc\nnum: $* how &* $? ( much | many ) $*\n");
+    let question = Example {
+        text: "how big is it".into(),
+        label: Some("num".into()),
+        ..example.clone()
+    };
+    let hover = hover_line(
+        &question,
+        &file,
+        LineNetwork::TrainingOff,
+        &HoverConfig::default(),
+    );
+    assert!(
+        render_line_hover(&hover, &question.text).contains(
+            "- the `num` rule of line 2: `$* how &* $?` matched, then expected `much` or \
+             `many`, found `big` or `is`\n"
+        ),
+        "{}",
+        render_line_hover(&hover, &question.text)
     );
     // A line the rules get right, or without a gold label, has none.
     let right = Example {
