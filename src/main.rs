@@ -126,6 +126,10 @@ enum Command {
         /// The most edits `--format rules` applies.
         #[arg(long, value_name = "N", default_value_t = 30)]
         max_edits: usize,
+        /// A checkpoint of a network trained from this very rules file (`rulelens train`):
+        /// its rules read back as regexes become suggestions too.
+        #[arg(long, value_name = "MODEL_DIR")]
+        model: Option<PathBuf>,
         #[command(flatten)]
         config: rulelens::suggest::SuggestConfig,
     },
@@ -315,9 +319,11 @@ fn main() -> ExitCode {
             rules,
             format,
             max_edits,
+            model,
             config,
         } => cli::suggest::run(
             &rules,
+            model.as_deref(),
             &config,
             max_edits,
             match format {

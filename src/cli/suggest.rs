@@ -1,13 +1,17 @@
-//! `rulelens suggest RULES [--max-edits N] [--format text|json|rules]`: edits of the rules
-//! learned from the rules file's `train` corpus and validated on its `dev` corpus, each with
-//! its evidence; `--format rules` prints the rules with them applied greedily (each only
-//! when it raises dev accuracy).
+//! `rulelens suggest RULES [--model MODEL_DIR] [--max-edits N] [--format text|json|rules]`:
+//! edits of the rules learned from the rules file's `train` corpus (and read back from a
+//! network trained from it) and validated on its `dev` corpus, each with its evidence;
+//! `--format rules` prints the rules with them applied greedily (each only when it raises
+//! dev accuracy).
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
 use super::table::{Table, percent};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
-use rulelens::suggest::{Corpora, SuggestConfig, Suggestion, refine, suggest};
+use rulelens::model::{LoadedModel, WeightedAutomaton, load_model_for};
+use rulelens::rules_file::RulesFile;
+use rulelens::suggest::reconstruct::read_back;
+use rulelens::suggest::{Corpora, ReadBack, SuggestConfig, Suggestion, refine, suggest};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -22,6 +26,7 @@ pub enum Output {
 
 pub fn run(
     rules_path: &Path,
+    model_dir: Option<&Path>,
     config: &SuggestConfig,
     max_edits: usize,
     output: Output,
@@ -38,9 +43,13 @@ pub fn run(
         train: &train.examples,
         dev: &dev.examples,
     };
+    let read_back = match model_dir {
+        Some(model_dir) => network_read_back(&loaded, model_dir, read_limits)?,
+        None => Vec::new(),
+    };
     match output {
         Output::Rules => {
-            let refined = refine(&loaded, &corpora, config, max_edits);
+            let refined = refine(&loaded, &corpora, &read_back, config, max_edits);
             print!("{}", refined.text);
             match (refined.applied.first(), refined.applied.last()) {
                 (Some(first), Some(last)) => eprint!(
@@ -59,7 +68,8 @@ pub fn run(
             }
         }
         Output::Json => {
-            let suggestions = suggest(&loaded, &corpora, config, &|| false).unwrap_or_default();
+            let suggestions =
+                suggest(&loaded, &corpora, &read_back, config, &|| false).unwrap_or_default();
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json!({
@@ -69,11 +79,39 @@ pub fn run(
             );
         }
         Output::Text => {
-            let suggestions = suggest(&loaded, &corpora, config, &|| false).unwrap_or_default();
+            let suggestions =
+                suggest(&loaded, &corpora, &read_back, config, &|| false).unwrap_or_default();
             print!("{}", text_report(rules_path, &suggestions));
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rules of `rules` as the network of `model_dir` reads them back; an error when that
+/// network was trained from other rules.
+fn network_read_back(
+    rules: &RulesFile,
+    model_dir: &Path,
+    read_limits: &ReadLimits,
+) -> anyhow::Result<Vec<ReadBack>> {
+    let LoadedModel {
+        net, vocabulary, ..
+    } = load_model_for(
+        model_dir,
+        rules.source.text.as_bytes(),
+        false,
+        &candle_core::Device::Cpu,
+        read_limits,
+    )?;
+    let forward = net.directions()[0];
+    let tokens = forward.known_token_vectors(&rules.system, vocabulary.as_ref())?;
+    let automaton = WeightedAutomaton::new(&rules.system);
+    Ok(read_back(
+        rules,
+        &forward.plain()?,
+        &automaton.pattern_states,
+        &tokens,
+    ))
 }
 
 fn text_report(rules_path: &Path, suggestions: &[Suggestion]) -> String {
@@ -109,7 +147,7 @@ fn evidence_table(suggestions: &[Suggestion]) -> Table {
     for suggestion in suggestions {
         let evidence = &suggestion.evidence;
         table.row(vec![
-            suggestion.edit.describe(),
+            suggestion.describe(),
             serde_json::to_value(suggestion.source)
                 .ok()
                 .and_then(|value| value.as_str().map(str::to_string))

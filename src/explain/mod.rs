@@ -10,6 +10,7 @@ mod state_elimination;
 pub use ngram::{NEGLIGIBLE, Ngram, OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
 pub use reconstruct::{
     DEFAULT_MAX_LISTED, DEFAULT_THRESHOLD, ReconstructConfig, Reconstruction, reconstruct,
+    reconstruct_at,
 };
 pub use rewrite::rewrite_rules;
 pub use state_elimination::{LabeledAutomaton, LiteralAtom, TokenSet, to_regex};

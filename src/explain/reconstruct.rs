@@ -67,60 +67,83 @@ pub fn reconstruct(
     tokens: &[TokenVector],
     config: &ReconstructConfig,
 ) -> Vec<Reconstruction> {
+    reconstruct_at(
+        network,
+        pattern_states,
+        tokens,
+        &[config.threshold],
+        config.max_listed,
+    )
+    .pop()
+    .unwrap_or_default()
+}
+
+/// [`reconstruct`] at each of `thresholds` (one list of patterns per threshold, in order),
+/// at the cost of one: every transition weight is computed once.
+pub fn reconstruct_at(
+    network: &PlainNetwork,
+    pattern_states: &[Range<usize>],
+    tokens: &[TokenVector],
+    thresholds: &[f32],
+    max_listed: usize,
+) -> Vec<Vec<Reconstruction>> {
     let (k, r, p_count) = (network.n_states, network.rank, network.n_patterns);
-    pattern_states
-        .iter()
-        .enumerate()
-        .map(|(p, block)| {
-            let n = block.len();
-            let mut automaton = LabeledAutomaton {
-                n_states: n,
-                start: block
-                    .clone()
-                    .position(|s| network.start[s] > 0.5)
-                    .unwrap_or(n),
-                finals: block
-                    .clone()
-                    .enumerate()
-                    .filter(|&(_, s)| network.finals[s * p_count + p] > 0.5)
-                    .map(|(local, _)| local)
-                    .collect(),
-                edges: Default::default(),
-            };
-            for (li, i) in block.clone().enumerate() {
-                for (lj, j) in block.clone().enumerate() {
-                    let weights: Vec<f32> = (0..r)
-                        .map(|q| network.d1[i * r + q] * network.d2[j * r + q])
-                        .collect();
-                    let base = network.wildcard[i * k + j];
-                    let mut set = TokenSet::default();
-                    let mut n_literals = 0;
-                    for token in tokens {
-                        let value = base
-                            + token
-                                .z
-                                .iter()
-                                .zip(&weights)
-                                .map(|(a, b)| a * b)
-                                .sum::<f32>();
-                        if value <= config.threshold {
+    let mut out = vec![Vec::with_capacity(pattern_states.len()); thresholds.len()];
+    for (p, block) in pattern_states.iter().enumerate() {
+        let n = block.len();
+        let empty = LabeledAutomaton {
+            n_states: n,
+            start: block
+                .clone()
+                .position(|s| network.start[s] > 0.5)
+                .unwrap_or(n),
+            finals: block
+                .clone()
+                .enumerate()
+                .filter(|&(_, s)| network.finals[s * p_count + p] > 0.5)
+                .map(|(local, _)| local)
+                .collect(),
+            edges: Default::default(),
+        };
+        let mut automata = vec![empty; thresholds.len()];
+        for (li, i) in block.clone().enumerate() {
+            for (lj, j) in block.clone().enumerate() {
+                let weights: Vec<f32> = (0..r)
+                    .map(|q| network.d1[i * r + q] * network.d2[j * r + q])
+                    .collect();
+                let base = network.wildcard[i * k + j];
+                let mut sets = vec![(TokenSet::default(), 0usize); thresholds.len()];
+                for token in tokens {
+                    let value = base
+                        + token
+                            .z
+                            .iter()
+                            .zip(&weights)
+                            .map(|(a, b)| a * b)
+                            .sum::<f32>();
+                    for (&threshold, (set, n_literals)) in thresholds.iter().zip(&mut sets) {
+                        if value <= threshold {
                             continue;
                         }
                         match (&token.text, token.kind) {
                             (None, TokenKind::Word) => set.any = true,
                             (None, TokenKind::Number) => set.numbers = true,
                             (None, TokenKind::Punct) => set.punctuation = true,
+                            // Past `max_listed` the edge is `$`: only the count matters.
+                            (Some(_), _) if *n_literals >= max_listed => *n_literals += 1,
                             (Some(text), TokenKind::Punct) => {
-                                n_literals += 1;
+                                *n_literals += 1;
                                 set.literals.insert(LiteralAtom::Punct(text.clone()));
                             }
                             (Some(text), _) => {
-                                n_literals += 1;
+                                *n_literals += 1;
                                 set.literals.insert(LiteralAtom::Word(text.clone()));
                             }
                         }
                     }
-                    if n_literals > config.max_listed {
+                }
+                for ((mut set, n_literals), automaton) in sets.into_iter().zip(&mut automata) {
+                    if n_literals > max_listed {
                         set.any = true;
                     }
                     if set.any {
@@ -133,10 +156,13 @@ pub fn reconstruct(
                     }
                 }
             }
-            Reconstruction {
+        }
+        for (automaton, read) in automata.iter().zip(&mut out) {
+            read.push(Reconstruction {
                 pattern: PatternId(p as u32),
-                regex: to_regex(&automaton),
-            }
-        })
-        .collect()
+                regex: to_regex(automaton),
+            });
+        }
+    }
+    out
 }

@@ -36,7 +36,10 @@ pub fn suggestion_title(suggestion: &Suggestion) -> String {
         }
         Edit::ReplaceRegex {
             label, old, new, ..
-        } => format!("Widen `{label}: {old}` to `{label}: {new}`"),
+        } => match suggestion.source {
+            Source::Widening => format!("Widen `{label}: {old}` to `{label}: {new}`"),
+            _ => format!("Replace `{label}: {old}` with `{label}: {new}`"),
+        },
     };
     let lines = |n: usize| if n == 1 { "line" } else { "lines" };
     format!(
@@ -55,6 +58,7 @@ pub fn suggestion_detail(suggestion: &Suggestion) -> String {
         Source::Induction => "induced from the misclassified train lines",
         Source::Narrowing => "an imprecise rule removed",
         Source::Widening => "a rule widened where it fails at one element on lines of its label",
+        Source::Reconstruction => "the rule as the trained network reads it back",
     };
     let evidence = &suggestion.evidence;
     format!(

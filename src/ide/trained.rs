@@ -12,7 +12,7 @@ use crate::automata::evaluate;
 use crate::explain::{ReconstructConfig, reconstruct, rewrite_rules};
 use crate::model::checkpoint::Manifest;
 use crate::model::{Network, Scorer, Vocabulary, WeightedAutomaton};
-use crate::rules_file::RulesFile;
+use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::PatternId;
 use crate::syntax::print_regex;
 use crate::text::SourceText;
@@ -184,35 +184,5 @@ impl TrainedModel {
     /// The pattern of the network's rules with this key.
     pub fn pattern(&self, key: &PatternKey) -> Option<PatternId> {
         key.find(&self.rules.rules)
-    }
-}
-
-/// Whether two regexes (in `.rules` syntax) match the same sentences: compiled side by side,
-/// over one alphabet, their minimal DFAs are equal exactly then (the DFAs are canonical).
-fn same_language(a: &str, b: &str) -> bool {
-    let text = format!("pattern a = {a}\npattern b = {b}\n");
-    let both = RulesFile::analyze(
-        SourceText::from_bytes(text.as_bytes()),
-        None,
-        &Default::default(),
-    );
-    match both.system.patterns() {
-        [a, b] => a.dfa.is_some() && a.dfa == b.dfa,
-        _ => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::same_language;
-
-    #[test]
-    fn languages_compare_whatever_the_spelling() {
-        assert!(same_language(
-            "$* ( guranteed | guaranteed ) $* gift $*",
-            "$* ( guaranteed | guranteed ) $*   gift $*"
-        ));
-        assert!(same_language("( a | a b ) b*", "a b*"));
-        assert!(!same_language("$* ( won | win ) $*", "$* won $*"));
     }
 }

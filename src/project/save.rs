@@ -101,7 +101,8 @@ pub fn analyze_save(
 
 /// The suggestion engine's edits of the saved rules of `analysis`, measured on its `train`
 /// and `dev` corpora, best first; `None` when the rules have errors, a corpus is missing, or
-/// `cancelled` (polled before each measurement) says so.
+/// `cancelled` (polled before each measurement) says so. The network of the save is not
+/// trained yet: its reconstructions are the trained model's own actions (`ide::trained`).
 pub fn suggest_save(
     analysis: &RulesAnalysis,
     config: &SuggestConfig,
@@ -114,7 +115,7 @@ pub fn suggest_save(
         train: &analysis.corpus("train")?.file.examples,
         dev: &analysis.corpus("dev")?.file.examples,
     };
-    suggest(&analysis.rules, &corpora, config, cancelled)
+    suggest(&analysis.rules, &corpora, &[], config, cancelled)
 }
 
 /// Why a save calls for no network.

@@ -53,5 +53,5 @@ pub fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
         train: &train,
         dev: &dev,
     };
-    suggest(file, &corpora, &SuggestConfig::default(), &|| false).unwrap()
+    suggest(file, &corpora, &[], &SuggestConfig::default(), &|| false).unwrap()
 }

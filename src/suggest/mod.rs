@@ -7,8 +7,9 @@
 //! text, analyzing it as `rulelens check` would and classifying the train and dev lines
 //! ([`Evidence`]). A new source of suggestions is one new producer: today, rule induction
 //! from the misclassified lines ([`induce`]), the widening of a rule's element that fails on
-//! lines of its label ([`widen`]), and the removal of rules that are wrong more often than
-//! the precision floor allows ([`narrowings`]).
+//! lines of its label ([`widen`]), the rules as a trained network reads them back
+//! ([`reconstruct`], when one is given), and the removal of rules that are wrong more often
+//! than the precision floor allows ([`narrowings`]).
 //!
 //! [`suggest`] lists suggestions against the rules as they are; [`refine`] applies them one
 //! at a time, greedily, each only when it raises dev accuracy.
@@ -16,10 +17,12 @@
 mod edit;
 pub mod induce;
 pub mod lines;
+pub mod reconstruct;
 pub mod widen;
 
 pub use edit::insert_rule;
 use lines::{Lines, Standing};
+pub use reconstruct::ReadBack;
 pub use widen::{LineWidening, widen_for_line};
 
 use crate::automata::CompileConfig;
@@ -39,6 +42,8 @@ pub enum Source {
     Widening,
     /// A rule of the file narrowed; today, to nothing: removed.
     Narrowing,
+    /// A rule rewritten as a trained network reads it back.
+    Reconstruction,
 }
 
 /// An edit of the rules file.
@@ -66,8 +71,9 @@ pub enum Edit {
 }
 
 impl Edit {
-    /// The edit in a few words: `add `spam: $* txt $*``, `remove line 61 `desc: …``.
-    pub fn describe(&self) -> String {
+    /// The edit in a few words, as `source` proposes it: `add `spam: $* txt $*``, `remove
+    /// line 61 `desc: …``, `widen line 12 `…` to `…``.
+    pub fn describe(&self, source: Source) -> String {
         match self {
             Edit::AddRule { label, regex } => format!("add `{label}: {regex}`"),
             Edit::RemoveRule { label, regex, line } => {
@@ -79,7 +85,14 @@ impl Edit {
                 old,
                 new,
                 ..
-            } => format!("widen line {line} `{label}: {old}` to `{new}`"),
+            } => {
+                let (verb, to) = match source {
+                    Source::Widening => ("widen", "to"),
+                    Source::Narrowing => ("narrow", "to"),
+                    Source::Induction | Source::Reconstruction => ("rewrite", "as"),
+                };
+                format!("{verb} line {line} `{label}: {old}` {to} `{new}`")
+            }
         }
     }
 
@@ -226,6 +239,13 @@ pub struct Candidate {
     pub estimate: Option<Estimate>,
 }
 
+impl Candidate {
+    /// The edit in a few words ([`Edit::describe`]).
+    pub fn describe(&self) -> String {
+        self.edit.describe(self.source)
+    }
+}
+
 /// What an edit does, measured by the rule system.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Evidence {
@@ -293,6 +313,13 @@ pub struct Suggestion {
     pub new_text: String,
 }
 
+impl Suggestion {
+    /// The edit in a few words ([`Edit::describe`]).
+    pub fn describe(&self) -> String {
+        self.edit.describe(self.source)
+    }
+}
+
 /// The labeled corpora suggestions are made from and validated on.
 pub struct Corpora<'a> {
     pub train: &'a [Example],
@@ -306,13 +333,20 @@ struct State<'a> {
     dev: &'a Lines,
     train_standing: Standing,
     dev_standing: Standing,
+    /// The file's rules as a trained network reads them back (empty without one).
+    read_back: &'a [ReadBack],
     /// The rules the engine wrote into the file so far, as (label, regex): they are not
     /// widened (see [`widen`]).
     written: Vec<(String, String)>,
 }
 
 impl<'a> State<'a> {
-    fn new(file: RulesFile, train: &'a Lines, dev: &'a Lines) -> State<'a> {
+    fn new(
+        file: RulesFile,
+        train: &'a Lines,
+        dev: &'a Lines,
+        read_back: &'a [ReadBack],
+    ) -> State<'a> {
         let train_standing = Standing::new(&file.system, train);
         let dev_standing = Standing::new(&file.system, dev);
         State {
@@ -321,13 +355,14 @@ impl<'a> State<'a> {
             dev,
             train_standing,
             dev_standing,
+            read_back,
             written: Vec::new(),
         }
     }
 
-    /// The candidates worth measuring: the induced rules and widenings with the best
-    /// estimates (at most `max_measured` in all: an estimate is what the edit does to the
-    /// train lines, whatever its source), and every narrowing.
+    /// The candidates worth measuring: the induced rules, widenings and reconstructions
+    /// with the best estimates (at most `max_measured` in all: an estimate is what the edit
+    /// does to the train lines, whatever its source), and every narrowing.
     fn candidates(&self, config: &SuggestConfig) -> Vec<Candidate> {
         let mut candidates = induce::induce(self.train, &self.train_standing, config);
         candidates.extend(widen::widen(
@@ -336,6 +371,13 @@ impl<'a> State<'a> {
             &self.train_standing,
             config,
             &self.written,
+        ));
+        candidates.extend(reconstruct::rewrites(
+            &self.file,
+            self.train,
+            &self.train_standing,
+            config,
+            self.read_back,
         ));
         candidates.sort_by(widen::by_estimate);
         candidates.truncate(config.max_measured);
@@ -377,6 +419,7 @@ impl<'a> State<'a> {
             file: edited,
             train: self.train,
             dev: self.dev,
+            read_back: self.read_back,
             written,
         };
         let train_lines =
@@ -479,16 +522,18 @@ fn narrowings(file: &RulesFile, standing: &Standing, config: &SuggestConfig) -> 
 }
 
 /// Suggestions for `file` as it is, measured on `corpora`, the largest dev gain first (then
-/// the largest train gain); `None` when `cancelled` (polled before each measurement) says
-/// so.
+/// the largest train gain); `read_back` is the file's rules as a network trained from it
+/// reads them back (empty without one). `None` when `cancelled` (polled before each
+/// measurement) says so.
 pub fn suggest(
     file: &RulesFile,
     corpora: &Corpora,
+    read_back: &[ReadBack],
     config: &SuggestConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Vec<Suggestion>> {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
-    let state = State::new(file.clone(), &train, &dev);
+    let state = State::new(file.clone(), &train, &dev, read_back);
     let mut suggestions = Vec::new();
     for candidate in state.candidates(config) {
         if cancelled() {
@@ -518,15 +563,17 @@ pub struct Refined {
 
 /// Applies suggestions greedily, at most `max_edits`: each round measures the candidates
 /// and applies, of those that raise dev accuracy and fix more train lines than they break,
-/// the one with the largest train gain; it stops when none qualifies.
+/// the one with the largest train gain; it stops when none qualifies. `read_back` as for
+/// [`suggest`].
 pub fn refine(
     file: &RulesFile,
     corpora: &Corpora,
+    read_back: &[ReadBack],
     config: &SuggestConfig,
     max_edits: usize,
 ) -> Refined {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
-    let mut state = State::new(file.clone(), &train, &dev);
+    let mut state = State::new(file.clone(), &train, &dev, read_back);
     let mut applied = Vec::new();
     while applied.len() < max_edits {
         let candidates = state.candidates(config);

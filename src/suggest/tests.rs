@@ -27,7 +27,7 @@ fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exac
     assert!(best.new_text.ends_with("default ham\nspam: $* call % $*\n"));
     // What the standing estimated is what the rule system measured, for every candidate.
     let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
-    let state = State::new(file, &train_lines, &dev_lines);
+    let state = State::new(file, &train_lines, &dev_lines, &[]);
     for candidate in state.candidates(&SuggestConfig::default()) {
         let Some(estimate) = candidate.estimate else {
             continue;
@@ -38,7 +38,7 @@ fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exac
             (estimate.fixed, estimate.broken, estimate.matches),
             (evidence.fixed, evidence.broken, evidence.train_matches),
             "{}",
-            candidate.edit.describe()
+            candidate.describe()
         );
     }
 }
@@ -75,14 +75,14 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         dev: &dev,
     };
     let file = rules("default ham\n");
-    let refined = refine(&file, &corpora, &SuggestConfig::default(), 30);
+    let refined = refine(&file, &corpora, &[], &SuggestConfig::default(), 30);
     assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
     assert_eq!(refined.applied.len(), 1);
     // The result reads back without errors, and a second round finds nothing to add.
     let again = rules(&refined.text);
     assert!(!again.has_errors());
     assert!(
-        refine(&again, &corpora, &SuggestConfig::default(), 30)
+        refine(&again, &corpora, &[], &SuggestConfig::default(), 30)
             .applied
             .is_empty()
     );
@@ -92,7 +92,7 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         train: &train,
         dev: &contrary,
     };
-    let kept = refine(&file, &corpora, &SuggestConfig::default(), 30);
+    let kept = refine(&file, &corpora, &[], &SuggestConfig::default(), 30);
     assert_eq!(kept.text, "default ham\n");
     assert!(kept.applied.is_empty());
     // At most `max_edits`.
@@ -101,7 +101,7 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         dev: &dev,
     };
     assert!(
-        refine(&file, &corpora, &SuggestConfig::default(), 0)
+        refine(&file, &corpora, &[], &SuggestConfig::default(), 0)
             .applied
             .is_empty()
     );
@@ -129,7 +129,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     };
     let text = "default ham\nspam: $* won ( prize | cash ) $*    # the prize\n";
     let file = rules(text);
-    let suggestions = suggest(&file, &corpora, &SuggestConfig::default(), &|| false).unwrap();
+    let suggestions = suggest(&file, &corpora, &[], &SuggestConfig::default(), &|| false).unwrap();
     let widening = suggestions
         .iter()
         .find(|s| s.source == Source::Widening)
@@ -147,7 +147,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
         }
     );
     assert_eq!(
-        widening.edit.describe(),
+        widening.describe(),
         "widen line 2 `spam: $* won ( prize | cash ) $*` to \
          `$* won ( prize | cash | voucher ) $*`"
     );
@@ -161,7 +161,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     assert_eq!((evidence.dev_before, evidence.dev_after), (0.5, 1.0));
     // Every estimate is what the rule system measures.
     let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
-    let state = State::new(file, &train_lines, &dev_lines);
+    let state = State::new(file, &train_lines, &dev_lines, &[]);
     let candidates = state.candidates(&SuggestConfig::default());
     assert!(candidates.iter().any(|c| c.source == Source::Widening));
     for candidate in candidates {
@@ -174,7 +174,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
             (estimate.fixed, estimate.broken, estimate.matches),
             (evidence.fixed, evidence.broken, evidence.train_matches),
             "{}",
-            candidate.edit.describe()
+            candidate.describe()
         );
     }
     // A rule the engine wrote is not widened.
@@ -191,16 +191,19 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     );
     // Applied greedily, it is the widening or the rule induction finds for the same lines
     // (`$* won voucher $*`).
-    let refined = refine(&rules(text), &corpora, &SuggestConfig::default(), 30);
+    let refined = refine(&rules(text), &corpora, &[], &SuggestConfig::default(), 30);
     assert_eq!(refined.applied.len(), 1);
     assert_eq!(refined.applied[0].evidence.fixed, 4);
     // Between two `$*` every token of the gap is a slot: the train corpus gets no word set
     // there (the editor's widening for one line does: see below).
     let unpinned = rules("default ham\nspam: $* won $* ( prize | cash ) $*\n");
     assert!(
-        suggest(&unpinned, &corpora, &SuggestConfig::default())
-            .iter()
-            .all(|s| s.source != Source::Widening)
+        suggest(&unpinned, &corpora, &[], &SuggestConfig::default(), &|| {
+            false
+        })
+        .unwrap()
+        .iter()
+        .all(|s| s.source != Source::Widening)
     );
 }
 
@@ -223,7 +226,7 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
         dev: &dev,
     };
     let file = rules("default desc\nnum: how $? many $*\n");
-    let suggestions = suggest(&file, &corpora, &SuggestConfig::default(), &|| false).unwrap();
+    let suggestions = suggest(&file, &corpora, &[], &SuggestConfig::default(), &|| false).unwrap();
     let widened: Vec<&str> = suggestions
         .iter()
         .filter_map(|s| match &s.edit {
@@ -249,7 +252,7 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
         dev: &dev,
     };
     assert!(
-        suggest(&file, &corpora, &SuggestConfig::default(), &|| false)
+        suggest(&file, &corpora, &[], &SuggestConfig::default(), &|| false)
             .unwrap()
             .iter()
             .all(|s| s.source != Source::Widening)
@@ -269,7 +272,7 @@ fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
     let widened =
         widen_for_line(&file, &corpora, "spam", "they won a voucher").expect("a widening");
     assert_eq!(
-        widened.suggestion.edit.describe(),
+        widened.suggestion.describe(),
         "widen line 3 `spam: $* won $* prize $*` to `$* won $* ( prize | voucher ) $*`"
     );
     assert_eq!(widened.suggestion.source, Source::Widening);
@@ -290,4 +293,138 @@ fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
     // A line no single widening makes a rule match, and a label without rules: none.
     assert!(widen_for_line(&file, &corpora, "spam", "free entry").is_none());
     assert!(widen_for_line(&file, &corpora, "ham", "see you").is_none());
+}
+
+/// The fixture's rule `spam: $* call 0800 $*` as a network might read it back: wider (`%`
+/// for `0800`: it fixes the other four spam lines), and wider still (`you` too: it breaks
+/// five ham lines).
+fn read_back_of_call_0800() -> Vec<ReadBack> {
+    vec![ReadBack {
+        label: "spam".to_string(),
+        regex: "$* call 0800 $*".to_string(),
+        rewrites: vec![
+            "$* call % $*".to_string(),
+            "$* ( call | you ) $*".to_string(),
+        ],
+    }]
+}
+
+#[test]
+fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
+    let (train, dev) = (examples(TRAIN), examples(DEV));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    let file = rules("default ham\nspam: $* call 0800 $*\n");
+    let read_back = read_back_of_call_0800();
+    let suggestions = suggest(
+        &file,
+        &corpora,
+        &read_back,
+        &SuggestConfig::default(),
+        &|| false,
+    )
+    .unwrap();
+    let rewrites: Vec<_> = suggestions
+        .iter()
+        .filter(|s| s.source == Source::Reconstruction)
+        .collect();
+    let [rewrite] = rewrites.as_slice() else {
+        panic!("one rewrite, not {rewrites:?}");
+    };
+    assert_eq!(
+        rewrite.describe(),
+        "rewrite line 2 `spam: $* call 0800 $*` as `$* call % $*`"
+    );
+    assert_eq!(rewrite.new_text, "default ham\nspam: $* call % $*\n");
+    assert_eq!((rewrite.evidence.fixed, rewrite.evidence.broken), (4, 0));
+    // The producer's effect is the rule system's measurement, for every rewrite it offers.
+    let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
+    let state = State::new(file.clone(), &train_lines, &dev_lines, &read_back);
+    let candidates = reconstruct::rewrites(
+        &state.file,
+        &train_lines,
+        &state.train_standing,
+        &SuggestConfig {
+            min_precision: 0.1,
+            ..SuggestConfig::default()
+        },
+        &read_back,
+    );
+    assert_eq!(candidates.len(), 2, "{candidates:?}");
+    for candidate in candidates {
+        let estimate = candidate.estimate.expect("an estimate");
+        let (measured, _) = state.measure(&candidate, false).expect("measured");
+        let evidence = measured.evidence;
+        assert_eq!(
+            (estimate.fixed, estimate.broken, estimate.matches),
+            (evidence.fixed, evidence.broken, evidence.train_matches),
+            "{}",
+            candidate.describe()
+        );
+    }
+    // Greedy application takes it, and a rule edited since is not rewritten.
+    let refined = refine(&file, &corpora, &read_back, &SuggestConfig::default(), 30);
+    assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
+    let edited = rules("default ham\nspam: $* call 0900 $*\n");
+    assert!(
+        suggest(
+            &edited,
+            &corpora,
+            &read_back,
+            &SuggestConfig::default(),
+            &|| false
+        )
+        .unwrap()
+        .iter()
+        .all(|s| s.source != Source::Reconstruction)
+    );
+}
+
+#[test]
+fn an_untrained_network_reads_every_rule_back_as_it_is_so_nothing_is_rewritten() {
+    let train = examples(TRAIN);
+    let file = rules("default ham\nspam: $* call % $*\nspam: $* ( free | prize ) $*\n");
+    let settings = crate::model::TrainingSettings {
+        beta: 1.0,
+        epochs: 0,
+        ..crate::model::TrainingSettings::default()
+    };
+    let fitted = crate::model::fit(
+        &file,
+        &train,
+        &train,
+        &settings,
+        &crate::limits::ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .expect("fitted");
+    let forward = fitted.net.directions()[0];
+    let tokens = forward
+        .known_token_vectors(&file.system, fitted.vocabulary.as_ref())
+        .unwrap();
+    let states = crate::model::WeightedAutomaton::new(&file.system).pattern_states;
+    let read = reconstruct::read_back(&file, &forward.plain().unwrap(), &states, &tokens);
+    assert_eq!(read, Vec::new());
+}
+
+#[test]
+fn a_readable_regex_is_short_with_short_sets_and_no_star_in_a_star() {
+    let regex = |text: &str| {
+        let file = rules(&format!("pattern p = {text}\n"));
+        file.rules.patterns[0].regex.clone()
+    };
+    let max = reconstruct::MAX_ELEMENTS;
+    assert!(reconstruct::readable(
+        &regex("$* how ( much | many ) $*"),
+        max
+    ));
+    assert!(!reconstruct::readable(&regex("$* ( a b* )* $*"), max));
+    let eleven = "$* ( a | b | c | d | e | f | g | h | i | j | k ) $*";
+    assert!(!reconstruct::readable(&regex(eleven), max));
+    let long = "a b c d e f g h i j k l m";
+    assert!(!reconstruct::readable(&regex(long), max));
+    assert!(reconstruct::readable(&regex(long), 13));
 }
