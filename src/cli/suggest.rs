@@ -109,7 +109,7 @@ fn evidence_table(suggestions: &[Suggestion]) -> Table {
     for suggestion in suggestions {
         let evidence = &suggestion.evidence;
         table.row(vec![
-            suggestion.edit.describe(),
+            suggestion.edit.describe(suggestion.source),
             serde_json::to_value(suggestion.source)
                 .ok()
                 .and_then(|value| value.as_str().map(str::to_string))

@@ -38,7 +38,7 @@ fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exac
             (estimate.fixed, estimate.broken, estimate.matches),
             (evidence.fixed, evidence.broken, evidence.train_matches),
             "{}",
-            candidate.edit.describe()
+            candidate.edit.describe(candidate.source)
         );
     }
 }
@@ -147,7 +147,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
         }
     );
     assert_eq!(
-        widening.edit.describe(),
+        widening.edit.describe(widening.source),
         "widen line 2 `spam: $* won ( prize | cash ) $*` to \
          `$* won ( prize | cash | voucher ) $*`"
     );
@@ -174,7 +174,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
             (estimate.fixed, estimate.broken, estimate.matches),
             (evidence.fixed, evidence.broken, evidence.train_matches),
             "{}",
-            candidate.edit.describe()
+            candidate.edit.describe(candidate.source)
         );
     }
     // A rule the engine wrote is not widened.
@@ -270,7 +270,7 @@ fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
     let widened =
         widen_for_line(&file, &corpora, "spam", "they won a voucher").expect("a widening");
     assert_eq!(
-        widened.suggestion.edit.describe(),
+        widened.suggestion.edit.describe(Source::Widening),
         "widen line 3 `spam: $* won $* prize $*` to `$* won $* ( prize | voucher ) $*`"
     );
     assert_eq!(widened.suggestion.source, Source::Widening);
@@ -291,4 +291,109 @@ fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
     // A line no single widening makes a rule match, and a label without rules: none.
     assert!(widen_for_line(&file, &corpora, "spam", "free entry").is_none());
     assert!(widen_for_line(&file, &corpora, "ham", "see you").is_none());
+}
+
+/// The narrowing of `source` whose edit is `kind`.
+fn narrowing<'s>(suggestions: &'s [Suggestion], kind: &str) -> &'s Suggestion {
+    suggestions
+        .iter()
+        .find(|s| {
+            s.source == Source::Narrowing && serde_json::to_value(&s.edit).unwrap()["kind"] == kind
+        })
+        .unwrap_or_else(|| panic!("a narrowing by {kind}"))
+}
+
+#[test]
+fn an_imprecise_rule_gets_an_exception_and_a_required_word_that_keep_its_right_lines() {
+    let file = rules(WHAT_RULES);
+    let suggestions = suggest_on_questions(&file);
+    // The exception: a word set of the lines its silence makes right, in place of the rule.
+    let exception = narrowing(&suggestions, "add-exception");
+    assert_eq!(
+        exception.edit.describe(exception.source),
+        "narrow line 2 `desc: $* what $*` to exclude `$* ( president | color ) $*`"
+    );
+    assert_eq!(
+        exception.new_text,
+        "default enty\npattern desc_2 = $* what $*\n\
+         pattern desc_2_except = $* ( president | color ) $*\n\
+         desc <- desc_2 & !desc_2_except    # too wide\nhum: $* president $*\n"
+    );
+    let evidence = exception.evidence;
+    assert_eq!((evidence.fixed, evidence.broken), (6, 0));
+    assert_eq!((evidence.train_matches, evidence.train_precision), (6, 0.0));
+    assert_eq!((evidence.dev_before, evidence.dev_after), (0.5, 1.0));
+    // It checks clean, no label's priority moves, and the rule system agrees.
+    let edited = rules(&exception.new_text);
+    assert!(!edited.has_errors());
+    assert_eq!(edited.system.labels(), file.system.labels());
+    for (text, label) in [
+        ("what president was shot ?", "hum"),
+        ("what color is grass ?", "enty"),
+        ("what does ukulele mean ?", "desc"),
+    ] {
+        assert_eq!(
+            edited.system.classify(text).prediction,
+            edited.system.label_by_name(label),
+            "{text}"
+        );
+    }
+    // The required word keeps three of the four lines the rule wins rightly.
+    let literal = narrowing(&suggestions, "replace-regex");
+    assert_eq!(
+        literal.edit.describe(literal.source),
+        "narrow line 2 `desc: $* what $*` to `$* what does $*`"
+    );
+    assert_eq!(
+        literal.new_text,
+        "default enty\ndesc: $* what does $*    # too wide\nhum: $* president $*\n"
+    );
+    assert_eq!((literal.evidence.fixed, literal.evidence.broken), (6, 1));
+    assert_eq!(literal.evidence.train_matches, 7);
+    // The removal is offered still, with its evidence.
+    let removal = narrowing(&suggestions, "remove-rule");
+    assert_eq!((removal.evidence.fixed, removal.evidence.broken), (6, 4));
+    // Every estimate is what the rule system measures.
+    let (train, dev) = (examples(WHAT), examples(WHAT_DEV));
+    let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
+    let state = State::new(file.clone(), &train_lines, &dev_lines);
+    let candidates = state.candidates(&SuggestConfig::default());
+    assert!(candidates.iter().any(|c| c.source == Source::Narrowing));
+    for candidate in candidates {
+        let estimate = candidate.estimate.expect("an estimate");
+        let (measured, _) = state.measure(&candidate, false).expect("measured");
+        let evidence = measured.evidence;
+        assert_eq!(
+            (estimate.fixed, estimate.broken, estimate.matches),
+            (evidence.fixed, evidence.broken, evidence.train_matches),
+            "{}",
+            candidate.edit.describe(candidate.source)
+        );
+    }
+    // Applied greedily: the exception, the largest train gain; nothing to narrow after.
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    let refined = refine(&file, &corpora, &SuggestConfig::default(), 30);
+    assert_eq!(refined.text, exception.new_text);
+    assert_eq!(refined.applied.len(), 1);
+}
+
+#[test]
+fn a_narrowing_does_not_apply_to_a_changed_rule_or_where_its_names_are_taken() {
+    let suggestions = suggest_on_questions(&rules(WHAT_RULES));
+    let exception = narrowing(&suggestions, "add-exception");
+    let literal = narrowing(&suggestions, "replace-regex");
+    let changed =
+        rules("default enty\ndesc: $* what $* \"?\"    # too wide\nhum: $* president $*\n");
+    assert_eq!(exception.edit.apply(&changed), None);
+    assert_eq!(literal.edit.apply(&changed), None);
+    let taken = rules(&format!("{WHAT_RULES}pattern desc_2 = $* why $*\n"));
+    assert_eq!(exception.edit.apply(&taken), None);
+    // Names that are taken give way to fresh ones.
+    assert_eq!(
+        narrow::fresh_names(&taken, "desc", 2),
+        ("desc_2_2".to_string(), "desc_2_2_except".to_string())
+    );
 }

@@ -102,15 +102,15 @@ enum Scope {
     Line,
 }
 
-/// A rule of the file that widening may rewrite.
-struct Rule {
+/// A rule `LABEL: REGEX` of the file that widening (or narrowing) may rewrite.
+pub(super) struct Rule {
     /// Its pattern's index in the rule set.
-    pattern: usize,
-    label: String,
-    line: u32,
+    pub(super) pattern: usize,
+    pub(super) label: String,
+    pub(super) line: u32,
     /// Its regex's bytes in the rules text.
-    regex: TextRange,
-    elements: PatternElements,
+    pub(super) regex: TextRange,
+    pub(super) elements: PatternElements,
 }
 
 impl Rule {
@@ -246,7 +246,7 @@ fn with_parentheses(text: &str, range: TextRange, within: TextRange) -> Option<T
 
 /// The rules `LABEL: REGEX` of the file that widening may rewrite, for `label` (or every
 /// label), with their elements.
-fn rules_of(file: &RulesFile, label: Option<&str>) -> Vec<Rule> {
+pub(super) fn rules_of(file: &RulesFile, label: Option<&str>) -> Vec<Rule> {
     let text = &file.source.text;
     let rules = &file.rules;
     rules
@@ -275,7 +275,7 @@ fn rules_of(file: &RulesFile, label: Option<&str>) -> Vec<Rule> {
 
 /// The regex of the statement `LABEL: REGEX` at `statement`, as written (a group's
 /// parentheses at either end included).
-fn regex_range(text: &str, label: TextRange, statement: TextRange) -> Option<TextRange> {
+pub(super) fn regex_range(text: &str, label: TextRange, statement: TextRange) -> Option<TextRange> {
     let (from, to) = (usize::from(label.end()), usize::from(statement.end()));
     let body = text.get(from..to)?;
     let after = &body[body.find(':')? + 1..];
@@ -538,8 +538,13 @@ pub(super) fn by_estimate(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
         .gain()
         .cmp(&a_estimate.gain())
         .then(b_estimate.precision().total_cmp(&a_estimate.precision()))
-        .then(a.edit.describe().len().cmp(&b.edit.describe().len()))
-        .then(a.edit.describe().cmp(&b.edit.describe()))
+        .then(
+            a.edit
+                .describe(a.source)
+                .len()
+                .cmp(&b.edit.describe(b.source).len()),
+        )
+        .then(a.edit.describe(a.source).cmp(&b.edit.describe(b.source)))
 }
 
 /// A word that fixes lines precisely on its own in one element's place.
