@@ -285,6 +285,12 @@ impl ElementRun<'_> {
         (0..=self.n).filter(move |&j| self.reach.get(k, j))
     }
 
+    /// The positions from which `elements[k..]` match the rest of the sentence (`n` when
+    /// they match the empty rest).
+    pub fn resumes(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..=self.n).filter(move |&j| self.coreach.get(k, j))
+    }
+
     /// The token positions where one token in place of element `k` would complete a match.
     pub fn slots(&self, k: usize) -> impl Iterator<Item = usize> + '_ {
         (0..self.n).filter(move |&i| self.reach.get(k, i) && self.coreach.get(k + 1, i + 1))

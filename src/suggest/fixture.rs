@@ -1,5 +1,6 @@
-//! A small spam corpus for the engine's tests and the editor's: train and dev lines where
-//! `spam: $* call % $*` is the one rule to find.
+//! Small corpora for the engine's tests and the editor's: spam train and dev lines where
+//! `spam: $* call % $*` is the one rule to find, and questions where `desc: $* what $*` is
+//! too wide, to be narrowed.
 
 use super::*;
 
@@ -49,6 +50,42 @@ pub const DEV: &[(&str, &str)] = &[
 /// [`suggest`] on [`TRAIN`] and [`DEV`], with the defaults.
 pub fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
     let (train, dev) = (examples(TRAIN), examples(DEV));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    suggest(file, &corpora, &[], &SuggestConfig::default(), &|| false).unwrap()
+}
+
+/// Questions: `desc: $* what $*` wins four lines rightly and six wrongly, three of which
+/// `hum: $* president $*` wins once it is silent, three the default `enty`.
+pub const WHAT_RULES: &str = "default enty\ndesc: $* what $*    # too wide\nhum: $* president $*\n";
+
+pub const WHAT: &[(&str, &str)] = &[
+    ("desc", "what does ukulele mean ?"),
+    ("desc", "what does nostalgia mean ?"),
+    ("desc", "what does plethora mean ?"),
+    ("desc", "what is the meaning of life ?"),
+    ("hum", "what president freed the slaves ?"),
+    ("hum", "what president was shot ?"),
+    ("hum", "what president wrote a book ?"),
+    ("hum", "who was the first president ?"),
+    ("enty", "what color is the sky ?"),
+    ("enty", "what color is grass ?"),
+    ("enty", "what color are roses ?"),
+    ("enty", "name a color"),
+];
+
+pub const WHAT_DEV: &[(&str, &str)] = &[
+    ("desc", "what does gregarious mean ?"),
+    ("hum", "what president died in 1865 ?"),
+    ("enty", "what color is snow ?"),
+    ("enty", "name a fruit"),
+];
+
+/// [`suggest`] on [`WHAT`] and [`WHAT_DEV`], with the defaults.
+pub fn suggest_on_questions(file: &RulesFile) -> Vec<Suggestion> {
+    let (train, dev) = (examples(WHAT), examples(WHAT_DEV));
     let corpora = Corpora {
         train: &train,
         dev: &dev,

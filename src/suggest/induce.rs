@@ -18,7 +18,7 @@ const MAX_GAP: usize = 5;
 pub(super) const MAX_SET_WORDS: usize = 10;
 /// The fewest train lines each word of a word set must fix on its own, so that a set
 /// generalises rather than lists the lines' rare words.
-const MIN_FIXED_PER_WORD: usize = 2;
+pub(super) const MIN_FIXED_PER_WORD: usize = 2;
 
 /// A rule's regex as the induction builds it: parts matched in order with `$*` between
 /// them, the first at the sentence's start when `anchored`.
@@ -112,7 +112,7 @@ impl Shape {
 }
 
 /// The shapes found in one line.
-fn shapes_of(lines: &Lines, line: usize, out: &mut HashSet<Shape>) {
+pub(super) fn shapes_of(lines: &Lines, line: usize, out: &mut HashSet<Shape>) {
     let tokens = &lines.tokens[line];
     let n = tokens.len();
     let elements: Vec<Element> = tokens.iter().map(|&id| lines.element(id)).collect();

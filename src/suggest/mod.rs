@@ -8,8 +8,9 @@
 //! ([`Evidence`]). A new source of suggestions is one new producer: today, rule induction
 //! from the misclassified lines ([`induce`]), the widening of a rule's element that fails on
 //! lines of its label ([`widen`]), the rules as a trained network reads them back
-//! ([`reconstruct`], when one is given), and the removal of rules that are wrong more often
-//! than the precision floor allows ([`narrowings`]).
+//! ([`reconstruct`], when one is given), and the narrowing (an exception, a required word)
+//! or removal of rules that are wrong more often than the precision floor allows
+//! ([`narrow`]).
 //!
 //! [`suggest`] lists suggestions against the rules as they are; [`refine`] applies them one
 //! at a time, greedily, each only when it raises dev accuracy.
@@ -17,6 +18,7 @@
 mod edit;
 pub mod induce;
 pub mod lines;
+mod narrow;
 pub mod reconstruct;
 pub mod widen;
 
@@ -40,7 +42,7 @@ pub enum Source {
     Induction,
     /// A rule's element widened so that the rule matches lines of its label.
     Widening,
-    /// A rule of the file narrowed; today, to nothing: removed.
+    /// A rule of the file narrowed (an exception, a required word) or removed.
     Narrowing,
     /// A rule rewritten as a trained network reads it back.
     Reconstruction,
@@ -58,8 +60,8 @@ pub enum Edit {
         regex: String,
         line: u32,
     },
-    /// The regex `old` of the rule `LABEL: OLD` on 1-based line `line` replaced by `new`:
-    /// the bytes `range` of the rules text, which must read `old`.
+    /// The regex `old` of the rule `LABEL: OLD` on 1-based line `line` replaced by `new`
+    /// (wider, or narrower): the bytes `range` of the rules text, which must read `old`.
     ReplaceRegex {
         label: String,
         line: u32,
@@ -68,11 +70,26 @@ pub enum Edit {
         #[serde(skip)]
         range: TextRange,
     },
+    /// The rule `LABEL: REGEX` on 1-based line `line` given an exception: its statement
+    /// (the bytes `range` of the rules text, which must read `statement`) rewritten in
+    /// place into `pattern PATTERN = REGEX`, `pattern EXCEPTION_NAME = EXCEPTION` and
+    /// `LABEL <- PATTERN & !EXCEPTION_NAME`, names no pattern or label of the file has.
+    AddException {
+        label: String,
+        line: u32,
+        regex: String,
+        exception: String,
+        pattern: String,
+        exception_name: String,
+        statement: String,
+        #[serde(skip)]
+        range: TextRange,
+    },
 }
 
 impl Edit {
-    /// The edit in a few words, as `source` proposes it: `add `spam: $* txt $*``, `remove
-    /// line 61 `desc: …``, `widen line 12 `…` to `…``.
+    /// The edit, made for `source`, in a few words: `add `spam: $* txt $*``, `remove line
+    /// 61 `desc: …``, `narrow line 61 `desc: …` to exclude `$* name $*``.
     pub fn describe(&self, source: Source) -> String {
         match self {
             Edit::AddRule { label, regex } => format!("add `{label}: {regex}`"),
@@ -93,11 +110,19 @@ impl Edit {
                 };
                 format!("{verb} line {line} `{label}: {old}` {to} `{new}`")
             }
+            Edit::AddException {
+                label,
+                line,
+                regex,
+                exception,
+                ..
+            } => format!("narrow line {line} `{label}: {regex}` to exclude `{exception}`"),
         }
     }
 
     /// The rules text after the edit; `None` when the rule to remove or rewrite is not
-    /// there (on its line, with its label and regex).
+    /// there (on its line, with its label and regex; a regex or statement replaced must be
+    /// a whole one of a rule `LABEL: REGEX`).
     pub fn apply(&self, file: &RulesFile) -> Option<String> {
         match self {
             Edit::AddRule { label, regex } => {
@@ -123,12 +148,56 @@ impl Edit {
                 old, new, range, ..
             } => {
                 let text = &file.source.text;
+                let whole = file.rules.patterns.iter().any(|def| {
+                    def.anonymous
+                        && widen::regex_range(text, def.name_range, def.range) == Some(*range)
+                });
                 let range = std::ops::Range::<usize>::from(*range);
-                if text.get(range.clone()) != Some(old.as_str()) {
+                if !whole || text.get(range.clone()) != Some(old.as_str()) {
                     return None;
                 }
                 Some(format!(
                     "{}{new}{}",
+                    &text[..range.start],
+                    &text[range.end..]
+                ))
+            }
+            Edit::AddException {
+                label,
+                regex,
+                exception,
+                pattern,
+                exception_name,
+                statement,
+                range,
+                ..
+            } => {
+                let text = &file.source.text;
+                let range_of_statement = range;
+                let range = std::ops::Range::<usize>::from(*range);
+                let taken = |name: &str| {
+                    file.rules.patterns.iter().any(|def| def.name == name)
+                        || file.rules.label_by_name(name).is_some()
+                };
+                let whole = file
+                    .rules
+                    .patterns
+                    .iter()
+                    .any(|def| def.anonymous && def.range == *range_of_statement);
+                if text.get(range.clone()) != Some(statement.as_str())
+                    || !whole
+                    || taken(pattern)
+                    || taken(exception_name)
+                {
+                    return None;
+                }
+                let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+                let indent = &text[line_start..range.start];
+                let indent = if indent.trim().is_empty() { indent } else { "" };
+                let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+                Some(format!(
+                    "{}pattern {pattern} = {regex}{newline}{indent}pattern {exception_name} = \
+                     {exception}{newline}{indent}{label} <- {pattern} & !{exception_name}{}",
                     &text[..range.start],
                     &text[range.end..]
                 ))
@@ -381,7 +450,12 @@ impl<'a> State<'a> {
         ));
         candidates.sort_by(widen::by_estimate);
         candidates.truncate(config.max_measured);
-        candidates.extend(narrowings(&self.file, &self.train_standing, config));
+        candidates.extend(narrow::narrowings(
+            &self.file,
+            self.train,
+            &self.train_standing,
+            config,
+        ));
         candidates
     }
 
@@ -411,7 +485,7 @@ impl<'a> State<'a> {
         match &candidate.edit {
             Edit::AddRule { label, regex } => written.push((label.clone(), regex.clone())),
             Edit::ReplaceRegex { label, new, .. } => written.push((label.clone(), new.clone())),
-            Edit::RemoveRule { .. } => {}
+            Edit::RemoveRule { .. } | Edit::AddException { .. } => {}
         }
         let next = State {
             train_standing: Standing::new(&edited.system, self.train),
@@ -445,17 +519,24 @@ impl<'a> State<'a> {
     }
 
     /// The train lines whose match an edit adds or removes (a rule added or removed: its
-    /// matches; a regex replaced: the lines the new one matches and the old one does not),
-    /// and how many of them have the rule's label, by the rule system; `None` when a rule
-    /// does not compile.
+    /// matches; a regex replaced: the lines one of the old and new regexes matches and the
+    /// other does not; an exception added: the lines the rule and the exception match), and
+    /// how many of them have the rule's label, by the rule system; `None` when a regex does
+    /// not compile.
     fn rule_matches(&self, edit: &Edit) -> Option<(usize, usize)> {
-        let (label, regex, old) = match edit {
+        let (label, regexes, counted): (_, Vec<&String>, Counted) = match edit {
             Edit::AddRule { label, regex } | Edit::RemoveRule { label, regex, .. } => {
-                (label, regex, None)
+                (label, vec![regex], |m| m[0])
             }
             Edit::ReplaceRegex {
                 label, new, old, ..
-            } => (label, new, Some(old)),
+            } => (label, vec![new, old], |m| m[0] != m[1]),
+            Edit::AddException {
+                label,
+                regex,
+                exception,
+                ..
+            } => (label, vec![regex, exception], |m| m[0] && m[1]),
         };
         let alone = |regex: &str| {
             let file = RulesFile::analyze(
@@ -465,18 +546,21 @@ impl<'a> State<'a> {
             );
             (!file.has_errors()).then_some(file)
         };
-        let rule = alone(regex)?;
-        let old = match old {
-            Some(old) => Some(alone(old)?),
-            None => None,
-        };
-        let matches = |file: &RulesFile, text: &str| {
-            file.system.classify(text).matched.first() == Some(&true)
-        };
+        let rules: Vec<RulesFile> = regexes
+            .into_iter()
+            .map(|regex| alone(regex))
+            .collect::<Option<_>>()?;
         let gold = self.train.label(label);
         let mut counts = (0, 0);
+        let mut matched = Vec::with_capacity(rules.len());
         for (line, text) in self.train.texts.iter().enumerate() {
-            if matches(&rule, text) && !old.as_ref().is_some_and(|old| matches(old, text)) {
+            matched.clear();
+            matched.extend(
+                rules
+                    .iter()
+                    .map(|file| file.system.classify(text).matched.first() == Some(&true)),
+            );
+            if counted(&matched) {
                 counts.0 += 1;
                 counts.1 += usize::from(Some(self.train.gold[line]) == gold);
             }
@@ -485,41 +569,8 @@ impl<'a> State<'a> {
     }
 }
 
-/// Narrowings: each rule `LABEL: REGEX` whose train precision is under the floor and that
-/// wins some line wrongly, removed; at most `max_measured`, the most wrong wins first.
-fn narrowings(file: &RulesFile, standing: &Standing, config: &SuggestConfig) -> Vec<Candidate> {
-    let text = &file.source.text;
-    let mut imprecise: Vec<_> = file
-        .rules
-        .patterns
-        .iter()
-        .zip(&standing.patterns)
-        .filter(|&(def, pattern)| {
-            def.anonymous
-                && pattern.wrong_wins > 0
-                && (pattern.correct_matches as f64) < config.min_precision * pattern.matches as f64
-        })
-        .collect();
-    imprecise.sort_by_key(|(def, pattern)| (std::cmp::Reverse(pattern.wrong_wins), def.line));
-    imprecise.truncate(config.max_measured);
-    imprecise
-        .into_iter()
-        .filter_map(|(def, _)| {
-            let label = file.rules.labels.get(def.labels.first()?.index())?;
-            let regex =
-                text.get(usize::from(def.regex.range.start())..usize::from(def.regex.range.end()))?;
-            Some(Candidate {
-                source: Source::Narrowing,
-                edit: Edit::RemoveRule {
-                    label: label.name.clone(),
-                    regex: regex.to_string(),
-                    line: def.line,
-                },
-                estimate: None,
-            })
-        })
-        .collect()
-}
+/// Whether a train line counts among an edit's matches, from which of its regexes match it.
+type Counted = fn(&[bool]) -> bool;
 
 /// Suggestions for `file` as it is, measured on `corpora`, the largest dev gain first (then
 /// the largest train gain); `read_back` is the file's rules as a network trained from it

@@ -102,7 +102,7 @@ enum Scope {
     Line,
 }
 
-/// A rule of the file that widening may rewrite.
+/// A rule `LABEL: REGEX` of the file that widening (or narrowing) may rewrite.
 pub(super) struct Rule {
     /// Its pattern's index in the rule set.
     pub(super) pattern: usize,
@@ -110,7 +110,7 @@ pub(super) struct Rule {
     pub(super) line: u32,
     /// Its regex's bytes in the rules text.
     pub(super) regex: TextRange,
-    elements: PatternElements,
+    pub(super) elements: PatternElements,
 }
 
 impl Rule {
