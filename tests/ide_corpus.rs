@@ -826,8 +826,8 @@ fn replacing_with_the_reconstructed_regex_gives_the_dev_accuracies() {
     let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
     assert_eq!(titles, ["Disable the `spam` rule of line 2"]);
 
-    // Read back at a threshold nothing passes, each pattern is replaced by nothing: for a
-    // named pattern that is the same edit as disabling it.
+    // Read back at a threshold nothing passes, each pattern is replaced by nothing. For
+    // `prize` that lowers dev accuracy (57.1 % → 28.6 %), so it is not offered.
     let empty = zero_shot_model(
         &analysis,
         &ReconstructConfig {
@@ -836,12 +836,8 @@ fn replacing_with_the_reconstructed_regex_gives_the_dev_accuracies() {
         },
     );
     let actions = rules_actions(file, line_3, Some(&empty));
-    assert_eq!(
-        actions[0].title,
-        "Replace `prize` with reconstructed regex nothing (dev accuracy 57.1% → 28.6%, -28.6)"
-    );
-    assert_eq!(actions[0].kind, ActionKind::RefactorRewrite);
-    assert_eq!(actions[0].edit, actions[1].edit);
+    let titles: Vec<&str> = actions.iter().map(|a| a.title.as_str()).collect();
+    assert_eq!(titles, ["Disable `prize`"]);
     let actions = rules_actions(file, find(RULES, "$* free $*"), Some(&empty));
     assert_eq!(
         actions[0].title,
@@ -855,6 +851,7 @@ fn replacing_with_the_reconstructed_regex_gives_the_dev_accuracies() {
             &RULES["default ham\nspam: $* free $*\n".len()..]
         )
     );
+    assert_eq!(actions[0].kind, ActionKind::RefactorRewrite);
     assert_ne!(actions[0].edit, actions[1].edit);
 
     // An anonymous rule edited since the network was trained has no reconstruction.

@@ -125,10 +125,17 @@ pub fn rules_actions(
         }
         let pattern = PatternId(p as u32);
         let name = describe(rules, p);
-        // A reconstruction that only spells the pattern differently changes nothing.
+        // A reconstruction that only spells the pattern differently changes nothing; one
+        // that lowers dev accuracy, or leaves it as it is, makes the rules no better.
         let reconstruction = model
             .and_then(|m| m.reconstruction(&keys[p]))
-            .filter(|r| !r.same_language);
+            .filter(|r| !r.same_language)
+            .filter(
+                |r| match (model.and_then(|m| m.dev_accuracy), r.dev_accuracy) {
+                    (Some(before), Some(after)) => after > before,
+                    _ => true,
+                },
+            );
         if let Some(reconstruction) = reconstruction {
             let rewritten = rewrite_rules(text, rules, &[(pattern, reconstruction.regex.clone())]);
             if rewritten != *text {

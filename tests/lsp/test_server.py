@@ -151,9 +151,16 @@ async def code_actions(client: LanguageClient, uri: str, line: int):
 async def test_the_reconstruct_action_keeps_the_file_parsing(
     client: LanguageClient, request, workspace: pathlib.Path
 ):
-    # A low threshold reads many patterns back as other languages than they are.
+    # The action is offered only where the reconstruction raises dev accuracy. At the
+    # highest threshold every pattern reads back as nothing, so a rule far too wide for
+    # spam (line 16, in place of `spam: $* ( call | ringtone ) $* free $*`) gets it.
+    path = workspace / "sms.rules"
+    lines = path.read_text().split("\n")
+    assert lines[15].startswith("spam: $* ( call | ringtone ) $* free $*")
+    lines[15] = "spam: $* you $*"
+    path.write_text("\n".join(lines))
     rules, _ = await trained_session(
-        client, request, workspace, reconstructThreshold=0.2
+        client, request, workspace, reconstructThreshold=1.0
     )
     for line in range(RULES_LINES):
         actions = await code_actions(client, rules, line)
@@ -163,7 +170,7 @@ async def test_the_reconstruct_action_keeps_the_file_parsing(
             replace = found[0]
             break
     else:
-        raise AssertionError("no pattern reads back as another language")
+        raise AssertionError("no reconstruction raises dev accuracy")
     assert "dev accuracy" in replace.title, titles
     assert any(t.startswith("Disable") for t in titles), titles
     # Asked for quick fixes only, the server offers none of these rewrites (a quick fix
