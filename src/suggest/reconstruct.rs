@@ -92,9 +92,10 @@ pub fn read_back(
 }
 
 /// Whether a person would write `regex`: at most `max_elements` elements, word sets of at
-/// most [`MAX_SET_WORDS`] words, and no star inside a star.
+/// most [`MAX_SET_WORDS`] words, and stars on single words or classes only (so no star
+/// inside a star).
 pub fn readable(regex: &Regex, max_elements: usize) -> bool {
-    elements(regex) <= max_elements && sets_are_short(regex) && !nested_star(regex, false)
+    elements(regex) <= max_elements && sets_are_short(regex) && !star_over_group(regex)
 }
 
 /// The elements of a regex: its literals and classes, a set of single words counting once.
@@ -129,15 +130,17 @@ fn sets_are_short(regex: &Regex) -> bool {
     }
 }
 
-/// Whether an unbounded repetition sits inside another (`within`: inside one already).
-fn nested_star(regex: &Regex, within: bool) -> bool {
+/// Whether an unbounded repetition repeats more than one token class or word (`( $ a? )*`,
+/// which state elimination writes for a loop through two states, reads as `$*` to no one).
+fn star_over_group(regex: &Regex) -> bool {
     match &regex.kind {
-        RegexKind::Concat(parts) | RegexKind::Alt(parts) => {
-            parts.iter().any(|part| nested_star(part, within))
-        }
+        RegexKind::Concat(parts) | RegexKind::Alt(parts) => parts.iter().any(star_over_group),
         RegexKind::Repeat { inner, max, .. } => {
-            let star = max.is_none();
-            (star && within) || nested_star(inner, within || star)
+            let one_token = match &inner.kind {
+                RegexKind::Alt(alternatives) => alternatives.iter().all(is_atom),
+                _ => is_atom(inner),
+            };
+            (max.is_none() && !one_token) || star_over_group(inner)
         }
         _ => false,
     }
