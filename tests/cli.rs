@@ -678,3 +678,120 @@ fn suggest_refuses_floors_it_cannot_use_as_a_usage_error() {
         assert!(String::from_utf8_lossy(&output.stderr).contains(said));
     }
 }
+
+#[test]
+fn sopa_trains_from_the_rules_starts_as_the_rule_system_and_learns_what_they_miss() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-sopa-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = rulelens(&[
+        "train",
+        "tests/data/train/tiny.rules",
+        "--model",
+        "sopa",
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--patterns",
+        "3:4,2:4",
+        "--epochs",
+        "20",
+        "--learning-rate",
+        "0.05",
+        "--out",
+        out,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "1 of 1 rule patterns are soft patterns (the others keep their DFA), 8 free patterns"
+        ),
+        "{stderr}"
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["settings"]["model"], "sopa");
+    assert_eq!(manifest["settings"]["patterns"], "3:4,2:4");
+    assert!(manifest.get("decomposition").is_none());
+    // `$* ( win | free ) $*` is one transition between two states: 2 × 2 rows (main path
+    // and self-loops) of 6 dimensions; 8 free patterns of at most 3 states, 8 × 2 × 3.
+    assert_eq!(
+        manifest["tensors"]["rules.words"],
+        serde_json::json!([4, 6])
+    );
+    assert_eq!(
+        manifest["tensors"]["free.words"],
+        serde_json::json!([48, 6])
+    );
+    let eval = |zero_shot: bool| {
+        let mut args = vec!["eval", out, "--corpus", "tests/data/train/dev.tsv"];
+        if zero_shot {
+            args.push("--zero-shot");
+        }
+        args.extend(["--format", "json"]);
+        json(&rulelens(&args))
+    };
+    // Untrained, the SoPa is the rule system; trained, it knows what the rules miss.
+    let untrained = eval(true);
+    assert_eq!(untrained["agreement_with_rules"], 1.0);
+    let trained = eval(false);
+    assert!(
+        percent(&trained["accuracy"]) > percent(&trained["rules_accuracy"]) + 10.0,
+        "{trained}"
+    );
+    // `predict` names the patterns behind each decision, with their best spans.
+    let lines = predict_stdin(&[out, "--format", "json"], &["you win a free prize"]);
+    assert_eq!(lines[0]["label"], "spam", "{}", lines[0]);
+    let rule = lines[0]["patterns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "spam@6")
+        .unwrap_or_else(|| panic!("{}", lines[0]));
+    assert!(rule["contribution"].as_f64().unwrap() > 0.0, "{rule}");
+    assert!(
+        ["win", "free"].contains(&rule["span"].as_str().unwrap()),
+        "{rule}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sopa_learns_from_a_corpus_with_no_rules_at_all() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-bare-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = rulelens(&[
+        "train",
+        "tests/data/train/bare.rules",
+        "--model",
+        "sopa",
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--epochs",
+        "20",
+        "--learning-rate",
+        "0.05",
+        "--out",
+        out,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("the train corpus has 1 label the rules do not name"),
+        "{stderr}"
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["labels"], serde_json::json!(["ham", "spam"]));
+    let report = json(&rulelens(&[
+        "eval",
+        out,
+        "--corpus",
+        "tests/data/train/dev.tsv",
+        "--format",
+        "json",
+    ]));
+    // The rules say `ham` for every line (2 in 3 of dev); the network finds the spam.
+    assert!(percent(&report["rules_accuracy"]) < 70.0, "{report}");
+    assert!(percent(&report["accuracy"]) >= 85.0, "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -255,6 +255,26 @@ fn rules_without_patterns_train_for_every_model_and_scoring() {
             assert_eq!(fitted.manifest.labels, ["ham"]);
         }
     }
+    // SoPa learns the corpus's other label, with free patterns or (uselessly) without.
+    for patterns in ["none", "3:2"] {
+        let settings = TrainingSettings {
+            model: ModelKind::Sopa,
+            patterns: patterns.parse().unwrap(),
+            epochs: 2,
+            ..TrainingSettings::default()
+        };
+        let fitted = fit(
+            &rules,
+            &train,
+            &dev,
+            &settings,
+            &ReadLimits::DEFAULT,
+            &mut |_| {},
+            &|| false,
+        )
+        .unwrap_or_else(|error| panic!("SoPa {patterns}: {error}"));
+        assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
+    }
 }
 
 #[test]

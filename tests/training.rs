@@ -176,11 +176,11 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
             patience: 12,
             ..TrainingSettings::default()
         },
-        decomposition: checkpoint::DecompositionRecord {
+        decomposition: Some(checkpoint::DecompositionRecord {
             method: "exact".into(),
             rank: 1,
             relative_error: 0.0,
-        },
+        }),
         backward_decomposition: None,
         embeddings: None,
         vocabulary: setup.input.vocabulary.words().to_vec(),

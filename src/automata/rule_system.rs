@@ -108,6 +108,19 @@ impl RuleSystem {
         self.default
     }
 
+    /// This system with `names` it lacks appended to its labels, each never true: for a
+    /// network that learns labels the rules do not name yet.
+    pub fn with_labels<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> RuleSystem {
+        let mut system = self.clone();
+        for name in names {
+            if system.label_by_name(name).is_none() {
+                system.labels.push(name.to_string());
+                system.label_formulas.push(Formula::False);
+            }
+        }
+        system
+    }
+
     /// Classifies a text.
     ///
     /// ```

@@ -1,12 +1,15 @@
 //! `rulelens predict MODEL_DIR [TEXT]... [--format text|json] [--top N]`: a trained
 //! network's label for each sentence (the arguments, or else each line of standard input),
 //! with its probabilities, the rule system's label and the patterns that scored highest,
-//! scored one sentence at a time by the plain-loop [`Scorer`].
+//! scored one sentence at a time by the plain-loop [`Scorer`]; for a SoPa, the patterns
+//! whose leave-one-out contribution to the decision is largest, with their best spans.
 
 use candle_core::Device;
 use rulelens::limits::ReadLimits;
-use rulelens::model::{LoadedModel, Scorer, load_model};
+use rulelens::model::sopa::PatternRef;
+use rulelens::model::{Batch, LoadedModel, Scorer, Sopa, load_model};
 use rulelens::text::SourceText;
+use rulelens::text::tokenize;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -52,6 +55,16 @@ pub fn run(
         vocabulary,
     } = load_model(model_dir, zero_shot, &Device::Cpu, read_limits)?;
     let system = &rules.system;
+    if let Some(sopa) = net.sopa() {
+        let context = SopaContext {
+            sopa,
+            system,
+            vocabulary: vocabulary.as_ref(),
+            max_tokens: manifest.settings.max_sentence_tokens,
+            logit_scale: manifest.settings.logit_scale,
+        };
+        return predict_sopa(&context, sentences(texts)?, output, top);
+    }
     let scorer = Scorer::new(
         net.as_ref(),
         system,
@@ -112,6 +125,113 @@ pub fn run(
                         .map(|&(p, score)| format!("{} {score:.2}", system.patterns()[p].name))
                         .collect();
                     writeln!(out, "    patterns: {}", listed.join(", "))?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What labeling sentences with a SoPa takes.
+struct SopaContext<'a> {
+    sopa: &'a Sopa,
+    system: &'a rulelens::automata::RuleSystem,
+    vocabulary: Option<&'a rulelens::model::Vocabulary>,
+    max_tokens: usize,
+    logit_scale: f64,
+}
+
+/// `predict` for a SoPa: each sentence's label and probabilities, and the `top` patterns
+/// with the largest leave-one-out contributions (either sign), with their best spans.
+fn predict_sopa(
+    context: &SopaContext,
+    texts: Vec<String>,
+    output: Output,
+    top: usize,
+) -> anyhow::Result<ExitCode> {
+    let system = context.system;
+    let labels = system.labels();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for text in texts {
+        let batch = Batch::from_texts(
+            system,
+            context.vocabulary,
+            &[text.as_str()],
+            context.max_tokens,
+            &Device::Cpu,
+        )?;
+        let explanation = context.sopa.explain(&batch, context.logit_scale)?;
+        let predicted = explanation.predicted;
+        let rules_label = system
+            .classify(&text)
+            .prediction
+            .map(|l| labels[l.index()].as_str());
+        let tokens = tokenize(&text);
+        let mut contributions: Vec<_> = explanation
+            .contributions
+            .iter()
+            .filter(|c| c.delta != 0.0)
+            .collect();
+        contributions.sort_by(|a, b| b.delta.abs().total_cmp(&a.delta.abs()));
+        contributions.truncate(top);
+        let name = |pattern: PatternRef| match pattern {
+            PatternRef::Rule(p) => system.patterns()[p].name.clone(),
+            PatternRef::Free(i) => format!("free.{i}"),
+        };
+        let span_text = |span: &Option<std::ops::Range<usize>>| {
+            span.as_ref().map(|span| {
+                tokens
+                    .iter()
+                    .skip(span.start)
+                    .take(span.len())
+                    .map(|t| t.text)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+        };
+        match output {
+            Output::Json => {
+                let line = json!({
+                    "text": text,
+                    "label": labels[predicted],
+                    "probabilities": labels.iter().zip(&explanation.probabilities)
+                        .map(|(name, &p)| (name.clone(), json!(rounded(p))))
+                        .collect::<serde_json::Map<_, _>>(),
+                    "rules_label": rules_label,
+                    "patterns": contributions.iter().map(|c| {
+                        let mut entry = json!({
+                            "name": name(c.pattern),
+                            "score": rounded(c.score),
+                            "contribution": rounded(c.delta),
+                            "span": span_text(&c.span),
+                            "span_tokens": c.span.as_ref().map(|s| [s.start, s.end]),
+                        });
+                        if let PatternRef::Rule(p) = c.pattern {
+                            entry["line"] = json!(system.patterns()[p].line);
+                        }
+                        entry
+                    }).collect::<Vec<_>>(),
+                });
+                writeln!(out, "{line}")?;
+            }
+            Output::Text => {
+                writeln!(
+                    out,
+                    "{} {:.3}  (rules: {})  {text}",
+                    labels[predicted],
+                    explanation.probabilities[predicted],
+                    rules_label.unwrap_or("none"),
+                )?;
+                for c in contributions {
+                    writeln!(
+                        out,
+                        "    {:+.3}  {}  \"{}\"",
+                        c.delta,
+                        name(c.pattern),
+                        span_text(&c.span).unwrap_or_default()
+                    )?;
                 }
             }
         }

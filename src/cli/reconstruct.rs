@@ -75,6 +75,12 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
     let system = &rules.system;
 
     let directions = net.directions();
+    if directions.is_empty() {
+        anyhow::bail!(
+            "{}: reconstruct reads the FA-RNN family's checkpoints; reading SoPa's learned patterns back as rules is not built yet",
+            model_dir.display()
+        );
+    }
     let reconstructions = if backward {
         let [_, backward] = directions.as_slice() else {
             anyhow::bail!(

@@ -103,7 +103,12 @@ fn network_read_back(
         &candle_core::Device::Cpu,
         read_limits,
     )?;
-    let forward = net.directions()[0];
+    let Some(&forward) = net.directions().first() else {
+        anyhow::bail!(
+            "{}: suggest reads rules back from the FA-RNN family's checkpoints, not SoPa's",
+            model_dir.display()
+        );
+    };
     let tokens = forward.known_token_vectors(&rules.system, vocabulary.as_ref())?;
     let automaton = WeightedAutomaton::new(&rules.system);
     Ok(read_back(

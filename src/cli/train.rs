@@ -1,5 +1,5 @@
-//! `rulelens train RULES …`: compile the rules to an FA-RNN, FA-GRU or a bidirectional
-//! one, train it on the labeled corpus and write a checkpoint (see `models/README.md`).
+//! `rulelens train RULES …`: compile the rules to an FA-RNN, FA-GRU, a bidirectional one
+//! or a SoPa, train it on the labeled corpus and write a checkpoint (see `models/README.md`).
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
 use anyhow::bail;
@@ -69,6 +69,24 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 "ALS"
             },
         ),
+        FitEvent::BuiltSopa {
+            chained,
+            exact,
+            free,
+            corpus_labels,
+        } => {
+            eprintln!(
+                "{rules_name}: {chained} of {} rule patterns are soft patterns (the others keep their DFA), {free} free patterns",
+                chained + exact
+            );
+            if corpus_labels > 0 {
+                eprintln!(
+                    "the train corpus has {corpus_labels} label{} the rules do not name; the network learns {} too",
+                    if corpus_labels == 1 { "" } else { "s" },
+                    if corpus_labels == 1 { "it" } else { "them" }
+                );
+            }
+        }
         FitEvent::ReversedTooLarge { pattern } => eprintln!(
             "warning: the reversed automaton of pattern `{pattern}` passes the state cap; the backward direction ignores the pattern"
         ),

@@ -106,7 +106,10 @@ pub fn trained_model(
         &|| false,
     )
     .expect("fitted");
-    assert_eq!(fitted.manifest.decomposition.method, "exact");
+    assert_eq!(
+        fitted.manifest.decomposition.as_ref().unwrap().method,
+        "exact"
+    );
     TrainedModel::new(
         fitted.manifest,
         fitted.net.as_ref(),

@@ -91,6 +91,11 @@ impl TrainedModel {
         reconstruct_config: &ReconstructConfig,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<TrainedModel, TrainedModelError> {
+        if net.sopa().is_some() {
+            return Err(TrainedModelError::Tensors(
+                "the editor's hovers and read-back work on the FA-RNN family; SoPa's are not built yet (`rulelens predict` explains a SoPa's labels)".to_string(),
+            ));
+        }
         let rules = analysis.rules.clone();
         let system = &rules.system;
         let max_tokens = manifest.settings.max_sentence_tokens;

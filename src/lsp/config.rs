@@ -234,6 +234,7 @@ mod tests {
     use super::*;
     use crate::model::{
         DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind, Scoring,
+        Semiring,
     };
     use serde_json::json;
 
@@ -373,6 +374,10 @@ mod tests {
             (
                 "rulelens.training.scoring",
                 names(Scoring::value_variants().iter().map(serde_name).collect()),
+            ),
+            (
+                "rulelens.training.semiring",
+                names(Semiring::value_variants().iter().map(serde_name).collect()),
             ),
             (
                 "rulelens.training.device",

@@ -84,7 +84,9 @@ pub struct Manifest {
     pub settings: TrainingSettings,
     /// Labels in priority order, as the network's outputs are.
     pub labels: Vec<String>,
-    pub decomposition: DecompositionRecord,
+    /// The FA-RNN family's decomposition (none for SoPa).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decomposition: Option<DecompositionRecord>,
     /// The backward direction's decomposition (bidirectional models only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backward_decomposition: Option<DecompositionRecord>,

@@ -1,5 +1,5 @@
-//! Fitting a rules file's network in one call: compile the rules to an FA-RNN, FA-GRU or a
-//! bidirectional one, train it on labeled examples with early stopping on dev, and describe
+//! Fitting a rules file's network in one call: compile the rules to an FA-RNN, FA-GRU, a
+//! bidirectional one or a SoPa, train it on labeled examples with early stopping on dev, and describe
 //! the result in a checkpoint [`Manifest`]; and loading such a checkpoint back, verified,
 //! beside the rules file it was made from.
 //!
@@ -22,7 +22,9 @@ use super::decompose::{Decomposition, Method};
 use super::embeddings::{EmbeddingsError, VectorSource, Vocabulary, read_vectors};
 use super::fa_rnn::{FaRnn, WordInput};
 use super::network::Network;
-use super::settings::TrainingSettings;
+use super::parameters::Parameters;
+use super::settings::{ModelKind, TrainingSettings};
+use super::sopa::Sopa;
 use super::train::{EpochReport, LabeledSentence, TrainError, TrainReport, evenly_spaced, train};
 use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
@@ -52,6 +54,15 @@ pub enum FitEvent<'a> {
         rank: usize,
         method: Method,
         relative_error: f64,
+    },
+    /// A SoPa was built: the rules' patterns that became soft patterns, those that kept
+    /// their DFA, the free patterns, and the labels of the train corpus the rules do not
+    /// name (the network learns them too).
+    BuiltSopa {
+        chained: usize,
+        exact: usize,
+        free: usize,
+        corpus_labels: usize,
     },
     /// A reversed pattern passed the state cap; the backward direction ignores it.
     ReversedTooLarge { pattern: &'a str },
@@ -151,23 +162,14 @@ pub fn fit(
 ) -> Result<Fitted, FitError> {
     check(rules, settings)?;
     let device = settings.device.open().map_err(FitError::Config)?;
-    let words = word_input(
-        &rules.system,
-        train_examples,
-        dev_examples,
-        settings,
-        limits,
-    )?;
+    let system = network_system(&rules.system, train_examples, settings)?;
+    let words = word_input(&system, train_examples, dev_examples, settings, limits)?;
     let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
-    let (train_data, dev_data, n_truncated) = training_data(
-        &rules.system,
-        vocabulary,
-        train_examples,
-        dev_examples,
-        settings,
-    )?;
+    let (train_data, dev_data, n_truncated) =
+        training_data(&system, vocabulary, train_examples, dev_examples, settings)?;
     let built = build(
         rules,
+        &system,
         words.as_ref().map(|(input, _)| input),
         settings,
         &device,
@@ -191,10 +193,10 @@ pub fn fit(
     let (input, identity) = words.unzip();
     let manifest = describe(
         rules,
+        &system,
         settings,
         &built,
-        identity,
-        input.as_ref().map(|input| &input.vocabulary),
+        identity.zip(input.as_ref().map(|input| &input.vocabulary)),
         (train_data.len(), dev_data.len()),
         &report,
     );
@@ -213,7 +215,40 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
         return Err(FitError::RulesHaveErrors { n_errors });
     }
     settings.check().map_err(FitError::Config)?;
+    if settings.model == ModelKind::Sopa {
+        // Soft patterns have at most `MAX_PATTERN_STATES` states; the other rules are DFAs.
+        return Ok(());
+    }
     network_size(&rules.system)
+}
+
+/// The most labels of a train corpus that the rules do not name a SoPa learns: beyond it a
+/// mislabeled column, not a task (each is a logit).
+pub const MAX_CORPUS_LABELS: usize = 1_000;
+
+/// The rule system the network predicts the labels of: the rules' own for the FA-RNN family;
+/// for SoPa, which learns free patterns, the rules' labels then those of the train corpus
+/// the rules do not name, in order of first appearance.
+fn network_system(
+    system: &RuleSystem,
+    train_examples: &[Example],
+    settings: &TrainingSettings,
+) -> Result<RuleSystem, FitError> {
+    if settings.model != ModelKind::Sopa {
+        return Ok(system.clone());
+    }
+    let mut extra: Vec<&str> = Vec::new();
+    for label in train_examples.iter().filter_map(|e| e.label.as_deref()) {
+        if system.label_by_name(label).is_none() && !extra.contains(&label) {
+            if extra.len() == MAX_CORPUS_LABELS {
+                return Err(FitError::Config(format!(
+                    "the train corpus has more than {MAX_CORPUS_LABELS} labels the rules do not name"
+                )));
+            }
+            extra.push(label);
+        }
+    }
+    Ok(system.with_labels(extra))
 }
 
 /// Refuses rules whose network would pass [`MAX_NETWORK_STATES`].
@@ -228,8 +263,9 @@ fn network_size(system: &RuleSystem) -> Result<(), FitError> {
 }
 
 /// The word vectors of every train and dev word and of the rules' literals, with the
-/// manifest's record of them; `None` when β is 1 (the network then reads the rules'
-/// symbols alone, and word vectors would change nothing).
+/// manifest's record of them; `None` when β is 1 for the FA-RNN family (the network then
+/// reads the rules' symbols alone, and word vectors would change nothing). SoPa always
+/// reads them.
 fn word_input(
     system: &RuleSystem,
     train_examples: &[Example],
@@ -237,7 +273,7 @@ fn word_input(
     settings: &TrainingSettings,
     limits: &ReadLimits,
 ) -> Result<Option<(WordInput, EmbeddingsIdentity)>, FitError> {
-    if settings.beta >= 1.0 {
+    if settings.beta >= 1.0 && settings.model != ModelKind::Sopa {
         return Ok(None);
     }
     let vocabulary = vocabulary(system, [train_examples, dev_examples]);
@@ -297,10 +333,10 @@ fn training_data(
     Ok((train_data, dev_data, train_truncated + dev_truncated))
 }
 
-/// A network built from the rules, untrained, with its decompositions.
+/// A network built from the rules, untrained, with its decompositions (none for SoPa).
 struct Built {
     net: Box<dyn Network>,
-    forward: Decomposition,
+    forward: Option<Decomposition>,
     /// Bidirectional models only.
     backward: Option<Decomposition>,
 }
@@ -314,11 +350,35 @@ pub const MAX_NETWORK_STATES: usize = 8_192;
 /// `settings` name.
 fn build(
     rules: &RulesFile,
+    system: &RuleSystem,
     words: Option<&WordInput>,
     settings: &TrainingSettings,
     device: &Device,
     on_event: &mut dyn FnMut(FitEvent),
 ) -> Result<Built, FitError> {
+    if settings.model == ModelKind::Sopa {
+        let words = words.ok_or_else(|| FitError::Config("SoPa reads word vectors".into()))?;
+        let net = Sopa::declare(
+            Parameters::fresh(settings.seed ^ SOPA_STREAM, device),
+            system,
+            &rules.rules,
+            settings,
+            (words.vocabulary.len(), words.vectors.dim),
+            Some(&words.vectors.data),
+        )?;
+        let chained = net.chained_patterns().len();
+        on_event(FitEvent::BuiltSopa {
+            chained,
+            exact: rules.system.patterns().len() - chained,
+            free: net.n_free_patterns(),
+            corpus_labels: system.labels().len() - rules.system.labels().len(),
+        });
+        return Ok(Built {
+            net: Box::new(net),
+            forward: None,
+            backward: None,
+        });
+    }
     let mut direction = |system: &RuleSystem,
                          reading: Reading,
                          seed: u64|
@@ -350,7 +410,7 @@ fn build(
     if !settings.model.is_bidirectional() {
         return Ok(Built {
             net: Box::new(forward),
-            forward: forward_decomposed,
+            forward: Some(forward_decomposed),
             backward: None,
         });
     }
@@ -364,10 +424,13 @@ fn build(
     }
     Ok(Built {
         net: Box::new(BiFaRnn { forward, backward }),
-        forward: forward_decomposed,
+        forward: Some(forward_decomposed),
         backward: Some(backward_decomposed),
     })
 }
+
+/// Keeps SoPa's random initialisation apart from the batch order, both drawn from the seed.
+const SOPA_STREAM: u64 = 0x5050_a000_0000_0001;
 
 /// Copies of the untrained value of every tensor training will change (the network's
 /// tensors share storage with the parameters training updates).
@@ -383,14 +446,15 @@ fn initial_values(net: &dyn Network) -> candle_core::Result<Vec<(String, Tensor)
 /// The manifest of a trained network.
 fn describe(
     rules: &RulesFile,
+    system: &RuleSystem,
     settings: &TrainingSettings,
     built: &Built,
-    embeddings: Option<EmbeddingsIdentity>,
-    vocabulary: Option<&Vocabulary>,
+    words: Option<(EmbeddingsIdentity, &Vocabulary)>,
     (n_train, n_dev): (usize, usize),
     report: &TrainReport,
 ) -> Manifest {
     let rules_path = rules.path.clone().unwrap_or_default();
+    let (embeddings, vocabulary) = words.unzip();
     Manifest {
         format_version: checkpoint::FORMAT_VERSION,
         rules: RulesIdentity {
@@ -398,8 +462,8 @@ fn describe(
             sha256: checkpoint::sha256_hex(rules.source.text.as_bytes()),
         },
         settings: settings.clone(),
-        labels: rules.system.labels().to_vec(),
-        decomposition: record(&built.forward),
+        labels: system.labels().to_vec(),
+        decomposition: built.forward.as_ref().map(record),
         backward_decomposition: built.backward.as_ref().map(record),
         embeddings,
         vocabulary: vocabulary.map(|v| v.words().to_vec()).unwrap_or_default(),
@@ -452,7 +516,14 @@ pub fn load_model(
             path: manifest.rules.path.clone(),
             error,
         })?;
-    assemble(model_dir, manifest, tensors, &rules_bytes, zero_shot)
+    assemble(
+        model_dir,
+        manifest,
+        tensors,
+        &rules_bytes,
+        zero_shot,
+        device,
+    )
 }
 
 /// [`load_model`] with the rules file's bytes given (an editor's buffer, say): refuses a
@@ -465,7 +536,7 @@ pub fn load_model_for(
     limits: &ReadLimits,
 ) -> Result<LoadedModel, CheckpointError> {
     let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
-    assemble(model_dir, manifest, tensors, rules_bytes, zero_shot)
+    assemble(model_dir, manifest, tensors, rules_bytes, zero_shot, device)
 }
 
 /// Checks the rules' hash and builds the network from a loaded checkpoint's tensors.
@@ -475,9 +546,10 @@ fn assemble(
     tensors: HashMap<String, Tensor>,
     rules_bytes: &[u8],
     zero_shot: bool,
+    device: &Device,
 ) -> Result<LoadedModel, CheckpointError> {
     checkpoint::check_rules(&manifest, rules_bytes)?;
-    let rules = RulesFile::analyze(
+    let mut rules = RulesFile::analyze(
         SourceText::from_bytes(rules_bytes),
         Some(&manifest.rules.path),
         &CompileConfig::default(),
@@ -496,8 +568,40 @@ fn assemble(
             }
         }
     }
-    let beta = manifest.embeddings.as_ref().map(|_| manifest.settings.beta);
+    let foreign = |message: String| CheckpointError::Corrupt {
+        path: model_dir.join(checkpoint::WEIGHTS_FILE),
+        message,
+    };
     let model = manifest.settings.model;
+    if model == ModelKind::Sopa {
+        // The labels the rules name, then those the network learned from the corpus.
+        let known = rules.system.labels().len();
+        rules.system = rules
+            .system
+            .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
+        check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
+        let dim = manifest
+            .embeddings
+            .as_ref()
+            .map_or(0, |identity| identity.dim);
+        let net = Sopa::declare(
+            Parameters::checkpoint(chosen, device),
+            &rules.system,
+            &rules.rules,
+            &manifest.settings,
+            (manifest.vocabulary.len(), dim),
+            None,
+        )
+        .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
+        let vocabulary = Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str));
+        return Ok(LoadedModel {
+            manifest,
+            rules,
+            net: Box::new(net),
+            vocabulary: Some(vocabulary),
+        });
+    }
+    let beta = manifest.embeddings.as_ref().map(|_| manifest.settings.beta);
     let built: candle_core::Result<Box<dyn Network>> = if model.is_bidirectional() {
         let (reversed, _) =
             compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
@@ -506,10 +610,6 @@ fn assemble(
     } else {
         FaRnn::from_tensors(&rules.system, chosen, scoring, beta)
             .map(|net| Box::new(net) as Box<dyn Network>)
-    };
-    let foreign = |message: String| CheckpointError::Corrupt {
-        path: model_dir.join(checkpoint::WEIGHTS_FILE),
-        message,
     };
     let net = built
         .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
@@ -549,10 +649,10 @@ fn check_manifest_against_weights(manifest: &Manifest, rules: &RulesFile) -> Res
     }
     let shape = |name: &str| manifest.tensors.get(name).map(Vec::as_slice);
     let rank = shape("d1").and_then(|dims| dims.get(1)).copied();
-    if rank != Some(manifest.decomposition.rank) {
+    let recorded = manifest.decomposition.as_ref().map(|d| d.rank);
+    if rank != recorded {
         return Err(format!(
-            "the manifest's rank {} is not the weights' {rank:?}",
-            manifest.decomposition.rank
+            "the manifest's rank {recorded:?} is not the weights' {rank:?}"
         ));
     }
     let embedding = shape("word_embedding");

@@ -1,5 +1,6 @@
 //! Models: the rule system as a weighted automaton, its tensor decomposition, and the
-//! FA-RNN, FA-GRU and their bidirectional versions built from it (Jiang et al. 2020).
+//! FA-RNN, FA-GRU and their bidirectional versions built from it (Jiang et al. 2020); SoPa,
+//! soft patterns compiled from the rules and learned from the corpus (Schwartz et al. 2018).
 //! Only this module knows candle.
 
 pub mod aggregation;
@@ -15,10 +16,12 @@ mod gates;
 mod leaky_clamp;
 mod matmul;
 mod network;
+mod parameters;
 mod recurrence;
 mod rng;
 mod scorer;
 mod settings;
+pub mod sopa;
 mod train;
 mod viterbi;
 mod weighted;
@@ -39,12 +42,14 @@ pub use fit::{
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use network::Network;
+pub use parameters::{Init, Parameters};
 pub use rng::SplitMix64;
 pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores};
 pub use settings::{
     DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind, Scoring,
     TrainingSettings,
 };
+pub use sopa::{PatternSpec, Semiring, Sopa};
 pub use train::{
     EpochReport, LabeledSentence, TrainError, TrainReport, accuracy, evenly_spaced, predict, train,
 };

@@ -1,23 +1,36 @@
 //! What training, evaluation and checkpoints need of a classifier network, whichever
-//! architecture it is: FA-RNN and FA-GRU ([`FaRnn`]) or their bidirectional versions
-//! ([`BiFaRnn`](super::BiFaRnn)).
+//! architecture it is: FA-RNN and FA-GRU ([`FaRnn`]), their bidirectional versions
+//! ([`BiFaRnn`](super::BiFaRnn)) or SoPa ([`Sopa`](super::Sopa)).
 
 use super::batch::Batch;
 use super::fa_rnn::FaRnn;
+use super::rng::SplitMix64;
+use super::sopa::Sopa;
 use candle_core::{Result, Tensor, Var};
 
 /// A network from sentences to label logits.
 pub trait Network {
     /// Label logits [batch, n_labels], labels in priority order.
     fn logits(&self, batch: &Batch) -> Result<Tensor>;
+    /// The logits training takes its loss from: with the network's dropout, drawn from
+    /// `rng`, where it has any.
+    fn training_logits(&self, batch: &Batch, rng: &mut SplitMix64) -> Result<Tensor> {
+        let _ = rng;
+        self.logits(batch)
+    }
     /// The parameters training updates.
     fn parameters(&self) -> Vec<Var>;
     /// The checkpoint names of [`Network::parameters`], in the same order.
     fn parameter_names(&self) -> Vec<String>;
     /// Every tensor under its checkpoint name (see `models/README.md`).
     fn named_tensors(&self) -> Vec<(String, Tensor)>;
-    /// The FA-RNNs reading left to right and, for bidirectional networks, right to left.
+    /// The FA-RNNs reading left to right and, for bidirectional networks, right to left;
+    /// none for SoPa.
     fn directions(&self) -> Vec<&FaRnn>;
+    /// The network as a SoPa, if it is one.
+    fn sopa(&self) -> Option<&Sopa> {
+        None
+    }
 }
 
 impl Network for FaRnn {

@@ -641,6 +641,9 @@ impl Scorer {
             .into_iter()
             .map(Direction::new)
             .collect::<Result<Vec<_>>>()?;
+        if directions.is_empty() {
+            candle_core::bail!("the plain-loop scorer scores the FA-RNN family, not SoPa");
+        }
         for direction in &directions {
             if direction.symbol_z.len() != system.alphabet().len() * direction.rank {
                 candle_core::bail!("the network's symbols are not the rule system's");

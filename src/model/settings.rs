@@ -1,12 +1,14 @@
 //! Training settings, declared once: [`TrainingSettings`] and the kinds it names
-//! ([`ModelKind`], [`Scoring`], [`DeviceKind`]). The command line takes them as flags (clap is
+//! ([`ModelKind`], [`Scoring`], [`Semiring`], [`PatternSpec`], [`DeviceKind`]). The command line takes them as flags (clap is
 //! derived from these types), the language server reads them from its clients' settings
 //! (serde, camelCase), and checkpoints record them in their manifest; each default is the
 //! value of [`TrainingSettings::DEFAULT`], the best setting measured on the SMS and TREC dev
 //! sets (`docs/results.md`).
 
+use super::sopa::{MAX_MLP_HIDDEN, PatternSpec, Semiring};
 use candle_core::Device;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 /// The network architecture.
@@ -26,6 +28,9 @@ pub enum ModelKind {
     #[serde(rename = "bifa-gru")]
     #[value(name = "bifa-gru")]
     BiFaGru,
+    /// SoPa (Schwartz et al. 2018): the rules' chains as soft patterns, plus free patterns
+    /// learned from the corpus.
+    Sopa,
 }
 
 impl ModelKind {
@@ -41,6 +46,7 @@ impl ModelKind {
             ModelKind::FaGru => "FA-GRU",
             ModelKind::BiFaRnn => "BiFA-RNN",
             ModelKind::BiFaGru => "BiFA-GRU",
+            ModelKind::Sopa => "SoPa",
         }
     }
 
@@ -141,6 +147,25 @@ pub struct TrainingSettings {
     /// once asked for 42 GB). The longest SMS and TREC sentences have about 190 and 40.
     #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.max_sentence_tokens)]
     pub max_sentence_tokens: usize,
+    /// SoPa's free patterns, STATES:COUNT pairs (`5:10,4:10` is ten patterns of five states
+    /// and ten of four), or `none`.
+    #[arg(long, value_name = "SPEC", default_value_t = TrainingSettings::DEFAULT.patterns)]
+    pub patterns: PatternSpec,
+    /// How SoPa's patterns score a sentence.
+    #[arg(long, value_enum, default_value_t = TrainingSettings::DEFAULT.semiring)]
+    pub semiring: Semiring,
+    /// Keeps the soft patterns compiled from the rules as they are (SoPa).
+    #[arg(long)]
+    pub freeze_rules: bool,
+    /// Hidden units of SoPa's classifier head (0: a linear head).
+    #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.mlp_hidden)]
+    pub mlp_hidden: usize,
+    /// Share of SoPa's transition weights dropped in training, in [0, 1).
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.dropout)]
+    pub dropout: f64,
+    /// Share of words SoPa reads as unknown in training, in [0, 1).
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.word_dropout)]
+    pub word_dropout: f64,
 }
 
 /// The most epochs, batch size and rank a setting may ask for: beyond them a typo, not a
@@ -170,6 +195,12 @@ impl TrainingSettings {
         seed: 0,
         device: DeviceKind::Cpu,
         max_sentence_tokens: 1024,
+        patterns: PatternSpec(Cow::Borrowed(&[(5, 10), (4, 10), (3, 10), (2, 10)])),
+        semiring: Semiring::MaxProduct,
+        freeze_rules: false,
+        mlp_hidden: 0,
+        dropout: 0.0,
+        word_dropout: 0.0,
     };
 
     /// Why these settings cannot train, naming the setting (as `rulelens train`'s flag and the
@@ -194,6 +225,14 @@ impl TrainingSettings {
         range("fraction", self.fraction, 0.0, 1.0, true)?;
         range("learning rate", self.learning_rate, 0.0, 1.0, true)?;
         range("logit scale", self.logit_scale, 0.0, 1e6, true)?;
+        for (name, value) in [
+            ("dropout", self.dropout),
+            ("word dropout", self.word_dropout),
+        ] {
+            if !(0.0..1.0).contains(&value) {
+                return Err(format!("{name} must be in [0, 1), not {value}"));
+            }
+        }
         let count = |name: &str, value: usize, low: usize, high: usize| {
             if (low..=high).contains(&value) {
                 Ok(())
@@ -212,6 +251,7 @@ impl TrainingSettings {
             1,
             MAX_SENTENCE_TOKENS,
         )?;
+        count("mlp hidden", self.mlp_hidden, 0, MAX_MLP_HIDDEN)?;
         if let Some(rank) = self.rank {
             count("rank", rank, 1, MAX_RANK)?;
         }

@@ -198,7 +198,9 @@ pub fn train(
                 indices.iter().map(|&i| &train_data[i].sentence).collect();
             let labels: Vec<u32> = indices.iter().map(|&i| train_data[i].label).collect();
             let batch = Batch::from_sentences(&sentences, device)?;
-            let logits = net.logits(&batch)?.affine(config.logit_scale, 0.0)?;
+            let logits = net
+                .training_logits(&batch, &mut rng)?
+                .affine(config.logit_scale, 0.0)?;
             let targets = Tensor::new(labels.as_slice(), device)?;
             let loss = candle_nn::loss::cross_entropy(&logits, &targets)?;
             let value = f64::from(loss.to_scalar::<f32>()?);

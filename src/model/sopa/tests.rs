@@ -1,0 +1,292 @@
+//! SoPa's own tests: the rules' chains, the untrained network against the rule system on the
+//! bundled SMS and TREC corpora, and padding that never leaks into scores (SoPa's own
+//! `test_batching`).
+
+use super::*;
+use crate::automata::CompileConfig;
+use crate::corpus::{Example, read_file};
+use crate::limits::ReadLimits;
+use crate::model::batch::Sentence;
+use crate::model::build::vocabulary;
+use crate::rules_file::RulesFile;
+use crate::text::{SourceText, Tokens};
+use std::path::Path;
+
+fn rules_file(text: &str) -> RulesFile {
+    RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &CompileConfig::default(),
+    )
+}
+
+/// The chain of the file's first pattern, printed: `^` START, `$` END, `[..]` a loop,
+/// `?` an optional element.
+fn shape(regex: &str) -> Option<String> {
+    let file = rules_file(&format!("default b\na: {regex}\n"));
+    let alphabet = file.system.alphabet();
+    let chain = compile::chain(&file.rules.patterns[0].regex, alphabet)?;
+    let atoms = |atoms: &[crate::automata::Atom]| -> String {
+        atoms
+            .iter()
+            .map(|atom| match atom {
+                crate::automata::Atom::Symbol(id) => alphabet.literal(*id).unwrap().to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+            .join("|")
+    };
+    let mut out = String::new();
+    for (i, element) in chain.elements.iter().enumerate() {
+        if !chain.loops[i].is_empty() {
+            out.push_str(&format!("[{}] ", atoms(&chain.loops[i])));
+        }
+        out.push_str(&match element {
+            Accepts::Start => "^".to_string(),
+            Accepts::End => "$".to_string(),
+            Accepts::Tokens(set) => atoms(set),
+        });
+        if chain.optional[i] {
+            out.push('?');
+        }
+        out.push(' ');
+    }
+    Some(out.trim_end().to_string())
+}
+
+#[test]
+fn chains_are_what_rules_say_with_anchors_loops_and_optional_elements() {
+    assert_eq!(shape("$* won $* cash $*").unwrap(), "won [Any] cash");
+    assert_eq!(shape("what is $*").unwrap(), "^ what is");
+    assert_eq!(
+        shape("$* ( prize | cash ) %").unwrap(),
+        "prize|cash Number $"
+    );
+    assert_eq!(
+        shape("$* how &* $? ( much | many ) $*").unwrap(),
+        "how [Punct] Any? much|many"
+    );
+    assert_eq!(shape("$+ call $*").unwrap(), "^ Any [Any] call");
+    assert_eq!(shape("$* a{2} $*").unwrap(), "a a");
+    // Not chains: a repeated sequence, two optional elements in a row, an optional end,
+    // a bounded repetition, nothing but gaps.
+    for regex in [
+        "( a b )* c",
+        "$* a? b? c $*",
+        "$* a b? $*",
+        "$* a{1,3} $*",
+        "$*",
+    ] {
+        assert_eq!(shape(regex), None, "{regex}");
+    }
+}
+
+/// A bundled example's rules and corpora.
+fn example(name: &str) -> (RulesFile, Vec<Example>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    let text = std::fs::read_to_string(dir.join(format!("{name}.rules"))).unwrap();
+    let file = rules_file(&text);
+    let mut examples = Vec::new();
+    for split in ["train.tsv", "dev.tsv"] {
+        examples.extend(
+            read_file(&dir.join(split), &ReadLimits::default())
+                .unwrap()
+                .examples,
+        );
+    }
+    (file, examples)
+}
+
+/// Small random word vectors for a vocabulary (they weigh nothing in the untrained rules).
+fn vectors(n_words: usize, dim: usize) -> Vec<f32> {
+    let mut rng = SplitMix64::new(7);
+    (0..n_words * dim)
+        .map(|_| rng.next_f64() as f32 - 0.5)
+        .collect()
+}
+
+fn sopa(file: &RulesFile, settings: &TrainingSettings, n_words: usize, dim: usize) -> Sopa {
+    Sopa::declare(
+        Parameters::fresh(3, &Device::Cpu),
+        &file.system,
+        &file.rules,
+        settings,
+        (n_words, dim),
+        Some(&vectors(n_words, dim)),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_untrained_sopa_matches_where_the_rules_match_and_predicts_what_they_predict() {
+    for (name, n_chained) in [("sms", 73), ("trec", 65)] {
+        let (file, examples) = example(name);
+        let system = &file.system;
+        let vocabulary = vocabulary(system, [examples.as_slice()]);
+        let mut tokens = Tokens::default();
+        let sentences: Vec<Sentence> = examples
+            .iter()
+            .map(|example| {
+                tokens.tokenize(&example.text);
+                Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX)
+            })
+            .collect();
+        for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
+            let settings = TrainingSettings {
+                semiring,
+                ..TrainingSettings::DEFAULT
+            };
+            let net = sopa(&file, &settings, vocabulary.len(), 4);
+            let n_patterns = system.patterns().len();
+            let (mut pattern_agree, mut label_agree) = (0usize, 0usize);
+            let mut classification = crate::automata::Classification::default();
+            for chunk in sentences.chunks(64) {
+                let refs: Vec<&Sentence> = chunk.iter().collect();
+                let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
+                let (truths, _) = net.pattern_truths(&batch).unwrap();
+                let truths: Vec<Vec<f32>> = truths.to_vec2().unwrap();
+                let predicted: Vec<u32> = net
+                    .logits(&batch)
+                    .unwrap()
+                    .argmax(1)
+                    .unwrap()
+                    .to_vec1()
+                    .unwrap();
+                for ((sentence, truths), predicted) in chunk.iter().zip(truths).zip(predicted) {
+                    system.classify_symbols(&sentence.symbols, &mut classification);
+                    pattern_agree += classification
+                        .matched
+                        .iter()
+                        .zip(&truths)
+                        .filter(|(m, t)| **m == (**t > 0.5))
+                        .count();
+                    label_agree +=
+                        usize::from(classification.prediction.map(|l| l.0) == Some(predicted));
+                }
+            }
+            let n = sentences.len();
+            let patterns = pattern_agree as f64 / (n * n_patterns) as f64;
+            let labels = label_agree as f64 / n as f64;
+            assert!(
+                patterns >= 0.999 && labels >= 0.995,
+                "{name} {semiring:?}: patterns {patterns}, labels {labels}"
+            );
+            // All of SMS's 73 rule patterns are chains, and 65 of TREC's 68.
+            assert_eq!(net.chained_patterns().len(), n_chained, "{name}");
+        }
+    }
+}
+
+/// Every trainable tensor drawn at random, so that every part of the network matters.
+fn scramble(net: &Sopa, seed: u64) {
+    let mut rng = SplitMix64::new(seed);
+    for var in net.parameters.trainable() {
+        let values: Vec<f32> = (0..var.elem_count())
+            .map(|_| (rng.next_f64() as f32 - 0.5) * 2.0)
+            .collect();
+        let tensor = Tensor::from_vec(values, var.shape(), &Device::Cpu).unwrap();
+        var.set(&tensor).unwrap();
+    }
+}
+
+#[test]
+fn padding_never_leaks_whatever_the_batch_size() {
+    let (file, examples) = example("sms");
+    let examples = &examples[..20];
+    let system = &file.system;
+    let vocabulary = vocabulary(system, [examples]);
+    let mut tokens = Tokens::default();
+    let sentences: Vec<Sentence> = examples
+        .iter()
+        .map(|example| {
+            tokens.tokenize(&example.text);
+            Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX)
+        })
+        .collect();
+    for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
+        let settings = TrainingSettings {
+            semiring,
+            patterns: "5:3,3:2".parse().unwrap(),
+            mlp_hidden: 6,
+            ..TrainingSettings::DEFAULT
+        };
+        let net = sopa(&file, &settings, vocabulary.len(), 4);
+        scramble(&net, 11);
+        let logits = |size: usize| -> Vec<Vec<f32>> {
+            sentences
+                .chunks(size)
+                .flat_map(|chunk| {
+                    let refs: Vec<&Sentence> = chunk.iter().collect();
+                    let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
+                    net.logits(&batch).unwrap().to_vec2::<f32>().unwrap()
+                })
+                .collect()
+        };
+        let one = logits(1);
+        for size in [2, 4, 5, 10, 20] {
+            for (a, b) in one.iter().zip(logits(size)) {
+                for (x, y) in a.iter().zip(&b) {
+                    assert!(
+                        (x - y).abs() < 1e-4,
+                        "{semiring:?} batch {size}: {a:?} {b:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn explanations_remove_what_the_network_uses_and_spans_are_the_rules_matches() {
+    let (file, examples) = example("sms");
+    let system = &file.system;
+    let vocabulary = vocabulary(system, [examples.as_slice()]);
+    let net = sopa(&file, &TrainingSettings::DEFAULT, vocabulary.len(), 4);
+    let alphabet = system.alphabet();
+    let (mut n_spans, mut n_decisive) = (0, 0);
+    let mut classification = crate::automata::Classification::default();
+    let mut tokens = Tokens::default();
+    for example in examples.iter().step_by(10) {
+        tokens.tokenize(&example.text);
+        let sentence = Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX);
+        let batch = Batch::from_sentences(&[&sentence], &Device::Cpu).unwrap();
+        let explanation = net.explain(&batch, 10.0).unwrap();
+        system.classify_symbols(&sentence.symbols, &mut classification);
+        assert_eq!(
+            Some(explanation.predicted as u32),
+            classification.prediction.map(|l| l.0)
+        );
+        let n_matched = classification.matched.iter().filter(|&&m| m).count();
+        for contribution in &explanation.contributions {
+            let PatternRef::Rule(p) = contribution.pattern else {
+                // Free patterns weigh nothing before training.
+                assert_eq!(contribution.delta, 0.0);
+                continue;
+            };
+            if !classification.matched[p] {
+                // Removing a pattern that did not match changes nothing.
+                assert!(contribution.delta.abs() < 1e-3, "{contribution:?}");
+                continue;
+            }
+            if n_matched == 1 && classification.prediction != system.default_label() {
+                // The only match decides the label: without it, the default wins.
+                assert!(contribution.delta > 0.5, "{contribution:?}");
+                n_decisive += 1;
+            }
+            // A soft pattern's best span is a match of the rule's core.
+            if net.chained.contains(&p) {
+                let span = contribution.span.clone().expect("a matched pattern's span");
+                let compiled = &system.patterns()[p];
+                let matched = match &compiled.core {
+                    Some(core) => core.dfa.is_match(&sentence.symbols[span.clone()], alphabet),
+                    None => span == (0..sentence.symbols.len()),
+                };
+                assert!(matched, "{}: {span:?} of {:?}", compiled.name, example.text);
+                n_spans += 1;
+            }
+        }
+    }
+    assert!(n_spans > 20 && n_decisive > 10, "{n_spans} {n_decisive}");
+}
