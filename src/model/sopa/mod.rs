@@ -23,6 +23,7 @@
 
 pub mod compile;
 mod explain;
+mod recurrence;
 mod semiring;
 mod spec;
 #[cfg(test)]
@@ -33,6 +34,7 @@ pub use explain::{Contribution, Explanation, PatternRef};
 pub use semiring::{HARD_LOGIT, Semiring};
 pub use spec::{MAX_FREE_PATTERNS, MAX_PATTERN_STATES, PatternSpec};
 
+use self::recurrence::BestPaths;
 use super::aggregation::Aggregation;
 use super::batch::Batch;
 use super::fa_rnn::FaRnn;
@@ -96,6 +98,8 @@ struct PaddedBatch {
     words: Tensor,
     /// [B, T + 2], 1 on START, tokens and END.
     mask: Tensor,
+    /// Each sentence's length with START and END.
+    lengths: Vec<usize>,
 }
 
 impl Sopa {
@@ -249,7 +253,7 @@ impl Sopa {
             let weights = self.weights(group, &vectors, &symbols, rng)?;
             let p = group.ends.len();
             let weights = weights.reshape((b, t, p, 2, group.n_states))?;
-            self.recurrence(group, &weights, &padded.mask)
+            self.recurrence(group, &weights, &padded)
         };
         let chain_scores = match &self.rules {
             Some(group) => Some(score(group, rng.as_deref_mut())?),
@@ -350,6 +354,7 @@ impl Sopa {
             symbols: Tensor::from_vec(out_symbols, (n, width), device)?,
             words: Tensor::from_vec(out_words, (n, width), device)?,
             mask: Tensor::from_vec(mask, (n, width), device)?,
+            lengths: batch.lengths.iter().map(|len| len + 2).collect(),
         })
     }
 
@@ -386,9 +391,24 @@ impl Sopa {
         }
     }
 
-    /// The batched recurrence of one group (papers-brief §2.4): `weights` [B, T, P, 2, L],
-    /// `mask` [B, T] → document scores [B, P].
-    fn recurrence(&self, group: &Group, weights: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    /// The batched recurrence of one group (papers-brief §2.4): `weights` [B, T, P, 2, L]
+    /// → document scores [B, P]; fused in the max semirings on the CPU (`recurrence.rs`).
+    fn recurrence(&self, group: &Group, weights: &Tensor, padded: &PaddedBatch) -> Result<Tensor> {
+        if self.semiring.is_max() && weights.device().is_cpu() {
+            let epsilon = self.semiring.encode(&group.epsilon)?;
+            let op = BestPaths::new(
+                padded.lengths.clone(),
+                group.ends.clone(),
+                self.semiring.zero() as f32,
+            );
+            return weights.contiguous()?.apply_op2(&epsilon.contiguous()?, op);
+        }
+        self.recurrence_unfused(group, weights, &padded.mask)
+    }
+
+    /// [`Sopa::recurrence`] as a chain of tensor operations, one step per token: `mask`
+    /// [B, T].
+    fn recurrence_unfused(&self, group: &Group, weights: &Tensor, mask: &Tensor) -> Result<Tensor> {
         let (b, t, p, _, l) = weights.dims5()?;
         let device = weights.device();
         let semiring = self.semiring;

@@ -290,3 +290,94 @@ fn explanations_remove_what_the_network_uses_and_spans_are_the_rules_matches() {
     }
     assert!(n_spans > 20 && n_decisive > 10, "{n_spans} {n_decisive}");
 }
+
+#[test]
+fn the_fused_recurrence_computes_what_the_tensor_chain_computes_with_gradients() {
+    let (file, examples) = example("sms");
+    let examples = &examples[..24];
+    let system = &file.system;
+    let vocabulary = vocabulary(system, [examples]);
+    let mut tokens = Tokens::default();
+    let sentences: Vec<Sentence> = examples
+        .iter()
+        .map(|example| {
+            tokens.tokenize(&example.text);
+            Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX)
+        })
+        .collect();
+    let refs: Vec<&Sentence> = sentences.iter().collect();
+    let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
+    for semiring in [Semiring::MaxProduct, Semiring::MaxSum] {
+        let settings = TrainingSettings {
+            semiring,
+            patterns: "5:4,3:4".parse().unwrap(),
+            ..TrainingSettings::DEFAULT
+        };
+        let net = sopa(&file, &settings, vocabulary.len(), 4);
+        // Random values everywhere, so that no two paths tie.
+        scramble(&net, 5);
+        let padded = net.pad(&batch, None).unwrap();
+        let (b, t) = padded.symbols.dims2().unwrap();
+        let vectors = net
+            .embedding
+            .index_select(&padded.words.flatten_all().unwrap(), 0)
+            .unwrap();
+        let symbols = padded.symbols.flatten_all().unwrap();
+        for group in [net.rules.as_ref().unwrap(), net.free.as_ref().unwrap()] {
+            let p = group.ends.len();
+            let weights = net
+                .weights(group, &vectors, &symbols, None)
+                .unwrap()
+                .reshape((b, t, p, 2, group.n_states))
+                .unwrap();
+            let fused = net.recurrence(group, &weights, &padded).unwrap();
+            let chained = net
+                .recurrence_unfused(group, &weights, &padded.mask)
+                .unwrap();
+            let a: Vec<Vec<f32>> = fused.to_vec2().unwrap();
+            let c: Vec<Vec<f32>> = chained.to_vec2().unwrap();
+            for (x, y) in a.iter().flatten().zip(c.iter().flatten()) {
+                assert!((x - y).abs() < 1e-4, "{semiring:?}: {x} {y}");
+            }
+            let mix = Tensor::arange(0f32, (b * p) as f32, &Device::Cpu)
+                .unwrap()
+                .reshape((b, p))
+                .unwrap()
+                .affine(0.01, -0.2)
+                .unwrap();
+            let grads = |scores: &Tensor| {
+                (scores * &mix)
+                    .unwrap()
+                    .sum_all()
+                    .unwrap()
+                    .backward()
+                    .unwrap()
+            };
+            let (fused_grads, chained_grads) = (grads(&fused), grads(&chained));
+            for tensor in [&group.words, &group.symbols, &group.bias, &group.epsilon] {
+                let x: Vec<f32> = fused_grads
+                    .get(tensor)
+                    .unwrap()
+                    .flatten_all()
+                    .unwrap()
+                    .to_vec1()
+                    .unwrap();
+                let y: Vec<f32> = chained_grads
+                    .get(tensor)
+                    .unwrap()
+                    .flatten_all()
+                    .unwrap()
+                    .to_vec1()
+                    .unwrap();
+                let largest = y.iter().fold(0f32, |m, v| m.max(v.abs()));
+                assert!(largest > 0.0);
+                for (x, y) in x.iter().zip(&y) {
+                    assert!(
+                        (x - y).abs() <= 1e-3 * largest.max(1.0),
+                        "{semiring:?}: {x} {y}"
+                    );
+                }
+            }
+        }
+    }
+}
