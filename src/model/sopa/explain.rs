@@ -7,6 +7,7 @@
 //! removals in one batch, so they are what the network does, not an approximation.
 
 use super::{Group, Sopa};
+use crate::automata::SymbolId;
 use crate::model::batch::Batch;
 use crate::syntax::PatternId;
 use candle_core::{Result, Tensor};
@@ -124,58 +125,55 @@ impl Sopa {
     /// Each feature's best span in the one sentence of `batch`: the soft patterns' best
     /// paths (by the product of their transitions' weights), the DFAs' match spans.
     fn best_spans(&self, batch: &Batch) -> Result<Vec<Option<Range<usize>>>> {
+        let len = batch.lengths[0];
+        let mut paths = self.best_paths(batch)?.swap_remove(0).into_iter();
+        let mut span = || paths.next().flatten().and_then(|path| path.span(len));
+        let mut spans: Vec<Option<Range<usize>>> = self.chained.iter().map(|_| span()).collect();
+        let symbols_of: Vec<Vec<u32>> = batch.symbols.to_vec2()?;
+        let sentence: Vec<SymbolId> = symbols_of[0][..len].iter().map(|&s| SymbolId(s)).collect();
+        spans.extend(
+            self.exact
+                .iter()
+                .map(|&p| self.system.match_span(PatternId(p as u32), &sentence)),
+        );
+        spans.extend((0..self.n_free_patterns()).map(|_| span()));
+        Ok(spans)
+    }
+
+    /// Every sentence's best path through each soft pattern (the rules' chains, then the
+    /// free patterns): Viterbi in log space (the weights' logs in sum-product) with
+    /// back-pointers, in plain loops. `None` where no path reaches the pattern's end.
+    pub fn best_paths(&self, batch: &Batch) -> Result<Vec<Vec<Option<BestPath>>>> {
         let padded = self.pad(batch, None)?;
+        let (n, width) = padded.symbols.dims2()?;
         let vectors = self
             .embedding
             .index_select(&padded.words.flatten_all()?, 0)?;
         let symbols = padded.symbols.flatten_all()?;
-        let len = batch.lengths[0];
-        let mut spans = Vec::new();
-        let mut group_spans = |group: &Group| -> Result<()> {
+        let mut paths: Vec<Vec<Option<BestPath>>> = vec![Vec::new(); n];
+        for group in self.rules.iter().chain(&self.free) {
             let weights: Vec<Vec<f32>> =
                 self.weights(group, &vectors, &symbols, None)?.to_vec2()?;
             let epsilon: Vec<Vec<f32>> = self.semiring.encode(&group.epsilon)?.to_vec2()?;
-            for (p, &end) in group.ends.iter().enumerate() {
-                spans.push(self.best_span(group, p, end as usize, &weights, &epsilon[p], len));
+            for (b, sentence_paths) in paths.iter_mut().enumerate() {
+                let rows = &weights[b * width..b * width + padded.lengths[b]];
+                for (p, &end) in group.ends.iter().enumerate() {
+                    sentence_paths.push(self.best_path(group, p, end as usize, rows, &epsilon[p]));
+                }
             }
-            Ok(())
-        };
-        if let Some(group) = &self.rules {
-            group_spans(group)?;
         }
-        let symbols_of: Vec<Vec<u32>> = batch.symbols.to_vec2()?;
-        let sentence: Vec<crate::automata::SymbolId> = symbols_of[0][..len]
-            .iter()
-            .map(|&s| crate::automata::SymbolId(s))
-            .collect();
-        let exact: Vec<Option<Range<usize>>> = self
-            .exact
-            .iter()
-            .map(|&p| self.system.match_span(PatternId(p as u32), &sentence))
-            .collect();
-        if let Some(group) = &self.free {
-            group_spans(group)?;
-        }
-        // The chains' spans, then the DFAs', then the free patterns'.
-        let n_chained = self.chained.len();
-        let free = spans.split_off(n_chained);
-        spans.extend(exact);
-        spans.extend(free);
-        Ok(spans)
+        Ok(paths)
     }
 
-    /// Pattern `p` of `group`'s best path over a padded sentence of `len` tokens, as a
-    /// range of the sentence's tokens (the START and END padding left out): Viterbi in log
-    /// space, each state carrying where its best path started.
-    fn best_span(
+    /// Pattern `p` of `group`'s best path over one padded sentence's transition weights.
+    fn best_path(
         &self,
         group: &Group,
         p: usize,
         end: usize,
         weights: &[Vec<f32>],
         epsilon: &[f32],
-        len: usize,
-    ) -> Option<Range<usize>> {
+    ) -> Option<BestPath> {
         let l = group.n_states;
         let log = |w: f32| {
             if self.semiring.is_max() {
@@ -184,42 +182,120 @@ impl Sopa {
                 w.max(1e-30).ln()
             }
         };
-        let none = (f32::NEG_INFINITY, 0usize);
-        let mut h = vec![none; l];
-        let mut best: Option<(f32, usize, usize)> = None;
-        for (t, row) in weights.iter().enumerate().take(len + 2) {
+        // Per step and state: how it was reached (the step before it, if an ε-step led to
+        // its value before the token).
+        let mut moves = vec![(Step::Restart, false); weights.len() * (end + 1)];
+        let mut h = vec![f32::NEG_INFINITY; end + 1];
+        h[0] = 0.0;
+        let mut best: Option<(f32, usize)> = None;
+        for (t, row) in weights.iter().enumerate() {
             let weight = |kind: usize, state: usize| log(row[(p * 2 + kind) * l + state]);
-            // State 0 restarts here: a path starting at token t.
-            h[0] = (0.0, t);
             let mut h_eps = h.clone();
-            for i in 0..end {
-                let skipped = h[i].0 + log(epsilon[i]);
-                if skipped > h_eps[i + 1].0 {
-                    h_eps[i + 1] = (skipped, h[i].1);
+            let mut skipped = vec![false; end + 1];
+            for i in 1..=end {
+                let skip = h[i - 1] + log(epsilon[i - 1]);
+                if skip > h_eps[i] {
+                    h_eps[i] = skip;
+                    skipped[i] = true;
                 }
             }
-            let mut next = vec![none; l];
+            let mut next = vec![f32::NEG_INFINITY; end + 1];
             for i in 0..=end {
-                let looped = h_eps[i].0 + weight(0, i);
-                if looped > next[i].0 {
-                    next[i] = (looped, h_eps[i].1);
-                }
-                if i < end {
-                    let advanced = h_eps[i].0 + weight(1, i);
-                    if advanced > next[i + 1].0 {
-                        next[i + 1] = (advanced, h_eps[i].1);
-                    }
-                }
+                let looped = h_eps[i] + weight(0, i);
+                let (other, step) = if i == 0 {
+                    (0.0, Step::Restart)
+                } else {
+                    (h_eps[i - 1] + weight(1, i - 1), Step::Main)
+                };
+                let (value, step) = if looped > other {
+                    (looped, Step::Loop)
+                } else {
+                    (other, step)
+                };
+                next[i] = value;
+                // Where the value came from before the step: an ε-step into the state the
+                // move left from.
+                let from = if step == Step::Main { i - 1 } else { i };
+                moves[t * (end + 1) + i] = (step, step != Step::Restart && skipped[from]);
             }
-            let (score, start) = next[end];
-            if score.is_finite() && best.is_none_or(|(b, _, _)| score > b) {
-                best = Some((score, start, t));
+            if next[end].is_finite() && best.is_none_or(|(score, _)| next[end] > score) {
+                best = Some((next[end], t));
             }
             h = next;
         }
-        // Padded position t is token t − 1.
-        let (_, start, last) = best?;
-        let from = start.max(1) - 1;
+        let (score, last) = best?;
+        let mut steps = Vec::new();
+        let mut state = end;
+        for t in (0..=last).rev() {
+            let (step, skipped) = moves[t * (end + 1) + state];
+            match step {
+                Step::Restart => break,
+                Step::Loop => steps.push(PathStep {
+                    step,
+                    state,
+                    position: Some(t),
+                }),
+                Step::Main => {
+                    state -= 1;
+                    steps.push(PathStep {
+                        step,
+                        state,
+                        position: Some(t),
+                    });
+                }
+                Step::Skip => unreachable!("moves record main paths, loops and restarts"),
+            }
+            if skipped {
+                state -= 1;
+                steps.push(PathStep {
+                    step: Step::Skip,
+                    state,
+                    position: None,
+                });
+            }
+        }
+        steps.reverse();
+        Some(BestPath { score, steps })
+    }
+}
+
+/// What one step of a path does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// State 0, where every path starts, at every token.
+    Restart,
+    /// The main path from `state` to `state + 1`, reading a token.
+    Main,
+    /// The self-loop on `state`, reading a token.
+    Loop,
+    /// The ε-transition from `state` to `state + 1`, reading nothing.
+    Skip,
+}
+
+/// One step of a best path; `position` is the padded token it reads (0 is START, the
+/// sentence's tokens from 1, then END), `None` for an ε-step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PathStep {
+    pub step: Step,
+    pub state: usize,
+    pub position: Option<usize>,
+}
+
+/// A pattern's best path through a sentence: its score (log space) and its steps in order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BestPath {
+    pub score: f32,
+    pub steps: Vec<PathStep>,
+}
+
+impl BestPath {
+    /// The sentence tokens the path reads (of a sentence of `len` tokens: START and END
+    /// left out), `None` when it reads only padding.
+    pub fn span(&self, len: usize) -> Option<Range<usize>> {
+        let mut positions = self.steps.iter().filter_map(|step| step.position);
+        let first = positions.next()?;
+        let last = positions.last().unwrap_or(first);
+        let from = first.max(1) - 1;
         let to = last.min(len);
         (from < to).then_some(from..to)
     }

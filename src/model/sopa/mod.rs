@@ -30,7 +30,7 @@ mod spec;
 mod tests;
 
 pub use compile::{Accepts, Chain, Padded};
-pub use explain::{Contribution, Explanation, PatternRef};
+pub use explain::{BestPath, Contribution, Explanation, PathStep, PatternRef, Step};
 pub use semiring::{HARD_LOGIT, Semiring};
 pub use spec::{MAX_FREE_PATTERNS, MAX_PATTERN_STATES, PatternSpec};
 

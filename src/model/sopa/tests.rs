@@ -381,3 +381,80 @@ fn the_fused_recurrence_computes_what_the_tensor_chain_computes_with_gradients()
         }
     }
 }
+
+#[test]
+fn a_best_path_scores_what_the_recurrence_scores_and_its_steps_add_up_to_it() {
+    let (file, examples) = example("trec");
+    let examples = &examples[..16];
+    let system = &file.system;
+    let vocabulary = vocabulary(system, [examples]);
+    let mut tokens = Tokens::default();
+    let sentences: Vec<Sentence> = examples
+        .iter()
+        .map(|example| {
+            tokens.tokenize(&example.text);
+            Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX)
+        })
+        .collect();
+    let refs: Vec<&Sentence> = sentences.iter().collect();
+    let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
+    for semiring in [Semiring::MaxProduct, Semiring::MaxSum] {
+        let settings = TrainingSettings {
+            semiring,
+            patterns: "5:3,3:3".parse().unwrap(),
+            ..TrainingSettings::DEFAULT
+        };
+        let net = sopa(&file, &settings, vocabulary.len(), 4);
+        scramble(&net, 9);
+        let paths = net.best_paths(&batch).unwrap();
+        let padded = net.pad(&batch, None).unwrap();
+        let (b, t) = padded.symbols.dims2().unwrap();
+        let vectors = net
+            .embedding
+            .index_select(&padded.words.flatten_all().unwrap(), 0)
+            .unwrap();
+        let symbols = padded.symbols.flatten_all().unwrap();
+        let mut offset = 0;
+        let mut n_skips = 0;
+        for group in [net.rules.as_ref().unwrap(), net.free.as_ref().unwrap()] {
+            let p = group.ends.len();
+            let l = group.n_states;
+            let weights = net.weights(group, &vectors, &symbols, None).unwrap();
+            let scores: Vec<Vec<f32>> = net
+                .recurrence(group, &weights.reshape((b, t, p, 2, l)).unwrap(), &padded)
+                .unwrap()
+                .to_vec2()
+                .unwrap();
+            let rows: Vec<Vec<f32>> = weights.to_vec2().unwrap();
+            let epsilon: Vec<Vec<f32>> =
+                semiring.encode(&group.epsilon).unwrap().to_vec2().unwrap();
+            for (s, sentence_paths) in paths.iter().enumerate() {
+                for q in 0..p {
+                    let path = sentence_paths[offset + q].as_ref().unwrap();
+                    assert!(
+                        (path.score - scores[s][q]).abs() < 1e-3,
+                        "{} {}",
+                        path.score,
+                        scores[s][q]
+                    );
+                    let sum: f32 = path
+                        .steps
+                        .iter()
+                        .map(|step| match (step.step, step.position) {
+                            (Step::Skip, _) => epsilon[q][step.state],
+                            (Step::Loop, Some(at)) => rows[s * t + at][(q * 2) * l + step.state],
+                            (Step::Main, Some(at)) => {
+                                rows[s * t + at][(q * 2 + 1) * l + step.state]
+                            }
+                            _ => unreachable!(),
+                        })
+                        .sum();
+                    assert!((sum - path.score).abs() < 1e-3, "{sum} {}", path.score);
+                    n_skips += path.steps.iter().filter(|s| s.step == Step::Skip).count();
+                }
+            }
+            offset += p;
+        }
+        assert!(n_skips > 0, "{semiring:?}: no path took an ε-transition");
+    }
+}
