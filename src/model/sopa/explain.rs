@@ -294,7 +294,7 @@ impl BestPath {
     pub fn span(&self, len: usize) -> Option<Range<usize>> {
         let mut positions = self.steps.iter().filter_map(|step| step.position);
         let first = positions.next()?;
-        let last = positions.last().unwrap_or(first);
+        let last = positions.next_back().unwrap_or(first);
         let from = first.max(1) - 1;
         let to = last.min(len);
         (from < to).then_some(from..to)
