@@ -752,6 +752,45 @@ fn sopa_trains_from_the_rules_starts_as_the_rule_system_and_learns_what_they_mis
         ["win", "free"].contains(&rule["span"].as_str().unwrap()),
         "{rule}"
     );
+
+    // Every learned pattern reads back as a regex that fires where its score does.
+    let report = json(&rulelens(&["reconstruct", out, "--format", "json"]));
+    let patterns = report["patterns"].as_array().unwrap();
+    assert_eq!(patterns.len(), 8, "{report}");
+    for pattern in patterns {
+        assert!(
+            pattern["fidelity"]["train"].as_f64().unwrap() >= 0.9,
+            "{pattern}"
+        );
+        assert!(
+            !pattern["top_phrases"].as_array().unwrap().is_empty(),
+            "{pattern}"
+        );
+    }
+    assert!(
+        report["proxy_accuracy"]["dev"].as_f64().unwrap() > 0.5,
+        "{report}"
+    );
+    // As rules, beside the original, the file passes `check` and keeps its bindings.
+    let output = rulelens(&["reconstruct", out, "--format", "rules"]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let original = std::fs::read_to_string("tests/data/train/tiny.rules").unwrap();
+    assert!(text.starts_with(&original));
+    let learned = format!("tests/data/train/learned-{}.rules", std::process::id());
+    std::fs::write(&learned, &text).unwrap();
+    let check = rulelens(&["check", &learned, "--format", "json"]);
+    std::fs::remove_file(&learned).unwrap();
+    assert_eq!(check.status.code(), Some(0), "{text}");
+    assert_eq!(
+        json(&check)["corpora"].as_array().unwrap().len(),
+        2,
+        "{text}"
+    );
+    let added = text[original.len()..]
+        .lines()
+        .filter(|l| l.starts_with("spam: ") || l.starts_with("ham: "));
+    assert_eq!(added.count(), 8, "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

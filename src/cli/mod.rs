@@ -4,6 +4,7 @@ pub mod check;
 pub mod dot;
 pub mod eval;
 mod files;
+mod learned;
 pub mod predict;
 pub mod reconstruct;
 pub mod suggest;

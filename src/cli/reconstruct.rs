@@ -2,7 +2,7 @@
 //! each pattern of a trained network read back as a regular expression, with what it does
 //! to the rule system's accuracy, or the whole reconstructed rules file. Of a bidirectional
 //! network, either direction: the backward one is read against the reversed rules and its
-//! regexes reversed again.
+//! regexes reversed again. A SoPa's learned patterns are read back by `learned.rs`.
 
 use super::table::{Table, percent};
 use anyhow::Context;
@@ -66,21 +66,25 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
         device,
         read_limits,
     } = args;
+    let loaded = load_model(model_dir, zero_shot, device, read_limits)?;
+    if let Some(sopa) = loaded.net.sopa() {
+        if backward {
+            anyhow::bail!(
+                "{}: --backward needs a bidirectional model (bifa-rnn or bifa-gru), not SoPa",
+                model_dir.display()
+            );
+        }
+        return super::learned::run(model_dir, &loaded, sopa, corpus_path, output, read_limits);
+    }
     let LoadedModel {
         manifest,
         rules,
         net,
         vocabulary,
-    } = load_model(model_dir, zero_shot, device, read_limits)?;
+    } = loaded;
     let system = &rules.system;
 
     let directions = net.directions();
-    if directions.is_empty() {
-        anyhow::bail!(
-            "{}: reconstruct reads the FA-RNN family's checkpoints; reading SoPa's learned patterns back as rules is not built yet",
-            model_dir.display()
-        );
-    }
     let reconstructions = if backward {
         let [_, backward] = directions.as_slice() else {
             anyhow::bail!(

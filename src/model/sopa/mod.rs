@@ -72,6 +72,17 @@ struct Head {
     bias: Tensor,
 }
 
+impl Head {
+    /// Features [B, F] → the head's logits [B, C].
+    fn forward(&self, features: &Tensor) -> Result<Tensor> {
+        let mut x = features.clone();
+        if let Some((weight, bias)) = &self.hidden {
+            x = x.matmul(weight)?.broadcast_add(bias)?.relu()?;
+        }
+        x.matmul(&self.weight)?.broadcast_add(&self.bias)
+    }
+}
+
 /// A SoPa over a rule system's alphabet and labels.
 pub struct Sopa {
     parameters: Parameters,
@@ -220,6 +231,53 @@ impl Sopa {
         })
     }
 
+    /// How many features the head reads: the rules' chains, the rules kept as DFAs, then
+    /// the free patterns.
+    pub fn feature_count(&self) -> usize {
+        self.chained.len() + self.exact.len() + self.n_free_patterns()
+    }
+
+    /// Each free pattern's number of states.
+    pub fn free_pattern_states(&self) -> Vec<usize> {
+        self.free.as_ref().map_or_else(Vec::new, |group| {
+            group.ends.iter().map(|&end| end as usize + 1).collect()
+        })
+    }
+
+    /// Label logits [B, C] from pattern truths [B, n_patterns] and features [B, F] (those
+    /// of [`Sopa::pattern_truths`], or changed ones, to see what the network makes of them).
+    pub fn logits_from(&self, truths: &Tensor, features: &Tensor) -> Result<Tensor> {
+        self.logits_of(truths, features)
+    }
+
+    /// The label a pattern's score pushes the head towards: the largest change of the
+    /// head's logits when that feature goes from 0 to 1, the others at 0.
+    pub fn favoured_label(&self, pattern: PatternRef) -> Result<usize> {
+        let Some(head) = &self.head else {
+            return Ok(0);
+        };
+        let n = self.feature_count();
+        let feature = match pattern {
+            PatternRef::Rule(p) => self
+                .chained
+                .iter()
+                .chain(&self.exact)
+                .position(|&q| q == p)
+                .unwrap_or(0),
+            PatternRef::Free(i) => self.chained.len() + self.exact.len() + i,
+        };
+        let mut rows = vec![0f32; 2 * n];
+        rows[n + feature] = 1.0;
+        let x = Tensor::from_vec(rows, (2, n), self.embedding.device())?;
+        let out: Vec<Vec<f32>> = head.forward(&x)?.to_vec2()?;
+        let change: Vec<f32> = out[1].iter().zip(&out[0]).map(|(a, b)| a - b).collect();
+        Ok(change
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(0, |(i, _)| i))
+    }
+
     /// The rule system's patterns that are soft patterns (the others keep their DFA).
     pub fn chained_patterns(&self) -> &[usize] {
         &self.chained
@@ -309,13 +367,7 @@ impl Sopa {
     fn logits_of(&self, truths: &Tensor, features: &Tensor) -> Result<Tensor> {
         let logits = self.aggregation.forward(truths)?;
         match &self.head {
-            Some(head) => {
-                let mut x = features.clone();
-                if let Some((weight, bias)) = &head.hidden {
-                    x = x.matmul(weight)?.broadcast_add(bias)?.relu()?;
-                }
-                logits + x.matmul(&head.weight)?.broadcast_add(&head.bias)?
-            }
+            Some(head) => logits + head.forward(features)?,
             None => Ok(logits),
         }
     }
