@@ -20,8 +20,8 @@
 //!   the score reaches the threshold, on train and dev. Proxy accuracy: the network with
 //!   every learned pattern replaced by its regex (SoPa++'s "regex proxy"). The regex's
 //!   matches and precision on train as a rule for the label the head weighs it towards.
-//! - **Top phrases** (the paper's Table 2): the best paths of the highest-scoring train
-//!   sentences, self-loop tokens in brackets and ε-steps as `ε`.
+//! - **Top phrases** (the paper's Table 2): the distinct best paths of the highest-scoring
+//!   train sentences, self-loop tokens in brackets and ε-steps as `ε`.
 //!
 //! All the candidates' regexes are compiled into one rules file, so each sentence is
 //! tokenized and matched once.
@@ -476,14 +476,18 @@ pub fn read_back(
             .filter(|&s| train_seen.paths[s][i].is_some())
             .collect();
         ranked.sort_by(|&a, &b| train_scores[b].total_cmp(&train_scores[a]));
-        let top_phrases = ranked
-            .iter()
-            .take(TOP_PHRASES)
-            .filter_map(|&s| {
-                let path = train_seen.paths[s][i].as_ref()?;
-                Some(phrase(path, &train_seen.tokens[s]))
-            })
-            .collect();
+        let mut top_phrases: Vec<String> = Vec::new();
+        for &s in &ranked {
+            if top_phrases.len() == TOP_PHRASES {
+                break;
+            }
+            if let Some(path) = &train_seen.paths[s][i] {
+                let text = phrase(path, &train_seen.tokens[s]);
+                if !top_phrases.contains(&text) {
+                    top_phrases.push(text);
+                }
+            }
+        }
         patterns.push(LearnedPattern {
             index: i,
             label,
