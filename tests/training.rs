@@ -81,7 +81,7 @@ fn run(setup: &Setup, seed: u64) -> (FaRnn, TrainReport) {
     let net = network(setup);
     let config = TrainingSettings {
         epochs: 12,
-        learning_rate: 0.05,
+        learning_rate: Some(0.05),
         patience: 12,
         seed,
         ..TrainingSettings::default()
@@ -172,7 +172,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
         labels: setup.rules.system.labels().to_vec(),
         settings: TrainingSettings {
             epochs: 12,
-            learning_rate: 0.05,
+            learning_rate: Some(0.05),
             patience: 12,
             ..TrainingSettings::default()
         },

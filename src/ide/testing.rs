@@ -93,7 +93,7 @@ pub fn trained_model(
         beta: 1.0,
         epochs,
         batch_size: 4,
-        learning_rate: 0.05,
+        learning_rate: Some(0.05),
         ..TrainingSettings::default()
     };
     let fitted = fit(

@@ -454,7 +454,7 @@ async fn train(
             "{file}: training {} (β {}, learning rate {}, batch {}, at most {} epochs, patience {}, word vectors {})",
             training.model.display_name(),
             training.beta,
-            training.learning_rate,
+            training.learning_rate(),
             training.batch_size,
             training.epochs,
             training.patience,

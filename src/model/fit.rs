@@ -461,7 +461,11 @@ fn describe(
             path: std::path::absolute(&rules_path).unwrap_or(rules_path),
             sha256: checkpoint::sha256_hex(rules.source.text.as_bytes()),
         },
-        settings: settings.clone(),
+        // The step size the network was trained with, also where it was the default.
+        settings: TrainingSettings {
+            learning_rate: Some(settings.learning_rate()),
+            ..settings.clone()
+        },
         labels: system.labels().to_vec(),
         decomposition: built.forward.as_ref().map(record),
         backward_decomposition: built.backward.as_ref().map(record),

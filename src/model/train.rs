@@ -167,7 +167,7 @@ pub fn train(
     let mut optimizer = AdamW::new(
         vars.clone(),
         ParamsAdamW {
-            lr: config.learning_rate,
+            lr: config.learning_rate(),
             weight_decay: 0.0,
             ..ParamsAdamW::default()
         },

@@ -88,7 +88,7 @@ mod tests {
         // The boundary between two parts matters.
         assert_ne!(base, cache_key("rulest", &settings, "rain", "dev"));
         let changed = TrainingSettings {
-            learning_rate: settings.learning_rate * 2.0,
+            learning_rate: Some(settings.learning_rate() * 2.0),
             ..settings.clone()
         };
         assert_ne!(base, cache_key("rules", &changed, "train", "dev"));
