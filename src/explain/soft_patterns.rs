@@ -29,12 +29,11 @@
 use crate::automata::{CompileConfig, RuleSystem};
 use crate::corpus::Example;
 use crate::model::sopa::{BestPath, PatternRef, Step};
-use crate::model::{Batch, Sentence, Sopa, Vocabulary};
+use crate::model::{Sentence, Sopa, Vocabulary};
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::{Regex, RegexKind};
 use crate::syntax::print_regex;
 use crate::text::{SourceText, TokenKind, Tokens, tokenize};
-use candle_core::{Device, Result, Tensor};
 use std::collections::HashMap;
 
 /// The share of a transition's paths its word set must cover.
@@ -97,7 +96,7 @@ fn see(
     vocabulary: &Vocabulary,
     examples: &[Example],
     max_tokens: usize,
-) -> Result<Seen> {
+) -> Result<Seen, ReadBackError> {
     let n_chained = net.chained_patterns().len();
     let mut seen = Seen {
         tokens: Vec::new(),
@@ -130,12 +129,12 @@ fn see(
             })
             .collect();
         let refs: Vec<&Sentence> = sentences.iter().collect();
-        let batch = Batch::from_sentences(&refs, &Device::Cpu)?;
-        let (truths, features) = net.pattern_truths(&batch)?;
-        seen.truths.extend(truths.to_vec2::<f32>()?);
-        seen.features.extend(features.to_vec2::<f32>()?);
+        let readings = net.read(&refs).map_err(ReadBackError::of)?;
+        seen.truths.extend(readings.truths);
+        seen.features.extend(readings.features);
         seen.paths.extend(
-            net.best_paths(&batch)?
+            readings
+                .paths
                 .into_iter()
                 .map(|paths| paths.into_iter().skip(n_chained).collect::<Vec<_>>()),
         );
@@ -144,31 +143,35 @@ fn see(
 }
 
 /// The network's predictions for `truths` and `features` rows.
-fn predict(net: &Sopa, truths: &[Vec<f32>], features: &[Vec<f32>]) -> Result<Vec<usize>> {
+fn predict(
+    net: &Sopa,
+    truths: &[Vec<f32>],
+    features: &[Vec<f32>],
+) -> Result<Vec<usize>, ReadBackError> {
     let mut out = Vec::with_capacity(truths.len());
     for (t, f) in truths.chunks(4096).zip(features.chunks(4096)) {
-        let rows = t.len();
-        let t = Tensor::from_vec(
-            t.concat(),
-            (rows, t.first().map_or(0, Vec::len)),
-            &Device::Cpu,
-        )?;
-        let f = Tensor::from_vec(
-            f.concat(),
-            (rows, f.first().map_or(0, Vec::len)),
-            &Device::Cpu,
-        )?;
-        let logits = net.logits_from(&t, &f)?;
-        out.extend(
-            logits
-                .argmax(1)?
-                .to_vec1::<u32>()?
-                .into_iter()
-                .map(|l| l as usize),
-        );
+        out.extend(net.predict_from(t, f).map_err(ReadBackError::of)?);
     }
     Ok(out)
 }
+
+/// Why the network could not be read (a message from the tensor library).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadBackError(pub String);
+
+impl ReadBackError {
+    fn of(error: impl std::fmt::Display) -> ReadBackError {
+        ReadBackError(error.to_string())
+    }
+}
+
+impl std::fmt::Display for ReadBackError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot read the network: {}", self.0)
+    }
+}
+
+impl std::error::Error for ReadBackError {}
 
 fn accuracy(predictions: &[usize], gold: &[Option<usize>]) -> f64 {
     let correct = predictions
@@ -334,7 +337,7 @@ pub fn read_back(
     train: &[Example],
     dev: &[Example],
     max_tokens: usize,
-) -> Result<ReadBack> {
+) -> Result<ReadBack, ReadBackError> {
     let train_seen = see(net, system, vocabulary, train, max_tokens)?;
     let dev_seen = see(net, system, vocabulary, dev, max_tokens)?;
     let n_free = net.n_free_patterns();
@@ -466,7 +469,9 @@ pub fn read_back(
         let Some((_, c)) = best else { continue };
         chosen_all.push((c, feature));
         let (_, threshold, regex) = &candidates[c];
-        let label = net.favoured_label(PatternRef::Free(i))?;
+        let label = net
+            .favoured_label(PatternRef::Free(i))
+            .map_err(ReadBackError::of)?;
         let matched: Vec<usize> = (0..train.len()).filter(|&s| train_matches[s][c]).collect();
         let right = matched
             .iter()
@@ -501,7 +506,7 @@ pub fn read_back(
             top_phrases,
         });
     }
-    let proxy = |seen: &Seen, matches: &[Vec<bool>]| -> Result<f64> {
+    let proxy = |seen: &Seen, matches: &[Vec<bool>]| -> Result<f64, ReadBackError> {
         let rows = replaced(&seen.features, matches, &chosen_all);
         Ok(accuracy(&predict(net, &seen.truths, &rows)?, &seen.gold))
     };

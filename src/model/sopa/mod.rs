@@ -36,7 +36,7 @@ pub use spec::{MAX_FREE_PATTERNS, MAX_PATTERN_STATES, PatternSpec};
 
 use self::recurrence::BestPaths;
 use super::aggregation::Aggregation;
-use super::batch::Batch;
+use super::batch::{Batch, Sentence};
 use super::fa_rnn::FaRnn;
 use super::network::Network;
 use super::parameters::{Init, Parameters};
@@ -81,6 +81,19 @@ impl Head {
         }
         x.matmul(&self.weight)?.broadcast_add(&self.bias)
     }
+}
+
+/// What a SoPa makes of some sentences ([`Sopa::read`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Readings {
+    /// Per sentence, each rule pattern's truth.
+    pub truths: Vec<Vec<f32>>,
+    /// Per sentence, every pattern's feature: the rules' chains, the rules kept as DFAs,
+    /// the free patterns.
+    pub features: Vec<Vec<f32>>,
+    /// Per sentence, each soft pattern's best path: the rules' chains, then the free
+    /// patterns.
+    pub paths: Vec<Vec<Option<BestPath>>>,
 }
 
 /// A SoPa over a rule system's alphabet and labels.
@@ -244,10 +257,36 @@ impl Sopa {
         })
     }
 
-    /// Label logits [B, C] from pattern truths [B, n_patterns] and features [B, F] (those
-    /// of [`Sopa::pattern_truths`], or changed ones, to see what the network makes of them).
-    pub fn logits_from(&self, truths: &Tensor, features: &Tensor) -> Result<Tensor> {
-        self.logits_of(truths, features)
+    /// What the network makes of `sentences`, as plain data: per sentence the rule
+    /// patterns' truths, every pattern's feature (see [`Sopa::pattern_truths`]) and each
+    /// soft pattern's best path (see [`Sopa::best_paths`]).
+    pub fn read(&self, sentences: &[&Sentence]) -> Result<Readings> {
+        let batch = Batch::from_sentences(sentences, self.embedding.device())?;
+        let (truths, features) = self.pattern_truths(&batch)?;
+        Ok(Readings {
+            truths: truths.to_vec2()?,
+            features: features.to_vec2()?,
+            paths: self.best_paths(&batch)?,
+        })
+    }
+
+    /// The labels the network predicts from rows of pattern truths and features (those of
+    /// [`Sopa::read`], or changed ones, to see what the network makes of them).
+    pub fn predict_from(&self, truths: &[Vec<f32>], features: &[Vec<f32>]) -> Result<Vec<usize>> {
+        let device = self.embedding.device();
+        let rows = truths.len();
+        let matrix = |rows_of: &[Vec<f32>], width: usize| {
+            Tensor::from_vec(rows_of.concat(), (rows, width), device)
+        };
+        let truths = matrix(truths, self.system.patterns().len())?;
+        let features = matrix(features, self.feature_count())?;
+        let logits = self.logits_of(&truths, &features)?;
+        Ok(logits
+            .argmax(1)?
+            .to_vec1::<u32>()?
+            .into_iter()
+            .map(|label| label as usize)
+            .collect())
     }
 
     /// The label a pattern's score pushes the head towards: the largest change of the
