@@ -621,3 +621,40 @@ fn path(path: &Path) -> &str {
 fn args(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
+
+#[test]
+fn a_sopa_has_a_bounded_number_of_transitions() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let rules = RulesFile::read(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms/sms.rules"),
+        &CompileConfig::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
+    let spec = TrainingSettings::DEFAULT.patterns;
+    let rows = rulelens::model::sopa::transition_rows(&rules.system, &rules.rules, &spec);
+    // 73 chains of at most 6 states, and 40 free patterns of at most 5.
+    assert_eq!(rows, 73 * 2 * 6 + 40 * 2 * 5);
+    let settings = TrainingSettings {
+        model: ModelKind::Sopa,
+        patterns: "16:600".parse().unwrap(),
+        ..TrainingSettings::default()
+    };
+    let error = fit(
+        &rules,
+        &examples("train.tsv"),
+        &examples("dev.tsv"),
+        &settings,
+        &ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .err()
+    .expect("refused");
+    assert!(
+        error
+            .to_string()
+            .contains("more than the 16384 a SoPa may have"),
+        "{error}"
+    );
+}

@@ -24,7 +24,7 @@ use super::fa_rnn::{FaRnn, WordInput};
 use super::network::Network;
 use super::parameters::Parameters;
 use super::settings::{ModelKind, TrainingSettings};
-use super::sopa::Sopa;
+use super::sopa::{self, Sopa};
 use super::train::{EpochReport, LabeledSentence, TrainError, TrainReport, evenly_spaced, train};
 use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
@@ -217,6 +217,13 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
     settings.check().map_err(FitError::Config)?;
     if settings.model == ModelKind::Sopa {
         // Soft patterns have at most `MAX_PATTERN_STATES` states; the other rules are DFAs.
+        let rows = sopa::transition_rows(&rules.system, &rules.rules, &settings.patterns);
+        if rows > sopa::MAX_TRANSITION_ROWS {
+            return Err(FitError::Config(format!(
+                "the rules' soft patterns and the free patterns have {rows} transitions, more than the {} a SoPa may have (a batch's weights take batch × tokens × transitions floats); ask for fewer or shorter free patterns",
+                sopa::MAX_TRANSITION_ROWS
+            )));
+        }
         return Ok(());
     }
     network_size(&rules.system)

@@ -49,6 +49,34 @@ use candle_core::{DType, Device, Result, Tensor, Var};
 /// The most hidden units of the head's ReLU layer.
 pub const MAX_MLP_HIDDEN: usize = 4_096;
 
+/// The most transition rows (patterns × 2 × states, the rules' group and the free one
+/// together) a SoPa may have: a batch's transition weights take batch × tokens × rows
+/// floats (the SMS rules have 876 rows, the default free patterns 400).
+pub const MAX_TRANSITION_ROWS: usize = 16_384;
+
+/// The rules' patterns that are chains, in order, with their chains.
+fn chains(system: &RuleSystem, rules: &RuleSet) -> Vec<(usize, Chain)> {
+    rules
+        .patterns
+        .iter()
+        .enumerate()
+        .filter(|(p, _)| system.patterns()[*p].dfa.is_some())
+        .filter_map(|(p, pattern)| {
+            compile::chain(&pattern.regex, system.alphabet()).map(|c| (p, c))
+        })
+        .collect()
+}
+
+/// How many transition rows a SoPa of these rules and free patterns has.
+pub fn transition_rows(system: &RuleSystem, rules: &RuleSet, free: &PatternSpec) -> usize {
+    let rows = |lengths: &[usize]| lengths.len() * 2 * lengths.iter().copied().max().unwrap_or(0);
+    let chained: Vec<usize> = chains(system, rules)
+        .iter()
+        .map(|(_, c)| c.n_states())
+        .collect();
+    rows(&chained) + rows(&free.lengths())
+}
+
 /// One group of patterns sharing a recurrence: P patterns of at most L states, their
 /// transitions in rows `(p·2 + kind)·L + state` (kind 0 the self-loop, 1 the main path).
 struct Group {
@@ -152,18 +180,11 @@ impl Sopa {
         )?;
         let alphabet = system.alphabet();
         let n_symbols = alphabet.len() + 2;
-        let mut chains = Vec::new();
-        let (mut chained, mut exact) = (Vec::new(), Vec::new());
-        for (p, pattern) in rules.patterns.iter().enumerate() {
-            let fits = system.patterns()[p].dfa.is_some();
-            match compile::chain(&pattern.regex, alphabet).filter(|_| fits) {
-                Some(chain) => {
-                    chained.push(p);
-                    chains.push(chain);
-                }
-                None => exact.push(p),
-            }
-        }
+        let (chained, chains): (Vec<usize>, Vec<Chain>) =
+            self::chains(system, rules).into_iter().unzip();
+        let exact: Vec<usize> = (0..rules.patterns.len())
+            .filter(|p| !chained.contains(p))
+            .collect();
         let rules_group = if chains.is_empty() {
             None
         } else {
