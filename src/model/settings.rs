@@ -134,7 +134,7 @@ pub struct TrainingSettings {
     /// Sentences per update.
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.batch_size)]
     pub batch_size: usize,
-    /// Adam's step size; default: 0.0003 for the FA-RNN family, 0.03 for SoPa.
+    /// Adam's step size; default: 0.0003 for the FA-RNN family, 0.01 for SoPa.
     #[arg(long, value_name = "X")]
     pub learning_rate: Option<f64>,
     /// Epochs without a better dev accuracy before training stops (the best epoch is kept).
@@ -180,7 +180,7 @@ pub struct TrainingSettings {
 /// The FA-RNN family's default step size.
 pub const FA_RNN_LEARNING_RATE: f64 = 3e-4;
 /// SoPa's default step size (the paper's grid: 0.005, 0.01, 0.05).
-pub const SOPA_LEARNING_RATE: f64 = 0.03;
+pub const SOPA_LEARNING_RATE: f64 = 0.01;
 
 /// The most epochs, batch size and rank a setting may ask for: beyond them a typo, not a
 /// wish, and a rank's factors are allocated before training starts.
