@@ -791,6 +791,27 @@ fn sopa_trains_from_the_rules_starts_as_the_rule_system_and_learns_what_they_mis
         .lines()
         .filter(|l| l.starts_with("spam: ") || l.starts_with("ham: "));
     assert_eq!(added.count(), 8, "{text}");
+    // `suggest --model` proposes the learned patterns as new rules, measured like the rest.
+    let report = json(&rulelens(&[
+        "suggest",
+        "tests/data/train/tiny.rules",
+        "--model",
+        out,
+        "--format",
+        "json",
+    ]));
+    let learned = report["suggestions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["source"] == "learned")
+        .unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(learned["edit"]["kind"], "add-rule", "{learned}");
+    let evidence = &learned["evidence"];
+    assert!(
+        evidence["dev_after"].as_f64() > evidence["dev_before"].as_f64(),
+        "{learned}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

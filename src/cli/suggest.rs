@@ -1,6 +1,7 @@
 //! `rulelens suggest RULES [--model MODEL_DIR] [--max-edits N] [--format text|json|rules]`:
 //! edits of the rules learned from the rules file's `train` corpus (and read back from a
-//! network trained from it) and validated on its `dev` corpus, each with its evidence;
+//! network trained from it: an FA-RNN's rewrites of the rules, a SoPa's learned patterns as
+//! new rules) and validated on its `dev` corpus, each with its evidence;
 //! `--format rules` prints the rules with them applied greedily (each only when it raises
 //! dev accuracy).
 
@@ -11,7 +12,9 @@ use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, WeightedAutomaton, load_model_for};
 use rulelens::rules_file::RulesFile;
 use rulelens::suggest::reconstruct::read_back;
-use rulelens::suggest::{Corpora, ReadBack, SuggestConfig, Suggestion, refine, suggest};
+use rulelens::suggest::{
+    Corpora, LearnedRule, ReadBack, SuggestConfig, Suggestion, refine, suggest,
+};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -43,13 +46,13 @@ pub fn run(
         train: &train.examples,
         dev: &dev.examples,
     };
-    let read_back = match model_dir {
-        Some(model_dir) => network_read_back(&loaded, model_dir, read_limits)?,
-        None => Vec::new(),
+    let (read_back, learned) = match model_dir {
+        Some(model_dir) => network_read_back(&loaded, model_dir, &corpora, read_limits)?,
+        None => (Vec::new(), Vec::new()),
     };
     match output {
         Output::Rules => {
-            let refined = refine(&loaded, &corpora, &read_back, config, max_edits);
+            let refined = refine(&loaded, &corpora, &read_back, &learned, config, max_edits);
             print!("{}", refined.text);
             match (refined.applied.first(), refined.applied.last()) {
                 (Some(first), Some(last)) => eprint!(
@@ -68,8 +71,8 @@ pub fn run(
             }
         }
         Output::Json => {
-            let suggestions =
-                suggest(&loaded, &corpora, &read_back, config, &|| false).unwrap_or_default();
+            let suggestions = suggest(&loaded, &corpora, &read_back, &learned, config, &|| false)
+                .unwrap_or_default();
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json!({
@@ -79,44 +82,63 @@ pub fn run(
             );
         }
         Output::Text => {
-            let suggestions =
-                suggest(&loaded, &corpora, &read_back, config, &|| false).unwrap_or_default();
+            let suggestions = suggest(&loaded, &corpora, &read_back, &learned, config, &|| false)
+                .unwrap_or_default();
             print!("{}", text_report(rules_path, &suggestions));
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The rules of `rules` as the network of `model_dir` reads them back; an error when that
-/// network was trained from other rules.
+/// The rules of `rules` as the network of `model_dir` reads them back, or, of a SoPa, its
+/// learned patterns as rules (read back on `corpora`); an error when that network was
+/// trained from other rules.
 fn network_read_back(
     rules: &RulesFile,
     model_dir: &Path,
+    corpora: &Corpora,
     read_limits: &ReadLimits,
-) -> anyhow::Result<Vec<ReadBack>> {
-    let LoadedModel {
-        net, vocabulary, ..
-    } = load_model_for(
+) -> anyhow::Result<(Vec<ReadBack>, Vec<LearnedRule>)> {
+    let model = load_model_for(
         model_dir,
         rules.source.text.as_bytes(),
         false,
         &candle_core::Device::Cpu,
         read_limits,
     )?;
+    let LoadedModel {
+        manifest,
+        rules: trained,
+        net,
+        vocabulary,
+    } = &model;
+    if let (Some(sopa), Some(vocabulary)) = (net.sopa(), vocabulary) {
+        let read = rulelens::explain::read_back(
+            sopa,
+            &trained.system,
+            vocabulary,
+            corpora.train,
+            corpora.dev,
+            manifest.settings.max_sentence_tokens,
+        )?;
+        let labels = trained.system.labels();
+        let learned = read
+            .patterns
+            .into_iter()
+            .map(|pattern| LearnedRule {
+                label: labels[pattern.label].clone(),
+                regex: pattern.regex,
+            })
+            .collect();
+        return Ok((Vec::new(), learned));
+    }
     let Some(&forward) = net.directions().first() else {
-        anyhow::bail!(
-            "{}: suggest reads rules back from the FA-RNN family's checkpoints, not SoPa's",
-            model_dir.display()
-        );
+        anyhow::bail!("{}: a network with no direction", model_dir.display());
     };
     let tokens = forward.known_token_vectors(&rules.system, vocabulary.as_ref())?;
     let automaton = WeightedAutomaton::new(&rules.system);
-    Ok(read_back(
-        rules,
-        &forward.plain()?,
-        &automaton.pattern_states,
-        &tokens,
-    ))
+    let read_back = read_back(rules, &forward.plain()?, &automaton.pattern_states, &tokens);
+    Ok((read_back, Vec::new()))
 }
 
 fn text_report(rules_path: &Path, suggestions: &[Suggestion]) -> String {

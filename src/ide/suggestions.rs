@@ -72,6 +72,7 @@ pub fn suggestion_detail(suggestion: &Suggestion) -> String {
             "a rule widened where it fails at one element on lines of its label"
         }
         (Source::Reconstruction, _) => "the rule as the trained network reads it back",
+        (Source::Learned, _) => "a pattern a SoPa learned from the corpus, read back as a rule",
     };
     let evidence = &suggestion.evidence;
     format!(

@@ -115,7 +115,7 @@ pub fn suggest_save(
         train: &analysis.corpus("train")?.file.examples,
         dev: &analysis.corpus("dev")?.file.examples,
     };
-    suggest(&analysis.rules, &corpora, &[], config, cancelled)
+    suggest(&analysis.rules, &corpora, &[], &[], config, cancelled)
 }
 
 /// Why a save calls for no network.

@@ -54,7 +54,10 @@ pub fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
         train: &train,
         dev: &dev,
     };
-    suggest(file, &corpora, &[], &SuggestConfig::default(), &|| false).unwrap()
+    suggest(file, &corpora, &[], &[], &SuggestConfig::default(), &|| {
+        false
+    })
+    .unwrap()
 }
 
 /// Questions: `desc: $* what $*` wins four lines rightly and six wrongly, three of which
@@ -90,5 +93,8 @@ pub fn suggest_on_questions(file: &RulesFile) -> Vec<Suggestion> {
         train: &train,
         dev: &dev,
     };
-    suggest(file, &corpora, &[], &SuggestConfig::default(), &|| false).unwrap()
+    suggest(file, &corpora, &[], &[], &SuggestConfig::default(), &|| {
+        false
+    })
+    .unwrap()
 }

@@ -8,7 +8,8 @@
 //! ([`Evidence`]). A new source of suggestions is one new producer: today, rule induction
 //! from the misclassified lines ([`induce`]), the widening of a rule's element that fails on
 //! lines of its label ([`widen`]), the rules as a trained network reads them back
-//! ([`reconstruct`], when one is given), and the narrowing (an exception, a required word)
+//! ([`reconstruct`], when one is given), a SoPa's learned patterns read back as rules
+//! ([`learned`], when one is given), and the narrowing (an exception, a required word)
 //! or removal of rules that are wrong more often than the precision floor allows
 //! ([`narrow`]).
 //!
@@ -17,6 +18,7 @@
 
 mod edit;
 pub mod induce;
+mod learned;
 pub mod lines;
 mod narrow;
 pub mod reconstruct;
@@ -46,6 +48,15 @@ pub enum Source {
     Narrowing,
     /// A rule rewritten as a trained network reads it back.
     Reconstruction,
+    /// A SoPa's learned pattern, read back as a rule.
+    Learned,
+}
+
+/// A learned pattern of a SoPa read back as a rule `LABEL: REGEX` (`explain::read_back`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LearnedRule {
+    pub label: String,
+    pub regex: String,
 }
 
 /// An edit of the rules file.
@@ -106,7 +117,9 @@ impl Edit {
                 let (verb, to) = match source {
                     Source::Widening => ("widen", "to"),
                     Source::Narrowing => ("narrow", "to"),
-                    Source::Induction | Source::Reconstruction => ("rewrite", "as"),
+                    Source::Induction | Source::Reconstruction | Source::Learned => {
+                        ("rewrite", "as")
+                    }
                 };
                 format!("{verb} line {line} `{label}: {old}` {to} `{new}`")
             }
@@ -404,6 +417,8 @@ struct State<'a> {
     dev_standing: Standing,
     /// The file's rules as a trained network reads them back (empty without one).
     read_back: &'a [ReadBack],
+    /// A SoPa's learned patterns as rules (empty without one).
+    learned: &'a [LearnedRule],
     /// The rules the engine wrote into the file so far, as (label, regex): they are not
     /// widened (see [`widen`]).
     written: Vec<(String, String)>,
@@ -415,6 +430,7 @@ impl<'a> State<'a> {
         train: &'a Lines,
         dev: &'a Lines,
         read_back: &'a [ReadBack],
+        learned: &'a [LearnedRule],
     ) -> State<'a> {
         let train_standing = Standing::new(&file.system, train);
         let dev_standing = Standing::new(&file.system, dev);
@@ -425,11 +441,13 @@ impl<'a> State<'a> {
             train_standing,
             dev_standing,
             read_back,
+            learned,
             written: Vec::new(),
         }
     }
 
-    /// The candidates worth measuring: the induced rules, widenings and reconstructions
+    /// The candidates worth measuring: the induced rules, widenings, reconstructions and
+    /// learned rules
     /// with the best estimates (at most `max_measured` in all: an estimate is what the edit
     /// does to the train lines, whatever its source), and every narrowing.
     fn candidates(&self, config: &SuggestConfig) -> Vec<Candidate> {
@@ -447,6 +465,12 @@ impl<'a> State<'a> {
             &self.train_standing,
             config,
             self.read_back,
+        ));
+        candidates.extend(learned::additions(
+            self.train,
+            &self.train_standing,
+            config,
+            self.learned,
         ));
         candidates.sort_by(widen::by_estimate);
         candidates.truncate(config.max_measured);
@@ -494,6 +518,7 @@ impl<'a> State<'a> {
             train: self.train,
             dev: self.dev,
             read_back: self.read_back,
+            learned: self.learned,
             written,
         };
         let train_lines =
@@ -574,17 +599,18 @@ type Counted = fn(&[bool]) -> bool;
 
 /// Suggestions for `file` as it is, measured on `corpora`, the largest dev gain first (then
 /// the largest train gain); `read_back` is the file's rules as a network trained from it
-/// reads them back (empty without one). `None` when `cancelled` (polled before each
+/// reads them back, `learned` a SoPa's learned patterns as rules (each empty without one). `None` when `cancelled` (polled before each
 /// measurement) says so.
 pub fn suggest(
     file: &RulesFile,
     corpora: &Corpora,
     read_back: &[ReadBack],
+    learned: &[LearnedRule],
     config: &SuggestConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Vec<Suggestion>> {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
-    let state = State::new(file.clone(), &train, &dev, read_back);
+    let state = State::new(file.clone(), &train, &dev, read_back, learned);
     let mut suggestions = Vec::new();
     for candidate in state.candidates(config) {
         if cancelled() {
@@ -620,11 +646,12 @@ pub fn refine(
     file: &RulesFile,
     corpora: &Corpora,
     read_back: &[ReadBack],
+    learned: &[LearnedRule],
     config: &SuggestConfig,
     max_edits: usize,
 ) -> Refined {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
-    let mut state = State::new(file.clone(), &train, &dev, read_back);
+    let mut state = State::new(file.clone(), &train, &dev, read_back, learned);
     let mut applied = Vec::new();
     while applied.len() < max_edits {
         let candidates = state.candidates(config);

@@ -211,7 +211,7 @@ pub(super) fn rewrites(
 
 /// Per train line, whether the rule `label: regex` alone matches it; `None` when it does
 /// not compile.
-fn matches_alone(label: &str, regex: &str, lines: &Lines) -> Option<Vec<bool>> {
+pub(super) fn matches_alone(label: &str, regex: &str, lines: &Lines) -> Option<Vec<bool>> {
     let file = RulesFile::analyze(
         SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
         None,

@@ -27,7 +27,7 @@ fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exac
     assert!(best.new_text.ends_with("default ham\nspam: $* call % $*\n"));
     // What the standing estimated is what the rule system measured, for every candidate.
     let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
-    let state = State::new(file, &train_lines, &dev_lines, &[]);
+    let state = State::new(file, &train_lines, &dev_lines, &[], &[]);
     for candidate in state.candidates(&SuggestConfig::default()) {
         let Some(estimate) = candidate.estimate else {
             continue;
@@ -75,14 +75,14 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         dev: &dev,
     };
     let file = rules("default ham\n");
-    let refined = refine(&file, &corpora, &[], &SuggestConfig::default(), 30);
+    let refined = refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 30);
     assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
     assert_eq!(refined.applied.len(), 1);
     // The result reads back without errors, and a second round finds nothing to add.
     let again = rules(&refined.text);
     assert!(!again.has_errors());
     assert!(
-        refine(&again, &corpora, &[], &SuggestConfig::default(), 30)
+        refine(&again, &corpora, &[], &[], &SuggestConfig::default(), 30)
             .applied
             .is_empty()
     );
@@ -92,7 +92,7 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         train: &train,
         dev: &contrary,
     };
-    let kept = refine(&file, &corpora, &[], &SuggestConfig::default(), 30);
+    let kept = refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 30);
     assert_eq!(kept.text, "default ham\n");
     assert!(kept.applied.is_empty());
     // At most `max_edits`.
@@ -101,7 +101,7 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         dev: &dev,
     };
     assert!(
-        refine(&file, &corpora, &[], &SuggestConfig::default(), 0)
+        refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 0)
             .applied
             .is_empty()
     );
@@ -129,7 +129,15 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     };
     let text = "default ham\nspam: $* won ( prize | cash ) $*    # the prize\n";
     let file = rules(text);
-    let suggestions = suggest(&file, &corpora, &[], &SuggestConfig::default(), &|| false).unwrap();
+    let suggestions = suggest(
+        &file,
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        &|| false,
+    )
+    .unwrap();
     let widening = suggestions
         .iter()
         .find(|s| s.source == Source::Widening)
@@ -161,7 +169,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     assert_eq!((evidence.dev_before, evidence.dev_after), (0.5, 1.0));
     // Every estimate is what the rule system measures.
     let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
-    let state = State::new(file, &train_lines, &dev_lines, &[]);
+    let state = State::new(file, &train_lines, &dev_lines, &[], &[]);
     let candidates = state.candidates(&SuggestConfig::default());
     assert!(candidates.iter().any(|c| c.source == Source::Widening));
     for candidate in candidates {
@@ -191,16 +199,28 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     );
     // Applied greedily, it is the widening or the rule induction finds for the same lines
     // (`$* won voucher $*`).
-    let refined = refine(&rules(text), &corpora, &[], &SuggestConfig::default(), 30);
+    let refined = refine(
+        &rules(text),
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        30,
+    );
     assert_eq!(refined.applied.len(), 1);
     assert_eq!(refined.applied[0].evidence.fixed, 4);
     // Between two `$*` every token of the gap is a slot: the train corpus gets no word set
     // there (the editor's widening for one line does: see below).
     let unpinned = rules("default ham\nspam: $* won $* ( prize | cash ) $*\n");
     assert!(
-        suggest(&unpinned, &corpora, &[], &SuggestConfig::default(), &|| {
-            false
-        })
+        suggest(
+            &unpinned,
+            &corpora,
+            &[],
+            &[],
+            &SuggestConfig::default(),
+            &|| { false }
+        )
         .unwrap()
         .iter()
         .all(|s| s.source != Source::Widening)
@@ -226,7 +246,15 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
         dev: &dev,
     };
     let file = rules("default desc\nnum: how $? many $*\n");
-    let suggestions = suggest(&file, &corpora, &[], &SuggestConfig::default(), &|| false).unwrap();
+    let suggestions = suggest(
+        &file,
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        &|| false,
+    )
+    .unwrap();
     let widened: Vec<&str> = suggestions
         .iter()
         .filter_map(|s| match &s.edit {
@@ -252,10 +280,17 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
         dev: &dev,
     };
     assert!(
-        suggest(&file, &corpora, &[], &SuggestConfig::default(), &|| false)
-            .unwrap()
-            .iter()
-            .all(|s| s.source != Source::Widening)
+        suggest(
+            &file,
+            &corpora,
+            &[],
+            &[],
+            &SuggestConfig::default(),
+            &|| false
+        )
+        .unwrap()
+        .iter()
+        .all(|s| s.source != Source::Widening)
     );
 }
 
@@ -322,6 +357,7 @@ fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
         &file,
         &corpora,
         &read_back,
+        &[],
         &SuggestConfig::default(),
         &|| false,
     )
@@ -341,7 +377,7 @@ fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
     assert_eq!((rewrite.evidence.fixed, rewrite.evidence.broken), (4, 0));
     // The producer's effect is the rule system's measurement, for every rewrite it offers.
     let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
-    let state = State::new(file.clone(), &train_lines, &dev_lines, &read_back);
+    let state = State::new(file.clone(), &train_lines, &dev_lines, &read_back, &[]);
     let candidates = reconstruct::rewrites(
         &state.file,
         &train_lines,
@@ -365,7 +401,14 @@ fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
         );
     }
     // Greedy application takes it, and a rule edited since is not rewritten.
-    let refined = refine(&file, &corpora, &read_back, &SuggestConfig::default(), 30);
+    let refined = refine(
+        &file,
+        &corpora,
+        &read_back,
+        &[],
+        &SuggestConfig::default(),
+        30,
+    );
     assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
     let edited = rules("default ham\nspam: $* call 0900 $*\n");
     assert!(
@@ -373,6 +416,7 @@ fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
             &edited,
             &corpora,
             &read_back,
+            &[],
             &SuggestConfig::default(),
             &|| false
         )

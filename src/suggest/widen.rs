@@ -613,7 +613,7 @@ pub fn widen_for_line(
         return None;
     }
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
-    let state = State::new(file.clone(), &train, &dev, &[]);
+    let state = State::new(file.clone(), &train, &dev, &[], &[]);
     let gold = train.label(label);
     let rank = state.train_standing.rank_for(label);
     let train_symbols = symbolize(&train, file.system.alphabet());
