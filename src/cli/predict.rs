@@ -5,6 +5,7 @@
 //! whose leave-one-out contribution to the decision is largest, with their best spans.
 
 use candle_core::Device;
+use rulelens::automata::RuleSystem;
 use rulelens::limits::ReadLimits;
 use rulelens::model::sopa::PatternRef;
 use rulelens::model::{Batch, LoadedModel, Scorer, Sopa, load_model};
@@ -72,17 +73,12 @@ pub fn run(
         manifest.settings.max_sentence_tokens,
     )?;
     let scale = manifest.settings.logit_scale;
-    let labels = system.labels();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for text in sentences(texts)? {
         let scores = scorer.score_text(&text);
         let probabilities = scores.probabilities(scale);
-        let predicted = scores.prediction();
-        let rules_label = system
-            .classify(&text)
-            .prediction
-            .map(|l| labels[l.index()].as_str());
+        let labeled = Labeled::new(system, &text, scores.prediction(), &probabilities);
         // A pattern's score, averaged over the directions that read the sentence.
         let n_directions = scores.pattern_scores.len() as f32;
         let mut patterns: Vec<(usize, f32)> = (0..system.patterns().len())
@@ -96,29 +92,22 @@ pub fn run(
         patterns.truncate(top);
         match output {
             Output::Json => {
-                let line = json!({
-                    "text": text,
-                    "label": labels[predicted],
-                    "probabilities": labels.iter().zip(&probabilities)
-                        .map(|(name, &p)| (name.clone(), json!(rounded(p))))
-                        .collect::<serde_json::Map<_, _>>(),
-                    "rules_label": rules_label,
-                    "patterns": patterns.iter().map(|&(p, score)| json!({
-                        "name": system.patterns()[p].name,
-                        "line": system.patterns()[p].line,
-                        "score": rounded(score),
-                    })).collect::<Vec<_>>(),
-                });
+                let line = labeled.json(
+                    patterns
+                        .iter()
+                        .map(|&(p, score)| {
+                            json!({
+                                "name": system.patterns()[p].name,
+                                "line": system.patterns()[p].line,
+                                "score": rounded(score),
+                            })
+                        })
+                        .collect(),
+                );
                 writeln!(out, "{line}")?;
             }
             Output::Text => {
-                writeln!(
-                    out,
-                    "{} {:.3}  (rules: {})  {text}",
-                    labels[predicted],
-                    probabilities[predicted],
-                    rules_label.unwrap_or("none"),
-                )?;
+                writeln!(out, "{}", labeled.header())?;
                 if !patterns.is_empty() {
                     let listed: Vec<String> = patterns
                         .iter()
@@ -133,10 +122,64 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
+/// A sentence's label as a network gave it, beside the rule system's.
+struct Labeled<'a> {
+    text: &'a str,
+    labels: &'a [String],
+    predicted: usize,
+    probabilities: &'a [f64],
+    rules_label: Option<&'a str>,
+}
+
+impl<'a> Labeled<'a> {
+    fn new(
+        system: &'a RuleSystem,
+        text: &'a str,
+        predicted: usize,
+        probabilities: &'a [f64],
+    ) -> Labeled<'a> {
+        let labels = system.labels();
+        Labeled {
+            text,
+            labels,
+            predicted,
+            probabilities,
+            rules_label: system
+                .classify(text)
+                .prediction
+                .map(|l| labels[l.index()].as_str()),
+        }
+    }
+
+    /// The text output's first line: label, probability, the rules' label, the text.
+    fn header(&self) -> String {
+        format!(
+            "{} {:.3}  (rules: {})  {}",
+            self.labels[self.predicted],
+            self.probabilities[self.predicted],
+            self.rules_label.unwrap_or("none"),
+            self.text
+        )
+    }
+
+    /// The JSON output's line, with `patterns`.
+    fn json(&self, patterns: Vec<serde_json::Value>) -> serde_json::Value {
+        json!({
+            "text": self.text,
+            "label": self.labels[self.predicted],
+            "probabilities": self.labels.iter().zip(self.probabilities)
+                .map(|(name, &p)| (name.clone(), json!(rounded(p))))
+                .collect::<serde_json::Map<_, _>>(),
+            "rules_label": self.rules_label,
+            "patterns": patterns,
+        })
+    }
+}
+
 /// What labeling sentences with a SoPa takes.
 struct SopaContext<'a> {
     sopa: &'a Sopa,
-    system: &'a rulelens::automata::RuleSystem,
+    system: &'a RuleSystem,
     vocabulary: Option<&'a rulelens::model::Vocabulary>,
     max_tokens: usize,
     logit_scale: f64,
@@ -151,7 +194,6 @@ fn predict_sopa(
     top: usize,
 ) -> anyhow::Result<ExitCode> {
     let system = context.system;
-    let labels = system.labels();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for text in texts {
@@ -163,11 +205,12 @@ fn predict_sopa(
             &Device::Cpu,
         )?;
         let explanation = context.sopa.explain(&batch, context.logit_scale)?;
-        let predicted = explanation.predicted;
-        let rules_label = system
-            .classify(&text)
-            .prediction
-            .map(|l| labels[l.index()].as_str());
+        let labeled = Labeled::new(
+            system,
+            &text,
+            explanation.predicted,
+            &explanation.probabilities,
+        );
         let tokens = tokenize(&text);
         let mut contributions: Vec<_> = explanation
             .contributions
@@ -193,37 +236,28 @@ fn predict_sopa(
         };
         match output {
             Output::Json => {
-                let line = json!({
-                    "text": text,
-                    "label": labels[predicted],
-                    "probabilities": labels.iter().zip(&explanation.probabilities)
-                        .map(|(name, &p)| (name.clone(), json!(rounded(p))))
-                        .collect::<serde_json::Map<_, _>>(),
-                    "rules_label": rules_label,
-                    "patterns": contributions.iter().map(|c| {
-                        let mut entry = json!({
-                            "name": name(c.pattern),
-                            "score": rounded(c.score),
-                            "contribution": rounded(c.delta),
-                            "span": span_text(&c.span),
-                            "span_tokens": c.span.as_ref().map(|s| [s.start, s.end]),
-                        });
-                        if let PatternRef::Rule(p) = c.pattern {
-                            entry["line"] = json!(system.patterns()[p].line);
-                        }
-                        entry
-                    }).collect::<Vec<_>>(),
-                });
+                let line = labeled.json(
+                    contributions
+                        .iter()
+                        .map(|c| {
+                            let mut entry = json!({
+                                "name": name(c.pattern),
+                                "score": rounded(c.score),
+                                "contribution": rounded(c.delta),
+                                "span": span_text(&c.span),
+                                "span_tokens": c.span.as_ref().map(|s| [s.start, s.end]),
+                            });
+                            if let PatternRef::Rule(p) = c.pattern {
+                                entry["line"] = json!(system.patterns()[p].line);
+                            }
+                            entry
+                        })
+                        .collect(),
+                );
                 writeln!(out, "{line}")?;
             }
             Output::Text => {
-                writeln!(
-                    out,
-                    "{} {:.3}  (rules: {})  {text}",
-                    labels[predicted],
-                    explanation.probabilities[predicted],
-                    rules_label.unwrap_or("none"),
-                )?;
+                writeln!(out, "{}", labeled.header())?;
                 for c in contributions {
                     writeln!(
                         out,

@@ -583,6 +583,8 @@ fn assemble(
         path: model_dir.join(checkpoint::WEIGHTS_FILE),
         message,
     };
+    let vocabulary = (!manifest.vocabulary.is_empty())
+        .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
     let model = manifest.settings.model;
     if model == ModelKind::Sopa {
         // The labels the rules name, then those the network learned from the corpus.
@@ -604,12 +606,11 @@ fn assemble(
             None,
         )
         .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
-        let vocabulary = Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str));
         return Ok(LoadedModel {
             manifest,
             rules,
             net: Box::new(net),
-            vocabulary: Some(vocabulary),
+            vocabulary,
         });
     }
     let beta = manifest.embeddings.as_ref().map(|_| manifest.settings.beta);
@@ -636,8 +637,6 @@ fn assemble(
         )));
     }
     check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
-    let vocabulary = (!manifest.vocabulary.is_empty())
-        .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
     Ok(LoadedModel {
         manifest,
         rules,

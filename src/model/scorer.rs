@@ -208,12 +208,17 @@ impl Scores {
     /// The label probabilities `softmax(scale · logits)`, `scale` being the logit scale the
     /// network was trained with.
     pub fn probabilities(&self, scale: f64) -> Vec<f64> {
-        let scaled: Vec<f64> = self.logits.iter().map(|&l| scale * f64::from(l)).collect();
-        let max = scaled.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let exp: Vec<f64> = scaled.iter().map(|&l| (l - max).exp()).collect();
-        let sum: f64 = exp.iter().sum();
-        exp.iter().map(|e| e / sum).collect()
+        softmax(&self.logits, scale)
     }
+}
+
+/// The softmax of `logits` times `scale` (the training setting `logit_scale`).
+pub(super) fn softmax(logits: &[f32], scale: f64) -> Vec<f64> {
+    let scaled: Vec<f64> = logits.iter().map(|&l| scale * f64::from(l)).collect();
+    let max = scaled.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let exp: Vec<f64> = scaled.iter().map(|&l| (l - max).exp()).collect();
+    let sum: f64 = exp.iter().sum();
+    exp.iter().map(|e| e / sum).collect()
 }
 
 /// A sentence's scores, and its scores with each span of up to [`Occlusions::max_len`]

@@ -9,6 +9,7 @@
 use super::{Group, Sopa};
 use crate::automata::SymbolId;
 use crate::model::batch::Batch;
+use crate::model::scorer::softmax;
 use crate::syntax::PatternId;
 use candle_core::{Result, Tensor};
 use std::ops::Range;
@@ -30,7 +31,7 @@ pub struct Contribution {
     pub score: f32,
     /// p(predicted label) − p(predicted label without this pattern): positive where the
     /// pattern supports the prediction.
-    pub delta: f32,
+    pub delta: f64,
     /// The tokens of its best path, if any path reaches its end on real tokens.
     pub span: Option<Range<usize>>,
 }
@@ -39,19 +40,10 @@ pub struct Contribution {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Explanation {
     /// Softmax of the scaled logits, labels in the rule system's order.
-    pub probabilities: Vec<f32>,
+    pub probabilities: Vec<f64>,
     pub predicted: usize,
     /// One per pattern, in feature order (rules' chains, rules' DFAs, free patterns).
     pub contributions: Vec<Contribution>,
-}
-
-fn softmax(logits: &[f32], scale: f32) -> Vec<f32> {
-    let max = logits
-        .iter()
-        .fold(f32::NEG_INFINITY, |m, &x| m.max(x * scale));
-    let exps: Vec<f32> = logits.iter().map(|&x| (x * scale - max).exp()).collect();
-    let sum: f32 = exps.iter().sum();
-    exps.iter().map(|e| e / sum).collect()
 }
 
 impl Sopa {
@@ -72,8 +64,7 @@ impl Sopa {
         }
         let (truths, features) = self.pattern_truths(batch)?;
         let logits: Vec<f32> = self.logits_of(&truths, &features)?.squeeze(0)?.to_vec1()?;
-        let scale = logit_scale as f32;
-        let probabilities = softmax(&logits, scale);
+        let probabilities = softmax(&logits, logit_scale);
         let predicted = probabilities
             .iter()
             .enumerate()
@@ -111,7 +102,7 @@ impl Sopa {
             .map(|(((pattern, score), logits), span)| Contribution {
                 pattern,
                 score,
-                delta: probabilities[predicted] - softmax(&logits, scale)[predicted],
+                delta: probabilities[predicted] - softmax(&logits, logit_scale)[predicted],
                 span,
             })
             .collect();
@@ -146,10 +137,7 @@ impl Sopa {
     pub fn best_paths(&self, batch: &Batch) -> Result<Vec<Vec<Option<BestPath>>>> {
         let padded = self.pad(batch, None)?;
         let (n, width) = padded.symbols.dims2()?;
-        let vectors = self
-            .embedding
-            .index_select(&padded.words.flatten_all()?, 0)?;
-        let symbols = padded.symbols.flatten_all()?;
+        let (vectors, symbols) = self.inputs(&padded)?;
         let mut paths: Vec<Vec<Option<BestPath>>> = vec![Vec::new(); n];
         for group in self.rules.iter().chain(&self.free) {
             let weights: Vec<Vec<f32>> =

@@ -363,10 +363,7 @@ impl Sopa {
         let device = self.embedding.device();
         let padded = self.pad(batch, rng.as_deref_mut())?;
         let (b, t) = padded.symbols.dims2()?;
-        let vectors = self
-            .embedding
-            .index_select(&padded.words.flatten_all()?, 0)?;
-        let symbols = padded.symbols.flatten_all()?;
+        let (vectors, symbols) = self.inputs(&padded)?;
         let score = |group: &Group, rng: Option<&mut SplitMix64>| -> Result<Tensor> {
             let weights = self.weights(group, &vectors, &symbols, rng)?;
             let p = group.ends.len();
@@ -468,6 +465,15 @@ impl Sopa {
             mask: Tensor::from_vec(mask, (n, width), device)?,
             lengths: batch.lengths.iter().map(|len| len + 2).collect(),
         })
+    }
+
+    /// The padded tokens' word vectors [B·T, D] and symbol ids [B·T], as
+    /// [`Sopa::weights`] reads them.
+    fn inputs(&self, padded: &PaddedBatch) -> Result<(Tensor, Tensor)> {
+        let vectors = self
+            .embedding
+            .index_select(&padded.words.flatten_all()?, 0)?;
+        Ok((vectors, padded.symbols.flatten_all()?))
     }
 
     /// A group's transition weights [B·T, R] for the padded tokens.

@@ -6,6 +6,7 @@ use super::*;
 use crate::automata::CompileConfig;
 use crate::corpus::{Example, read_file};
 use crate::limits::ReadLimits;
+use crate::model::Vocabulary;
 use crate::model::batch::Sentence;
 use crate::model::build::vocabulary;
 use crate::rules_file::RulesFile;
@@ -99,6 +100,22 @@ fn example(name: &str) -> (RulesFile, Vec<Example>) {
     (file, examples)
 }
 
+/// The examples as the network reads them, whole.
+fn sentences_of(
+    system: &RuleSystem,
+    vocabulary: &Vocabulary,
+    examples: &[Example],
+) -> Vec<Sentence> {
+    let mut tokens = Tokens::default();
+    examples
+        .iter()
+        .map(|example| {
+            tokens.tokenize(&example.text);
+            Sentence::new(system, Some(vocabulary), &tokens, usize::MAX)
+        })
+        .collect()
+}
+
 /// Small random word vectors for a vocabulary (they weigh nothing in the untrained rules).
 fn vectors(n_words: usize, dim: usize) -> Vec<f32> {
     let mut rng = SplitMix64::new(7);
@@ -125,14 +142,7 @@ fn the_untrained_sopa_matches_where_the_rules_match_and_predicts_what_they_predi
         let (file, examples) = example(name);
         let system = &file.system;
         let vocabulary = vocabulary(system, [examples.as_slice()]);
-        let mut tokens = Tokens::default();
-        let sentences: Vec<Sentence> = examples
-            .iter()
-            .map(|example| {
-                tokens.tokenize(&example.text);
-                Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX)
-            })
-            .collect();
+        let sentences = sentences_of(system, &vocabulary, &examples);
         for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
             let settings = TrainingSettings {
                 semiring,
@@ -197,14 +207,7 @@ fn padding_never_leaks_whatever_the_batch_size() {
     let examples = &examples[..20];
     let system = &file.system;
     let vocabulary = vocabulary(system, [examples]);
-    let mut tokens = Tokens::default();
-    let sentences: Vec<Sentence> = examples
-        .iter()
-        .map(|example| {
-            tokens.tokenize(&example.text);
-            Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX)
-        })
-        .collect();
+    let sentences = sentences_of(system, &vocabulary, examples);
     for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
         let settings = TrainingSettings {
             semiring,
@@ -297,14 +300,7 @@ fn the_fused_recurrence_computes_what_the_tensor_chain_computes_with_gradients()
     let examples = &examples[..24];
     let system = &file.system;
     let vocabulary = vocabulary(system, [examples]);
-    let mut tokens = Tokens::default();
-    let sentences: Vec<Sentence> = examples
-        .iter()
-        .map(|example| {
-            tokens.tokenize(&example.text);
-            Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX)
-        })
-        .collect();
+    let sentences = sentences_of(system, &vocabulary, examples);
     let refs: Vec<&Sentence> = sentences.iter().collect();
     let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
     for semiring in [Semiring::MaxProduct, Semiring::MaxSum] {
@@ -318,11 +314,7 @@ fn the_fused_recurrence_computes_what_the_tensor_chain_computes_with_gradients()
         scramble(&net, 5);
         let padded = net.pad(&batch, None).unwrap();
         let (b, t) = padded.symbols.dims2().unwrap();
-        let vectors = net
-            .embedding
-            .index_select(&padded.words.flatten_all().unwrap(), 0)
-            .unwrap();
-        let symbols = padded.symbols.flatten_all().unwrap();
+        let (vectors, symbols) = net.inputs(&padded).unwrap();
         for group in [net.rules.as_ref().unwrap(), net.free.as_ref().unwrap()] {
             let p = group.ends.len();
             let weights = net
@@ -388,14 +380,7 @@ fn a_best_path_scores_what_the_recurrence_scores_and_its_steps_add_up_to_it() {
     let examples = &examples[..16];
     let system = &file.system;
     let vocabulary = vocabulary(system, [examples]);
-    let mut tokens = Tokens::default();
-    let sentences: Vec<Sentence> = examples
-        .iter()
-        .map(|example| {
-            tokens.tokenize(&example.text);
-            Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX)
-        })
-        .collect();
+    let sentences = sentences_of(system, &vocabulary, examples);
     let refs: Vec<&Sentence> = sentences.iter().collect();
     let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
     for semiring in [Semiring::MaxProduct, Semiring::MaxSum] {
@@ -409,11 +394,7 @@ fn a_best_path_scores_what_the_recurrence_scores_and_its_steps_add_up_to_it() {
         let paths = net.best_paths(&batch).unwrap();
         let padded = net.pad(&batch, None).unwrap();
         let (b, t) = padded.symbols.dims2().unwrap();
-        let vectors = net
-            .embedding
-            .index_select(&padded.words.flatten_all().unwrap(), 0)
-            .unwrap();
-        let symbols = padded.symbols.flatten_all().unwrap();
+        let (vectors, symbols) = net.inputs(&padded).unwrap();
         let mut offset = 0;
         let mut n_skips = 0;
         for group in [net.rules.as_ref().unwrap(), net.free.as_ref().unwrap()] {
