@@ -6,7 +6,7 @@
 //! Contributions are measured by running the network's own aggregation and head, all the
 //! removals in one batch, so they are what the network does, not an approximation.
 
-use super::{Group, Sopa};
+use super::{Semiring, Sopa};
 use crate::automata::SymbolId;
 use crate::model::batch::Batch;
 use crate::model::scorer::softmax;
@@ -146,105 +146,111 @@ impl Sopa {
             for (b, sentence_paths) in paths.iter_mut().enumerate() {
                 let rows = &weights[b * width..b * width + padded.lengths[b]];
                 for (p, &end) in group.ends.iter().enumerate() {
-                    sentence_paths.push(self.best_path(group, p, end as usize, rows, &epsilon[p]));
+                    sentence_paths.push(best_path(
+                        self.semiring,
+                        group.n_states,
+                        (p, end as usize),
+                        rows,
+                        &epsilon[p],
+                    ));
                 }
             }
         }
         Ok(paths)
     }
+}
 
-    /// Pattern `p` of `group`'s best path over one padded sentence's transition weights.
-    fn best_path(
-        &self,
-        group: &Group,
-        p: usize,
-        end: usize,
-        weights: &[Vec<f32>],
-        epsilon: &[f32],
-    ) -> Option<BestPath> {
-        let l = group.n_states;
-        let log = |w: f32| {
-            if self.semiring.is_max() {
-                w
-            } else {
-                w.max(1e-30).ln()
-            }
-        };
-        // Per step and state: how it was reached (the step before it, if an ε-step led to
-        // its value before the token).
-        let mut moves = vec![(Step::Restart, false); weights.len() * (end + 1)];
-        let mut h = vec![f32::NEG_INFINITY; end + 1];
-        h[0] = 0.0;
-        let mut best: Option<(f32, usize)> = None;
-        for (t, row) in weights.iter().enumerate() {
-            let weight = |kind: usize, state: usize| log(row[(p * 2 + kind) * l + state]);
-            let mut h_eps = h.clone();
-            let mut skipped = vec![false; end + 1];
-            for i in 1..=end {
-                let skip = h[i - 1] + log(epsilon[i - 1]);
-                if skip > h_eps[i] {
-                    h_eps[i] = skip;
-                    skipped[i] = true;
-                }
-            }
-            let mut next = vec![f32::NEG_INFINITY; end + 1];
-            for i in 0..=end {
-                let looped = h_eps[i] + weight(0, i);
-                let (other, step) = if i == 0 {
-                    (0.0, Step::Restart)
-                } else {
-                    (h_eps[i - 1] + weight(1, i - 1), Step::Main)
-                };
-                let (value, step) = if looped > other {
-                    (looped, Step::Loop)
-                } else {
-                    (other, step)
-                };
-                next[i] = value;
-                // Where the value came from before the step: an ε-step into the state the
-                // move left from.
-                let from = if step == Step::Main { i - 1 } else { i };
-                moves[t * (end + 1) + i] = (step, step != Step::Restart && skipped[from]);
-            }
-            if next[end].is_finite() && best.is_none_or(|(score, _)| next[end] > score) {
-                best = Some((next[end], t));
-            }
-            h = next;
+/// The best path of pattern `p` (whose end state is `end`) of a group of patterns of at
+/// most `l` states over one padded sentence's transition weights (one row per token,
+/// rows `(p·2 + kind)·l + state`) and the pattern's ε weights.
+pub(super) fn best_path(
+    semiring: Semiring,
+    l: usize,
+    (p, end): (usize, usize),
+    weights: &[Vec<f32>],
+    epsilon: &[f32],
+) -> Option<BestPath> {
+    let log = |w: f32| {
+        if semiring.is_max() {
+            w
+        } else {
+            w.max(1e-30).ln()
         }
-        let (score, last) = best?;
-        let mut steps = Vec::new();
-        let mut state = end;
-        for t in (0..=last).rev() {
-            let (step, skipped) = moves[t * (end + 1) + state];
-            match step {
-                Step::Restart => break,
-                Step::Loop => steps.push(PathStep {
+    };
+    // Per step and state: how it was reached (the step before it, if an ε-step led to
+    // its value before the token).
+    let mut moves = vec![(Step::Restart, false); weights.len() * (end + 1)];
+    let mut h = vec![f32::NEG_INFINITY; end + 1];
+    h[0] = 0.0;
+    let mut best: Option<(f32, usize)> = None;
+    for (t, row) in weights.iter().enumerate() {
+        let weight = |kind: usize, state: usize| log(row[(p * 2 + kind) * l + state]);
+        let mut h_eps = h.clone();
+        let mut skipped = vec![false; end + 1];
+        for i in 1..=end {
+            let skip = h[i - 1] + log(epsilon[i - 1]);
+            if skip > h_eps[i] {
+                h_eps[i] = skip;
+                skipped[i] = true;
+            }
+        }
+        let mut next = vec![f32::NEG_INFINITY; end + 1];
+        for i in 0..=end {
+            let looped = h_eps[i] + weight(0, i);
+            let (other, step) = if i == 0 {
+                (0.0, Step::Restart)
+            } else {
+                (h_eps[i - 1] + weight(1, i - 1), Step::Main)
+            };
+            let (value, step) = if looped > other {
+                (looped, Step::Loop)
+            } else {
+                (other, step)
+            };
+            next[i] = value;
+            // Where the value came from before the step: an ε-step into the state the
+            // move left from.
+            let from = if step == Step::Main { i - 1 } else { i };
+            moves[t * (end + 1) + i] = (step, step != Step::Restart && skipped[from]);
+        }
+        if next[end].is_finite() && best.is_none_or(|(score, _)| next[end] > score) {
+            best = Some((next[end], t));
+        }
+        h = next;
+    }
+    let (score, last) = best?;
+    let mut steps = Vec::new();
+    let mut state = end;
+    for t in (0..=last).rev() {
+        let (step, skipped) = moves[t * (end + 1) + state];
+        match step {
+            Step::Restart => break,
+            Step::Loop => steps.push(PathStep {
+                step,
+                state,
+                position: Some(t),
+            }),
+            Step::Main => {
+                state -= 1;
+                steps.push(PathStep {
                     step,
                     state,
                     position: Some(t),
-                }),
-                Step::Main => {
-                    state -= 1;
-                    steps.push(PathStep {
-                        step,
-                        state,
-                        position: Some(t),
-                    });
-                }
-                Step::Skip => unreachable!("moves record main paths, loops and restarts"),
-            }
-            if skipped {
-                state -= 1;
-                steps.push(PathStep {
-                    step: Step::Skip,
-                    state,
-                    position: None,
                 });
             }
+            Step::Skip => unreachable!("moves record main paths, loops and restarts"),
         }
-        steps.reverse();
-        Some(BestPath { score, steps })
+        if skipped {
+            state -= 1;
+            steps.push(PathStep {
+                step: Step::Skip,
+                state,
+                position: None,
+            });
+        }
     }
+    steps.reverse();
+    Some(BestPath { score, steps })
 }
 
 /// What one step of a path does.

@@ -23,6 +23,7 @@
 
 pub mod compile;
 mod explain;
+mod plain;
 mod recurrence;
 mod semiring;
 mod spec;
@@ -31,6 +32,7 @@ mod tests;
 
 pub use compile::{Accepts, Chain, Padded};
 pub use explain::{BestPath, Contribution, Explanation, PathStep, PatternRef, Step};
+pub use plain::{SopaReading, SopaScorer};
 pub use semiring::{HARD_LOGIT, Semiring};
 pub use spec::{MAX_FREE_PATTERNS, MAX_PATTERN_STATES, PatternSpec};
 

@@ -439,3 +439,50 @@ fn a_best_path_scores_what_the_recurrence_scores_and_its_steps_add_up_to_it() {
         assert!(n_skips > 0, "{semiring:?}: no path took an ε-transition");
     }
 }
+
+#[test]
+fn the_plain_scorer_computes_what_the_tensors_compute_explanations_included() {
+    let (file, examples) = example("sms");
+    let examples = &examples[..60];
+    let system = &file.system;
+    let vocabulary = vocabulary(system, [examples]);
+    let mut tokens = Tokens::default();
+    for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
+        for mlp_hidden in [0, 5] {
+            let settings = TrainingSettings {
+                semiring,
+                patterns: "4:3,2:2".parse().unwrap(),
+                mlp_hidden,
+                ..TrainingSettings::DEFAULT
+            };
+            let net = sopa(&file, &settings, vocabulary.len(), 4);
+            scramble(&net, 5);
+            let scorer = net.scorer(&vocabulary, usize::MAX).unwrap();
+            for example in examples {
+                tokens.tokenize(&example.text);
+                let sentence = Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX);
+                let batch = Batch::from_sentences(&[&sentence], &Device::Cpu).unwrap();
+                let tensors = net.explain(&batch, 10.0).unwrap();
+                let plain = scorer.explain_text(&example.text, 10.0);
+                let context = format!("{semiring:?} {mlp_hidden}: {:?}", example.text);
+                assert_eq!(tensors.predicted, plain.predicted, "{context}");
+                // Scrambled weights make logits in the tens, read at scale 10: f32 rounding
+                // in a different order of summation moves probabilities by up to 1e-3.
+                for (a, b) in tensors.probabilities.iter().zip(&plain.probabilities) {
+                    assert!((a - b).abs() < 1e-3, "{context}");
+                }
+                assert_eq!(tensors.contributions.len(), plain.contributions.len());
+                for (a, b) in tensors.contributions.iter().zip(&plain.contributions) {
+                    assert_eq!(a.pattern, b.pattern, "{context}");
+                    assert_eq!(a.span, b.span, "{context}: {a:?} {b:?}");
+                    let tolerance = 1e-4 * a.score.abs().max(1.0);
+                    assert!(
+                        (a.score - b.score).abs() < tolerance,
+                        "{context}: {a:?} {b:?}"
+                    );
+                    assert!((a.delta - b.delta).abs() < 1e-3, "{context}: {a:?} {b:?}");
+                }
+            }
+        }
+    }
+}
