@@ -14,13 +14,13 @@ use candle_core::Device;
 use rulelens::automata::{RuleSystem, compile_reversed};
 use rulelens::corpus::{Example, Format, parse};
 use rulelens::diagnostic::{Code, Diagnostic};
-use rulelens::explain::{ReconstructConfig, best_span, ngrams};
+use rulelens::explain::{NEGLIGIBLE, ReconstructConfig, best_span, ngrams};
 use rulelens::ide::testing::*;
 use rulelens::ide::{
-    Action, ActionKind, Finding, FindingsConfig, InlayHint, Lens, PatternKey, TextEdit,
-    TrainedModel, analyze, apply, corpus_diagnostics, corpus_findings, examples_in, line_actions,
-    line_hints, lines_diagnostics, minimal_edit, model_findings, pattern_lenses, place,
-    rules_actions,
+    Action, ActionKind, Figures, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, PatternKey,
+    RulesHover, TextEdit, TrainedModel, analyze, apply, corpus_diagnostics, corpus_findings,
+    examples_in, hover_rules, line_actions, line_hints, lines_diagnostics, minimal_edit,
+    model_findings, pattern_lenses, patterns_view, place, render_rules_hover, rules_actions,
 };
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
@@ -517,6 +517,118 @@ fn a_briefly_trained_model_keeps_its_bookkeeping_consistent() {
         .map(|f| f.pattern)
         .collect();
     assert_eq!(found, expected);
+}
+
+// ---------------------------------------------------------------------------------------
+// TrainedPatterns: a SoPa in the editor
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn a_trained_sopa_explains_lines_by_leave_one_out_and_a_rule_added_from_it_lists_its_phrases() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TEST)]);
+    let patterns = trained_patterns(&analysis, "3:2,2:2", 3);
+    let train = analysis.corpus("train").unwrap();
+    let config = HoverConfig::default();
+    let labels = patterns.scorer.system().labels();
+    for example in &train.file.examples {
+        let view = patterns_view(&example.text, &patterns, false, &config);
+        let explanation = patterns
+            .scorer
+            .explain_text(&example.text, patterns.manifest.settings.logit_scale);
+        assert_eq!(view.prediction, labels[explanation.predicted]);
+        // What the hover lists is what the network loses without each pattern, the largest
+        // first, none negligible.
+        let mut expected: Vec<f64> = explanation
+            .contributions
+            .iter()
+            .map(|c| c.delta)
+            .filter(|d| d.abs() >= NEGLIGIBLE)
+            .collect();
+        expected.sort_by(|a, b| b.abs().total_cmp(&a.abs()));
+        expected.truncate(config.max_listed);
+        let listed: Vec<f64> = view.contributions.iter().map(|c| c.delta).collect();
+        assert_eq!(listed, expected, "{:?}", example.text);
+        // Without the pattern of the largest contribution, the prediction's probability
+        // drops by exactly that much.
+        if let Some(top) = explanation
+            .contributions
+            .iter()
+            .max_by(|a, b| a.delta.abs().total_cmp(&b.delta.abs()))
+        {
+            let reading = patterns.scorer.read_text(&example.text);
+            let i = explanation
+                .contributions
+                .iter()
+                .position(|c| c.pattern == top.pattern)
+                .unwrap();
+            let mut features = reading.features.clone();
+            let mut truths = reading.truths.clone();
+            features[i] = 0.0;
+            if let rulelens::model::sopa::PatternRef::Rule(p) = top.pattern {
+                truths[p] = 0.0;
+            }
+            let scale = patterns.manifest.settings.logit_scale;
+            let softmax = |logits: &[f32]| -> Vec<f64> {
+                let max = logits.iter().copied().fold(f32::MIN, f32::max);
+                let exp: Vec<f64> = logits
+                    .iter()
+                    .map(|&l| (scale * f64::from(l - max)).exp())
+                    .collect();
+                let sum: f64 = exp.iter().sum();
+                exp.into_iter().map(|e| e / sum).collect()
+            };
+            let with = softmax(&reading.logits)[explanation.predicted];
+            let without =
+                softmax(&patterns.scorer.logits(&truths, &features))[explanation.predicted];
+            assert_close(with - without, top.delta, "a leave-one-out contribution");
+        }
+    }
+    // Each free pattern is read back; a rule added from one shows its top phrases on hover.
+    let learned = patterns
+        .learned()
+        .first()
+        .expect("a learned pattern")
+        .clone();
+    let text = format!("{RULES}{}: {}\n", patterns.label(&learned), learned.regex);
+    let edited = analysis_of(&text, &[("train", TRAIN), ("dev", TEST)]);
+    let at = find(&text, &learned.regex).start() + TextSize::from(1);
+    let figures = Figures {
+        analysis: Some(&edited),
+        pending: false,
+        patterns: Some(&patterns),
+    };
+    let (_, hover) = hover_rules(&edited.rules, at, figures, &config).expect("a hover");
+    let RulesHover::Pattern(pattern) = &hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(pattern.learned.as_ref(), Some(&learned));
+    let markdown = render_rules_hover(&hover);
+    assert!(
+        markdown.contains(&format!("Learned by the SoPa as pattern {}", learned.index)),
+        "{markdown}"
+    );
+    if !learned.top_phrases.is_empty() {
+        assert!(markdown.contains("Top phrases: `"), "{markdown}");
+    }
+    // Under another label, the same regex is not that learned pattern.
+    let other = if patterns.label(&learned) == "spam" {
+        "ham"
+    } else {
+        "spam"
+    };
+    let text = format!("{RULES}{other}: {}\n", learned.regex);
+    let edited = analysis_of(&text, &[("train", TRAIN)]);
+    let at = find(&text, &learned.regex).start() + TextSize::from(1);
+    let figures = Figures {
+        analysis: Some(&edited),
+        pending: false,
+        patterns: Some(&patterns),
+    };
+    let (_, hover) = hover_rules(&edited.rules, at, figures, &config).expect("a hover");
+    let RulesHover::Pattern(pattern) = hover else {
+        panic!("{hover:?}")
+    };
+    assert_eq!(pattern.learned, None);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! The server's save jobs, through `rulelens serve` over pipes: what it logs, a model cache
-//! that cannot be written, and many rules files saved at once. The networks are the tiny
-//! spam filter of tests/data/train, trained for a few epochs with the bundled vectors.
+//! that cannot be written, many rules files saved at once, and the SoPa that learns patterns
+//! after the rule network. The networks are the tiny spam filter of tests/data/train,
+//! trained for a few epochs with the bundled vectors.
 
 #[path = "common/lsp_client.rs"]
 mod lsp_client;
@@ -101,8 +102,9 @@ fn a_model_cache_that_cannot_be_written_keeps_the_network_and_later_saves_do_not
 
     // The log says what the save read, what it trained, how long it took, and why the
     // checkpoint is not cached.
+    // Both networks, the rule network and the SoPa that learns patterns, are kept.
     let logs = logs_until(&mut server, |logs| {
-        count(logs, "trained in") == 1 && count(logs, "could not be cached") == 1
+        count(logs, "trained in") == 2 && count(logs, "could not be cached") == 2
     });
     // Opening the bound corpus analyzed once more, before the save.
     let analyses = count(&logs, "analyzed in");
@@ -127,6 +129,7 @@ fn a_model_cache_that_cannot_be_written_keeps_the_network_and_later_saves_do_not
     std::thread::sleep(Duration::from_secs(2));
     let logs = logs_until(&mut server, |_| true);
     assert_eq!(count(&logs, "training FA-RNN"), 1, "{logs:#?}");
+    assert_eq!(count(&logs, "training SoPa"), 1, "{logs:#?}");
     assert_eq!(server.stop(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -148,7 +151,7 @@ fn twenty_identical_rules_files_saved_at_once_are_analyzed_at_once_and_train_one
     for uri in &uris {
         save(&mut server, uri);
     }
-    let logs = logs_until(&mut server, |logs| count(logs, "trained in") == 1);
+    let logs = logs_until(&mut server, |logs| count(logs, "trained in") == 2);
     // Every file's analysis came before the one training ended (a file opened early may
     // be analyzed for its opening too, when that job ends before the save cancels it).
     for name in &names {
@@ -162,7 +165,83 @@ fn twenty_identical_rules_files_saved_at_once_are_analyzed_at_once_and_train_one
     std::thread::sleep(Duration::from_secs(2));
     let logs = logs_until(&mut server, |_| true);
     assert_eq!(count(&logs, "training FA-RNN"), 1, "{logs:#?}");
-    assert_eq!(count(&logs, "loaded the trained network"), 0, "{logs:#?}");
+    assert_eq!(count(&logs, "training SoPa"), 1, "{logs:#?}");
+    assert_eq!(count(&logs, "loaded the trained"), 0, "{logs:#?}");
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `$/progress` end of a training whose token starts with `prefix`.
+fn progress_end(prefix: &str) -> impl Fn(&Value) -> bool + '_ {
+    move |m: &Value| {
+        m["method"] == "$/progress"
+            && m["params"]["value"]["kind"] == "end"
+            && m["params"]["token"]
+                .as_str()
+                .is_some_and(|token| token.starts_with(prefix))
+    }
+}
+
+#[test]
+fn a_save_trains_a_sopa_after_the_rule_network_and_its_view_joins_the_line_hover() {
+    let dir = temp_dir("learned-patterns");
+    let cache = dir.join("cache");
+    let (rules, paths) = project(&dir, &["tiny.rules".to_string()]);
+    let rules_uri = uri(&paths[0]);
+    let train_uri = uri(&dir.join("train.tsv"));
+    let train = std::fs::read_to_string(dir.join("train.tsv")).unwrap();
+    let mut server = Server::start();
+    server.initialize(
+        json!({ "window": { "workDoneProgress": true } }),
+        training(&cache, 0.0),
+    );
+    server.open(&rules_uri, "rules", &rules);
+    server.open(&train_uri, "tsv", &train);
+    save(&mut server, &rules_uri);
+    server.wait_for(progress_end("rulelens/train/"));
+    server.wait_for(progress_end("rulelens/patterns/"));
+    // The first line, `claim at free prize cash`: the rule `$* ( win | free ) $*` decides it,
+    // so the SoPa's view lists the rule's leave-one-out contribution and its best span.
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": train_uri }, "position": { "line": 0, "character": 6 } }),
+    );
+    let value = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(value.contains("**FA-RNN** **spam**"), "{value}");
+    assert!(value.contains("**SoPa** **spam** ✓"), "{value}");
+    assert!(
+        value.contains("Patterns (leave-one-out: what the network's P(spam) loses without each):"),
+        "{value}"
+    );
+    assert!(value.contains("- the `spam` rule of line 6 +"), "{value}");
+    assert!(
+        value.contains("(score 1.00): claim at **free** prize cash"),
+        "{value}"
+    );
+    // Its learned patterns are measured as suggestions, and both networks are cached.
+    let logs = logs_until(&mut server, |logs| {
+        count(logs, "from 40 learned patterns") == 1
+    });
+    assert_eq!(count(&logs, "checkpoint written"), 2, "{logs:#?}");
+    assert_eq!(server.stop(), 0);
+
+    // Another server, learnPatterns off: the rule network comes from the cache and no SoPa
+    // is trained.
+    let mut server = Server::start();
+    let mut options = training(&cache, 0.0);
+    options["training"]["learnPatterns"] = json!(false);
+    server.initialize(json!({}), options);
+    server.open(&rules_uri, "rules", &rules);
+    save(&mut server, &rules_uri);
+    let logs = logs_until(&mut server, |logs| {
+        count(logs, "loaded the trained rule network") == 1
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let logs = [logs, logs_until(&mut server, |_| true)].concat();
+    assert_eq!(count(&logs, "SoPa"), 0, "{logs:#?}");
+    assert_eq!(count(&logs, "learned patterns"), 0, "{logs:#?}");
     assert_eq!(server.stop(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -24,12 +24,15 @@
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::findings::describe;
 use super::trained::TrainedModel;
+use super::trained_patterns::TrainedPatterns;
 use crate::automata::{
     ElementKind, Failure, LabelMetrics, PatternElements, PatternMetrics, RuleSystem, Scratch,
 };
 use crate::corpus::Example;
-use crate::explain::{OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
-use crate::rules_file::RulesFile;
+use crate::explain::LearnedPattern;
+use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
+use crate::model::sopa::PatternRef;
+use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::ast::{Formula, FormulaKind, StatementKind};
 use crate::syntax::{PatternId, print_regex};
 use crate::text::tokenize;
@@ -76,6 +79,8 @@ pub struct Figures<'a> {
     pub analysis: Option<&'a RulesAnalysis>,
     /// Whether a newer save's analysis is being computed.
     pub pending: bool,
+    /// The last trained SoPa, whose learned patterns a rule may have been added from.
+    pub patterns: Option<&'a TrainedPatterns>,
 }
 
 /// What a rules-file hover is about.
@@ -105,6 +110,9 @@ pub struct PatternHover {
     /// Whether the pattern's statement has a syntax error, so that the regex shown is what
     /// the parser recovered from it.
     pub recovered: bool,
+    /// The SoPa's learned pattern this rule is (same label, same language), with its top
+    /// phrases.
+    pub learned: Option<LearnedPattern>,
 }
 
 /// A pattern's figures on one corpus.
@@ -171,6 +179,8 @@ pub enum LineNetwork<'a> {
     NotYetTrained,
     /// Training is off (the server's `training.enabled`).
     TrainingOff,
+    /// The rules train as a SoPa only (`training.model`).
+    SopaOnly,
 }
 
 /// Why a corpus line's hover has no network view.
@@ -178,6 +188,8 @@ pub enum LineNetwork<'a> {
 pub enum AbsentNetwork {
     NotYetTrained,
     TrainingOff,
+    /// The rules train as a SoPa (`training.model`), whose view is [`LineHover::patterns`].
+    SopaOnly,
 }
 
 /// A corpus line's hover.
@@ -192,6 +204,39 @@ pub struct LineHover {
     /// closest first.
     pub missed: Vec<MissedPattern>,
     pub network: Result<NetworkView, AbsentNetwork>,
+    /// The trained SoPa's view ([`patterns_view`]), when there is one.
+    pub patterns: Option<PatternsView>,
+}
+
+/// A trained SoPa's view of a corpus line: its prediction and the patterns whose
+/// leave-one-out contribution (the change in the probability of the prediction when the
+/// network runs without the pattern's score, measured by the network itself) is largest.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternsView {
+    /// Whether the network was trained from other rules than the ones being edited.
+    pub stale: bool,
+    pub prediction: String,
+    /// (label, probability), labels in the network's order.
+    pub probabilities: Vec<(String, f64)>,
+    /// At most [`HoverConfig::max_listed`], the largest change first; none smaller than
+    /// `explain::NEGLIGIBLE`.
+    pub contributions: Vec<PatternContribution>,
+}
+
+/// One pattern's part in a SoPa's prediction of a line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternContribution {
+    /// A rule's pattern, described, or `learned pattern N`.
+    pub pattern: String,
+    /// A learned pattern's regex, as read back (`None` for a rule, or a learned pattern
+    /// that read back as nothing).
+    pub regex: Option<String>,
+    /// The feature the head reads.
+    pub score: f32,
+    /// P(prediction) − P(prediction without the pattern).
+    pub delta: f64,
+    /// The tokens of the pattern's best path, in bytes of the line's text.
+    pub span: Option<TextRange>,
 }
 
 /// Why a pattern of a line's gold label did not match the line.
@@ -358,6 +403,9 @@ pub fn hover_rules(
     let hover = match target {
         Target::Pattern(pattern) => RulesHover::Pattern(PatternHover {
             pending: figures.pending,
+            learned: figures
+                .patterns
+                .and_then(|patterns| learned_pattern(file, pattern, patterns)),
             ..pattern_hover(file, pattern, figures.analysis, config)
         }),
         Target::Label(name) => RulesHover::Label(LabelHover {
@@ -366,6 +414,29 @@ pub fn hover_rules(
         }),
     };
     Some((range, hover))
+}
+
+/// The learned pattern of `patterns` that `pattern` is: a rule of its label whose regex
+/// matches what the learned pattern's read-back regex matches.
+fn learned_pattern(
+    file: &RulesFile,
+    pattern: PatternId,
+    patterns: &TrainedPatterns,
+) -> Option<LearnedPattern> {
+    let def = file.rules.patterns.get(pattern.index())?;
+    let regex = print_regex(&def.regex);
+    let labels: Vec<&str> = def
+        .labels
+        .iter()
+        .filter_map(|l| file.rules.labels.get(l.index()).map(|d| d.name.as_str()))
+        .collect();
+    patterns
+        .learned()
+        .iter()
+        .find(|learned| {
+            labels.contains(&patterns.label(learned)) && same_language(&regex, &learned.regex)
+        })
+        .cloned()
 }
 
 fn pattern_hover(
@@ -399,6 +470,7 @@ fn pattern_hover(
             .diagnostics
             .iter()
             .any(|d| d.is_error() && def.range.intersect(d.range).is_some()),
+        learned: None,
     };
     let Some(analysis) = analysis else {
         return hover;
@@ -636,6 +708,7 @@ pub fn hover_line(
             .collect(),
         missed: Vec::new(),
         network: Err(AbsentNetwork::NotYetTrained),
+        patterns: None,
     };
     if let Some(gold) = example
         .label
@@ -651,6 +724,10 @@ pub fn hover_line(
         LineNetwork::NotYetTrained => return hover,
         LineNetwork::TrainingOff => {
             hover.network = Err(AbsentNetwork::TrainingOff);
+            return hover;
+        }
+        LineNetwork::SopaOnly => {
+            hover.network = Err(AbsentNetwork::SopaOnly);
             return hover;
         }
     };
@@ -710,6 +787,59 @@ pub fn hover_line(
         ngram_len_capped: occlusions.max_len < config.max_ngram_len.min(occlusions.n_tokens),
     });
     hover
+}
+
+/// A trained SoPa's view of the line `text` (`stale` when it was trained from other rules
+/// than the ones being edited).
+pub fn patterns_view(
+    text: &str,
+    patterns: &TrainedPatterns,
+    stale: bool,
+    config: &HoverConfig,
+) -> PatternsView {
+    let scale = patterns.manifest.settings.logit_scale;
+    let explanation = patterns.scorer.explain_text(text, scale);
+    let labels = patterns.scorer.system().labels();
+    let tokens = tokenize(text);
+    let mut contributions: Vec<_> = explanation
+        .contributions
+        .into_iter()
+        .filter(|c| c.delta.abs() >= NEGLIGIBLE)
+        .collect();
+    contributions.sort_by(|a, b| b.delta.abs().total_cmp(&a.delta.abs()));
+    contributions.truncate(config.max_listed);
+    let contributions = contributions
+        .into_iter()
+        .map(|c| {
+            let (pattern, regex) = match c.pattern {
+                PatternRef::Rule(p) => (describe(&patterns.rules.rules, p), None),
+                PatternRef::Free(i) => (
+                    format!("learned pattern {i}"),
+                    patterns.pattern(i).map(|p| p.regex.clone()),
+                ),
+            };
+            PatternContribution {
+                pattern,
+                regex,
+                score: c.score,
+                delta: c.delta,
+                span: c.span.and_then(|span| token_range(&tokens, span)),
+            }
+        })
+        .collect();
+    PatternsView {
+        stale,
+        prediction: labels
+            .get(explanation.predicted)
+            .cloned()
+            .unwrap_or_default(),
+        probabilities: labels
+            .iter()
+            .cloned()
+            .zip(explanation.probabilities)
+            .collect(),
+        contributions,
+    }
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@
 //! the layout; long corpus lines are cut to a window around the span they are shown for.
 
 use super::hover::{
-    AbsentNetwork, LabelHover, LineHover, MatchExample, Miss, MissedPattern, PatternHover,
-    RulesHover,
+    AbsentNetwork, LabelHover, LineHover, MatchExample, Miss, MissedPattern, NetworkView,
+    PatternHover, PatternsView, RulesHover,
 };
-use crate::explain::NEGLIGIBLE;
+use crate::explain::{LearnedPattern, NEGLIGIBLE};
 use std::fmt::Write;
 use text_size::TextRange;
 
@@ -174,6 +174,9 @@ fn render_pattern(hover: &PatternHover) -> String {
             "\n_This statement has a syntax error: the regex above is what the parser recovered from it._\n",
         );
     }
+    if let Some(learned) = &hover.learned {
+        render_learned(&mut out, learned);
+    }
     match (hover.evaluated, hover.pending) {
         (false, true) => {
             out.push_str("\n_Being evaluated on the corpora: the figures follow shortly._\n");
@@ -211,6 +214,33 @@ fn render_pattern(hover: &PatternHover) -> String {
         }
     }
     out
+}
+
+/// A learned pattern a rule was added from: how faithful its regex is, and its top phrases
+/// (self-loop tokens in brackets, ε-steps as `ε`).
+fn render_learned(out: &mut String, learned: &LearnedPattern) {
+    let _ = write!(
+        out,
+        "\nLearned by the SoPa as pattern {}: the regex fires where the pattern does on {} of \
+         train and {} of dev lines",
+        learned.index,
+        percent(Some(learned.fidelity_train)),
+        percent(learned.fidelity_dev)
+    );
+    let _ = writeln!(
+        out,
+        "; {} train matches, precision {}.",
+        learned.train_matches,
+        percent(learned.train_precision)
+    );
+    if !learned.top_phrases.is_empty() {
+        let phrases: Vec<String> = learned
+            .top_phrases
+            .iter()
+            .map(|phrase| format!("`{}`", phrase.replace('`', "'")))
+            .collect();
+        let _ = writeln!(out, "\nTop phrases: {}", phrases.join(" · "));
+    }
 }
 
 fn render_example(example: &MatchExample) -> String {
@@ -329,19 +359,26 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
             out.push_str(&render_missed(missed, text));
         }
     }
-    let network = match &hover.network {
-        Ok(network) => network,
+    match &hover.network {
+        Ok(network) => render_network(&mut out, network, gold, text),
         Err(AbsentNetwork::NotYetTrained) => {
             out.push_str("\n_No trained network yet: save the rules to train one._\n");
-            return out;
         }
-        Err(AbsentNetwork::TrainingOff) => {
-            out.push_str(
-                "\n_Training is off (`rulelens.training.enabled`): the rules' view only._\n",
-            );
-            return out;
+        Err(AbsentNetwork::TrainingOff) => out
+            .push_str("\n_Training is off (`rulelens.training.enabled`): the rules' view only._\n"),
+        Err(AbsentNetwork::SopaOnly) if hover.patterns.is_none() => {
+            out.push_str("\n_No trained SoPa yet: save the rules to train one._\n");
         }
-    };
+        Err(AbsentNetwork::SopaOnly) => {}
+    }
+    if let Some(patterns) = &hover.patterns {
+        render_patterns(&mut out, patterns, gold, text);
+    }
+    out
+}
+
+/// The rule network's view of a line.
+fn render_network(out: &mut String, network: &NetworkView, gold: Option<&str>, text: &str) {
     let probabilities: Vec<String> = network
         .probabilities
         .iter()
@@ -414,7 +451,55 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
             if network.max_ngram_len == 1 { "" } else { "s" }
         );
     }
-    out
+}
+
+/// The SoPa's view of a line: its prediction and the patterns it leans on most.
+fn render_patterns(out: &mut String, view: &PatternsView, gold: Option<&str>, text: &str) {
+    let probabilities: Vec<String> = view
+        .probabilities
+        .iter()
+        .map(|(label, p)| format!("{} {:.2}", escape(label), p))
+        .collect();
+    let _ = write!(
+        out,
+        "\n**SoPa** **{}**{} · {}",
+        escape(&view.prediction),
+        match gold {
+            Some(gold) if gold == view.prediction => " ✓",
+            Some(_) => " ✗",
+            None => "",
+        },
+        probabilities.join(" · ")
+    );
+    if view.stale {
+        out.push_str(
+            "\n\n_The SoPa was trained on an older version of the rules; save to retrain._",
+        );
+    }
+    out.push('\n');
+    let label = escape(&view.prediction);
+    if view.contributions.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n_Leaving out any one pattern changes P({label}) by less than {NEGLIGIBLE}._"
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\nPatterns (leave-one-out: what the network's P({label}) loses without each):"
+    );
+    for c in &view.contributions {
+        let _ = write!(out, "- {} {:+.2}", c.pattern, c.delta);
+        if let Some(regex) = &c.regex {
+            let _ = write!(out, " `{}`", regex.replace('`', "'"));
+        }
+        let _ = write!(out, " (score {:.2})", c.score);
+        if let Some(span) = c.span {
+            let _ = write!(out, ": {}", snippet(text, span));
+        }
+        out.push('\n');
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ mod semantic_tokens;
 mod suggestions;
 mod symbols;
 mod trained;
+mod trained_patterns;
 
 pub use analysis::{Cancelled, CorpusRun, Outcome, PatternKey, RulesAnalysis, analyze};
 pub use code_actions::{
@@ -54,8 +55,9 @@ pub use findings::{
 pub use hover::{
     AbsentNetwork, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, Figures,
     HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, MAX_EXPLAINED_PATTERNS,
-    MatchExample, Miss, MissedPattern, NetworkView, NgramContribution, PatternFigures,
-    PatternHover, PatternScore, RulesHover, hover_line, hover_rules,
+    MatchExample, Miss, MissedPattern, NetworkView, NgramContribution, PatternContribution,
+    PatternFigures, PatternHover, PatternScore, PatternsView, RulesHover, hover_line, hover_rules,
+    patterns_view,
 };
 pub use lens::{InlayHint, Lens, line_hints, pattern_lenses};
 pub use markdown::{render_line_hover, render_rules_hover};
@@ -69,6 +71,7 @@ pub use suggestions::{
 };
 pub use symbols::{Symbol, SymbolKind, document_symbols};
 pub use trained::{ReconstructedPattern, TrainedModel, TrainedModelError};
+pub use trained_patterns::TrainedPatterns;
 
 use crate::syntax::ast::{self, FormulaKind, StatementKind};
 use crate::syntax::lexer::{Lexeme, LexemeKind, Mode, lex};

@@ -26,10 +26,21 @@ use text_size::TextRange;
 /// in); the `rulelens/suggest` request lists them all.
 pub const MAX_ACTIONS_PER_PLACE: usize = 3;
 
-/// `Add rule \`num: how $* much $*\` (fixes 212 train lines, breaks 3; dev 57.0 → 63.4 %)`.
+/// `Add rule \`num: how $* much $*\` (fixes 212 train lines, breaks 3; dev 57.0 → 63.4 %)`;
+/// a SoPa's learned pattern: `Add learned pattern \`spam: …\` (precision 97.5 % of 120 train
+/// matches; fixes …)`.
 pub fn suggestion_title(suggestion: &Suggestion) -> String {
     let evidence = &suggestion.evidence;
+    let mut precision = String::new();
     let what = match &suggestion.edit {
+        Edit::AddRule { label, regex } if suggestion.source == Source::Learned => {
+            precision = format!(
+                "precision {:.1} % of {} train matches; ",
+                100.0 * evidence.train_precision,
+                evidence.train_matches
+            );
+            format!("Add learned pattern `{label}: {regex}`")
+        }
         Edit::AddRule { label, regex } => format!("Add rule `{label}: {regex}`"),
         Edit::RemoveRule { label, regex, line } => {
             format!("Remove rule `{label}: {regex}` (line {line})")
@@ -53,7 +64,7 @@ pub fn suggestion_title(suggestion: &Suggestion) -> String {
     };
     let lines = |n: usize| if n == 1 { "line" } else { "lines" };
     format!(
-        "{what} (fixes {} train {}, breaks {}; dev {:.1} → {:.1} %)",
+        "{what} ({precision}fixes {} train {}, breaks {}; dev {:.1} → {:.1} %)",
         evidence.fixed,
         lines(evidence.fixed),
         evidence.broken,

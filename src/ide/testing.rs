@@ -4,8 +4,8 @@
 
 use crate::corpus::{CorpusFile, Format};
 use crate::explain::ReconstructConfig;
-use crate::ide::{PatternKey, RulesAnalysis, TrainedModel, analyze};
-use crate::model::{TrainingSettings, fit};
+use crate::ide::{PatternKey, RulesAnalysis, TrainedModel, TrainedPatterns, analyze};
+use crate::model::{ModelKind, TrainingSettings, fit};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
 use std::sync::Arc;
@@ -116,6 +116,42 @@ pub fn trained_model(
         fitted.vocabulary.as_ref(),
         analysis,
         reconstruct,
+        &|| false,
+    )
+    .expect("prepared")
+}
+
+/// A SoPa with the rules' patterns and six free ones (`patterns`), trained `epochs` epochs
+/// on the analysis's `train` corpus (early stopping on `dev`), prepared for the editor.
+pub fn trained_patterns(
+    analysis: &RulesAnalysis,
+    patterns: &str,
+    epochs: usize,
+) -> TrainedPatterns {
+    let train = analysis.corpus("train").expect("a train corpus");
+    let dev = analysis.corpus("dev").unwrap_or(train);
+    let config = TrainingSettings {
+        model: ModelKind::Sopa,
+        patterns: patterns.parse().expect("a pattern spec"),
+        epochs,
+        batch_size: 4,
+        ..TrainingSettings::default()
+    };
+    let fitted = fit(
+        &analysis.rules,
+        &train.file.examples,
+        &dev.file.examples,
+        &config,
+        &crate::limits::ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .expect("fitted");
+    TrainedPatterns::new(
+        fitted.manifest,
+        fitted.net.as_ref(),
+        fitted.vocabulary.as_ref(),
+        analysis,
         &|| false,
     )
     .expect("prepared")

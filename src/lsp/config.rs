@@ -13,7 +13,7 @@
 use crate::explain::ReconstructConfig;
 use crate::ide::{DEFAULT_MAX_MISCLASSIFIED, FindingsConfig};
 use crate::limits::ReadLimits;
-use crate::model::TrainingSettings;
+use crate::model::{ModelKind, TrainingSettings};
 use crate::suggest::SuggestConfig;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -32,8 +32,29 @@ pub struct Training {
     /// Where checkpoints are cached; default: `rulelens/models` in the user's cache folder
     /// (`$XDG_CACHE_HOME`, else `~/.cache`).
     pub model_cache: Option<PathBuf>,
+    /// After the rule network, train a SoPa with the rules' patterns plus free patterns
+    /// (`patterns`), whose learned patterns become suggestions and whose view joins the
+    /// corpus-line hover.
+    pub learn_patterns: bool,
     #[serde(flatten)]
     pub settings: TrainingSettings,
+}
+
+impl Training {
+    /// The rule network a save trains: the settings as they are, unless they name SoPa
+    /// (then the SoPa is the only network, [`Training::patterns_network`]).
+    pub fn rules_network(&self) -> Option<&TrainingSettings> {
+        (self.settings.model != ModelKind::Sopa).then_some(&self.settings)
+    }
+
+    /// The SoPa a save trains after the rule network: the settings with the model SoPa,
+    /// when `learn_patterns` is on or the settings name SoPa.
+    pub fn patterns_network(&self) -> Option<TrainingSettings> {
+        (self.learn_patterns || self.settings.model == ModelKind::Sopa).then(|| TrainingSettings {
+            model: ModelKind::Sopa,
+            ..self.settings.clone()
+        })
+    }
 }
 
 impl Default for Training {
@@ -42,6 +63,7 @@ impl Default for Training {
             enabled: true,
             delay: 3.0,
             model_cache: None,
+            learn_patterns: true,
             settings: TrainingSettings::DEFAULT,
         }
     }

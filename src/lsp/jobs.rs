@@ -21,12 +21,15 @@
 //! work runs on tokio's blocking pool; these tasks only await it and forward progress.
 
 use super::capabilities::ClientFlags;
+use super::config::Settings;
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
-use crate::ide::{TrainedModel, model_findings};
-use crate::model::FitEvent;
+use crate::ide::{RulesAnalysis, TrainedModel, TrainedPatterns, model_findings};
+use crate::model::checkpoint::Manifest;
+use crate::model::{FitEvent, TrainingSettings};
 use crate::project::{
-    self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save,
-    load_network, network_plan, suggest_save, train_network,
+    self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
+    analyze_save, load_network, load_patterns, network_plan, suggest_learned_save, suggest_save,
+    train_network, train_patterns,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -83,24 +86,41 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
         return;
     };
     spawn_suggestions(session, &job, &saved);
-    let snapshot = session.snapshot();
-    let settings = snapshot.settings.clone();
-    let reconstruct = settings.reconstruct();
+    let settings = session.snapshot().settings.clone();
+    if let Some(training) = settings.training.rules_network()
+        && !rule_network(session, networks, &job, &saved, training).await
+    {
+        return;
+    }
+    if let Some(training) = settings.training.patterns_network() {
+        learned_patterns(session, networks, &job, &saved, &training).await;
+    }
+}
+
+/// The network `training` calls for on this save, or `None` (logged when corpora are
+/// missing).
+fn plan(
+    session: &Arc<Session>,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    training: &TrainingSettings,
+) -> Option<NetworkPlan> {
+    let settings = session.snapshot().settings.clone();
     let cache_root = settings
         .training
         .model_cache
         .clone()
         .unwrap_or_else(project::default_cache_root);
-    let plan = match network_plan(
+    match network_plan(
         &saved.analysis,
         &job.text,
-        &settings.training.settings,
-        &reconstruct,
+        training,
+        &settings.reconstruct(),
         &cache_root,
         &job.key,
     ) {
-        Ok(plan) => plan,
-        Err(NoNetwork::RulesHaveErrors) => return,
+        Ok(plan) => Some(plan),
+        Err(NoNetwork::RulesHaveErrors) => None,
         Err(NoNetwork::MissingCorpora(missing)) => {
             session.log(
                 MessageType::INFO,
@@ -110,8 +130,22 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
                     missing.join("` and a `corpus ")
                 ),
             );
-            return;
+            None
         }
+    }
+}
+
+/// Step 2: the rule network of the save, stored with the findings it adds; whether the job
+/// goes on (it has corpora, and is still the newest of its project).
+async fn rule_network(
+    session: &Arc<Session>,
+    networks: &Arc<Networks>,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    training: &TrainingSettings,
+) -> bool {
+    let Some(plan) = plan(session, job, saved, training) else {
+        return false;
     };
     let wanted = session.update(|state| {
         let project = state.project_of_job(&job.key, &job.ticket)?;
@@ -124,13 +158,13 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
         )
     });
     let Some(in_memory) = wanted else {
-        return;
+        return false;
     };
     let (model, unfinished) = match in_memory {
         Some(model) => (model, None),
-        None => match network(session, networks, &job, &saved, &plan).await {
+        None => match network(session, networks, job, saved, &plan, training).await {
             Some(found) => found,
-            None => return,
+            None => return false,
         },
     };
     let findings = model_findings(&saved.analysis, &model);
@@ -160,6 +194,109 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     // Only now: a client that waits for the end finds the network in place.
     if let Some(unfinished) = unfinished {
         unfinished.end().await;
+    }
+    stored
+}
+
+/// Step 3: the SoPa that learns patterns beside the rule network, stored, then its learned
+/// patterns measured as suggestions and added to the save's.
+async fn learned_patterns(
+    session: &Arc<Session>,
+    networks: &Arc<Networks>,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    training: &TrainingSettings,
+) {
+    let Some(plan) = plan(session, job, saved, training) else {
+        return;
+    };
+    let wanted = session.update(|state| {
+        let project = state.project_of_job(&job.key, &job.ticket)?;
+        project.wanted_patterns = Some(plan.memory_key.clone());
+        Some(
+            project
+                .patterns
+                .clone()
+                .filter(|_| project.patterns_key.as_deref() == Some(plan.memory_key.as_str())),
+        )
+    });
+    let Some(in_memory) = wanted else {
+        return;
+    };
+    let (patterns, unfinished) = match in_memory {
+        Some(patterns) => (patterns, None),
+        None => match network(session, networks, job, saved, &plan, training).await {
+            Some(found) => found,
+            None => return,
+        },
+    };
+    let stored = session.update(|state| {
+        let project = state.project_of_job(&job.key, &job.ticket)?;
+        project.patterns = Some(patterns.clone());
+        project.patterns_key = Some(plan.memory_key.clone());
+        Some(())
+    });
+    if stored.is_some() {
+        session.refresh_project(&job.key);
+    }
+    if let Some(unfinished) = unfinished {
+        unfinished.end().await;
+    }
+    if stored.is_some() && session.snapshot().settings.suggest.enabled {
+        measure_learned(session, job, saved, &patterns).await;
+    }
+}
+
+/// The SoPa's learned patterns measured as the suggestion engine's edits of the save, and
+/// added to its suggestions.
+async fn measure_learned(
+    session: &Arc<Session>,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    patterns: &TrainedPatterns,
+) {
+    let learned = patterns.learned_rules();
+    if learned.is_empty() {
+        return;
+    }
+    let config = session.snapshot().settings.suggest.config;
+    let (analysis, cancel) = (saved.analysis.clone(), job.ticket.clone());
+    let started = Instant::now();
+    let computed = tokio::task::spawn_blocking(move || {
+        suggest_learned_save(&analysis, &learned, &config, &|| cancel.is_cancelled())
+    })
+    .await;
+    let list = match computed {
+        Ok(Some(list)) => list,
+        Ok(None) => return,
+        Err(error) => {
+            session.log_error(format!(
+                "{}: learned suggestions failed: {error}",
+                name(&job.key)
+            ));
+            return;
+        }
+    };
+    let (count, n_learned) = (list.len(), patterns.learned().len());
+    let stored = session.update(|state| {
+        let project = state.project_of_job(&job.key, &job.ticket)?;
+        project.suggestions = Some(Arc::new(SavedSuggestions::merged(
+            project.suggestions.as_deref(),
+            list,
+            job.ticket.generation,
+        )));
+        Some(())
+    });
+    if stored.is_some() {
+        session.log(
+            MessageType::INFO,
+            format!(
+                "{}: {count} suggestion{} from {n_learned} learned patterns, measured in {} ms",
+                name(&job.key),
+                if count == 1 { "" } else { "s" },
+                started.elapsed().as_millis()
+            ),
+        );
     }
 }
 
@@ -240,10 +377,11 @@ fn spawn_suggestions(session: &Arc<Session>, job: &JobRequest, saved: &SavedAnal
         let count = list.len();
         let stored = session.update(|state| {
             let project = state.project_of_job(&key, &ticket)?;
-            project.suggestions = Some(Arc::new(SavedSuggestions {
+            project.suggestions = Some(Arc::new(SavedSuggestions::merged(
+                project.suggestions.as_deref(),
                 list,
-                generation: ticket.generation,
-            }));
+                ticket.generation,
+            )));
             Some(())
         });
         if stored.is_some() {
@@ -301,15 +439,16 @@ fn log_analysis(session: &Session, key: &Path, saved: &SavedAnalysis, took: Dura
 /// Step 2: the network of `plan`, from the registry (shared with identical projects), the
 /// cache, or a new training (with its progress, still to be ended); `None` when there is
 /// none to be had (training off, failed, cancelled, or the job superseded).
-async fn network(
+async fn network<T: Prepared>(
     session: &Arc<Session>,
     networks: &Arc<Networks>,
     job: &JobRequest,
     saved: &SavedAnalysis,
     plan: &NetworkPlan,
-) -> Option<(Arc<TrainedModel>, Option<Unfinished>)> {
+    training: &TrainingSettings,
+) -> Option<(Arc<T>, Option<Unfinished>)> {
     loop {
-        match networks.claim(&plan.memory_key) {
+        match T::registry(networks).claim(&plan.memory_key) {
             Claim::Ready(model) => return Some((model, None)),
             Claim::Pending(mut result) => {
                 // Another project makes the same network: wait for it.
@@ -324,7 +463,9 @@ async fn network(
                 // It failed or was given up: make it here.
             }
             Claim::Mine(slot) => {
-                let (made, unfinished) = make(session, networks, job, saved, plan).await.unzip();
+                let (made, unfinished) = make(session, networks, job, saved, plan, training)
+                    .await
+                    .unzip();
                 return slot.finish(made).map(|model| (model, unfinished.flatten()));
             }
         }
@@ -333,13 +474,14 @@ async fn network(
 
 /// Loads the network of `plan` from the cache, or trains it when the job may (with its
 /// training's progress, still to be ended).
-async fn make(
+async fn make<T: Prepared>(
     session: &Arc<Session>,
     networks: &Networks,
     job: &JobRequest,
     saved: &SavedAnalysis,
     plan: &NetworkPlan,
-) -> Option<(Arc<TrainedModel>, Option<Unfinished>)> {
+    training: &TrainingSettings,
+) -> Option<(Arc<T>, Option<Unfinished>)> {
     let settings = session.snapshot().settings.clone();
     let wanted = wanted_by_someone(session, &plan.memory_key);
     if plan
@@ -348,12 +490,10 @@ async fn make(
         .is_file()
     {
         let (dir, text, analysis) = (plan.dir.clone(), job.text.clone(), saved.analysis.clone());
-        let (reconstruct, limits) = (settings.reconstruct(), settings.limits);
         let cancelled = wanted.clone();
+        let loaded_settings = settings.clone();
         let loaded = tokio::task::spawn_blocking(move || {
-            load_network(&dir, &text, &analysis, &reconstruct, &limits, &|| {
-                !cancelled()
-            })
+            T::load(&dir, &text, &analysis, &loaded_settings, &|| !cancelled())
         })
         .await;
         match loaded {
@@ -361,8 +501,9 @@ async fn make(
                 session.log(
                     MessageType::INFO,
                     format!(
-                        "{}: loaded the trained network from the cache, {}",
+                        "{}: loaded the trained {} from the cache, {}",
                         name(&job.key),
+                        T::ROLE,
                         plan.dir.display()
                     ),
                 );
@@ -371,8 +512,9 @@ async fn make(
             Ok(Err(message)) => session.log(
                 MessageType::WARNING,
                 format!(
-                    "{}: the cached network in {} is not used: {message}",
+                    "{}: the cached {} in {} is not used: {message}",
                     name(&job.key),
+                    T::ROLE,
                     plan.dir.display()
                 ),
             ),
@@ -390,12 +532,13 @@ async fn make(
     if !wanted() || !session.read(|state| state.is_newest(&job.key, &job.ticket)) {
         return None;
     }
-    train(session, job, saved, plan, wanted)
+    train::<T>(session, job, saved, plan, training, wanted)
         .await
         .map(|(model, unfinished)| (Arc::new(model), Some(unfinished)))
 }
 
-/// Whether some project's newest job still wants the network with this memory key.
+/// Whether some project's newest job still wants the network with this memory key (a rule
+/// network's or a SoPa's: their settings, and so their keys, differ).
 fn wanted_by_someone(
     session: &Arc<Session>,
     memory_key: &str,
@@ -405,7 +548,9 @@ fn wanted_by_someone(
     Arc::new(move || {
         session.read(|state| {
             state.projects.values().any(|project: &Project| {
-                project.wanted_model.as_deref() == Some(memory_key.as_str())
+                let key = Some(memory_key.as_str());
+                (project.wanted_model.as_deref() == key
+                    || project.wanted_patterns.as_deref() == key)
                     && project.job.as_ref().is_some_and(|job| !job.is_cancelled())
             })
         })
@@ -427,23 +572,24 @@ enum Report {
 
 /// Trains the network of `plan`, caches its checkpoint and prepares it, with progress and
 /// log lines.
-async fn train(
+async fn train<T: Prepared>(
     session: &Arc<Session>,
     job: &JobRequest,
     saved: &SavedAnalysis,
     plan: &NetworkPlan,
+    training: &TrainingSettings,
     wanted: Arc<dyn Fn() -> bool + Send + Sync>,
-) -> Option<(TrainedModel, Unfinished)> {
+) -> Option<(T, Unfinished)> {
     let snapshot = session.snapshot();
     let settings = snapshot.settings.clone();
-    let training = settings.training.settings.clone();
+    let training = training.clone();
     let file = name(&job.key);
     let epochs = training.epochs.max(1);
-    let title = format!("Training {}", training.model.display_name());
+    let title = format!("Training {} ({})", training.model.display_name(), T::ROLE);
     let progress = Progress::begin(
         session,
         &snapshot.client,
-        job.ticket.generation,
+        &format!("{}/{}", T::PROGRESS_TOKEN, job.ticket.generation),
         &title,
         &file,
     )
@@ -467,15 +613,13 @@ async fn train(
     let (sender, mut reports) = unbounded_channel();
     let blocking = {
         let (analysis, dir) = (saved.analysis.clone(), plan.dir.clone());
-        let (reconstruct, limits) = (settings.reconstruct(), settings.limits);
         tokio::task::spawn_blocking(move || {
             let mut best = 0.0f64;
-            train_network(
+            T::train(
                 &dir,
                 &analysis,
                 &training,
-                &limits,
-                &reconstruct,
+                &settings,
                 &mut |event| match event {
                     FitEvent::Epoch(report) => {
                         best = best.max(report.dev_accuracy);
@@ -532,7 +676,7 @@ async fn train(
     let seconds = started.elapsed().as_secs_f64();
     let (outcome, model) = match result {
         Ok(Ok(trained)) => {
-            let metrics = &trained.model.manifest.metrics;
+            let metrics = &trained.model.manifest().metrics;
             session.log(
                 MessageType::INFO,
                 format!(
@@ -611,14 +755,14 @@ impl Progress {
     async fn begin(
         session: &Session,
         client: &ClientFlags,
-        generation: u64,
+        token: &str,
         title: &str,
         file: &str,
     ) -> Progress {
         if !client.work_done_progress {
             return Progress(None);
         }
-        let token = NumberOrString::String(format!("rulelens/train/{generation}"));
+        let token = NumberOrString::String(token.to_string());
         let created = tokio::time::timeout(
             CLIENT_TIMEOUT,
             session.client.create_work_done_progress(token.clone()),
@@ -664,57 +808,196 @@ fn refresh_views(session: &Arc<Session>) {
     });
 }
 
-/// A finished network, or `None` when making it failed or was given up.
-type Finished = Option<Option<Arc<TrainedModel>>>;
+/// A network prepared for the editor, as the jobs make it: the rule network
+/// ([`TrainedModel`]) or the SoPa that learns patterns beside it ([`TrainedPatterns`]).
+trait Prepared: Send + Sync + Sized + 'static {
+    /// What messages call it.
+    const ROLE: &'static str;
+    /// Its `$/progress` tokens' prefix (the save's generation follows).
+    const PROGRESS_TOKEN: &'static str;
 
-/// The networks of all projects, by memory key: those ready (held by some project), those
-/// being made, and the permit that lets one training run at a time.
+    fn registry(networks: &Networks) -> &Registry<Self>;
+
+    fn manifest(&self) -> &Manifest;
+
+    /// Loads and prepares the checkpoint in `dir`, trained from exactly `text`.
+    fn load(
+        dir: &Path,
+        text: &str,
+        analysis: &RulesAnalysis,
+        settings: &Settings,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Self, String>;
+
+    /// Trains, caches in `dir` and prepares the network of `analysis` under `training`.
+    fn train(
+        dir: &Path,
+        analysis: &RulesAnalysis,
+        training: &TrainingSettings,
+        settings: &Settings,
+        on_event: &mut dyn FnMut(FitEvent),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedNetwork<Self>, String>;
+}
+
+impl Prepared for TrainedModel {
+    const ROLE: &'static str = "rule network";
+    const PROGRESS_TOKEN: &'static str = "rulelens/train";
+
+    fn registry(networks: &Networks) -> &Registry<Self> {
+        &networks.rules
+    }
+
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn load(
+        dir: &Path,
+        text: &str,
+        analysis: &RulesAnalysis,
+        settings: &Settings,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Self, String> {
+        let reconstruct = settings.reconstruct();
+        load_network(
+            dir,
+            text,
+            analysis,
+            &reconstruct,
+            &settings.limits,
+            cancelled,
+        )
+    }
+
+    fn train(
+        dir: &Path,
+        analysis: &RulesAnalysis,
+        training: &TrainingSettings,
+        settings: &Settings,
+        on_event: &mut dyn FnMut(FitEvent),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedNetwork<Self>, String> {
+        let reconstruct = settings.reconstruct();
+        train_network(
+            dir,
+            analysis,
+            training,
+            &settings.limits,
+            &reconstruct,
+            on_event,
+            cancelled,
+        )
+    }
+}
+
+impl Prepared for TrainedPatterns {
+    const ROLE: &'static str = "learned patterns";
+    const PROGRESS_TOKEN: &'static str = "rulelens/patterns";
+
+    fn registry(networks: &Networks) -> &Registry<Self> {
+        &networks.patterns
+    }
+
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn load(
+        dir: &Path,
+        text: &str,
+        analysis: &RulesAnalysis,
+        settings: &Settings,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Self, String> {
+        load_patterns(dir, text, analysis, &settings.limits, cancelled)
+    }
+
+    fn train(
+        dir: &Path,
+        analysis: &RulesAnalysis,
+        training: &TrainingSettings,
+        settings: &Settings,
+        on_event: &mut dyn FnMut(FitEvent),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedNetwork<Self>, String> {
+        train_patterns(
+            dir,
+            analysis,
+            training,
+            &settings.limits,
+            on_event,
+            cancelled,
+        )
+    }
+}
+
+/// A finished network, or `None` when making it failed or was given up.
+type Finished<T> = Option<Option<Arc<T>>>;
+
+/// The networks of one kind of all projects, by memory key: those ready (held by some
+/// project) and those being made.
+struct Registry<T> {
+    ready: Mutex<HashMap<String, Weak<T>>>,
+    pending: Mutex<HashMap<String, watch::Receiver<Finished<T>>>>,
+}
+
+impl<T> Default for Registry<T> {
+    fn default() -> Registry<T> {
+        Registry {
+            ready: Mutex::default(),
+            pending: Mutex::default(),
+        }
+    }
+}
+
+/// Every network of the server, and the permit that lets one training run at a time.
 struct Networks {
-    ready: Mutex<HashMap<String, Weak<TrainedModel>>>,
-    pending: Mutex<HashMap<String, watch::Receiver<Finished>>>,
+    rules: Registry<TrainedModel>,
+    patterns: Registry<TrainedPatterns>,
     training: Semaphore,
 }
 
 impl Default for Networks {
     fn default() -> Networks {
         Networks {
-            ready: Mutex::default(),
-            pending: Mutex::default(),
+            rules: Registry::default(),
+            patterns: Registry::default(),
             training: Semaphore::new(1),
         }
     }
 }
 
-/// What [`Networks::claim`] found.
-enum Claim<'a> {
-    Ready(Arc<TrainedModel>),
+/// What [`Registry::claim`] found.
+enum Claim<'a, T> {
+    Ready(Arc<T>),
     /// Someone is making it; the receiver hears when they are done.
-    Pending(watch::Receiver<Finished>),
+    Pending(watch::Receiver<Finished<T>>),
     /// Nobody is: the caller makes it and reports through the slot.
-    Mine(Slot<'a>),
+    Mine(Slot<'a, T>),
 }
 
 /// A claim to make one network, which tells the waiting projects when it is done (and, if
 /// it is dropped unfinished, that it gave up).
-struct Slot<'a> {
-    networks: &'a Networks,
+struct Slot<'a, T> {
+    registry: &'a Registry<T>,
     key: String,
-    done: watch::Sender<Finished>,
+    done: watch::Sender<Finished<T>>,
 }
 
-impl Slot<'_> {
-    fn finish(self, made: Option<Arc<TrainedModel>>) -> Option<Arc<TrainedModel>> {
+impl<T> Slot<'_, T> {
+    fn finish(self, made: Option<Arc<T>>) -> Option<Arc<T>> {
         if let Some(model) = &made {
-            lock(&self.networks.ready).insert(self.key.clone(), Arc::downgrade(model));
+            lock(&self.registry.ready).insert(self.key.clone(), Arc::downgrade(model));
         }
         let _ = self.done.send(Some(made.clone()));
         made
     }
 }
 
-impl Drop for Slot<'_> {
+impl<T> Drop for Slot<'_, T> {
     fn drop(&mut self) {
-        lock(&self.networks.pending).remove(&self.key);
+        lock(&self.registry.pending).remove(&self.key);
         self.done.send_if_modified(|finished| {
             let unfinished = finished.is_none();
             if unfinished {
@@ -731,8 +1014,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-impl Networks {
-    fn claim(&self, key: &str) -> Claim<'_> {
+impl<T> Registry<T> {
+    fn claim(&self, key: &str) -> Claim<'_, T> {
         let mut ready = lock(&self.ready);
         ready.retain(|_, model| model.strong_count() > 0);
         if let Some(model) = ready.get(key).and_then(Weak::upgrade) {
@@ -746,7 +1029,7 @@ impl Networks {
         let (done, receiver) = watch::channel(None);
         pending.insert(key.to_string(), receiver);
         Claim::Mine(Slot {
-            networks: self,
+            registry: self,
             key: key.to_string(),
             done,
         })

@@ -15,10 +15,10 @@ use super::config::{Options, Settings};
 use super::convert::{Encoding, Text};
 use super::documents::{Document, Kind};
 use crate::corpus::Format;
-use crate::ide::{Finding, RulesAnalysis, TrainedModel, WordFrequencies};
+use crate::ide::{Finding, RulesAnalysis, TrainedModel, TrainedPatterns, WordFrequencies};
 use crate::project::{self, Binding, OpenCorpus};
 use crate::rules_file::RulesFile;
-use crate::suggest::Suggestion;
+use crate::suggest::{Suggestion, rank};
 use crate::text::SourceText;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -52,6 +52,27 @@ pub struct SavedSuggestions {
     pub generation: u64,
 }
 
+impl SavedSuggestions {
+    /// `list`, measured for save `generation`, added to `old` when `old` is of the same
+    /// save (the engine's list and the learned patterns' come in either order), ranked,
+    /// an edit listed once.
+    pub fn merged(
+        old: Option<&SavedSuggestions>,
+        mut list: Vec<Suggestion>,
+        generation: u64,
+    ) -> SavedSuggestions {
+        if let Some(old) = old.filter(|old| old.generation == generation) {
+            for suggestion in &old.list {
+                if !list.iter().any(|s| s.edit == suggestion.edit) {
+                    list.push(suggestion.clone());
+                }
+            }
+        }
+        rank(&mut list);
+        SavedSuggestions { list, generation }
+    }
+}
+
 /// The newest save job of a project: its generation (a counter over the whole server) and
 /// the flag that cancels it.
 #[derive(Debug, Clone)]
@@ -79,10 +100,16 @@ pub struct Project {
     pub model: Option<Arc<TrainedModel>>,
     /// What `model` was prepared under (`project::NetworkPlan::memory_key`).
     pub model_key: Option<String>,
+    /// The SoPa that learns patterns beside the rule network (`training.learnPatterns`),
+    /// and what it was prepared under.
+    pub patterns: Option<Arc<TrainedPatterns>>,
+    pub patterns_key: Option<String>,
     /// The newest save job.
     pub job: Option<Ticket>,
-    /// The network the newest save job wants, once it knows (its memory key).
+    /// The networks the newest save job wants, once it knows (their memory keys): the rule
+    /// network and the SoPa.
     pub wanted_model: Option<String>,
+    pub wanted_patterns: Option<String>,
     /// The epoch and dev accuracy of a training run in progress, for hovers.
     pub training: Option<Arc<str>>,
     /// The suggestions of a save, once computed.
@@ -98,8 +125,11 @@ impl Project {
             saved: None,
             model: None,
             model_key: None,
+            patterns: None,
+            patterns_key: None,
             job: None,
             wanted_model: None,
+            wanted_patterns: None,
             training: None,
             suggestions: None,
         }
@@ -222,6 +252,7 @@ impl State {
         }
         project.job = Some(ticket.clone());
         project.wanted_model = None;
+        project.wanted_patterns = None;
         Some(JobRequest {
             key: key.to_path_buf(),
             text,

@@ -17,5 +17,6 @@ pub use bindings::{
 pub use cache::{cache_key, checkpoint_dir, default_cache_root};
 pub use save::{
     CorpusReport, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
-    analyze_save, load_network, network_plan, suggest_save, train_network,
+    analyze_save, load_network, load_patterns, network_plan, suggest_learned_save, suggest_save,
+    train_network, train_patterns,
 };

@@ -2,19 +2,23 @@
 //! on every bound corpus; [`suggest_save`] measures the suggestion engine's edits on its
 //! `train` and `dev` corpora; [`network_plan`] says which network that save calls for (its
 //! cache key and checkpoint folder), or why none; [`load_network`] and [`train_network`]
-//! get it from the cache or by training, and prepare it for the editor.
+//! get it from the cache or by training, and prepare it for the editor; [`load_patterns`]
+//! and [`train_patterns`] do the same for the SoPa that learns patterns beside it, and
+//! [`suggest_learned_save`] measures its learned patterns as the suggestion engine's edits.
 
 use super::bindings::{CorpusOrigin, OpenCorpus, bindings, read_corpus};
 use super::cache::{cache_key, checkpoint_dir};
 use crate::explain::ReconstructConfig;
 use crate::ide::{
-    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, WordFrequencies, analyze,
-    corpus_findings,
+    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, TrainedPatterns,
+    WordFrequencies, analyze, corpus_findings,
 };
 use crate::limits::ReadLimits;
-use crate::model::{DeviceKind, FitEvent, TrainingSettings, fit, load_model_for};
+use crate::model::{
+    DeviceKind, FitEvent, Fitted, LoadedModel, TrainingSettings, fit, load_model_for,
+};
 use crate::rules_file::RulesFile;
-use crate::suggest::{Corpora, SuggestConfig, Suggestion, suggest};
+use crate::suggest::{Corpora, LearnedRule, SuggestConfig, Suggestion, suggest, suggest_learned};
 use crate::text::SourceText;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -118,6 +122,25 @@ pub fn suggest_save(
     suggest(&analysis.rules, &corpora, &[], &[], config, cancelled)
 }
 
+/// A SoPa's learned patterns, as rules (`learned`), measured as the suggestion engine's
+/// edits of the saved rules of `analysis`, best first: what the SoPa trained after the save
+/// adds to [`suggest_save`]'s list. `None` as for [`suggest_save`].
+pub fn suggest_learned_save(
+    analysis: &RulesAnalysis,
+    learned: &[LearnedRule],
+    config: &SuggestConfig,
+    cancelled: &dyn Fn() -> bool,
+) -> Option<Vec<Suggestion>> {
+    if analysis.rules.has_errors() {
+        return None;
+    }
+    let corpora = Corpora {
+        train: &analysis.corpus("train")?.file.examples,
+        dev: &analysis.corpus("dev")?.file.examples,
+    };
+    suggest_learned(&analysis.rules, &corpora, learned, config, cancelled)
+}
+
 /// Why a save calls for no network.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NoNetwork {
@@ -182,9 +205,7 @@ pub fn load_network(
     limits: &ReadLimits,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainedModel, String> {
-    let device = DeviceKind::Cpu.open()?;
-    let loaded = load_model_for(dir, rules_text.as_bytes(), false, &device, limits)
-        .map_err(|error| error.to_string())?;
+    let loaded = load(dir, rules_text, limits)?;
     TrainedModel::new(
         loaded.manifest,
         loaded.net.as_ref(),
@@ -196,26 +217,54 @@ pub fn load_network(
     .map_err(|error| error.to_string())
 }
 
-/// A network trained for a save.
+/// Loads the checkpoint in `dir`, on the CPU, which must have been trained from exactly
+/// `rules_text`.
+fn load(dir: &Path, rules_text: &str, limits: &ReadLimits) -> Result<LoadedModel, String> {
+    let device = DeviceKind::Cpu.open()?;
+    load_model_for(dir, rules_text.as_bytes(), false, &device, limits)
+        .map_err(|error| error.to_string())
+}
+
+/// Loads the SoPa checkpoint in `dir`, which must have been trained from exactly
+/// `rules_text`, and prepares it for the editor.
+pub fn load_patterns(
+    dir: &Path,
+    rules_text: &str,
+    analysis: &RulesAnalysis,
+    limits: &ReadLimits,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainedPatterns, String> {
+    let loaded = load(dir, rules_text, limits)?;
+    TrainedPatterns::new(
+        loaded.manifest,
+        loaded.net.as_ref(),
+        loaded.vocabulary.as_ref(),
+        analysis,
+        cancelled,
+    )
+    .map_err(|error| error.to_string())
+}
+
+/// A network trained for a save, prepared for the editor (a [`TrainedModel`] or a
+/// [`TrainedPatterns`]).
 #[derive(Debug)]
-pub struct TrainedNetwork {
-    pub model: TrainedModel,
+pub struct TrainedNetwork<T> {
+    pub model: T,
     /// Whether its checkpoint was written into the cache, or why not (the network is good
     /// either way).
     pub cached: Result<(), String>,
 }
 
-/// Trains the network of `analysis` (which binds `train` and `dev`), writes its checkpoint
-/// into `dir`, and prepares it for the editor.
-pub fn train_network(
+/// Trains the network of `analysis` (which binds `train` and `dev`) under `settings` and
+/// writes its checkpoint into `dir`.
+fn fit_and_cache(
     dir: &Path,
     analysis: &RulesAnalysis,
     settings: &TrainingSettings,
     limits: &ReadLimits,
-    reconstruct: &ReconstructConfig,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
-) -> Result<TrainedNetwork, String> {
+) -> Result<(Fitted, Result<(), String>), String> {
     let (Some(train), Some(dev)) = (analysis.corpus("train"), analysis.corpus("dev")) else {
         return Err("training needs a train and a dev corpus".to_string());
     };
@@ -230,6 +279,43 @@ pub fn train_network(
     )
     .map_err(|error| error.to_string())?;
     let cached = fitted.save(dir).map_err(|error| error.to_string());
+    Ok((fitted, cached))
+}
+
+/// Trains the SoPa of `analysis` (`settings.model` is SoPa), writes its checkpoint into
+/// `dir`, and prepares it for the editor.
+pub fn train_patterns(
+    dir: &Path,
+    analysis: &RulesAnalysis,
+    settings: &TrainingSettings,
+    limits: &ReadLimits,
+    on_event: &mut dyn FnMut(FitEvent),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainedNetwork<TrainedPatterns>, String> {
+    let (fitted, cached) = fit_and_cache(dir, analysis, settings, limits, on_event, cancelled)?;
+    let model = TrainedPatterns::new(
+        fitted.manifest,
+        fitted.net.as_ref(),
+        fitted.vocabulary.as_ref(),
+        analysis,
+        cancelled,
+    )
+    .map_err(|error| error.to_string())?;
+    Ok(TrainedNetwork { model, cached })
+}
+
+/// Trains the network of `analysis` (which binds `train` and `dev`), writes its checkpoint
+/// into `dir`, and prepares it for the editor.
+pub fn train_network(
+    dir: &Path,
+    analysis: &RulesAnalysis,
+    settings: &TrainingSettings,
+    limits: &ReadLimits,
+    reconstruct: &ReconstructConfig,
+    on_event: &mut dyn FnMut(FitEvent),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainedNetwork<TrainedModel>, String> {
+    let (fitted, cached) = fit_and_cache(dir, analysis, settings, limits, on_event, cancelled)?;
     let model = TrainedModel::new(
         fitted.manifest,
         fitted.net.as_ref(),

@@ -611,8 +611,34 @@ pub fn suggest(
 ) -> Option<Vec<Suggestion>> {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
     let state = State::new(file.clone(), &train, &dev, read_back, learned);
+    measured(&state, state.candidates(config), cancelled)
+}
+
+/// A SoPa's learned patterns alone (`learned`, as rules) as suggestions for `file`,
+/// measured as [`suggest`] measures them, best first: what a SoPa trained after the
+/// suggestions of a save adds to them. `None` when `cancelled` says so.
+pub fn suggest_learned(
+    file: &RulesFile,
+    corpora: &Corpora,
+    learned: &[LearnedRule],
+    config: &SuggestConfig,
+    cancelled: &dyn Fn() -> bool,
+) -> Option<Vec<Suggestion>> {
+    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
+    let state = State::new(file.clone(), &train, &dev, &[], learned);
+    let candidates = learned::additions(&train, &state.train_standing, config, learned);
+    measured(&state, candidates, cancelled)
+}
+
+/// The candidates that change some train line, measured against `state` and [`rank`]ed;
+/// `None` when `cancelled` (polled before each measurement) says so.
+fn measured(
+    state: &State,
+    candidates: Vec<Candidate>,
+    cancelled: &dyn Fn() -> bool,
+) -> Option<Vec<Suggestion>> {
     let mut suggestions = Vec::new();
-    for candidate in state.candidates(config) {
+    for candidate in candidates {
         if cancelled() {
             return None;
         }
@@ -622,13 +648,19 @@ pub fn suggest(
             suggestions.push(suggestion);
         }
     }
+    rank(&mut suggestions);
+    Some(suggestions)
+}
+
+/// Sorts suggestions best first: the largest dev accuracy after the edit, then the largest
+/// train gain.
+pub fn rank(suggestions: &mut [Suggestion]) {
     suggestions.sort_by(|a, b| {
         let (a, b) = (&a.evidence, &b.evidence);
         b.dev_after
             .total_cmp(&a.dev_after)
             .then(b.train_gain().cmp(&a.train_gain()))
     });
-    Some(suggestions)
 }
 
 /// The rules after [`refine`], with the edits applied in order.

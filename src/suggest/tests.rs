@@ -474,3 +474,43 @@ fn a_readable_regex_is_short_with_short_sets_and_stars_on_single_tokens() {
     assert!(!reconstruct::readable(&regex(long), max));
     assert!(reconstruct::readable(&regex(long), 13));
 }
+
+#[test]
+fn learned_rules_alone_are_measured_as_the_engine_measures_them_in_the_full_list() {
+    let (train, dev) = (examples(TRAIN), examples(DEV));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+    };
+    let file = rules("default ham\n");
+    let learned = [
+        LearnedRule {
+            label: "spam".to_string(),
+            regex: "$* call % $*".to_string(),
+        },
+        // Below the floors: it fixes no line.
+        LearnedRule {
+            label: "spam".to_string(),
+            regex: "$* keys $*".to_string(),
+        },
+    ];
+    let config = SuggestConfig::default();
+    let alone = suggest_learned(&file, &corpora, &learned, &config, &|| false).unwrap();
+    assert_eq!(alone.len(), 1, "{alone:#?}");
+    assert_eq!(alone[0].source, Source::Learned);
+    assert_eq!(
+        alone[0].edit,
+        Edit::AddRule {
+            label: "spam".to_string(),
+            regex: "$* call % $*".to_string()
+        }
+    );
+    // The same edit, found by induction in the full list, has the same evidence.
+    let full = suggest(&file, &corpora, &[], &learned, &config, &|| false).unwrap();
+    let same = full
+        .iter()
+        .find(|s| s.edit == alone[0].edit)
+        .expect("in the full list");
+    assert_eq!(same.evidence, alone[0].evidence);
+    assert!(suggest_learned(&file, &corpora, &learned, &config, &|| true).is_none());
+}

@@ -19,6 +19,7 @@ fn rules_hover_at(with_cursor: &str, pending: bool) -> String {
     let figures = Figures {
         analysis: Some(&analysis),
         pending,
+        patterns: None,
     };
     let (_, hover) =
         hover_rules(&analysis.rules, at, figures, &HoverConfig::default()).expect("a hover");
@@ -91,6 +92,7 @@ fn rules_hover(
     let figures = Figures {
         analysis,
         pending: false,
+        patterns: None,
     };
     hover_rules(file, at, figures, config).expect("a hover")
 }
@@ -363,6 +365,7 @@ fn line_hover_without_a_network_shows_the_rules_view() {
                 },
             }],
             network: Err(AbsentNetwork::NotYetTrained),
+            patterns: None,
         }
     );
     assert_eq!(

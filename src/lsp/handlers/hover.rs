@@ -3,8 +3,8 @@
 //! `ide::render_*`; hovers read the last finished network and never wait for training.
 
 use crate::ide::{
-    Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, render_line_hover,
-    render_rules_hover,
+    Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, patterns_view,
+    render_line_hover, render_rules_hover,
 };
 use crate::lsp::state::Snapshot;
 use text_size::TextRange;
@@ -21,6 +21,7 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
         let figures = Figures {
             analysis: view.project.saved.as_ref().map(|s| s.analysis.as_ref()),
             pending: view.project.is_analyzing(),
+            patterns: view.project.patterns.as_deref(),
         };
         hover_rules(&view.file, offset, figures, &config).map(|(range, hover)| {
             let mut value = render_rules_hover(&hover);
@@ -45,15 +46,22 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
             let range = example.text_range.or(example.label_range)?;
             let value = match view.project {
                 Some((_, project)) => {
+                    let current = &project.current.source.text;
+                    let training = &snapshot.settings.training;
                     let network = match project.model.as_deref() {
                         Some(model) => LineNetwork::Trained {
                             model,
-                            stale: !model.is_trained_on(&project.current.source.text),
+                            stale: !model.is_trained_on(current),
                         },
-                        None if snapshot.settings.training.enabled => LineNetwork::NotYetTrained,
+                        None if training.rules_network().is_none() => LineNetwork::SopaOnly,
+                        None if training.enabled => LineNetwork::NotYetTrained,
                         None => LineNetwork::TrainingOff,
                     };
-                    let hover = hover_line(&example, &project.current, network, &config);
+                    let mut hover = hover_line(&example, &project.current, network, &config);
+                    hover.patterns = project.patterns.as_deref().map(|patterns| {
+                        let stale = !patterns.is_trained_on(current);
+                        patterns_view(&example.text, patterns, stale, &config)
+                    });
                     render_line_hover(&hover, &example.text)
                 }
                 None => "_No rules file binds this corpus: add `corpus train \"…\"` to one._"
