@@ -10,8 +10,11 @@
 //!   and one diagnostic per misclassified line), with training off so that only that is
 //!   timed: after an edit of a pattern, and with nothing changed since the last save (when
 //!   the network in memory is kept);
-//! - hover on a corpus line, with a trained network (rule-system and FA-RNN predictions,
-//!   top patterns with their best spans, n-grams by occlusion), on lines drawn at random;
+//! - the save cost of training: from opening the files to the trained FA-RNN, then to the
+//!   trained SoPa of `training.learnPatterns` (its learned patterns read back), 3 epochs each;
+//! - hover on a corpus line, with both networks trained (rule-system, FA-RNN and SoPa
+//!   predictions, top patterns with their best spans, n-grams by occlusion, the SoPa's
+//!   leave-one-out contributions), on lines drawn at random;
 //! - hover on a pattern (figures on both corpora and examples);
 //! - the same corpus-line hover while a network trains on the other core.
 //!
@@ -130,6 +133,17 @@ fn is_progress_end(message: &Value) -> bool {
     message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end"
 }
 
+/// The end of the progress whose token starts with `prefix` (`rulelens/train/` for the rule
+/// network, `rulelens/patterns/` for the SoPa).
+fn is_progress_end_of(prefix: &str) -> impl Fn(&Value) -> bool + '_ {
+    move |message: &Value| {
+        is_progress_end(message)
+            && message["params"]["token"]
+                .as_str()
+                .is_some_and(|token| token.starts_with(prefix))
+    }
+}
+
 fn main() {
     let dir = temp_dir("bench");
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
@@ -150,14 +164,24 @@ fn main() {
     server.initialize(
         json!({ "window": { "workDoneProgress": true },
                 "textDocument": { "synchronization": { "didSave": true } } }),
-        json!({ "training": { "enabled": true, "epochs": 3, "patience": 1,
+        json!({ "training": { "enabled": true, "epochs": 3, "patience": 1, "delay": 0,
                               "modelCache": cache } }),
     );
+    let opened = Instant::now();
     server.open(&rules, "rules", &rules_text);
     server.open(&train, "tsv", &train_text);
     server.open(&dev, "tsv", &dev_text);
-    eprintln!("training the network the hovers read (3 epochs)…");
-    server.wait_for(is_progress_end);
+    eprintln!("training the networks the hovers read (3 epochs each)…");
+    server.wait_for(is_progress_end_of("rulelens/train/"));
+    let rule_network_done = Instant::now();
+    let mut rule_network = Timings::new("open to trained FA-RNN (3 epochs)", None);
+    rule_network.samples.push(rule_network_done - opened);
+    server.wait_for(is_progress_end_of("rulelens/patterns/"));
+    let mut learned = Timings::new(
+        "then to trained SoPa (3 epochs, learned patterns read back)",
+        None,
+    );
+    learned.samples.push(rule_network_done.elapsed());
     let spam_lines: Vec<u64> = train_text
         .lines()
         .enumerate()
@@ -168,11 +192,12 @@ fn main() {
     // The progress ends once the network is stored: the first hover shows it.
     let (_, text) = hover(&mut server, &train, spam_lines[0], 8);
     assert!(text.contains("**FA-RNN**"), "no trained network: {text}");
+    assert!(text.contains("**SoPa**"), "no trained SoPa: {text}");
 
     // Hover on corpus lines, then on a pattern, with the network trained and nothing else
     // running.
     let mut random = SplitMix(0);
-    let mut line_hover = Timings::new("hover, corpus line (trained FA-RNN)", Some(10.0));
+    let mut line_hover = Timings::new("hover, corpus line (trained FA-RNN and SoPa)", Some(10.0));
     for _ in 0..samples(2000) {
         let line = random.below(line_count) as u64;
         line_hover
@@ -283,6 +308,8 @@ fn main() {
     println!("| what | samples | p50 ms | p99 ms | max ms | target (p99) |");
     println!("|---|---:|---:|---:|---:|---|");
     for timings in [
+        &rule_network,
+        &learned,
         &line_hover,
         &pattern_hover,
         &training_hover,

@@ -31,7 +31,7 @@ use crate::automata::{
 use crate::corpus::Example;
 use crate::explain::LearnedPattern;
 use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
-use crate::model::sopa::PatternRef;
+use crate::model::sopa::{Contribution, PatternRef};
 use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::ast::{Formula, FormulaKind, StatementKind};
 use crate::syntax::{PatternId, print_regex};
@@ -218,8 +218,9 @@ pub struct PatternsView {
     pub prediction: String,
     /// (label, probability), labels in the network's order.
     pub probabilities: Vec<(String, f64)>,
-    /// At most [`HoverConfig::max_listed`], the largest change first; none smaller than
-    /// `explain::NEGLIGIBLE`.
+    /// At most [`HoverConfig::max_listed`]: those that change it by `explain::NEGLIGIBLE`
+    /// or more, the largest change first, then the others by score (a prediction no single
+    /// pattern decides).
     pub contributions: Vec<PatternContribution>,
 }
 
@@ -801,12 +802,20 @@ pub fn patterns_view(
     let explanation = patterns.scorer.explain_text(text, scale);
     let labels = patterns.scorer.system().labels();
     let tokens = tokenize(text);
-    let mut contributions: Vec<_> = explanation
-        .contributions
-        .into_iter()
-        .filter(|c| c.delta.abs() >= NEGLIGIBLE)
-        .collect();
-    contributions.sort_by(|a, b| b.delta.abs().total_cmp(&a.delta.abs()));
+    // The decisive patterns by the size of their contribution, then (when fewer decide the
+    // line: a saturated prediction) the others by their score.
+    let mut contributions = explanation.contributions;
+    contributions.sort_by(|a, b| {
+        let decisive = |c: &Contribution| c.delta.abs() >= NEGLIGIBLE;
+        let by_delta = || b.delta.abs().total_cmp(&a.delta.abs());
+        decisive(b).cmp(&decisive(a)).then_with(|| {
+            if decisive(a) {
+                by_delta()
+            } else {
+                b.score.total_cmp(&a.score)
+            }
+        })
+    });
     contributions.truncate(config.max_listed);
     let contributions = contributions
         .into_iter()

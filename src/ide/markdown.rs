@@ -478,19 +478,24 @@ fn render_patterns(out: &mut String, view: &PatternsView, gold: Option<&str>, te
     }
     out.push('\n');
     let label = escape(&view.prediction);
-    if view.contributions.is_empty() {
+    let decisive = |delta: f64| delta.abs() >= NEGLIGIBLE;
+    if view.contributions.iter().any(|c| decisive(c.delta)) {
         let _ = writeln!(
             out,
-            "\n_Leaving out any one pattern changes P({label}) by less than {NEGLIGIBLE}._"
+            "\nPatterns (leave-one-out: what the network's P({label}) loses without each):"
         );
-        return;
+    } else {
+        let _ = writeln!(
+            out,
+            "\n_Leaving out any one pattern changes P({label}) by less than {NEGLIGIBLE}._ \
+             The patterns with the highest scores:"
+        );
     }
-    let _ = writeln!(
-        out,
-        "\nPatterns (leave-one-out: what the network's P({label}) loses without each):"
-    );
     for c in &view.contributions {
-        let _ = write!(out, "- {} {:+.2}", c.pattern, c.delta);
+        let _ = write!(out, "- {}", c.pattern);
+        if decisive(c.delta) {
+            let _ = write!(out, " {:+.2}", c.delta);
+        }
         if let Some(regex) = &c.regex {
             let _ = write!(out, " `{}`", regex.replace('`', "'"));
         }

@@ -25,7 +25,7 @@ use super::config::Settings;
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use crate::ide::{RulesAnalysis, TrainedModel, TrainedPatterns, model_findings};
 use crate::model::checkpoint::Manifest;
-use crate::model::{FitEvent, TrainingSettings};
+use crate::model::{FitEvent, ModelKind, TrainingSettings};
 use crate::project::{
     self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
     analyze_save, load_network, load_patterns, network_plan, suggest_learned_save, suggest_save,
@@ -594,12 +594,25 @@ async fn train<T: Prepared>(
         &file,
     )
     .await;
+    // The settings that shape this model: β for the FA-RNN family, the free patterns and
+    // the semiring for SoPa.
+    let shape = if training.model == ModelKind::Sopa {
+        format!(
+            "patterns {}, semiring {}",
+            training.patterns,
+            serde_json::to_value(training.semiring)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        )
+    } else {
+        format!("β {}", training.beta)
+    };
     session.log(
         MessageType::INFO,
         format!(
-            "{file}: training {} (β {}, learning rate {}, batch {}, at most {} epochs, patience {}, word vectors {})",
+            "{file}: training {} ({shape}, learning rate {}, batch {}, at most {} epochs, patience {}, word vectors {})",
             training.model.display_name(),
-            training.beta,
             training.learning_rate(),
             training.batch_size,
             training.epochs,
