@@ -1,5 +1,7 @@
 //! SoPa's costs: one training step (forward, backward and Adam) on a batch of 32 SMS train
-//! messages, and scoring one 20-token sentence from its text to label logits, for the
+//! messages, scoring one 20-token sentence from its text to label logits (through tensors,
+//! and through the editor's plain-loop `SopaScorer`), and the editor's explanation of it
+//! (leave-one-out contributions and best spans), for the
 //! bundled SMS and TREC rules with the default free patterns (`5:10,4:10,3:10,2:10`) and
 //! max-product (the fused recurrence). Word vectors are seeded pseudo-random 50-dimensional
 //! ones for the examples' vocabulary, so that the benchmark needs nothing outside the
@@ -124,5 +126,20 @@ fn score_one_sentence(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, train_step, score_one_sentence);
+fn plain_loops(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sopa-plain-20-tokens");
+    for name in ["sms", "trec"] {
+        let (_, _, vocabulary, net) = sopa(name);
+        let scorer = net.scorer(&vocabulary, MAX_TOKENS).expect("scorer");
+        group.bench_function(BenchmarkId::new("score", name), |b| {
+            b.iter(|| scorer.read_text(black_box(SENTENCE)))
+        });
+        group.bench_function(BenchmarkId::new("explain", name), |b| {
+            b.iter(|| scorer.explain_text(black_box(SENTENCE), 10.0))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, train_step, score_one_sentence, plain_loops);
 criterion_main!(benches);

@@ -103,7 +103,7 @@ fn perturb(net: &FaRnn, seed: u64) {
             .iter()
             .map(|&x| {
                 let noise = rng.next_f64() as f32 - 0.5;
-                match name {
+                match name.as_str() {
                     "update_bias" | "reset_bias" => 0.1 * noise,
                     "update_state" | "reset_state" | "update_token" | "reset_token" => {
                         x + 0.3 * noise

@@ -24,7 +24,9 @@
 //! scoring, and any scoring on other devices, is a chain of tensor operations, one step per
 //! token ([`FaRnn::final_states_unfused`]), as is FA-GRU, the FA-RNN step inside the
 //! update and reset gates of `gates.rs`. Trainable by default, as in the paper: D1, D2, G and
-//! the gates; E_R, E_w, W, h₀, α∞ and the aggregation stay fixed.
+//! the gates; E_R, E_w, W, h₀, α∞ and the aggregation stay fixed. The tensors are declared
+//! once, in [`declare`] (and the gates' in `gates.rs`), in a [`Parameters`] store that makes
+//! them for a new network or takes them from a checkpoint.
 
 use super::aggregation::Aggregation;
 use super::batch::Batch;
@@ -32,6 +34,7 @@ use super::decompose::Decomposition;
 use super::embeddings::{Vocabulary, WordVectors};
 use super::gates::Gates;
 use super::leaky_clamp::leaky_clamp;
+use super::parameters::{Init, Parameters};
 use super::recurrence::Recurrence;
 use super::settings::Scoring;
 use super::viterbi::ViterbiStep;
@@ -88,16 +91,18 @@ pub struct WordInput {
 #[derive(Debug, Clone)]
 struct Words {
     embedding: Tensor,
-    g: Var,
+    g: Tensor,
     beta: f64,
 }
 
 /// An FA-RNN over a rule system's alphabet.
 #[derive(Debug, Clone)]
 pub struct FaRnn {
-    symbol_embedding: Var,
-    d1: Var,
-    d2: Var,
+    /// Every tensor below, by checkpoint name, with the trainable set.
+    parameters: Parameters,
+    symbol_embedding: Tensor,
+    d1: Tensor,
+    d2: Tensor,
     words: Option<Words>,
     wildcard: Tensor,
     start: Tensor,
@@ -112,6 +117,125 @@ pub struct FaRnn {
     gates: Option<Gates>,
     aggregation: Aggregation,
     scoring: Scoring,
+}
+
+/// The sizes of an FA-RNN's tensors.
+struct Dims {
+    /// S symbols, K states, rank r, P patterns.
+    symbols: usize,
+    states: usize,
+    rank: usize,
+    patterns: usize,
+    /// V words of D dimensions, with word embeddings.
+    words: Option<(usize, usize)>,
+}
+
+/// What a new network's tensors start as (row-major); a checkpoint brings its own.
+struct Initial {
+    symbol_embedding: Vec<f32>,
+    d1: Vec<f32>,
+    d2: Vec<f32>,
+    /// E_w and G.
+    words: Option<(Vec<f32>, Vec<f32>)>,
+    wildcard: Vec<f32>,
+    start: Vec<f32>,
+    finals: Vec<f32>,
+}
+
+/// Declares an FA-RNN's tensors in `parameters` (named as in `models/README.md`; trainable:
+/// D1, D2 and G) and builds the network: from `initial` when the store is fresh, from the
+/// checkpoint's tensors, shapes checked, otherwise; with FA-GRU's gates when `gates` gives
+/// their seed. `beta` is required with word embeddings.
+fn declare(
+    mut parameters: Parameters,
+    system: &RuleSystem,
+    dims: Dims,
+    initial: Option<Initial>,
+    beta: Option<f64>,
+    gates: Option<u64>,
+    scoring: Scoring,
+) -> Result<FaRnn> {
+    let Dims {
+        symbols: s,
+        states: k,
+        rank: r,
+        patterns: p,
+        words,
+    } = dims;
+    let (mut values, word_values) = match initial {
+        Some(Initial {
+            symbol_embedding,
+            d1,
+            d2,
+            words,
+            wildcard,
+            start,
+            finals,
+        }) => (
+            Some([symbol_embedding, d1, d2, wildcard, start, finals]),
+            words,
+        ),
+        None => (None, None),
+    };
+    let mut next = |i: usize| match &mut values {
+        Some(values) => Init::Values(std::mem::take(&mut values[i])),
+        None => Init::Zeros,
+    };
+    let symbol_embedding = parameters.declare("symbol_embedding", &[s, r], next(0), false)?;
+    let d1 = parameters.declare("d1", &[k, r], next(1), true)?;
+    let d2 = parameters.declare("d2", &[k, r], next(2), true)?;
+    let wildcard = parameters.declare("wildcard", &[k, k], next(3), false)?;
+    let start = parameters.declare("start", &[1, k], next(4), false)?;
+    let finals = parameters.declare("finals", &[k, p], next(5), false)?;
+    let words = match words {
+        Some((v, d)) => {
+            let Some(beta) = beta else {
+                candle_core::bail!("word embeddings without a beta");
+            };
+            let (embedding, g) = match word_values {
+                Some((embedding, g)) => (Init::Values(embedding), Init::Values(g)),
+                None => (Init::Zeros, Init::Zeros),
+            };
+            Some(Words {
+                embedding: parameters.declare("word_embedding", &[v, d], embedding, false)?,
+                g: parameters.declare("g", &[d, r], g, true)?,
+                beta,
+            })
+        }
+        None => None,
+    };
+    let gates = gates
+        .map(|seed| Gates::declare(&mut parameters, k, r, seed))
+        .transpose()?;
+    parameters.finish()?;
+    let dense: Vec<f32> = wildcard.flatten_all()?.to_vec1()?;
+    let blocks = pattern_blocks(system);
+    let wildcard_edges: Vec<(usize, usize)> = (0..k * k)
+        .filter(|&e| dense[e] != 0.0)
+        .map(|e| (e / k, e % k))
+        .collect();
+    if let Some(&(from, to)) = wildcard_edges.iter().find(|&&(from, to)| {
+        let block = |state| blocks.partition_point(|b: &Range<usize>| b.end <= state);
+        block(from) != block(to)
+    }) {
+        candle_core::bail!("the wildcard matrix has an edge between patterns, {from} → {to}");
+    }
+    Ok(FaRnn {
+        parameters,
+        symbol_embedding,
+        d1,
+        d2,
+        words,
+        wildcard,
+        start,
+        finals,
+        block_wildcard: per_block(&blocks, &wildcard_edges),
+        blocks: blocks.into(),
+        wildcard_edges,
+        gates,
+        aggregation: Aggregation::from_system(system),
+        scoring,
+    })
 }
 
 /// The bound on every state of the recurrence: |h_t[i]| ≤ `STATE_BOUND` after each step.
@@ -138,10 +262,10 @@ fn per_block(blocks: &[Range<usize>], edges: &[(usize, usize)]) -> Arc<[Vec<(usi
     inside.into()
 }
 
-fn matrix(m: &DMatrix<f64>, device: &Device) -> Result<Tensor> {
-    // nalgebra is column-major; candle wants rows.
-    let data: Vec<f32> = m.transpose().iter().map(|&x| x as f32).collect();
-    Tensor::from_vec(data, (m.nrows(), m.ncols()), device)
+/// A matrix's entries, row-major, in f32.
+fn row_major(m: &DMatrix<f64>) -> Vec<f32> {
+    // nalgebra is column-major.
+    m.transpose().iter().map(|&x| x as f32).collect()
 }
 
 /// G = pinv(E_w) · E_R[symbol(v)]: the least-squares map from word vectors to the rules'
@@ -189,45 +313,44 @@ impl FaRnn {
         scoring: Scoring,
         device: &Device,
     ) -> Result<FaRnn> {
-        let k = automaton.n_states;
-        let wildcard_edges: Vec<(usize, usize)> = (0..k * k)
-            .filter(|&e| automaton.wildcard[e] != 0.0)
-            .map(|e| (e / k, e % k))
-            .collect();
-        let words = match words {
-            Some(input) => {
-                let (v, d) = (input.vocabulary.len(), input.vectors.dim);
-                let g = initial_g(system, input, &decomposition.symbol_factors);
-                Some(Words {
-                    embedding: Tensor::from_slice(&input.vectors.data, (v, d), device)?,
-                    g: Var::from_tensor(&matrix(&g, device)?)?,
-                    beta: input.beta,
-                })
-            }
-            None => None,
+        let symbol_factors = &decomposition.symbol_factors;
+        let dims = Dims {
+            symbols: symbol_factors.nrows(),
+            states: automaton.n_states,
+            rank: symbol_factors.ncols(),
+            patterns: automaton.n_patterns(),
+            words: words.map(|input| (input.vocabulary.len(), input.vectors.dim)),
         };
-        Ok(FaRnn {
-            symbol_embedding: Var::from_tensor(&matrix(&decomposition.symbol_factors, device)?)?,
-            d1: Var::from_tensor(&matrix(&decomposition.from_factors, device)?)?,
-            d2: Var::from_tensor(&matrix(&decomposition.to_factors, device)?)?,
-            words,
-            wildcard: Tensor::from_slice(&automaton.wildcard, (k, k), device)?,
-            start: Tensor::from_slice(&automaton.start, (1, k), device)?,
-            finals: Tensor::from_slice(&automaton.finals, (k, automaton.n_patterns()), device)?,
-            wildcard_edges: wildcard_edges.clone(),
-            block_wildcard: per_block(&automaton.pattern_states, &wildcard_edges),
-            blocks: automaton.pattern_states.clone().into(),
-            gates: None,
-            aggregation: Aggregation::from_system(system),
+        let initial = Initial {
+            symbol_embedding: row_major(symbol_factors),
+            d1: row_major(&decomposition.from_factors),
+            d2: row_major(&decomposition.to_factors),
+            words: words.map(|input| {
+                (
+                    input.vectors.data.clone(),
+                    row_major(&initial_g(system, input, symbol_factors)),
+                )
+            }),
+            wildcard: automaton.wildcard.clone(),
+            start: automaton.start.clone(),
+            finals: automaton.finals.clone(),
+        };
+        declare(
+            Parameters::fresh(0, device),
+            system,
+            dims,
+            Some(initial),
+            words.map(|input| input.beta),
+            None,
             scoring,
-        })
+        )
     }
 
     /// This network with FA-GRU's gates, initialised (from `seed`) so that it still computes
     /// what it computed.
     pub fn with_gates(mut self, seed: u64) -> Result<FaRnn> {
         let (k, r) = self.d1.dims2()?;
-        self.gates = Some(Gates::new(k, r, seed, self.d1.device())?);
+        self.gates = Some(Gates::declare(&mut self.parameters, k, r, seed)?);
         Ok(self)
     }
 
@@ -237,114 +360,39 @@ impl FaRnn {
     }
 
     /// The network's tensors by checkpoint name.
-    pub fn tensors(&self) -> Vec<(&'static str, Tensor)> {
-        let mut tensors = vec![
-            (
-                "symbol_embedding",
-                self.symbol_embedding.as_tensor().clone(),
-            ),
-            ("d1", self.d1.as_tensor().clone()),
-            ("d2", self.d2.as_tensor().clone()),
-            ("wildcard", self.wildcard.clone()),
-            ("start", self.start.clone()),
-            ("finals", self.finals.clone()),
-        ];
-        if let Some(words) = &self.words {
-            tensors.push(("word_embedding", words.embedding.clone()));
-            tensors.push(("g", words.g.as_tensor().clone()));
-        }
-        if let Some(gates) = &self.gates {
-            tensors.extend(
-                gates
-                    .named()
-                    .into_iter()
-                    .map(|(name, var)| (name, var.as_tensor().clone())),
-            );
-        }
-        tensors
+    pub fn tensors(&self) -> Vec<(String, Tensor)> {
+        self.parameters.named_tensors()
     }
 
     /// The checkpoint names of [`FaRnn::trainable`]'s parameters, in the same order.
-    pub fn trainable_names(&self) -> Vec<&'static str> {
-        let mut names = vec!["d1", "d2"];
-        if self.words.is_some() {
-            names.push("g");
-        }
-        if let Some(gates) = &self.gates {
-            names.extend(gates.named().into_iter().map(|(name, _)| name));
-        }
-        names
+    pub fn trainable_names(&self) -> Vec<String> {
+        self.parameters.trainable_names()
     }
 
     /// The trained parameters: D1, D2, with word embeddings G, and FA-GRU's gates.
     pub fn trainable(&self) -> Vec<Var> {
-        let mut vars = vec![self.d1.clone(), self.d2.clone()];
-        if let Some(words) = &self.words {
-            vars.push(words.g.clone());
-        }
-        if let Some(gates) = &self.gates {
-            vars.extend(gates.named().into_iter().map(|(_, var)| var.clone()));
-        }
-        vars
+        self.parameters.trainable()
     }
 
     /// A network from named tensors (a checkpoint's, see [`FaRnn::tensors`]), checked
     /// against the rule system it must belong to; `beta` is required with word embeddings.
+    /// The rank, the word vectors' size and whether there are gates are the checkpoint's;
+    /// every shape is then checked against the declaration.
     pub fn from_tensors(
         system: &RuleSystem,
-        mut tensors: HashMap<String, Tensor>,
+        tensors: HashMap<String, Tensor>,
         scoring: Scoring,
         beta: Option<f64>,
     ) -> Result<FaRnn> {
-        let mut take = |name: &str| {
-            tensors
-                .remove(name)
-                .ok_or_else(|| candle_core::Error::Msg(format!("missing tensor `{name}`")))
+        let dims_of = |name: &str| -> Result<Vec<usize>> {
+            match tensors.get(name) {
+                Some(tensor) => Ok(tensor.dims().to_vec()),
+                None => candle_core::bail!("missing tensor `{name}`"),
+            }
         };
-        let symbol_embedding = take("symbol_embedding")?;
-        let d1 = take("d1")?;
-        let d2 = take("d2")?;
-        let wildcard = take("wildcard")?;
-        let start = take("start")?;
-        let finals = take("finals")?;
-        let words = match (take("word_embedding"), take("g")) {
-            (Ok(embedding), Ok(g)) => {
-                let Some(beta) = beta else {
-                    candle_core::bail!("word embeddings without a beta");
-                };
-                Some((embedding, g, beta))
-            }
-            (Err(_), Err(_)) => None,
-            _ => candle_core::bail!("`word_embedding` and `g` come together"),
-        };
-        let gates = Gates::from_named(&mut |name| tensors.remove(name))?;
-        let (s, r) = symbol_embedding.dims2()?;
-        let (k, _) = d1.dims2()?;
-        if let Some(gates) = &gates {
-            for (name, var) in gates.named() {
-                let expected: &[usize] = match name {
-                    "update_state" | "reset_state" => &[k, k],
-                    "update_token" | "reset_token" => &[r, k],
-                    _ => &[k],
-                };
-                if var.dims() != expected {
-                    candle_core::bail!(
-                        "tensor `{name}` has shape {:?} where {expected:?} was expected",
-                        var.dims()
-                    );
-                }
-            }
-        }
-        let n_patterns = system.patterns().len();
-        let expect = |tensor: &Tensor, name: &str, dims: &[usize]| -> Result<()> {
-            if tensor.dims() != dims {
-                candle_core::bail!(
-                    "tensor `{name}` has shape {:?} where {:?} was expected",
-                    tensor.dims(),
-                    dims
-                );
-            }
-            Ok(())
+        let symbol_dims = dims_of("symbol_embedding")?;
+        let &[s, r] = symbol_dims.as_slice() else {
+            candle_core::bail!("tensor `symbol_embedding` has shape {symbol_dims:?}, not 2 axes");
         };
         if s != system.alphabet().len() {
             candle_core::bail!(
@@ -352,53 +400,45 @@ impl FaRnn {
                 system.alphabet().len()
             );
         }
-        expect(&d2, "d2", &[k, r])?;
-        expect(&wildcard, "wildcard", &[k, k])?;
-        expect(&start, "start", &[1, k])?;
-        expect(&finals, "finals", &[k, n_patterns])?;
-        let words = match words {
-            Some((embedding, g, beta)) => {
-                let (_, d) = embedding.dims2()?;
-                expect(&g, "g", &[d, r])?;
-                Some(Words {
-                    embedding,
-                    g: Var::from_tensor(&g)?,
-                    beta,
-                })
-            }
-            None => None,
-        };
-        let dense: Vec<f32> = wildcard.flatten_all()?.to_vec1()?;
-        let blocks = pattern_blocks(system);
-        let n_states = blocks.last().map_or(0, |block| block.end);
+        let k = dims_of("d1")?.first().copied().unwrap_or(0);
+        let n_states = pattern_blocks(system).last().map_or(0, |block| block.end);
         if n_states != k {
             candle_core::bail!("the network has {k} states, the rules' automata {n_states}");
         }
-        let wildcard_edges: Vec<(usize, usize)> = (0..k * k)
-            .filter(|&e| dense[e] != 0.0)
-            .map(|e| (e / k, e % k))
-            .collect();
-        if let Some(&(from, to)) = wildcard_edges.iter().find(|&&(from, to)| {
-            let block = |state| blocks.partition_point(|b: &Range<usize>| b.end <= state);
-            block(from) != block(to)
-        }) {
-            candle_core::bail!("the wildcard matrix has an edge between patterns, {from} → {to}");
-        }
-        Ok(FaRnn {
-            symbol_embedding: Var::from_tensor(&symbol_embedding)?,
-            d1: Var::from_tensor(&d1)?,
-            d2: Var::from_tensor(&d2)?,
+        let words = match (
+            tensors.contains_key("word_embedding"),
+            tensors.contains_key("g"),
+        ) {
+            (true, true) => match dims_of("word_embedding")?.as_slice() {
+                &[v, d] => Some((v, d)),
+                other => {
+                    candle_core::bail!("tensor `word_embedding` has shape {other:?}, not 2 axes")
+                }
+            },
+            (false, false) => None,
+            _ => candle_core::bail!("`word_embedding` and `g` come together"),
+        };
+        let gated = tensors.keys().any(|name| Gates::is_gate_tensor(name));
+        let dims = Dims {
+            symbols: s,
+            states: k,
+            rank: r,
+            patterns: system.patterns().len(),
             words,
-            wildcard,
-            start,
-            finals,
-            block_wildcard: per_block(&blocks, &wildcard_edges),
-            blocks: blocks.into(),
-            wildcard_edges,
-            gates,
-            aggregation: Aggregation::from_system(system),
+        };
+        let device = tensors
+            .values()
+            .next()
+            .map_or(Device::Cpu, |tensor| tensor.device().clone());
+        declare(
+            Parameters::checkpoint(tensors, &device),
+            system,
+            dims,
+            None,
+            beta,
+            gated.then_some(0),
             scoring,
-        })
+        )
     }
 
     /// Plain copies of the parameters the recurrence uses, for explanations (no tensor
@@ -484,14 +524,14 @@ impl FaRnn {
 
     /// E_R [S, r], for `scorer.rs`.
     pub(super) fn symbol_embedding(&self) -> &Tensor {
-        self.symbol_embedding.as_tensor()
+        &self.symbol_embedding
     }
 
     /// E_w [V, D] and G [D, r] with word embeddings, for `scorer.rs`.
     pub(super) fn word_parts(&self) -> Option<(&Tensor, &Tensor)> {
         self.words
             .as_ref()
-            .map(|words| (&words.embedding, words.g.as_tensor()))
+            .map(|words| (&words.embedding, &words.g))
     }
 
     /// FA-GRU's gates, for `scorer.rs`.
@@ -532,7 +572,7 @@ impl FaRnn {
                 let vectors = words
                     .embedding
                     .index_select(&batch.words.flatten_all()?, 0)?;
-                let mapped = vectors.matmul(words.g.as_tensor())?;
+                let mapped = vectors.matmul(&words.g)?;
                 (symbols.affine(words.beta, 0.0)? + mapped.affine(1.0 - words.beta, 0.0)?)?
             }
         };
@@ -553,7 +593,7 @@ impl FaRnn {
                 self.wildcard_edges.clone(),
                 batch.lengths.clone(),
             );
-            return z.apply_op3(self.d1.as_tensor(), self.d2.as_tensor(), recurrence);
+            return z.apply_op3(&self.d1, &self.d2, recurrence);
         }
         self.final_states_unfused(&z, &batch.mask)
     }
@@ -566,7 +606,7 @@ impl FaRnn {
         let viterbi = match self.scoring {
             Scoring::Forward => None,
             Scoring::Viterbi if z.device().is_cpu() => Some(ViterbiInput::SideBySide(Tensor::cat(
-                &[self.d1.as_tensor(), self.d2.as_tensor()],
+                &[&self.d1, &self.d2],
                 1,
             )?)),
             Scoring::Viterbi => Some(ViterbiInput::BetweenBlocks(
@@ -586,7 +626,7 @@ impl FaRnn {
         let (batch, len, _) = z.dims3()?;
         let k = self.wildcard.dim(0)?;
         let mut h = self.start.broadcast_as((batch, k))?.contiguous()?;
-        let (d1, d2t) = (self.d1.as_tensor(), self.d2.t()?);
+        let (d1, d2t) = (&self.d1, self.d2.t()?);
         let start = h.clone();
         for t in 0..len {
             let z = z.narrow(1, t, 1)?.squeeze(1)?;
@@ -804,9 +844,8 @@ mod tests {
                 net = net.with_gates(3).unwrap();
             }
             let z = net.token_vectors(&batch).unwrap();
-            let side_by_side = ViterbiInput::SideBySide(
-                Tensor::cat(&[net.d1.as_tensor(), net.d2.as_tensor()], 1).unwrap(),
-            );
+            let side_by_side =
+                ViterbiInput::SideBySide(Tensor::cat(&[&net.d1, &net.d2], 1).unwrap());
             let masked = ViterbiInput::BetweenBlocks(net.between_blocks(&Device::Cpu).unwrap());
             let fused = net
                 .final_states_stepwise(&z, &batch.mask, Some(&side_by_side))
@@ -842,7 +881,8 @@ mod tests {
     fn states_are_bounded_and_the_bound_is_the_same_in_both_recurrences() {
         let (net, batch) = network();
         // Factors three times too large: unbounded, the states would grow as 9^t.
-        for var in [&net.d1, &net.d2] {
+        // D1 and D2, the first trainable tensors.
+        for var in &net.trainable()[..2] {
             var.set(&var.as_tensor().affine(3.0, 0.0).unwrap()).unwrap();
         }
         let states = assert_fused_matches_unfused(&net, &batch);

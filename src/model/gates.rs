@@ -9,8 +9,9 @@
 //! Xavier-normal (seeded), the biases at 7, so that both gates start at σ(≥ 20), which is
 //! 1 in f32: the untrained FA-GRU computes exactly what the FA-RNN computes.
 
+use super::parameters::{Init, Parameters};
 use super::rng::SplitMix64;
-use candle_core::{Device, Result, Tensor, Var};
+use candle_core::{Result, Tensor};
 
 /// The gates' sigmoid slope.
 pub const GATE_SLOPE: f64 = 5.0;
@@ -21,11 +22,11 @@ pub const GATE_BIAS: f32 = 7.0;
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
     /// [K, K]
-    pub(crate) state: Var,
+    pub(crate) state: Tensor,
     /// [r, K]
-    pub(crate) token: Var,
+    pub(crate) token: Tensor,
     /// [K]
-    pub(crate) bias: Var,
+    pub(crate) bias: Tensor,
 }
 
 /// The update and reset gates.
@@ -35,97 +36,75 @@ pub(crate) struct Gates {
     pub(crate) reset: Gate,
 }
 
-/// Xavier-normal [rows, cols] from a seeded generator (Box–Muller).
-fn xavier(rows: usize, cols: usize, rng: &mut SplitMix64, device: &Device) -> Result<Tensor> {
+/// Xavier-normal [rows, cols] values from a seeded generator (Box–Muller).
+fn xavier(rows: usize, cols: usize, rng: &mut SplitMix64) -> Vec<f32> {
     let std = (2.0 / (rows + cols) as f64).sqrt();
-    let data: Vec<f32> = (0..rows * cols)
+    (0..rows * cols)
         .map(|_| {
             let (u1, u2) = (rng.next_f64().max(f64::MIN_POSITIVE), rng.next_f64());
             (std * (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()) as f32
         })
-        .collect();
-    Tensor::from_vec(data, (rows, cols), device)
+        .collect()
 }
 
 impl Gate {
-    fn new(states: usize, rank: usize, rng: &mut SplitMix64, device: &Device) -> Result<Gate> {
+    /// Declares the gate `name` (`update`, `reset`): `NAME_state`, `NAME_token`, `NAME_bias`.
+    fn declare(
+        parameters: &mut Parameters,
+        name: &str,
+        (states, rank): (usize, usize),
+        rng: &mut SplitMix64,
+    ) -> Result<Gate> {
         Ok(Gate {
-            state: Var::from_tensor(&xavier(states, states, rng, device)?)?,
-            token: Var::from_tensor(&xavier(rank, states, rng, device)?)?,
-            bias: Var::from_tensor(&Tensor::full(GATE_BIAS, states, device)?)?,
+            state: parameters.declare(
+                &format!("{name}_state"),
+                &[states, states],
+                Init::Values(xavier(states, states, rng)),
+                true,
+            )?,
+            token: parameters.declare(
+                &format!("{name}_token"),
+                &[rank, states],
+                Init::Values(xavier(rank, states, rng)),
+                true,
+            )?,
+            bias: parameters.declare(
+                &format!("{name}_bias"),
+                &[states],
+                Init::Values(vec![GATE_BIAS; states]),
+                true,
+            )?,
         })
     }
 
     /// [batch, K] from h [batch, K] and z [batch, r].
     fn open(&self, h: &Tensor, z: &Tensor) -> Result<Tensor> {
-        let pre = (h.matmul(self.state.as_tensor())? + z.matmul(self.token.as_tensor())?)?
-            .broadcast_add(self.bias.as_tensor())?;
+        let pre = (h.matmul(&self.state)? + z.matmul(&self.token)?)?.broadcast_add(&self.bias)?;
         candle_nn::ops::sigmoid(&pre.affine(GATE_SLOPE, 0.0)?)
-    }
-
-    pub(crate) fn vars(&self) -> [&Var; 3] {
-        [&self.state, &self.token, &self.bias]
     }
 }
 
 impl Gates {
-    pub(crate) fn new(states: usize, rank: usize, seed: u64, device: &Device) -> Result<Gates> {
+    /// Declares both gates of a network of `states` states and rank `rank` in `parameters`
+    /// (fresh ones drawn from `seed`).
+    pub(crate) fn declare(
+        parameters: &mut Parameters,
+        states: usize,
+        rank: usize,
+        seed: u64,
+    ) -> Result<Gates> {
         let mut rng = SplitMix64::new(seed ^ 0x6a09_e667_f3bc_c908);
         Ok(Gates {
-            update: Gate::new(states, rank, &mut rng, device)?,
-            reset: Gate::new(states, rank, &mut rng, device)?,
+            update: Gate::declare(parameters, "update", (states, rank), &mut rng)?,
+            reset: Gate::declare(parameters, "reset", (states, rank), &mut rng)?,
         })
     }
 
-    /// The tensors under their checkpoint names.
-    pub(crate) fn named(&self) -> Vec<(&'static str, &Var)> {
-        let [us, ut, ub] = self.update.vars();
-        let [rs, rt, rb] = self.reset.vars();
-        vec![
-            ("update_state", us),
-            ("update_token", ut),
-            ("update_bias", ub),
-            ("reset_state", rs),
-            ("reset_token", rt),
-            ("reset_bias", rb),
-        ]
-    }
-
-    /// Gates from checkpoint tensors by name, if all six are there.
-    pub(crate) fn from_named(
-        take: &mut impl FnMut(&str) -> Option<Tensor>,
-    ) -> Result<Option<Gates>> {
-        let names = [
-            "update_state",
-            "update_token",
-            "update_bias",
-            "reset_state",
-            "reset_token",
-            "reset_bias",
-        ];
-        let tensors: Vec<Option<Tensor>> = names.iter().map(|n| take(n)).collect();
-        if tensors.iter().all(Option::is_none) {
-            return Ok(None);
-        }
-        let mut vars = Vec::with_capacity(6);
-        for (name, tensor) in names.iter().zip(tensors) {
-            match tensor {
-                Some(tensor) => vars.push(Var::from_tensor(&tensor)?),
-                None => candle_core::bail!("gate tensor `{name}` is missing"),
-            }
-        }
-        let mut vars = vars.into_iter();
-        let mut gate = || -> Option<Gate> {
-            Some(Gate {
-                state: vars.next()?,
-                token: vars.next()?,
-                bias: vars.next()?,
-            })
-        };
-        match (gate(), gate()) {
-            (Some(update), Some(reset)) => Ok(Some(Gates { update, reset })),
-            _ => candle_core::bail!("gate tensors are incomplete"),
-        }
+    /// Whether `name` is one of the gates' tensors.
+    pub(crate) fn is_gate_tensor(name: &str) -> bool {
+        ["update", "reset"]
+            .iter()
+            .any(|gate| name.starts_with(gate) && name[gate.len()..].starts_with('_'))
     }
 
     /// One gated step: `h` [batch, K], `start` [batch, K], `z` [batch, r], `step` the FA-RNN

@@ -44,16 +44,10 @@ impl Network for FaRnn {
 
     fn parameter_names(&self) -> Vec<String> {
         self.trainable_names()
-            .into_iter()
-            .map(String::from)
-            .collect()
     }
 
     fn named_tensors(&self) -> Vec<(String, Tensor)> {
         self.tensors()
-            .into_iter()
-            .map(|(name, tensor)| (name.to_string(), tensor))
-            .collect()
     }
 
     fn directions(&self) -> Vec<&FaRnn> {

@@ -22,23 +22,39 @@ pub enum Init {
 }
 
 /// Where declared tensors come from.
+#[derive(Clone)]
 enum Source {
     Fresh(SplitMix64),
     Checkpoint(HashMap<String, Tensor>),
 }
 
 /// One declared tensor.
+#[derive(Clone)]
 struct Entry {
     name: String,
     var: Var,
     trainable: bool,
 }
 
-/// The declared tensors of one network, in declaration order.
+/// The declared tensors of one network, in declaration order. A clone shares the tensors
+/// (training one trains the other).
+#[derive(Clone)]
 pub struct Parameters {
     device: Device,
     source: Source,
     entries: Vec<Entry>,
+}
+
+impl std::fmt::Debug for Parameters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(
+                self.entries
+                    .iter()
+                    .map(|entry| (&entry.name, entry.var.dims())),
+            )
+            .finish()
+    }
 }
 
 impl Parameters {

@@ -318,9 +318,9 @@ impl Direction {
             Some(gates) => {
                 let gate = |g: &super::gates::Gate| -> Result<PlainGate> {
                     Ok(PlainGate {
-                        state: PackedMatrix::new(&plain(g.state.as_tensor())?, k, k),
-                        token: PackedMatrix::new(&plain(g.token.as_tensor())?, r, k),
-                        bias: plain(g.bias.as_tensor())?,
+                        state: PackedMatrix::new(&plain(&g.state)?, k, k),
+                        token: PackedMatrix::new(&plain(&g.token)?, r, k),
+                        bias: plain(&g.bias)?,
                     })
                 };
                 Some([gate(&gates.update)?, gate(&gates.reset)?])
