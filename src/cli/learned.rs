@@ -43,14 +43,8 @@ pub fn run(
     let dev_path = corpus_path(rules, dev, "dev")?;
     let train = read_corpus(&train_path, read_limits)?.examples;
     let dev = read_corpus(&dev_path, read_limits)?.examples;
-    let read = read_back(
-        sopa,
-        &rules.system,
-        vocabulary,
-        &train,
-        &dev,
-        manifest.settings.max_sentence_tokens,
-    )?;
+    let scorer = sopa.scorer(vocabulary, manifest.settings.max_sentence_tokens)?;
+    let read = read_back(&scorer, &train, &dev);
     let labels = rules.system.labels();
     match output {
         Output::Rules => {

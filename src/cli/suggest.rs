@@ -113,14 +113,8 @@ fn network_read_back(
         vocabulary,
     } = &model;
     if let (Some(sopa), Some(vocabulary)) = (net.sopa(), vocabulary) {
-        let read = rulelens::explain::read_back(
-            sopa,
-            &trained.system,
-            vocabulary,
-            corpora.train,
-            corpora.dev,
-            manifest.settings.max_sentence_tokens,
-        )?;
+        let scorer = sopa.scorer(vocabulary, manifest.settings.max_sentence_tokens)?;
+        let read = rulelens::explain::read_back(&scorer, corpora.train, corpora.dev);
         let labels = trained.system.labels();
         let learned = read
             .patterns

@@ -15,5 +15,5 @@ pub use reconstruct::{
     reconstruct_at,
 };
 pub use rewrite::rewrite_rules;
-pub use soft_patterns::{LearnedPattern, ReadBack, ReadBackError, read_back};
+pub use soft_patterns::{LearnedPattern, ReadBack, read_back};
 pub use state_elimination::{LabeledAutomaton, LiteralAtom, TokenSet, to_regex};

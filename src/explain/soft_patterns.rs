@@ -26,10 +26,9 @@
 //! All the candidates' regexes are compiled into one rules file, so each sentence is
 //! tokenized and matched once.
 
-use crate::automata::{CompileConfig, RuleSystem};
+use crate::automata::CompileConfig;
 use crate::corpus::Example;
-use crate::model::sopa::{BestPath, PatternRef, Step};
-use crate::model::{Sentence, Sopa, Vocabulary};
+use crate::model::sopa::{BestPath, PatternRef, SopaScorer, Step};
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::{Regex, RegexKind};
 use crate::syntax::print_regex;
@@ -87,91 +86,51 @@ struct Seen {
     paths: Vec<Vec<Option<BestPath>>>,
 }
 
-/// How many sentences go through the network at once.
-const BATCH: usize = 256;
-
-fn see(
-    net: &Sopa,
-    system: &RuleSystem,
-    vocabulary: &Vocabulary,
-    examples: &[Example],
-    max_tokens: usize,
-) -> Result<Seen, ReadBackError> {
-    let n_chained = net.chained_patterns().len();
+/// Reads `examples` with the network, one sentence at a time in plain loops.
+fn see(scorer: &SopaScorer, examples: &[Example]) -> Seen {
+    let n_chained = scorer.chained_patterns().len();
+    let system = scorer.system();
     let mut seen = Seen {
-        tokens: Vec::new(),
-        gold: Vec::new(),
-        truths: Vec::new(),
-        features: Vec::new(),
-        paths: Vec::new(),
+        tokens: Vec::with_capacity(examples.len()),
+        gold: Vec::with_capacity(examples.len()),
+        truths: Vec::with_capacity(examples.len()),
+        features: Vec::with_capacity(examples.len()),
+        paths: Vec::with_capacity(examples.len()),
     };
     let mut tokens = Tokens::default();
-    for chunk in examples.chunks(BATCH) {
-        let sentences: Vec<Sentence> = chunk
-            .iter()
-            .map(|example| {
-                tokens.tokenize(&example.text);
-                seen.tokens.push(
-                    tokens
-                        .iter()
-                        .take(max_tokens)
-                        .map(|t| t.text.to_string())
-                        .collect(),
-                );
-                seen.gold.push(
-                    example
-                        .label
-                        .as_deref()
-                        .and_then(|l| system.label_by_name(l))
-                        .map(|l| l.index()),
-                );
-                Sentence::new(system, Some(vocabulary), &tokens, max_tokens)
-            })
-            .collect();
-        let refs: Vec<&Sentence> = sentences.iter().collect();
-        let readings = net.read(&refs).map_err(ReadBackError::of)?;
-        seen.truths.extend(readings.truths);
-        seen.features.extend(readings.features);
-        seen.paths.extend(
-            readings
-                .paths
-                .into_iter()
-                .map(|paths| paths.into_iter().skip(n_chained).collect::<Vec<_>>()),
+    for example in examples {
+        tokens.tokenize(&example.text);
+        let reading = scorer.read_tokens(&tokens);
+        seen.tokens.push(
+            tokens
+                .iter()
+                .take(reading.n_tokens)
+                .map(|t| t.text.to_string())
+                .collect(),
         );
+        seen.gold.push(
+            example
+                .label
+                .as_deref()
+                .and_then(|l| system.label_by_name(l))
+                .map(|l| l.index()),
+        );
+        seen.truths.push(reading.truths);
+        seen.features.push(reading.features);
+        seen.paths
+            .push(reading.paths.into_iter().skip(n_chained).collect());
     }
-    Ok(seen)
+    seen
 }
 
 /// The network's predictions for `truths` and `features` rows.
-fn predict(
-    net: &Sopa,
-    truths: &[Vec<f32>],
-    features: &[Vec<f32>],
-) -> Result<Vec<usize>, ReadBackError> {
-    let mut out = Vec::with_capacity(truths.len());
-    for (t, f) in truths.chunks(4096).zip(features.chunks(4096)) {
-        out.extend(net.predict_from(t, f).map_err(ReadBackError::of)?);
-    }
-    Ok(out)
+fn predict(scorer: &SopaScorer, truths: &[Vec<f32>], features: &[Vec<f32>]) -> Vec<usize> {
+    truths
+        .iter()
+        .zip(features)
+        .map(|(t, f)| scorer.predict(t, f))
+        .collect()
 }
-
-/// Why the network could not be read (a message from the tensor library).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadBackError(pub String);
-
-impl ReadBackError {
-    fn of(error: impl std::fmt::Display) -> ReadBackError {
-        ReadBackError(error.to_string())
-    }
-}
-
-impl std::fmt::Display for ReadBackError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "cannot read the network: {}", self.0)
-    }
-}
-
-impl std::error::Error for ReadBackError {}
 
 fn accuracy(predictions: &[usize], gold: &[Option<usize>]) -> f64 {
     let correct = predictions
@@ -327,22 +286,14 @@ fn phrase(path: &BestPath, tokens: &[String]) -> String {
     words.join(" ")
 }
 
-/// Reads every free pattern of `net` back as a regex, on `train` (where the regexes and
-/// thresholds are chosen) and `dev` (reported). `system` is the network's rule system (its
-/// labels included) and `vocabulary` its vocabulary.
-pub fn read_back(
-    net: &Sopa,
-    system: &RuleSystem,
-    vocabulary: &Vocabulary,
-    train: &[Example],
-    dev: &[Example],
-    max_tokens: usize,
-) -> Result<ReadBack, ReadBackError> {
-    let train_seen = see(net, system, vocabulary, train, max_tokens)?;
-    let dev_seen = see(net, system, vocabulary, dev, max_tokens)?;
-    let n_free = net.n_free_patterns();
-    let first_free = net.feature_count() - n_free;
-    let lengths = net.free_pattern_states();
+/// Reads every free pattern of the network `scorer` scores with back as a regex, on
+/// `train` (where the regexes and thresholds are chosen) and `dev` (reported).
+pub fn read_back(scorer: &SopaScorer, train: &[Example], dev: &[Example]) -> ReadBack {
+    let train_seen = see(scorer, train);
+    let dev_seen = see(scorer, dev);
+    let n_free = scorer.n_free_patterns();
+    let first_free = scorer.feature_count() - n_free;
+    let lengths = scorer.free_pattern_states();
     let scores = |seen: &Seen, i: usize| -> Vec<f32> {
         seen.paths
             .iter()
@@ -405,8 +356,8 @@ pub fn read_back(
             .collect()
     };
     let (train_matches, dev_matches) = (matches(train), matches(dev));
-    let network_train = predict(net, &train_seen.truths, &train_seen.features)?;
-    let network_dev = predict(net, &dev_seen.truths, &dev_seen.features)?;
+    let network_train = predict(scorer, &train_seen.truths, &train_seen.features);
+    let network_dev = predict(scorer, &dev_seen.truths, &dev_seen.features);
     // A candidate's stand-in feature values: the mean train feature where it matches, and
     // where it does not.
     let stand_in = |c: usize, feature: usize| -> (f32, f32) {
@@ -451,7 +402,10 @@ pub fn read_back(
             .filter(|(_, (p, _, _))| *p == i)
         {
             let rows = replaced(&train_seen.features, &train_matches, &[(c, feature)]);
-            let kept = accuracy(&predict(net, &train_seen.truths, &rows)?, &train_seen.gold);
+            let kept = accuracy(
+                &predict(scorer, &train_seen.truths, &rows),
+                &train_seen.gold,
+            );
             let faithful = fidelity(c, &train_scores, &train_matches);
             let key = (
                 faithful >= MIN_FIDELITY,
@@ -469,9 +423,7 @@ pub fn read_back(
         let Some((_, c)) = best else { continue };
         chosen_all.push((c, feature));
         let (_, threshold, regex) = &candidates[c];
-        let label = net
-            .favoured_label(PatternRef::Free(i))
-            .map_err(ReadBackError::of)?;
+        let label = scorer.favoured_label(PatternRef::Free(i));
         let matched: Vec<usize> = (0..train.len()).filter(|&s| train_matches[s][c]).collect();
         let right = matched
             .iter()
@@ -506,19 +458,15 @@ pub fn read_back(
             top_phrases,
         });
     }
-    let proxy = |seen: &Seen, matches: &[Vec<bool>]| -> Result<f64, ReadBackError> {
+    let proxy = |seen: &Seen, matches: &[Vec<bool>]| -> f64 {
         let rows = replaced(&seen.features, matches, &chosen_all);
-        Ok(accuracy(&predict(net, &seen.truths, &rows)?, &seen.gold))
+        accuracy(&predict(scorer, &seen.truths, &rows), &seen.gold)
     };
-    Ok(ReadBack {
+    ReadBack {
         patterns,
         network_train: accuracy(&network_train, &train_seen.gold),
         network_dev: (!dev.is_empty()).then(|| accuracy(&network_dev, &dev_seen.gold)),
-        proxy_train: proxy(&train_seen, &train_matches)?,
-        proxy_dev: if dev.is_empty() {
-            None
-        } else {
-            Some(proxy(&dev_seen, &dev_matches)?)
-        },
-    })
+        proxy_train: proxy(&train_seen, &train_matches),
+        proxy_dev: (!dev.is_empty()).then(|| proxy(&dev_seen, &dev_matches)),
+    }
 }

@@ -4,7 +4,7 @@
 //! and code actions never wait and never touch tensors.
 //!
 //! Building costs the read-back (`explain::read_back`: the network over the train and dev
-//! corpora, then one candidate regex set matched on both; SMS: a few seconds).
+//! corpora in plain loops, then one candidate regex set matched on both).
 
 use super::analysis::RulesAnalysis;
 use super::trained::TrainedModelError;
@@ -51,17 +51,9 @@ impl TrainedPatterns {
             return Err(TrainedModelError::Cancelled);
         }
         let read_back = match (analysis.corpus("train"), analysis.corpus("dev")) {
-            (Some(train), Some(dev)) if sopa.n_free_patterns() > 0 => Some(
-                read_back(
-                    sopa,
-                    scorer.system(),
-                    vocabulary,
-                    &train.file.examples,
-                    &dev.file.examples,
-                    max_tokens,
-                )
-                .map_err(|error| TrainedModelError::Tensors(error.to_string()))?,
-            ),
+            (Some(train), Some(dev)) if scorer.n_free_patterns() > 0 => {
+                Some(read_back(&scorer, &train.file.examples, &dev.file.examples))
+            }
             _ => None,
         };
         Ok(TrainedPatterns {

@@ -38,7 +38,7 @@ pub use spec::{MAX_FREE_PATTERNS, MAX_PATTERN_STATES, PatternSpec};
 
 use self::recurrence::BestPaths;
 use super::aggregation::Aggregation;
-use super::batch::{Batch, Sentence};
+use super::batch::Batch;
 use super::fa_rnn::FaRnn;
 use super::network::Network;
 use super::parameters::{Init, Parameters};
@@ -111,19 +111,6 @@ impl Head {
         }
         x.matmul(&self.weight)?.broadcast_add(&self.bias)
     }
-}
-
-/// What a SoPa makes of some sentences ([`Sopa::read`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Readings {
-    /// Per sentence, each rule pattern's truth.
-    pub truths: Vec<Vec<f32>>,
-    /// Per sentence, every pattern's feature: the rules' chains, the rules kept as DFAs,
-    /// the free patterns.
-    pub features: Vec<Vec<f32>>,
-    /// Per sentence, each soft pattern's best path: the rules' chains, then the free
-    /// patterns.
-    pub paths: Vec<Vec<Option<BestPath>>>,
 }
 
 /// A SoPa over a rule system's alphabet and labels.
@@ -265,79 +252,6 @@ impl Sopa {
             dropout: settings.dropout as f32,
             word_dropout: settings.word_dropout,
         })
-    }
-
-    /// How many features the head reads: the rules' chains, the rules kept as DFAs, then
-    /// the free patterns.
-    pub fn feature_count(&self) -> usize {
-        self.chained.len() + self.exact.len() + self.n_free_patterns()
-    }
-
-    /// Each free pattern's number of states.
-    pub fn free_pattern_states(&self) -> Vec<usize> {
-        self.free.as_ref().map_or_else(Vec::new, |group| {
-            group.ends.iter().map(|&end| end as usize + 1).collect()
-        })
-    }
-
-    /// What the network makes of `sentences`, as plain data: per sentence the rule
-    /// patterns' truths, every pattern's feature (see [`Sopa::pattern_truths`]) and each
-    /// soft pattern's best path (see [`Sopa::best_paths`]).
-    pub fn read(&self, sentences: &[&Sentence]) -> Result<Readings> {
-        let batch = Batch::from_sentences(sentences, self.embedding.device())?;
-        let (truths, features) = self.pattern_truths(&batch)?;
-        Ok(Readings {
-            truths: truths.to_vec2()?,
-            features: features.to_vec2()?,
-            paths: self.best_paths(&batch)?,
-        })
-    }
-
-    /// The labels the network predicts from rows of pattern truths and features (those of
-    /// [`Sopa::read`], or changed ones, to see what the network makes of them).
-    pub fn predict_from(&self, truths: &[Vec<f32>], features: &[Vec<f32>]) -> Result<Vec<usize>> {
-        let device = self.embedding.device();
-        let rows = truths.len();
-        let matrix = |rows_of: &[Vec<f32>], width: usize| {
-            Tensor::from_vec(rows_of.concat(), (rows, width), device)
-        };
-        let truths = matrix(truths, self.system.patterns().len())?;
-        let features = matrix(features, self.feature_count())?;
-        let logits = self.logits_of(&truths, &features)?;
-        Ok(logits
-            .argmax(1)?
-            .to_vec1::<u32>()?
-            .into_iter()
-            .map(|label| label as usize)
-            .collect())
-    }
-
-    /// The label a pattern's score pushes the head towards: the largest change of the
-    /// head's logits when that feature goes from 0 to 1, the others at 0.
-    pub fn favoured_label(&self, pattern: PatternRef) -> Result<usize> {
-        let Some(head) = &self.head else {
-            return Ok(0);
-        };
-        let n = self.feature_count();
-        let feature = match pattern {
-            PatternRef::Rule(p) => self
-                .chained
-                .iter()
-                .chain(&self.exact)
-                .position(|&q| q == p)
-                .unwrap_or(0),
-            PatternRef::Free(i) => self.chained.len() + self.exact.len() + i,
-        };
-        let mut rows = vec![0f32; 2 * n];
-        rows[n + feature] = 1.0;
-        let x = Tensor::from_vec(rows, (2, n), self.embedding.device())?;
-        let out: Vec<Vec<f32>> = head.forward(&x)?.to_vec2()?;
-        let change: Vec<f32> = out[1].iter().zip(&out[0]).map(|(a, b)| a - b).collect();
-        Ok(change
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map_or(0, |(i, _)| i))
     }
 
     /// The rule system's patterns that are soft patterns (the others keep their DFA).

@@ -20,8 +20,9 @@ use std::ops::Range;
 /// One group's transitions, as plain rows.
 #[derive(Debug, Clone)]
 struct PlainGroup {
-    /// w [R, D].
-    words: Vec<f32>,
+    /// wᵀ [D, R]: a token's logits are the rows of wᵀ scaled by its vector's entries and
+    /// summed, contiguous runs that vectorise.
+    words_t: Vec<f32>,
     /// u [S + 2, R].
     symbols: Vec<f32>,
     /// b [R].
@@ -35,7 +36,7 @@ struct PlainGroup {
 impl PlainGroup {
     fn new(group: &Group, semiring: Semiring) -> Result<PlainGroup> {
         Ok(PlainGroup {
-            words: flat(&group.words)?,
+            words_t: flat(&group.words.t()?.contiguous()?)?,
             symbols: flat(&group.symbols)?,
             bias: flat(&group.bias)?,
             epsilon: flat(&semiring.encode(&group.epsilon)?)?,
@@ -58,10 +59,12 @@ impl PlainGroup {
             *logit += u;
         }
         if let Some(vector) = vector {
-            let dim = vector.len();
-            for (r, logit) in logits.iter_mut().enumerate() {
-                let w = &self.words[r * dim..(r + 1) * dim];
-                *logit += w.iter().zip(vector).map(|(a, b)| a * b).sum::<f32>();
+            for (&x, row) in vector.iter().zip(self.words_t.chunks_exact(rows)) {
+                if x != 0.0 {
+                    for (logit, w) in logits.iter_mut().zip(row) {
+                        *logit += x * w;
+                    }
+                }
             }
         }
         logits.into_iter().map(|x| encode(semiring, x)).collect()
@@ -110,7 +113,8 @@ impl PlainGroup {
 /// A transition logit's weight ([`Semiring::encode`] on one value).
 fn encode(semiring: Semiring, x: f32) -> f32 {
     match semiring {
-        Semiring::MaxProduct => x.min(0.0) - (-x.abs()).exp().ln_1p(),
+        // As the tensors compute it: ln(1 + e^−|x|), not ln_1p.
+        Semiring::MaxProduct => x.min(0.0) - (1.0 + (-x.abs()).exp()).ln(),
         Semiring::MaxSum => x,
         Semiring::SumProduct => 1.0 / (1.0 + (-x).exp()),
     }
@@ -272,10 +276,78 @@ impl SopaScorer {
             .collect()
     }
 
+    /// How many free patterns the network learns.
+    pub fn n_free_patterns(&self) -> usize {
+        self.free.as_ref().map_or(0, |g| g.ends.len())
+    }
+
+    /// Each free pattern's number of states.
+    pub fn free_pattern_states(&self) -> Vec<usize> {
+        self.free
+            .as_ref()
+            .map_or_else(Vec::new, |g| g.ends.iter().map(|&end| end + 1).collect())
+    }
+
+    /// The rule system's patterns that are soft patterns (the others keep their DFA).
+    pub fn chained_patterns(&self) -> &[usize] {
+        &self.chained
+    }
+
+    /// How many features the head reads: the rules' chains, the rules kept as DFAs, then
+    /// the free patterns.
+    pub fn feature_count(&self) -> usize {
+        self.chained.len() + self.exact.len() + self.n_free_patterns()
+    }
+
+    /// The label the network predicts from the rules' truths and every feature (those of
+    /// a [`SopaReading`], or changed ones): the first of the largest logits.
+    pub fn predict(&self, truths: &[f32], features: &[f32]) -> usize {
+        let logits = self.logits(truths, features);
+        let mut best = 0;
+        for (c, &logit) in logits.iter().enumerate() {
+            if logit > logits[best] {
+                best = c;
+            }
+        }
+        best
+    }
+
+    /// The label a pattern's score pushes the head towards: the largest change of the
+    /// head's logits when that feature goes from 0 to 1, the others at 0.
+    pub fn favoured_label(&self, pattern: PatternRef) -> usize {
+        let Some(head) = &self.head else {
+            return 0;
+        };
+        let feature = match pattern {
+            PatternRef::Rule(p) => self
+                .chained
+                .iter()
+                .chain(&self.exact)
+                .position(|&q| q == p)
+                .unwrap_or(0),
+            PatternRef::Free(i) => self.chained.len() + self.exact.len() + i,
+        };
+        let mut features = vec![0f32; self.feature_count()];
+        let without = head.forward(&features);
+        features[feature] = 1.0;
+        let with = head.forward(&features);
+        with.iter()
+            .zip(&without)
+            .map(|(a, b)| a - b)
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map_or(0, |(i, _)| i)
+    }
+
     /// Tokenizes `text` and reads it.
     pub fn read_text(&self, text: &str) -> SopaReading {
         let mut tokens = Tokens::default();
         tokens.tokenize(text);
+        self.read_tokens(&tokens)
+    }
+
+    /// Reads a tokenized text (its first `max_sentence_tokens` tokens).
+    pub fn read_tokens(&self, tokens: &Tokens) -> SopaReading {
         let alphabet = self.system.alphabet();
         let (symbols, words): (Vec<SymbolId>, Vec<usize>) = tokens
             .iter()
