@@ -1,7 +1,9 @@
 """The rule author's editing loop, end to end: diagnostics after a bad edit, corpus
 diagnostics and training progress after a save, hovers, the reconstruct code action, a
-code action refused on a stale version, and the suggestions of a save (`rulelens/suggest`
-and the same edits as code actions)."""
+code action refused on a stale version, the suggestions of a save (`rulelens/suggest`
+and the same edits as code actions), and the SoPa that learns patterns after the rule
+network (its progress, its view in a corpus line's hover, its learned patterns measured as
+suggestions)."""
 
 from __future__ import annotations
 
@@ -99,7 +101,7 @@ async def trained_session(
         return any(
             reports and isinstance(reports[-1], types.WorkDoneProgressEnd)
             for reports in client.progress_reports.values()
-        ) or any("loaded the trained network" in m.message for m in client.log_messages)
+        ) or any("loaded the trained rule network" in m.message for m in client.log_messages)
 
     await wait_until(client, trained, "a trained network")
     return rules, train
@@ -311,3 +313,60 @@ async def test_suggestions_arrive_with_the_save_and_apply_as_versioned_actions(
     if not action.edit:
         with pytest.raises(Exception, match="changed since this action was offered"):
             await client.code_action_resolve_async(action)
+
+
+async def test_a_save_learns_patterns_after_the_rule_network(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(client, request, workspace)
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    train = open_document(client, workspace / "train.tsv", "tsv")
+
+    def ended(prefix: str):
+        return [
+            reports
+            for token, reports in client.progress_reports.items()
+            if str(token).startswith(prefix)
+            and reports
+            and isinstance(reports[-1], types.WorkDoneProgressEnd)
+        ]
+
+    (rule_network,) = await wait_until(
+        client, lambda: ended("rulelens/train/"), "the rule network's training"
+    )
+    (sopa,) = await wait_until(
+        client, lambda: ended("rulelens/patterns/"), "the SoPa's training"
+    )
+    assert sopa[0].title == "Training SoPa (learned patterns)", sopa[0]
+    assert rule_network[0].title == "Training FA-RNN (rule network)", rule_network[0]
+    assert "dev accuracy" in sopa[-1].message
+
+    # A spam line: the SoPa's view follows the FA-RNN's, and its contributions or scores
+    # are listed with the patterns' best spans.
+    lines = (workspace / "train.tsv").read_text().split("\n")
+    spam = next(i for i, line in enumerate(lines) if line.startswith("spam\t"))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=train),
+            position=types.Position(line=spam, character=10),
+        )
+    )
+    text = hover.contents.value
+    assert "**FA-RNN**" in text and "**SoPa**" in text, text
+    assert text.index("**FA-RNN**") < text.index("**SoPa**"), text
+    assert "(score " in text, text
+
+    # Its learned patterns are measured as suggestions of the save; each one offered is
+    # titled with its precision and train matches.
+    await wait_until(
+        client,
+        lambda: any("learned patterns, measured" in m.message for m in client.log_messages),
+        "the learned patterns' suggestions",
+    )
+    result = await suggestions_of(client, rules)
+    assert result["status"] == "ready", result
+    for suggestion in result["suggestions"]:
+        title = suggestion["action"]["title"]
+        assert (suggestion["source"] == "learned") == title.startswith("Add learned pattern"), title
+        if suggestion["source"] == "learned":
+            assert "% of " in title and "train matches" in title, title
