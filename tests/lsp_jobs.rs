@@ -243,5 +243,34 @@ fn a_save_trains_a_sopa_after_the_rule_network_and_its_view_joins_the_line_hover
     assert_eq!(count(&logs, "SoPa"), 0, "{logs:#?}");
     assert_eq!(count(&logs, "learned patterns"), 0, "{logs:#?}");
     assert_eq!(server.stop(), 0);
+
+    // A third, with `training.model` "sopa": the SoPa (the same settings, so the same
+    // checkpoint) is the only network, and the line's hover shows its view alone.
+    let mut server = Server::start();
+    let mut options = training(&cache, 0.0);
+    options["training"]["model"] = json!("sopa");
+    server.initialize(json!({}), options);
+    server.open(&rules_uri, "rules", &rules);
+    server.open(&train_uri, "tsv", &train);
+    save(&mut server, &rules_uri);
+    // Measuring its learned patterns comes after it is stored.
+    let logs = logs_until(&mut server, |logs| {
+        count(logs, "loaded the trained learned patterns") == 1
+            && count(logs, "from 40 learned patterns") == 1
+    });
+    assert_eq!(count(&logs, "rule network"), 0, "{logs:#?}");
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": train_uri }, "position": { "line": 0, "character": 6 } }),
+    );
+    let value = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(value.contains("**SoPa** **spam** ✓"), "{value}");
+    assert!(
+        !value.contains("FA-RNN") && !value.contains("No trained"),
+        "{value}"
+    );
+    assert_eq!(server.stop(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }

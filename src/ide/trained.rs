@@ -93,7 +93,8 @@ impl TrainedModel {
     ) -> Result<TrainedModel, TrainedModelError> {
         if net.sopa().is_some() {
             return Err(TrainedModelError::Tensors(
-                "the editor's hovers and read-back work on the FA-RNN family; SoPa's are not built yet (`rulelens predict` explains a SoPa's labels)".to_string(),
+                "a SoPa is prepared for the editor as `TrainedPatterns`, not `TrainedModel`"
+                    .to_string(),
             ));
         }
         let rules = analysis.rules.clone();
