@@ -246,7 +246,7 @@ impl SuggestConfig {
         min_precision: 0.9,
         min_fixed: 3,
         max_shapes_per_label: 400,
-        max_measured: 20,
+        max_measured: 100,
     };
 
     /// The most `max_shapes_per_label` and `max_measured` may be: each candidate counted
