@@ -29,6 +29,7 @@ mod semiring;
 mod spec;
 #[cfg(test)]
 mod tests;
+mod transitions;
 
 pub use compile::{Accepts, Chain, Padded};
 pub use explain::{BestPath, Contribution, Explanation, PathStep, PatternRef, Step};
@@ -37,6 +38,7 @@ pub use semiring::{HARD_LOGIT, Semiring};
 pub use spec::{MAX_FREE_PATTERNS, MAX_PATTERN_STATES, PatternSpec};
 
 use self::recurrence::BestPaths;
+use self::transitions::TransitionWeights;
 use super::aggregation::Aggregation;
 use super::batch::Batch;
 use super::fa_rnn::FaRnn;
@@ -392,7 +394,8 @@ impl Sopa {
         Ok((vectors, padded.symbols.flatten_all()?))
     }
 
-    /// A group's transition weights [B·T, R] for the padded tokens.
+    /// A group's transition weights [B·T, R] for the padded tokens: fused on the CPU
+    /// (`transitions.rs`), with transition dropout when `rng` is given.
     fn weights(
         &self,
         group: &Group,
@@ -400,11 +403,13 @@ impl Sopa {
         symbols: &Tensor,
         rng: Option<&mut SplitMix64>,
     ) -> Result<Tensor> {
-        let logits = vectors
-            .matmul(&group.words.t()?)?
-            .add(&group.symbols.index_select(symbols, 0)?)?
-            .broadcast_add(&group.bias)?;
-        let weights = self.semiring.encode(&logits)?;
+        let products = vectors.matmul(&group.words.t()?)?;
+        let weights = if products.device().is_cpu() {
+            let op = TransitionWeights::new(symbols.to_vec1()?, self.semiring);
+            products.apply_op3(&group.symbols, &group.bias, op)?
+        } else {
+            self.weights_unfused(group, &products, symbols)?
+        };
         match rng {
             Some(rng) if self.dropout > 0.0 => {
                 // The reference's dropout on the transition scores: a dropped weight
@@ -423,6 +428,20 @@ impl Sopa {
             }
             _ => Ok(weights),
         }
+    }
+
+    /// `encode(w·v + u[symbol] + b)` as a chain of tensor operations, from the products
+    /// `w·v` [N, R] and the tokens' symbol ids [N] (what [`TransitionWeights`] fuses).
+    fn weights_unfused(
+        &self,
+        group: &Group,
+        products: &Tensor,
+        symbols: &Tensor,
+    ) -> Result<Tensor> {
+        let logits = products
+            .add(&group.symbols.index_select(symbols, 0)?)?
+            .broadcast_add(&group.bias)?;
+        self.semiring.encode(&logits)
     }
 
     /// The batched recurrence of one group (papers-brief §2.4): `weights` [B, T, P, 2, L]

@@ -7,6 +7,7 @@
 //! head again without it, and its best span (tested equal, `tests.rs`).
 
 use super::explain::best_path;
+use super::transitions::encode;
 use super::{BestPath, Contribution, Explanation, Group, PatternRef, Semiring, Sopa};
 use crate::automata::{RuleSystem, SymbolId};
 use crate::model::Vocabulary;
@@ -107,16 +108,6 @@ impl PlainGroup {
             out.push(score);
         }
         out
-    }
-}
-
-/// A transition logit's weight ([`Semiring::encode`] on one value).
-fn encode(semiring: Semiring, x: f32) -> f32 {
-    match semiring {
-        // As the tensors compute it: ln(1 + e^−|x|), not ln_1p.
-        Semiring::MaxProduct => x.min(0.0) - (1.0 + (-x.abs()).exp()).ln(),
-        Semiring::MaxSum => x,
-        Semiring::SumProduct => 1.0 / (1.0 + (-x).exp()),
     }
 }
 

@@ -486,3 +486,73 @@ fn the_plain_scorer_computes_what_the_tensors_compute_explanations_included() {
         }
     }
 }
+
+#[test]
+fn the_fused_transition_weights_compute_what_the_tensor_chain_computes_with_gradients() {
+    let (file, examples) = example("sms");
+    let examples = &examples[..24];
+    let system = &file.system;
+    let vocabulary = vocabulary(system, [examples]);
+    let sentences = sentences_of(system, &vocabulary, examples);
+    let refs: Vec<&Sentence> = sentences.iter().collect();
+    let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
+    for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
+        let settings = TrainingSettings {
+            semiring,
+            patterns: "4:3".parse().unwrap(),
+            ..TrainingSettings::DEFAULT
+        };
+        let net = sopa(&file, &settings, vocabulary.len(), 4);
+        scramble(&net, 9);
+        let padded = net.pad(&batch, None).unwrap();
+        let (vectors, symbols) = net.inputs(&padded).unwrap();
+        for group in [net.rules.as_ref().unwrap(), net.free.as_ref().unwrap()] {
+            let fused = net.weights(group, &vectors, &symbols, None).unwrap();
+            let products = vectors.matmul(&group.words.t().unwrap()).unwrap();
+            let chained = net.weights_unfused(group, &products, &symbols).unwrap();
+            let a: Vec<f32> = fused.flatten_all().unwrap().to_vec1().unwrap();
+            let c: Vec<f32> = chained.flatten_all().unwrap().to_vec1().unwrap();
+            for (x, y) in a.iter().zip(&c) {
+                assert!(
+                    (x - y).abs() <= 1e-5 * y.abs().max(1.0),
+                    "{semiring:?}: {x} {y}"
+                );
+            }
+            let mix = Tensor::arange(0f32, fused.elem_count() as f32, &Device::Cpu)
+                .unwrap()
+                .reshape(fused.shape())
+                .unwrap()
+                .affine(1e-4, -0.3)
+                .unwrap();
+            let grads = |weights: &Tensor| {
+                (weights * &mix)
+                    .unwrap()
+                    .sum_all()
+                    .unwrap()
+                    .backward()
+                    .unwrap()
+            };
+            let (fused_grads, chained_grads) = (grads(&fused), grads(&chained));
+            for tensor in [&group.words, &group.symbols, &group.bias] {
+                let values = |grads: &candle_core::backprop::GradStore| -> Vec<f32> {
+                    grads
+                        .get(tensor)
+                        .unwrap()
+                        .flatten_all()
+                        .unwrap()
+                        .to_vec1()
+                        .unwrap()
+                };
+                let (x, y) = (values(&fused_grads), values(&chained_grads));
+                let largest = y.iter().fold(0f32, |m, v| m.max(v.abs()));
+                assert!(largest > 0.0, "{semiring:?}");
+                for (x, y) in x.iter().zip(&y) {
+                    assert!(
+                        (x - y).abs() <= 1e-4 * largest.max(1.0),
+                        "{semiring:?}: {x} {y}"
+                    );
+                }
+            }
+        }
+    }
+}
