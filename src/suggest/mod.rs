@@ -254,6 +254,24 @@ impl SuggestConfig {
     pub const MAX_SHAPES_PER_LABEL: usize = 100_000;
     pub const MAX_MEASURED: usize = 1_000;
 
+    /// The most corpus lines classified to measure one round's candidates (train and dev
+    /// lines, times the candidates): on large corpora fewer than `max_measured` candidates
+    /// are measured a round (at least one), so that a million-line corpus costs what 20
+    /// candidates did before the default rose to 100.
+    pub const MAX_LINES_MEASURED: usize = 20_000_000;
+
+    /// This configuration for corpora of `lines` train and dev lines: `max_measured`
+    /// within [`SuggestConfig::MAX_LINES_MEASURED`].
+    pub fn for_lines(&self, lines: usize) -> SuggestConfig {
+        SuggestConfig {
+            max_measured: self
+                .max_measured
+                .min(Self::MAX_LINES_MEASURED / lines.max(1))
+                .max(1),
+            ..*self
+        }
+    }
+
     /// Why the values cannot be used, naming the option (as its flag).
     pub fn check(&self) -> Result<(), String> {
         if !(self.min_precision > 0.0 && self.min_precision <= 1.0) {
@@ -451,6 +469,7 @@ impl<'a> State<'a> {
     /// with the best estimates (at most `max_measured` in all: an estimate is what the edit
     /// does to the train lines, whatever its source), and every narrowing.
     fn candidates(&self, config: &SuggestConfig) -> Vec<Candidate> {
+        let config = &config.for_lines(self.train.len() + self.dev.len());
         let mut candidates = induce::induce(self.train, &self.train_standing, config);
         candidates.extend(widen::widen(
             &self.file,
@@ -615,7 +634,8 @@ pub fn suggest(
 }
 
 /// A SoPa's learned patterns alone (`learned`, as rules) as suggestions for `file`,
-/// measured as [`suggest`] measures them, best first: what a SoPa trained after the
+/// measured as [`suggest`] measures them (at most `max_measured`, the best estimates, within
+/// [`SuggestConfig::MAX_LINES_MEASURED`]), best first: what a SoPa trained after the
 /// suggestions of a save adds to them. `None` when `cancelled` says so.
 pub fn suggest_learned(
     file: &RulesFile,
@@ -626,7 +646,9 @@ pub fn suggest_learned(
 ) -> Option<Vec<Suggestion>> {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
     let state = State::new(file.clone(), &train, &dev, &[], learned);
-    let candidates = learned::additions(&train, &state.train_standing, config, learned);
+    let mut candidates = learned::additions(&train, &state.train_standing, config, learned);
+    candidates.sort_by(widen::by_estimate);
+    candidates.truncate(config.for_lines(train.len() + dev.len()).max_measured);
     measured(&state, candidates, cancelled)
 }
 

@@ -514,3 +514,12 @@ fn learned_rules_alone_are_measured_as_the_engine_measures_them_in_the_full_list
     assert_eq!(same.evidence, alone[0].evidence);
     assert!(suggest_learned(&file, &corpora, &learned, &config, &|| true).is_none());
 }
+
+#[test]
+fn large_corpora_measure_fewer_candidates_a_round() {
+    let config = SuggestConfig::DEFAULT;
+    assert_eq!(config.for_lines(6_000).max_measured, config.max_measured);
+    assert_eq!(config.for_lines(1_000_000).max_measured, 20);
+    assert_eq!(config.for_lines(usize::MAX).max_measured, 1);
+    assert_eq!(config.for_lines(0).max_measured, config.max_measured);
+}
