@@ -104,7 +104,7 @@ fn see(scorer: &SopaScorer, examples: &[Example]) -> Seen {
         seen.tokens.push(
             tokens
                 .iter()
-                .take(reading.n_tokens)
+                .take(reading.symbols.len())
                 .map(|t| t.text.to_string())
                 .collect(),
         );

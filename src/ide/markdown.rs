@@ -377,31 +377,50 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
     out
 }
 
-/// The rule network's view of a line.
-fn render_network(out: &mut String, network: &NetworkView, gold: Option<&str>, text: &str) {
-    let probabilities: Vec<String> = network
-        .probabilities
+/// A network's verdict on a line: `**KIND** **LABEL** ✓ · label p · …`, and a note when it
+/// was trained on an older version of the rules (`who` names it in the note).
+fn render_verdict(
+    out: &mut String,
+    (kind, who): (&str, &str),
+    prediction: &str,
+    probabilities: &[(String, f64)],
+    gold: Option<&str>,
+    stale: bool,
+) {
+    let probabilities: Vec<String> = probabilities
         .iter()
         .map(|(label, p)| format!("{} {:.2}", escape(label), p))
         .collect();
     let _ = write!(
         out,
-        "\n**{}** **{}**{} · {}",
-        network.kind,
-        escape(&network.prediction),
+        "\n**{kind}** **{}**{} · {}",
+        escape(prediction),
         match gold {
-            Some(gold) if gold == network.prediction => " ✓",
+            Some(gold) if gold == prediction => " ✓",
             Some(_) => " ✗",
             None => "",
         },
         probabilities.join(" · ")
     );
-    if network.stale {
-        out.push_str(
-            "\n\n_The network was trained on an older version of the rules; save to retrain._",
+    if stale {
+        let _ = write!(
+            out,
+            "\n\n_{who} was trained on an older version of the rules; save to retrain._"
         );
     }
     out.push('\n');
+}
+
+/// The rule network's view of a line.
+fn render_network(out: &mut String, network: &NetworkView, gold: Option<&str>, text: &str) {
+    render_verdict(
+        out,
+        (network.kind, "The network"),
+        &network.prediction,
+        &network.probabilities,
+        gold,
+        network.stale,
+    );
     if !network.top_patterns.is_empty() {
         out.push_str("\nTop patterns:\n");
         for pattern in &network.top_patterns {
@@ -455,28 +474,14 @@ fn render_network(out: &mut String, network: &NetworkView, gold: Option<&str>, t
 
 /// The SoPa's view of a line: its prediction and the patterns it leans on most.
 fn render_patterns(out: &mut String, view: &PatternsView, gold: Option<&str>, text: &str) {
-    let probabilities: Vec<String> = view
-        .probabilities
-        .iter()
-        .map(|(label, p)| format!("{} {:.2}", escape(label), p))
-        .collect();
-    let _ = write!(
+    render_verdict(
         out,
-        "\n**SoPa** **{}**{} · {}",
-        escape(&view.prediction),
-        match gold {
-            Some(gold) if gold == view.prediction => " ✓",
-            Some(_) => " ✗",
-            None => "",
-        },
-        probabilities.join(" · ")
+        ("SoPa", "The SoPa"),
+        &view.prediction,
+        &view.probabilities,
+        gold,
+        view.stale,
     );
-    if view.stale {
-        out.push_str(
-            "\n\n_The SoPa was trained on an older version of the rules; save to retrain._",
-        );
-    }
-    out.push('\n');
     let label = escape(&view.prediction);
     let decisive = |delta: f64| delta.abs() >= NEGLIGIBLE;
     if view.contributions.iter().any(|c| decisive(c.delta)) {

@@ -147,33 +147,19 @@ async fn rule_network(
     let Some(plan) = plan(session, job, saved, training) else {
         return false;
     };
-    let wanted = session.update(|state| {
-        let project = state.project_of_job(&job.key, &job.ticket)?;
-        project.wanted_model = Some(plan.memory_key.clone());
-        Some(
-            project
-                .model
-                .clone()
-                .filter(|_| project.model_key.as_deref() == Some(plan.memory_key.as_str())),
-        )
-    });
-    let Some(in_memory) = wanted else {
+    let Some((model, unfinished)) =
+        obtain::<TrainedModel>(session, networks, job, saved, &plan, training).await
+    else {
         return false;
-    };
-    let (model, unfinished) = match in_memory {
-        Some(model) => (model, None),
-        None => match network(session, networks, job, saved, &plan, training).await {
-            Some(found) => found,
-            None => return false,
-        },
     };
     let findings = model_findings(&saved.analysis, &model);
     let stored = session.update(|state| {
         let Some(project) = state.project_of_job(&job.key, &job.ticket) else {
             return false;
         };
-        project.model = Some(model);
-        project.model_key = Some(plan.memory_key.clone());
+        let held = TrainedModel::held(project);
+        *held.network = Some(model);
+        *held.key = Some(plan.memory_key.clone());
         if let Some(current) = &project.saved
             && current.generation == job.ticket.generation
         {
@@ -210,30 +196,15 @@ async fn learned_patterns(
     let Some(plan) = plan(session, job, saved, training) else {
         return;
     };
-    let wanted = session.update(|state| {
-        let project = state.project_of_job(&job.key, &job.ticket)?;
-        project.wanted_patterns = Some(plan.memory_key.clone());
-        Some(
-            project
-                .patterns
-                .clone()
-                .filter(|_| project.patterns_key.as_deref() == Some(plan.memory_key.as_str())),
-        )
-    });
-    let Some(in_memory) = wanted else {
+    let Some((patterns, unfinished)) =
+        obtain::<TrainedPatterns>(session, networks, job, saved, &plan, training).await
+    else {
         return;
     };
-    let (patterns, unfinished) = match in_memory {
-        Some(patterns) => (patterns, None),
-        None => match network(session, networks, job, saved, &plan, training).await {
-            Some(found) => found,
-            None => return,
-        },
-    };
     let stored = session.update(|state| {
-        let project = state.project_of_job(&job.key, &job.ticket)?;
-        project.patterns = Some(patterns.clone());
-        project.patterns_key = Some(plan.memory_key.clone());
+        let held = TrainedPatterns::held(state.project_of_job(&job.key, &job.ticket)?);
+        *held.network = Some(patterns.clone());
+        *held.key = Some(plan.memory_key.clone());
         Some(())
     });
     if stored.is_some() {
@@ -436,7 +407,30 @@ fn log_analysis(session: &Session, key: &Path, saved: &SavedAnalysis, took: Dura
     );
 }
 
-/// Step 2: the network of `plan`, from the registry (shared with identical projects), the
+/// The network of `plan` for the job's project: the one it holds when that was prepared
+/// under the same key, else [`network`]'s; marks it as the one the project wants. `None`
+/// when there is none to be had, or the job was superseded.
+async fn obtain<T: Prepared>(
+    session: &Arc<Session>,
+    networks: &Arc<Networks>,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    plan: &NetworkPlan,
+    training: &TrainingSettings,
+) -> Option<(Arc<T>, Option<Unfinished>)> {
+    let in_memory = session.update(|state| {
+        let held = T::held(state.project_of_job(&job.key, &job.ticket)?);
+        *held.wanted = Some(plan.memory_key.clone());
+        let same = held.key.as_deref() == Some(plan.memory_key.as_str());
+        Some(held.network.clone().filter(|_| same))
+    })?;
+    match in_memory {
+        Some(network) => Some((network, None)),
+        None => network(session, networks, job, saved, plan, training).await,
+    }
+}
+
+/// The network of `plan` from the registry (shared with identical projects), the
 /// cache, or a new training (with its progress, still to be ended); `None` when there is
 /// none to be had (training off, failed, cancelled, or the job superseded).
 async fn network<T: Prepared>(
@@ -831,6 +825,9 @@ trait Prepared: Send + Sync + Sized + 'static {
 
     fn registry(networks: &Networks) -> &Registry<Self>;
 
+    /// Where a project holds this kind of network.
+    fn held(project: &mut Project) -> Held<'_, Self>;
+
     fn manifest(&self) -> &Manifest;
 
     /// Loads and prepares the checkpoint in `dir`, trained from exactly `text`.
@@ -853,12 +850,28 @@ trait Prepared: Send + Sync + Sized + 'static {
     ) -> Result<TrainedNetwork<Self>, String>;
 }
 
+/// A project's network of one kind: the one it holds, the key it was prepared under, and
+/// the key its newest job wants.
+struct Held<'a, T> {
+    network: &'a mut Option<Arc<T>>,
+    key: &'a mut Option<String>,
+    wanted: &'a mut Option<String>,
+}
+
 impl Prepared for TrainedModel {
     const ROLE: &'static str = "rule network";
     const PROGRESS_TOKEN: &'static str = "rulelens/train";
 
     fn registry(networks: &Networks) -> &Registry<Self> {
         &networks.rules
+    }
+
+    fn held(project: &mut Project) -> Held<'_, Self> {
+        Held {
+            network: &mut project.model,
+            key: &mut project.model_key,
+            wanted: &mut project.wanted_model,
+        }
     }
 
     fn manifest(&self) -> &Manifest {
@@ -910,6 +923,14 @@ impl Prepared for TrainedPatterns {
 
     fn registry(networks: &Networks) -> &Registry<Self> {
         &networks.patterns
+    }
+
+    fn held(project: &mut Project) -> Held<'_, Self> {
+        Held {
+            network: &mut project.patterns,
+            key: &mut project.patterns_key,
+            wanted: &mut project.wanted_patterns,
+        }
     }
 
     fn manifest(&self) -> &Manifest {

@@ -183,8 +183,8 @@ pub struct SopaReading {
     pub logits: Vec<f32>,
     /// Each soft pattern's best path (the rules' chains, then the free patterns).
     pub paths: Vec<Option<BestPath>>,
-    /// How many tokens were read.
-    pub n_tokens: usize,
+    /// The symbols of the tokens read.
+    pub symbols: Vec<SymbolId>,
 }
 
 /// A SoPa's parameters as plain vectors, scoring one sentence at a time.
@@ -258,12 +258,11 @@ impl SopaScorer {
 
     /// Each feature's pattern, in feature order.
     pub fn feature_patterns(&self) -> Vec<PatternRef> {
-        let n_free = self.free.as_ref().map_or(0, |g| g.ends.len());
         self.chained
             .iter()
             .chain(&self.exact)
             .map(|&p| PatternRef::Rule(p))
-            .chain((0..n_free).map(PatternRef::Free))
+            .chain((0..self.n_free_patterns()).map(PatternRef::Free))
             .collect()
     }
 
@@ -416,7 +415,7 @@ impl SopaScorer {
             truths,
             features,
             paths,
-            n_tokens: symbols.len(),
+            symbols: symbols.to_vec(),
         }
     }
 
@@ -442,7 +441,7 @@ impl SopaScorer {
             .enumerate()
             .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
             .map_or(0, |(i, _)| i);
-        let spans = self.spans(text, &reading);
+        let spans = self.spans(&reading);
         let contributions = self
             .feature_patterns()
             .into_iter()
@@ -472,28 +471,16 @@ impl SopaScorer {
     }
 
     /// Each feature's best span: the soft patterns' best paths, the DFAs' match spans.
-    fn spans(&self, text: &str, reading: &SopaReading) -> Vec<Option<Range<usize>>> {
-        let len = reading.n_tokens;
+    fn spans(&self, reading: &SopaReading) -> Vec<Option<Range<usize>>> {
+        let len = reading.symbols.len();
         let mut paths = reading.paths.iter();
         let mut span = || paths.next().and_then(|p| p.as_ref()?.span(len));
         let mut spans: Vec<Option<Range<usize>>> = self.chained.iter().map(|_| span()).collect();
-        if !self.exact.is_empty() {
-            let mut tokens = Tokens::default();
-            tokens.tokenize(text);
-            let alphabet = self.system.alphabet();
-            let symbols: Vec<SymbolId> = tokens
-                .iter()
-                .take(self.max_tokens)
-                .map(|token| alphabet.symbol(token))
-                .collect();
-            spans.extend(
-                self.exact
-                    .iter()
-                    .map(|&p| self.system.match_span(PatternId(p as u32), &symbols)),
-            );
-        }
-        let n_free = self.free.as_ref().map_or(0, |g| g.ends.len());
-        spans.extend((0..n_free).map(|_| span()));
+        spans.extend(self.exact.iter().map(|&p| {
+            self.system
+                .match_span(PatternId(p as u32), &reading.symbols)
+        }));
+        spans.extend((0..self.n_free_patterns()).map(|_| span()));
         spans
     }
 }
