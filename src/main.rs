@@ -130,6 +130,11 @@ enum Command {
         /// its rules read back as regexes become suggestions too.
         #[arg(long, value_name = "MODEL_DIR")]
         model: Option<PathBuf>,
+        /// Word vectors in the GloVe text format: a word that fixes a single train line
+        /// joins an induced word set when its vector is near the set's. Default: the GloVe
+        /// 6B 50d vectors of the 100,000 most frequent words compiled into rulelens.
+        #[arg(long, value_name = "F")]
+        embeddings: Option<PathBuf>,
         #[command(flatten)]
         config: rulelens::suggest::SuggestConfig,
     },
@@ -320,10 +325,12 @@ fn main() -> ExitCode {
             format,
             max_edits,
             model,
+            embeddings,
             config,
         } => cli::suggest::run(
             &rules,
             model.as_deref(),
+            embeddings.as_deref(),
             &config,
             max_edits,
             match format {

@@ -1,4 +1,5 @@
-//! `rulelens suggest RULES [--model MODEL_DIR] [--max-edits N] [--format text|json|rules]`:
+//! `rulelens suggest RULES [--model MODEL_DIR] [--embeddings F] [--max-edits N]
+//! [--format text|json|rules]`:
 //! edits of the rules learned from the rules file's `train` corpus (and read back from a
 //! network trained from it: an FA-RNN's rewrites of the rules, a SoPa's learned patterns as
 //! new rules) and validated on its `dev` corpus, each with its evidence;
@@ -9,11 +10,12 @@ use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpu
 use super::table::{Table, percent};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
-use rulelens::model::{LoadedModel, WeightedAutomaton, load_model_for};
+use rulelens::model::{LoadedModel, VectorSource, WeightedAutomaton, load_model_for};
 use rulelens::rules_file::RulesFile;
+use rulelens::suggest::lines::Lines;
 use rulelens::suggest::reconstruct::read_back;
 use rulelens::suggest::{
-    Corpora, LearnedRule, ReadBack, SuggestConfig, Suggestion, refine, suggest,
+    Corpora, LearnedRule, ReadBack, SuggestConfig, Suggestion, WordNeighbours, refine, suggest,
 };
 use serde_json::json;
 use std::path::Path;
@@ -30,6 +32,7 @@ pub enum Output {
 pub fn run(
     rules_path: &Path,
     model_dir: Option<&Path>,
+    embeddings: Option<&Path>,
     config: &SuggestConfig,
     max_edits: usize,
     output: Output,
@@ -42,9 +45,13 @@ pub fn run(
     }
     let train = read_corpus(&corpus_path(&loaded, None, "train")?, read_limits)?;
     let dev = read_corpus(&corpus_path(&loaded, None, "dev")?, read_limits)?;
+    let train_lines = Lines::new(&train.examples);
+    let words = train_lines.vocabulary.iter().map(|(word, _)| word.as_str());
+    let vectors = WordNeighbours::read(words, VectorSource::of(embeddings), read_limits)?;
     let corpora = Corpora {
         train: &train.examples,
         dev: &dev.examples,
+        vectors: Some(&vectors),
     };
     let (read_back, learned) = match model_dir {
         Some(model_dir) => network_read_back(&loaded, model_dir, &corpora, read_limits)?,

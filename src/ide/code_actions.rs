@@ -275,6 +275,7 @@ fn widen_action(
     let corpora = Corpora {
         train: &train.file.examples,
         dev: dev.map_or(&[][..], |dev| &dev.file.examples),
+        vectors: None,
     };
     let widened = widen_for_line(file, &corpora, gold, &example.text)?;
     let suggestion = &widened.suggestion;

@@ -1,7 +1,8 @@
 //! The suggestion engine's edits (`crate::suggest`, computed on save) as code actions, each
 //! where it belongs and titled with its evidence:
 //!
-//! - a rule removed, widened or narrowed: on that rule's statement;
+//! - a rule removed, widened, narrowed or relabeled: on that rule's statement; a label
+//!   raised: on its first rule's statement;
 //! - a rule added: on the statements of its label (on the label's `default` statement when it
 //!   has no rules yet; on the `default` statement for a label the rules do not name), and on
 //!   every train or dev line it makes right.
@@ -61,6 +62,21 @@ pub fn suggestion_title(suggestion: &Suggestion) -> String {
             exception,
             ..
         } => format!("Narrow `{label}: {regex}` to exclude `{exception}`"),
+        Edit::Relabel {
+            label,
+            new_label,
+            regex,
+            ..
+        } => format!("Relabel `{label}: {regex}` as `{new_label}`"),
+        Edit::RaiseLabel {
+            label,
+            above,
+            statement,
+            before_line,
+            ..
+        } => format!(
+            "Give `{label}` priority over `{above}`: move `{statement}` above line {before_line}"
+        ),
     };
     let lines = |n: usize| if n == 1 { "line" } else { "lines" };
     format!(
@@ -84,6 +100,12 @@ pub fn suggestion_detail(suggestion: &Suggestion) -> String {
         }
         (Source::Reconstruction, _) => "the rule as the trained network reads it back",
         (Source::Learned, _) => "a pattern a SoPa learned from the corpus, read back as a rule",
+        (Source::Priority, _) => {
+            "a label given priority over another where both fire; the lines it comes to win"
+        }
+        (Source::Relabeling, _) => {
+            "an imprecise rule given the label its train matches mostly have"
+        }
     };
     let evidence = &suggestion.evidence;
     format!(
@@ -124,11 +146,20 @@ fn places(file: &RulesFile, edit: &Edit) -> Vec<TextRange> {
     match edit {
         Edit::RemoveRule { line, .. }
         | Edit::ReplaceRegex { line, .. }
-        | Edit::AddException { line, .. } => rules
+        | Edit::AddException { line, .. }
+        | Edit::Relabel { line, .. } => rules
             .patterns
             .iter()
             .filter(|def| def.anonymous && def.line == *line)
             .map(|def| def.range)
+            .collect(),
+        Edit::RaiseLabel { label, line, .. } => rules
+            .label_by_name(label)
+            .map(|id| &rules.labels[id.index()].rules)
+            .into_iter()
+            .flatten()
+            .filter(|rule| rule.line == *line)
+            .map(|rule| rule.range)
             .collect(),
         Edit::AddRule { label, .. } => {
             let of_label = |id: LabelId| {
@@ -324,5 +355,61 @@ mod tests {
         assert!(on_other.iter().all(|a| !a.title.starts_with("Narrow")));
         let detail = suggestion_detail(&suggestions[0]);
         assert!(detail.starts_with("an imprecise rule narrowed"), "{detail}");
+    }
+
+    #[test]
+    fn a_relabeling_is_offered_on_the_rule_it_relabels() {
+        let file =
+            rules("default enty\nenty: $* color $*\nhum: $* who $*\nenty: $* what president $*\n");
+        let suggestions = suggest_on_questions(&file);
+        let actions = rules_suggestion_actions(&file, range_of(&file, "what"), &suggestions);
+        let relabel = actions
+            .iter()
+            .find(|a| a.title.starts_with("Relabel"))
+            .expect("a relabeling");
+        assert_eq!(
+            relabel.title,
+            "Relabel `enty: $* what president $*` as `hum` \
+             (fixes 3 train lines, breaks 0; dev 50.0 → 75.0 %)"
+        );
+        let edited = crate::ide::apply(&file.source.text, std::slice::from_ref(&relabel.edit));
+        assert!(
+            edited.ends_with("hum: $* who $*\nhum: $* what president $*\n"),
+            "{edited}"
+        );
+        let on_other = rules_suggestion_actions(&file, range_of(&file, "color"), &suggestions);
+        assert!(on_other.iter().all(|a| !a.title.starts_with("Relabel")));
+    }
+
+    #[test]
+    fn a_raising_is_offered_on_the_first_rule_of_the_label_it_raises() {
+        let file = rules(WHAT_RULES);
+        let raised = crate::suggest::Suggestion {
+            source: Source::Priority,
+            edit: Edit::RaiseLabel {
+                label: "hum".to_string(),
+                above: "desc".to_string(),
+                line: 3,
+                statement: "hum: $* president $*".to_string(),
+                before_line: 2,
+            },
+            ..suggest_on_questions(&file)[0].clone()
+        };
+        let suggestions = [raised];
+        let on_rule = rules_suggestion_actions(&file, range_of(&file, "president"), &suggestions);
+        assert_eq!(on_rule.len(), 1);
+        assert!(
+            on_rule[0].title.starts_with(
+                "Give `hum` priority over `desc`: move `hum: $* president $*` above line 2 (fixes"
+            ),
+            "{}",
+            on_rule[0].title
+        );
+        let edited = crate::ide::apply(&file.source.text, std::slice::from_ref(&on_rule[0].edit));
+        assert_eq!(
+            edited,
+            "default enty\nhum: $* president $*\ndesc: $* what $*    # too wide\n"
+        );
+        assert!(rules_suggestion_actions(&file, range_of(&file, "what"), &suggestions).is_empty());
     }
 }

@@ -25,11 +25,11 @@ use super::config::Settings;
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use crate::ide::{RulesAnalysis, TrainedModel, TrainedPatterns, model_findings};
 use crate::model::checkpoint::Manifest;
-use crate::model::{FitEvent, ModelKind, TrainingSettings};
+use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource};
 use crate::project::{
     self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
-    analyze_save, load_network, load_patterns, network_plan, suggest_learned_save, suggest_save,
-    train_network, train_patterns,
+    analyze_save, load_network, load_patterns, network_plan, save_vectors, suggest_learned_save,
+    suggest_save, train_network, train_patterns,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -324,22 +324,39 @@ async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalys
 /// Step 1b, beside the network: the suggestion engine's edits of the saved rules, stored
 /// while the job is the newest of its project (when `suggest.enabled`).
 fn spawn_suggestions(session: &Arc<Session>, job: &JobRequest, saved: &SavedAnalysis) {
-    let settings = session.snapshot().settings.suggest;
+    let snapshot = session.snapshot();
+    let settings = snapshot.settings.suggest;
     if !settings.enabled {
         return;
     }
+    let embeddings = snapshot.settings.training.settings.embeddings.clone();
+    let limits = snapshot.settings.limits;
     let (session, key, ticket) = (session.clone(), job.key.clone(), job.ticket.clone());
     let analysis = saved.analysis.clone();
     tokio::spawn(async move {
         let cancel = ticket.clone();
         let started = Instant::now();
         let computed = tokio::task::spawn_blocking(move || {
-            suggest_save(&analysis, &settings.config, &|| cancel.is_cancelled())
+            let vectors = save_vectors(&analysis, VectorSource::of(embeddings.as_deref()), &limits);
+            let list = suggest_save(&analysis, vectors.as_ref().ok(), &settings.config, &|| {
+                cancel.is_cancelled()
+            });
+            (list, vectors.err())
         })
         .await;
         let list = match computed {
-            Ok(Some(list)) => list,
-            Ok(None) => return,
+            Ok((list, Some(error))) => {
+                session.log_error(format!(
+                    "{}: suggestions without word vectors: {error}",
+                    name(&key)
+                ));
+                match list {
+                    Some(list) => list,
+                    None => return,
+                }
+            }
+            Ok((Some(list), None)) => list,
+            Ok((None, None)) => return,
             Err(error) => {
                 session.log_error(format!("{}: suggestions failed: {error}", name(&key)));
                 return;

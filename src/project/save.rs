@@ -15,10 +15,14 @@ use crate::ide::{
 };
 use crate::limits::ReadLimits;
 use crate::model::{
-    DeviceKind, FitEvent, Fitted, LoadedModel, TrainingSettings, fit, load_model_for,
+    DeviceKind, EmbeddingsError, FitEvent, Fitted, LoadedModel, TrainingSettings, VectorSource,
+    fit, load_model_for,
 };
 use crate::rules_file::RulesFile;
-use crate::suggest::{Corpora, LearnedRule, SuggestConfig, Suggestion, suggest, suggest_learned};
+use crate::suggest::lines::Lines;
+use crate::suggest::{
+    Corpora, LearnedRule, SuggestConfig, Suggestion, WordNeighbours, suggest, suggest_learned,
+};
 use crate::text::SourceText;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -103,12 +107,31 @@ pub fn analyze_save(
     })
 }
 
+/// The word vectors of the words of `analysis`'s `train` corpus (none without one), from
+/// `source` read within `limits`: for [`suggest_save`]'s word sets.
+pub fn save_vectors(
+    analysis: &RulesAnalysis,
+    source: VectorSource<'_>,
+    limits: &ReadLimits,
+) -> Result<WordNeighbours, EmbeddingsError> {
+    let Some(train) = analysis.corpus("train") else {
+        return Ok(WordNeighbours::default());
+    };
+    let lines = Lines::new(&train.file.examples);
+    WordNeighbours::read(
+        lines.vocabulary.iter().map(|(word, _)| word.as_str()),
+        source,
+        limits,
+    )
+}
+
 /// The suggestion engine's edits of the saved rules of `analysis`, measured on its `train`
-/// and `dev` corpora, best first; `None` when the rules have errors, a corpus is missing, or
+/// and `dev` corpora, best first, with `vectors` for the word sets of induced rules; `None` when the rules have errors, a corpus is missing, or
 /// `cancelled` (polled before each measurement) says so. The network of the save is not
 /// trained yet: its reconstructions are the trained model's own actions (`ide::trained`).
 pub fn suggest_save(
     analysis: &RulesAnalysis,
+    vectors: Option<&WordNeighbours>,
     config: &SuggestConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Vec<Suggestion>> {
@@ -118,6 +141,7 @@ pub fn suggest_save(
     let corpora = Corpora {
         train: &analysis.corpus("train")?.file.examples,
         dev: &analysis.corpus("dev")?.file.examples,
+        vectors,
     };
     suggest(&analysis.rules, &corpora, &[], &[], config, cancelled)
 }
@@ -137,6 +161,7 @@ pub fn suggest_learned_save(
     let corpora = Corpora {
         train: &analysis.corpus("train")?.file.examples,
         dev: &analysis.corpus("dev")?.file.examples,
+        vectors: None,
     };
     suggest_learned(&analysis.rules, &corpora, learned, config, cancelled)
 }

@@ -53,6 +53,7 @@ pub fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     suggest(file, &corpora, &[], &[], &SuggestConfig::default(), &|| {
         false
@@ -92,6 +93,7 @@ pub fn suggest_on_questions(file: &RulesFile) -> Vec<Suggestion> {
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     suggest(file, &corpora, &[], &[], &SuggestConfig::default(), &|| {
         false

@@ -7,6 +7,7 @@
 //! [`SuggestConfig`] are proposed.
 
 use super::lines::{Element, Lines, Standing};
+use super::neighbours::WordNeighbours;
 use super::{Candidate, Edit, Estimate, Source, SuggestConfig};
 use std::collections::{HashMap, HashSet};
 
@@ -185,8 +186,14 @@ pub(super) fn estimate_of(
     estimate
 }
 
-/// The induced rules for every label, best first.
-pub fn induce(lines: &Lines, standing: &Standing, config: &SuggestConfig) -> Vec<Candidate> {
+/// The induced rules for every label, best first; with `neighbours`, word sets take words
+/// near them in meaning that fix a single line.
+pub fn induce(
+    lines: &Lines,
+    standing: &Standing,
+    config: &SuggestConfig,
+    neighbours: Option<&WordNeighbours>,
+) -> Vec<Candidate> {
     let mut out = Vec::new();
     for (gold, label) in lines.labels.iter().enumerate() {
         let rank = standing.rank_for(label);
@@ -203,7 +210,7 @@ pub fn induce(lines: &Lines, standing: &Standing, config: &SuggestConfig) -> Vec
                 *support.entry(shape).or_default() += 1;
             }
         }
-        let sets = word_sets(lines, standing, &support, gold, rank, config);
+        let sets = word_sets(lines, standing, &support, (gold, rank), config, neighbours);
         let mut shapes: Vec<(Shape, usize)> = support
             .into_iter()
             .filter(|&(_, n)| n >= config.min_fixed)
@@ -259,15 +266,23 @@ fn is_subset(small: &[u32], large: &[u32]) -> bool {
 
 /// Word sets: the second word of a pair (at a sentence's start, or anywhere) generalised
 /// to every word that fills the slot precisely, at most [`MAX_SET_WORDS`] of them, the ones
-/// fixing the most lines first: `what ( actress | company | painter ) $*`.
+/// fixing the most lines first: `what ( actress | company | painter ) $*`. A word fixing
+/// [`MIN_FIXED_PER_WORD`] lines on its own joins; with `neighbours`, so does a word fixing
+/// one line whose vector is near the mean of theirs (`min_similarity` of [`SuggestConfig`]),
+/// the nearest first, after them.
 fn word_sets(
     lines: &Lines,
     standing: &Standing,
     support: &HashMap<Shape, usize>,
-    gold: usize,
-    rank: usize,
+    (gold, rank): (usize, usize),
     config: &SuggestConfig,
+    neighbours: Option<&WordNeighbours>,
 ) -> Vec<Shape> {
+    let min_fixed = if neighbours.is_some() {
+        1
+    } else {
+        MIN_FIXED_PER_WORD
+    };
     let mut slots: HashMap<(bool, Element), Vec<(u32, usize)>> = HashMap::new();
     for shape in support.keys() {
         let [part] = shape.parts.as_slice() else {
@@ -282,7 +297,7 @@ fn word_sets(
             continue;
         }
         let estimate = estimate(lines, standing, shape, gold, rank);
-        if estimate.fixed >= MIN_FIXED_PER_WORD && estimate.precision() >= config.min_precision {
+        if estimate.fixed >= min_fixed && estimate.precision() >= config.min_precision {
             slots
                 .entry((shape.anchored, first.clone()))
                 .or_default()
@@ -290,13 +305,36 @@ fn word_sets(
         }
     }
     let mut out = Vec::new();
+    let text = |id: u32| lines.vocabulary[id as usize].0.as_str();
     for ((anchored, first), mut words) in slots {
-        if words.len() < 2 {
+        words.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let (mut ids, single): (Vec<u32>, Vec<u32>) = {
+            let (core, single): (Vec<_>, Vec<_>) = words
+                .into_iter()
+                .partition(|&(_, fixed)| fixed >= MIN_FIXED_PER_WORD);
+            (
+                core.into_iter()
+                    .map(|(id, _)| id)
+                    .take(MAX_SET_WORDS)
+                    .collect(),
+                single.into_iter().map(|(id, _)| id).collect(),
+            )
+        };
+        if let Some(neighbours) = neighbours
+            && let Some(centroid) = neighbours.centroid(ids.iter().map(|&id| text(id)))
+        {
+            let mut near: Vec<(f32, u32)> = single
+                .into_iter()
+                .filter_map(|id| Some((neighbours.similarity(text(id), &centroid)?, id)))
+                .filter(|&(similarity, _)| f64::from(similarity) >= config.min_similarity)
+                .collect();
+            near.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let room = MAX_SET_WORDS - ids.len();
+            ids.extend(near.into_iter().take(room).map(|(_, id)| id));
+        }
+        if ids.len() < 2 {
             continue;
         }
-        words.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        words.truncate(MAX_SET_WORDS);
-        let mut ids: Vec<u32> = words.into_iter().map(|(id, _)| id).collect();
         ids.sort_unstable();
         let shape = Shape {
             anchored,
@@ -343,7 +381,7 @@ mod tests {
             min_fixed: 2,
             ..SuggestConfig::DEFAULT
         };
-        let regexes: Vec<String> = induce(&lines, &standing, &config)
+        let regexes: Vec<String> = induce(&lines, &standing, &config, None)
             .into_iter()
             .filter_map(|candidate| match candidate.edit {
                 Edit::AddRule { label, regex } if label == "hum" => Some(regex),
@@ -364,6 +402,66 @@ mod tests {
             !regexes.iter().any(|r| r.contains("scoundrel")),
             "{regexes:?}"
         );
+    }
+
+    #[test]
+    fn a_word_fixing_one_line_joins_a_set_near_it_in_meaning() {
+        let lines = Lines::new(&[
+            example("hum", "what actor played rocky ?"),
+            example("hum", "what actor won in 1990 ?"),
+            example("hum", "what painter cut off his ear ?"),
+            example("hum", "what painter lived in arles ?"),
+            example("hum", "what scoundrel stole it ?"),
+            example("hum", "what rock fell on him ?"),
+            example("enty", "what color is the sky ?"),
+            example("enty", "what color are roses ?"),
+        ]);
+        let rules = crate::rules_file::RulesFile::analyze(
+            crate::text::SourceText::from_bytes(b"default enty\n"),
+            None,
+            &Default::default(),
+        );
+        let standing = Standing::new(&rules.system, &lines);
+        let config = SuggestConfig {
+            min_fixed: 2,
+            ..SuggestConfig::DEFAULT
+        };
+        let sets = |neighbours: &WordNeighbours| -> Vec<String> {
+            induce(&lines, &standing, &config, Some(neighbours))
+                .into_iter()
+                .filter_map(|candidate| match candidate.edit {
+                    Edit::AddRule { label, regex } if label == "hum" && regex.contains('|') => {
+                        Some(regex)
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        // `scoundrel` (one line) is near `actor` and `painter`; `rock` (one line) is not.
+        let near = WordNeighbours::from_vectors([
+            ("actor", vec![1.0, 0.1, 0.0]),
+            ("painter", vec![0.9, 0.3, 0.0]),
+            ("scoundrel", vec![0.8, 0.2, 0.1]),
+            ("rock", vec![0.0, 0.1, 1.0]),
+        ]);
+        let found = sets(&near);
+        assert!(
+            found.contains(&"$* what ( actor | painter | scoundrel ) $*".to_string()),
+            "{found:?}"
+        );
+        assert!(!found.iter().any(|r| r.contains("rock")), "{found:?}");
+        // Far from them, `scoundrel` stays out, as without vectors.
+        let far = WordNeighbours::from_vectors([
+            ("actor", vec![1.0, 0.1, 0.0]),
+            ("painter", vec![0.9, 0.3, 0.0]),
+            ("scoundrel", vec![0.0, 1.0, 0.0]),
+        ]);
+        let found = sets(&far);
+        assert!(
+            found.contains(&"$* what ( actor | painter ) $*".to_string()),
+            "{found:?}"
+        );
+        assert!(!found.iter().any(|r| r.contains("scoundrel")), "{found:?}");
     }
 
     #[test]

@@ -130,6 +130,9 @@ pub struct Standing {
     /// Per line: the rank (in the system's priority order) of the first label that fires,
     /// `None` when none does.
     pub winner: Vec<Option<usize>>,
+    /// Per line: the ranks of the labels that fire, as bits (bit `r` for rank `r`); empty
+    /// when the system has more than [`Standing::MAX_RANKED`] labels.
+    pub fired: Vec<u64>,
     /// Per line: whether the prediction is the gold label.
     pub correct: Vec<bool>,
     /// The system's labels in priority order.
@@ -150,6 +153,9 @@ pub struct PatternStanding {
 }
 
 impl Standing {
+    /// The most labels whose firing is kept per line in [`Standing::fired`].
+    pub const MAX_RANKED: usize = 64;
+
     /// Classifies every line with `system`.
     pub fn new(system: &RuleSystem, lines: &Lines) -> Standing {
         let ranks = system.labels().to_vec();
@@ -162,6 +168,8 @@ impl Standing {
         let mut outcome = Default::default();
         let mut winner = Vec::with_capacity(lines.len());
         let mut correct = Vec::with_capacity(lines.len());
+        let ranked = ranks.len() <= Self::MAX_RANKED;
+        let mut fired = Vec::with_capacity(if ranked { lines.len() } else { 0 });
         let mut patterns = vec![PatternStanding::default(); system.patterns().len()];
         for (line, text) in lines.texts.iter().enumerate() {
             system.classify_with(text, &mut scratch, &mut outcome);
@@ -182,11 +190,22 @@ impl Standing {
                 }
             }
             winner.push(first);
+            if ranked {
+                fired.push(
+                    outcome
+                        .fired
+                        .iter()
+                        .enumerate()
+                        .filter(|&(_, &fires)| fires)
+                        .fold(0u64, |bits, (rank, _)| bits | 1 << rank),
+                );
+            }
             let predicted = first.or(system.default_label().map(|id| id.index()));
             correct.push(predicted.is_some() && predicted == rank_of_gold[lines.gold[line]]);
         }
         Standing {
             winner,
+            fired,
             correct,
             ranks,
             patterns,

@@ -9,8 +9,8 @@
 //! from the misclassified lines ([`induce`]), the widening of a rule's element that fails on
 //! lines of its label ([`widen`]), the rules as a trained network reads them back
 //! ([`reconstruct`], when one is given), a SoPa's learned patterns read back as rules
-//! ([`learned`], when one is given), and the narrowing (an exception, a required word)
-//! or removal of rules that are wrong more often than the precision floor allows
+//! ([`learned`], when one is given), and the narrowing (an exception, a required word),
+//! removal or relabeling of rules that are wrong more often than the precision floor allows
 //! ([`narrow`]).
 //!
 //! [`suggest`] lists suggestions against the rules as they are; [`refine`] applies them one
@@ -21,11 +21,14 @@ pub mod induce;
 mod learned;
 pub mod lines;
 mod narrow;
+mod neighbours;
+mod priority;
 pub mod reconstruct;
 pub mod widen;
 
 pub use edit::insert_rule;
 use lines::{Lines, Standing};
+pub use neighbours::WordNeighbours;
 pub use reconstruct::ReadBack;
 pub use widen::{LineWidening, widen_for_line};
 
@@ -50,6 +53,10 @@ pub enum Source {
     Reconstruction,
     /// A SoPa's learned pattern, read back as a rule.
     Learned,
+    /// A rule of the file given the label most of its matches have.
+    Relabeling,
+    /// A label given priority over another.
+    Priority,
 }
 
 /// A learned pattern of a SoPa read back as a rule `LABEL: REGEX` (`explain::read_back`).
@@ -80,6 +87,26 @@ pub enum Edit {
         new: String,
         #[serde(skip)]
         range: TextRange,
+    },
+    /// The rule `LABEL: REGEX` on 1-based line `line` made a rule of `new_label`: its label
+    /// (the bytes `range` of the rules text, which must read `label`) replaced in place.
+    Relabel {
+        label: String,
+        new_label: String,
+        line: u32,
+        regex: String,
+        #[serde(skip)]
+        range: TextRange,
+    },
+    /// The label `label` raised above `above`: its first rule (on 1-based line `line`,
+    /// reading `statement`) moved, with its line, to just before the line of `above`'s
+    /// first rule (1-based `before_line`), so that where both fire `label` wins.
+    RaiseLabel {
+        label: String,
+        above: String,
+        line: u32,
+        statement: String,
+        before_line: u32,
     },
     /// The rule `LABEL: REGEX` on 1-based line `line` given an exception: its statement
     /// (the bytes `range` of the rules text, which must read `statement`) rewritten in
@@ -117,12 +144,31 @@ impl Edit {
                 let (verb, to) = match source {
                     Source::Widening => ("widen", "to"),
                     Source::Narrowing => ("narrow", "to"),
-                    Source::Induction | Source::Reconstruction | Source::Learned => {
-                        ("rewrite", "as")
-                    }
+                    Source::Induction
+                    | Source::Reconstruction
+                    | Source::Learned
+                    | Source::Relabeling
+                    | Source::Priority => ("rewrite", "as"),
                 };
                 format!("{verb} line {line} `{label}: {old}` {to} `{new}`")
             }
+            Edit::Relabel {
+                label,
+                new_label,
+                line,
+                regex,
+                ..
+            } => format!("relabel line {line} `{label}: {regex}` as `{new_label}`"),
+            Edit::RaiseLabel {
+                label,
+                above,
+                line,
+                statement,
+                before_line,
+            } => format!(
+                "raise `{label}` above `{above}`: line {line} `{statement}` moved before line \
+                 {before_line}"
+            ),
             Edit::AddException {
                 label,
                 line,
@@ -143,19 +189,36 @@ impl Edit {
             }
             Edit::RemoveRule { label, regex, line } => {
                 let text = &file.source.text;
-                let label = file.rules.label_by_name(label)?;
-                let def = file.rules.patterns.iter().find(|def| {
-                    def.anonymous
-                        && def.line == *line
-                        && def.labels == [label]
-                        && text.get(def.regex.range.start().into()..def.regex.range.end().into())
-                            == Some(regex.as_str())
-                })?;
+                let def = rule_on_line(file, label, regex, *line)?;
                 let start = usize::from(def.range.start());
                 let end = usize::from(def.range.end());
                 let start = text[..start].rfind('\n').map_or(0, |i| i + 1);
                 let end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
                 Some(format!("{}{}", &text[..start], &text[end..]))
+            }
+            Edit::RaiseLabel {
+                label,
+                above,
+                line,
+                statement,
+                before_line,
+            } => priority::raise(file, label, above, *line, statement, *before_line),
+            Edit::Relabel {
+                label,
+                new_label,
+                line,
+                regex,
+                range,
+            } => {
+                let text = &file.source.text;
+                let def = rule_on_line(file, label, regex, *line)?;
+                file.rules.label_by_name(new_label)?;
+                if def.name_range != *range {
+                    return None;
+                }
+                let range = std::ops::Range::<usize>::from(*range);
+                (text.get(range.clone()) == Some(label.as_str()))
+                    .then(|| format!("{}{new_label}{}", &text[..range.start], &text[range.end..]))
             }
             Edit::ReplaceRegex {
                 old, new, range, ..
@@ -219,6 +282,23 @@ impl Edit {
     }
 }
 
+/// The anonymous rule `LABEL: REGEX` on 1-based line `line` of `file`, if it is there.
+fn rule_on_line<'f>(
+    file: &'f RulesFile,
+    label: &str,
+    regex: &str,
+    line: u32,
+) -> Option<&'f crate::syntax::PatternDef> {
+    let text = &file.source.text;
+    let label = file.rules.label_by_name(label)?;
+    file.rules.patterns.iter().find(|def| {
+        def.anonymous
+            && def.line == line
+            && def.labels == [label]
+            && text.get(def.regex.range.start().into()..def.regex.range.end().into()) == Some(regex)
+    })
+}
+
 /// The floors a candidate must pass, and how many are measured exactly: `rulelens
 /// suggest`'s flags and the language server's `suggest.*` settings.
 #[derive(Debug, Clone, Copy, PartialEq, clap::Args, Serialize, Deserialize)]
@@ -238,6 +318,11 @@ pub struct SuggestConfig {
     /// first.
     #[arg(long, value_name = "N", default_value_t = SuggestConfig::DEFAULT.max_measured)]
     pub max_measured: usize,
+    /// The least cosine similarity between the word vector of a word that fixes a single
+    /// train line and the mean of an induced word set's vectors for the word to join the set
+    /// (1 keeps such words out).
+    #[arg(long, value_name = "S", default_value_t = SuggestConfig::DEFAULT.min_similarity)]
+    pub min_similarity: f64,
 }
 
 impl SuggestConfig {
@@ -247,6 +332,7 @@ impl SuggestConfig {
         min_fixed: 3,
         max_shapes_per_label: 400,
         max_measured: 100,
+        min_similarity: 0.5,
     };
 
     /// The most `max_shapes_per_label` and `max_measured` may be: each candidate counted
@@ -282,6 +368,12 @@ impl SuggestConfig {
         }
         if self.min_fixed == 0 {
             return Err("--min-fixed must be at least 1".to_string());
+        }
+        if !(0.0..=1.0).contains(&self.min_similarity) {
+            return Err(format!(
+                "--min-similarity must be in [0, 1], not {}",
+                self.min_similarity
+            ));
         }
         for (flag, value, max) in [
             (
@@ -420,10 +512,12 @@ impl Suggestion {
     }
 }
 
-/// The labeled corpora suggestions are made from and validated on.
+/// The labeled corpora suggestions are made from and validated on, and the word vectors of
+/// their words (`None`: induction's word sets take no word by its meaning).
 pub struct Corpora<'a> {
     pub train: &'a [Example],
     pub dev: &'a [Example],
+    pub vectors: Option<&'a WordNeighbours>,
 }
 
 /// The rules as they stand, with their lines read and classified.
@@ -437,6 +531,8 @@ struct State<'a> {
     read_back: &'a [ReadBack],
     /// A SoPa's learned patterns as rules (empty without one).
     learned: &'a [LearnedRule],
+    /// The corpus words' vectors, for induction's word sets.
+    vectors: Option<&'a WordNeighbours>,
     /// The rules the engine wrote into the file so far, as (label, regex): they are not
     /// widened (see [`widen`]).
     written: Vec<(String, String)>,
@@ -460,17 +556,18 @@ impl<'a> State<'a> {
             dev_standing,
             read_back,
             learned,
+            vectors: None,
             written: Vec::new(),
         }
     }
 
     /// The candidates worth measuring: the induced rules, widenings, reconstructions and
-    /// learned rules
-    /// with the best estimates (at most `max_measured` in all: an estimate is what the edit
-    /// does to the train lines, whatever its source), and every narrowing.
+    /// learned rules with the best estimates (at most `max_measured` in all: an estimate is
+    /// what the edit does to the train lines, whatever its source), every narrowing and
+    /// relabeling, and every label's raising.
     fn candidates(&self, config: &SuggestConfig) -> Vec<Candidate> {
         let config = &config.for_lines(self.train.len() + self.dev.len());
-        let mut candidates = induce::induce(self.train, &self.train_standing, config);
+        let mut candidates = induce::induce(self.train, &self.train_standing, config, self.vectors);
         candidates.extend(widen::widen(
             &self.file,
             self.train,
@@ -494,6 +591,12 @@ impl<'a> State<'a> {
         candidates.sort_by(widen::by_estimate);
         candidates.truncate(config.max_measured);
         candidates.extend(narrow::narrowings(
+            &self.file,
+            self.train,
+            &self.train_standing,
+            config,
+        ));
+        candidates.extend(priority::raisings(
             &self.file,
             self.train,
             &self.train_standing,
@@ -528,7 +631,10 @@ impl<'a> State<'a> {
         match &candidate.edit {
             Edit::AddRule { label, regex } => written.push((label.clone(), regex.clone())),
             Edit::ReplaceRegex { label, new, .. } => written.push((label.clone(), new.clone())),
-            Edit::RemoveRule { .. } | Edit::AddException { .. } => {}
+            Edit::RemoveRule { .. }
+            | Edit::AddException { .. }
+            | Edit::Relabel { .. }
+            | Edit::RaiseLabel { .. } => {}
         }
         let next = State {
             train_standing: Standing::new(&edited.system, self.train),
@@ -538,6 +644,7 @@ impl<'a> State<'a> {
             dev: self.dev,
             read_back: self.read_back,
             learned: self.learned,
+            vectors: self.vectors,
             written,
         };
         let train_lines =
@@ -564,14 +671,28 @@ impl<'a> State<'a> {
 
     /// The train lines whose match an edit adds or removes (a rule added or removed: its
     /// matches; a regex replaced: the lines one of the old and new regexes matches and the
-    /// other does not; an exception added: the lines the rule and the exception match), and
-    /// how many of them have the rule's label, by the rule system; `None` when a regex does
-    /// not compile.
+    /// other does not; an exception added: the lines the rule and the exception match; a
+    /// label raised: the lines it comes to win), and how many of them have the rule's (or
+    /// raised) label, by the rule system; `None` when a regex does not compile.
     fn rule_matches(&self, edit: &Edit) -> Option<(usize, usize)> {
         let (label, regexes, counted): (_, Vec<&String>, Counted) = match edit {
-            Edit::AddRule { label, regex } | Edit::RemoveRule { label, regex, .. } => {
-                (label, vec![regex], |m| m[0])
+            Edit::RaiseLabel { label, above, .. } => {
+                let standing = &self.train_standing;
+                let estimate = priority::estimate(
+                    self.train,
+                    standing,
+                    standing.rank_for(label),
+                    standing.rank_for(above),
+                );
+                return Some((estimate.matches, estimate.correct_matches));
             }
+            Edit::AddRule { label, regex }
+            | Edit::RemoveRule { label, regex, .. }
+            | Edit::Relabel {
+                new_label: label,
+                regex,
+                ..
+            } => (label, vec![regex], |m| m[0]),
             Edit::ReplaceRegex {
                 label, new, old, ..
             } => (label, vec![new, old], |m| m[0] != m[1]),
@@ -629,7 +750,10 @@ pub fn suggest(
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Vec<Suggestion>> {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
-    let state = State::new(file.clone(), &train, &dev, read_back, learned);
+    let state = State {
+        vectors: corpora.vectors,
+        ..State::new(file.clone(), &train, &dev, read_back, learned)
+    };
     measured(&state, state.candidates(config), cancelled)
 }
 
@@ -705,7 +829,10 @@ pub fn refine(
     max_edits: usize,
 ) -> Refined {
     let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
-    let mut state = State::new(file.clone(), &train, &dev, read_back, learned);
+    let mut state = State {
+        vectors: corpora.vectors,
+        ..State::new(file.clone(), &train, &dev, read_back, learned)
+    };
     let mut applied = Vec::new();
     while applied.len() < max_edits {
         let candidates = state.candidates(config);

@@ -13,7 +13,10 @@
 //!   anywhere in it (`$* what $*` to `$* what $* mean $*`), or right at its start or end
 //!   (`$* what is $*`), found in the lines the rule wins rightly; the narrowed rule keeps at
 //!   least half of the lines the rule's removal would make wrong ([`Edit::ReplaceRegex`]);
-//! - its removal ([`Edit::RemoveRule`]).
+//! - its removal ([`Edit::RemoveRule`]);
+//! - another label for it, in place ([`Edit::Relabel`]), the one of the file's labels that
+//!   fixes the most lines, when its matches have that label at least the precision floor's
+//!   share and no label's priority moves.
 //!
 //! Each kind keeps its largest train gain, and must fix at least `min_fixed` train lines and
 //! more than it breaks; a rule whose removal breaks no line gets only its removal, which
@@ -76,6 +79,8 @@ struct Imprecise {
     /// The lines it matches, ascending, and what its silence does on each.
     lines: Vec<u32>,
     changes: Vec<Change>,
+    /// Per matched line: the rank of the first label that fires there without the rule.
+    silent: Vec<Option<usize>>,
     /// The places a word may be required: (element, place) for each `$*` element.
     slots: Vec<(usize, Place)>,
     /// Per matched line, per slot: the ids of the words that may be required there for the
@@ -247,6 +252,83 @@ impl Imprecise {
         })
     }
 
+    /// The rule given the label that, of the labels it can take without moving any label's
+    /// priority, fixes the most train lines: its matches have that label at least the
+    /// precision floor's share, as a new rule's must.
+    fn relabeling(
+        &self,
+        file: &RulesFile,
+        lines: &Lines,
+        standing: &Standing,
+        config: &SuggestConfig,
+    ) -> Option<Candidate> {
+        let rules = &file.rules;
+        let def = rules.patterns.get(self.rule.pattern)?;
+        let first_rule = |label: LabelId| rules.labels[label.index()].rules.first();
+        let own = *def.labels.first()?;
+        // The rule is not its label's first, so the label keeps its place.
+        if first_rule(own).is_none_or(|first| first.range.start() >= def.range.start()) {
+            return None;
+        }
+        let gold_rank: Vec<Option<usize>> = lines
+            .labels
+            .iter()
+            .map(|label| standing.ranks.iter().position(|name| name == label))
+            .collect();
+        let default = file.system.default_label().map(|id| id.index());
+        let mut best: Option<(String, Estimate)> = None;
+        for (rank, label) in standing.ranks.iter().enumerate() {
+            let Some(id) = rules.label_by_name(label) else {
+                continue;
+            };
+            // A label whose first rule comes later would rise to this rule's place.
+            if id == own
+                || first_rule(id).is_none_or(|first| first.range.start() > def.range.start())
+            {
+                continue;
+            }
+            let target = lines.label(label);
+            let mut estimate = Estimate::default();
+            for (i, &line) in self.lines.iter().enumerate() {
+                let line = line as usize;
+                estimate.matches += 1;
+                estimate.correct_matches += usize::from(Some(lines.gold[line]) == target);
+                let predicted = match self.silent[i] {
+                    Some(silent) if silent < rank => Some(silent),
+                    _ => Some(rank),
+                }
+                .or(default);
+                let right = predicted == gold_rank[lines.gold[line]];
+                match (standing.correct[line], right) {
+                    (false, true) => estimate.fixed += 1,
+                    (true, false) => estimate.broken += 1,
+                    _ => {}
+                }
+            }
+            if estimate.fixed >= config.min_fixed
+                && estimate.gain() > 0
+                && estimate.precision() >= config.min_precision
+                && best
+                    .as_ref()
+                    .is_none_or(|(_, b)| estimate.gain() > b.gain())
+            {
+                best = Some((label.clone(), estimate));
+            }
+        }
+        let (new_label, estimate) = best?;
+        Some(Candidate {
+            source: Source::Relabeling,
+            edit: Edit::Relabel {
+                label: self.rule.label.clone(),
+                new_label,
+                line: self.rule.line,
+                regex: regex_text(file, &self.rule).to_string(),
+                range: def.name_range,
+            },
+            estimate: Some(estimate),
+        })
+    }
+
     /// The best word required in one `$*`: it keeps at least half of the lines the rule's
     /// removal would make wrong.
     fn literal(
@@ -411,6 +493,7 @@ fn imprecise(
                 rule,
                 lines: Vec::new(),
                 changes: Vec::new(),
+                silent: Vec::new(),
                 slots,
                 words: Some(Vec::new()),
             }
@@ -440,6 +523,7 @@ fn imprecise(
             let predicted = silent.or(default);
             let right = predicted.is_some() && predicted == gold_rank[lines.gold[line]];
             rule.lines.push(line as u32);
+            rule.silent.push(silent);
             rule.changes.push(match (standing.correct[line], right) {
                 (false, true) => Change::Fixes,
                 (true, false) => Change::Breaks,
@@ -489,6 +573,7 @@ pub(super) fn narrowings(
         if estimate.gain() > 0 {
             out.push(removal);
         }
+        out.extend(rule.relabeling(file, lines, standing, config));
         // A rule whose silence makes no line wrong is best removed: a narrowing fixes no
         // more lines.
         if estimate.broken > 0 {

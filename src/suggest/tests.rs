@@ -73,6 +73,7 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     let file = rules("default ham\n");
     let refined = refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 30);
@@ -91,6 +92,7 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
     let corpora = Corpora {
         train: &train,
         dev: &contrary,
+        vectors: None,
     };
     let kept = refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 30);
     assert_eq!(kept.text, "default ham\n");
@@ -99,6 +101,7 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     assert!(
         refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 0)
@@ -126,6 +129,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     let text = "default ham\nspam: $* won ( prize | cash ) $*    # the prize\n";
     let file = rules(text);
@@ -244,6 +248,7 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     let file = rules("default desc\nnum: how $? many $*\n");
     let suggestions = suggest(
@@ -278,6 +283,7 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     assert!(
         suggest(
@@ -300,6 +306,7 @@ fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     // The first rule misses two elements; the second misses `prize` only, after a gap
     // where `a` and `voucher` stand: `voucher` has the better estimate.
@@ -350,6 +357,7 @@ fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     let file = rules("default ham\nspam: $* call 0800 $*\n");
     let read_back = read_back_of_call_0800();
@@ -481,6 +489,7 @@ fn learned_rules_alone_are_measured_as_the_engine_measures_them_in_the_full_list
     let corpora = Corpora {
         train: &train,
         dev: &dev,
+        vectors: None,
     };
     let file = rules("default ham\n");
     let learned = [
@@ -522,4 +531,141 @@ fn large_corpora_measure_fewer_candidates_a_round() {
     assert_eq!(config.for_lines(1_000_000).max_measured, 20);
     assert_eq!(config.for_lines(usize::MAX).max_measured, 1);
     assert_eq!(config.for_lines(0).max_measured, config.max_measured);
+}
+
+#[test]
+fn a_rule_whose_matches_have_another_label_is_relabeled_in_place_with_its_exact_effect() {
+    // `what president` lines are `hum`, but the file's rule for them says `enty`, which
+    // comes first: no `hum` rule can win them, and removing the rule leaves them to the
+    // default `enty`. Relabeled, it fixes them.
+    let text = "default enty\nenty: $* color $*\nhum: $* who $*\nenty: $* what president $*\n";
+    let file = rules(text);
+    let suggestions = suggest_on_questions(&file);
+    let relabel = suggestions
+        .iter()
+        .find(|s| s.source == Source::Relabeling)
+        .expect("a relabeling");
+    assert!(
+        matches!(&relabel.edit, Edit::Relabel { label, new_label, line: 4, regex, .. }
+            if label == "enty" && new_label == "hum" && regex == "$* what president $*"),
+        "{:?}",
+        relabel.edit
+    );
+    assert_eq!(
+        relabel.new_text,
+        "default enty\nenty: $* color $*\nhum: $* who $*\nhum: $* what president $*\n"
+    );
+    let evidence = relabel.evidence;
+    assert_eq!((evidence.fixed, evidence.broken), (3, 0));
+    assert_eq!((evidence.train_matches, evidence.train_precision), (3, 1.0));
+    assert_eq!((evidence.dev_before, evidence.dev_after), (0.5, 0.75));
+    assert_eq!(
+        relabel.describe(),
+        "relabel line 4 `enty: $* what president $*` as `hum`"
+    );
+    // The estimate is what the rule system measured.
+    let (train, dev) = (examples(WHAT), examples(WHAT_DEV));
+    let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
+    let state = State::new(file.clone(), &train_lines, &dev_lines, &[], &[]);
+    let candidate = state
+        .candidates(&SuggestConfig::default())
+        .into_iter()
+        .find(|c| c.source == Source::Relabeling)
+        .expect("a relabeling candidate");
+    let estimate = candidate.estimate.expect("an estimate");
+    assert_eq!(
+        (estimate.fixed, estimate.broken, estimate.matches),
+        (evidence.fixed, evidence.broken, evidence.train_matches)
+    );
+    // Once the text has changed under it, the edit no longer applies.
+    let moved =
+        rules("default enty\nenty: $* color $*\nhum: $* who $*\n\nenty: $* what president $*\n");
+    assert_eq!(relabel.edit.apply(&moved), None);
+}
+
+#[test]
+fn a_relabeling_that_would_move_a_labels_priority_is_not_offered() {
+    // The rule is `enty`'s first: relabeled, `enty` would fall below `hum`.
+    let first =
+        rules("default enty\nenty: $* what president $*\nhum: $* who $*\nenty: $* color $*\n");
+    assert!(
+        suggest_on_questions(&first)
+            .iter()
+            .all(|s| s.source != Source::Relabeling)
+    );
+    // `hum`'s first rule comes after it: relabeled, `hum` would rise above `enty`.
+    let before =
+        rules("default enty\nenty: $* color $*\nenty: $* what president $*\nhum: $* who $*\n");
+    assert!(
+        suggest_on_questions(&before)
+            .iter()
+            .all(|s| s.source != Source::Relabeling)
+    );
+}
+
+#[test]
+fn a_label_that_loses_where_it_is_right_is_raised_above_the_label_that_wins() {
+    let train = examples(&[
+        ("num", "how many dogs are there ?"),
+        ("num", "how many legs has a spider ?"),
+        ("num", "how many moons has mars ?"),
+        ("desc", "how do you bake bread ?"),
+        ("desc", "how does a siphon work ?"),
+        ("enty", "what is the best fruit ?"),
+    ]);
+    let dev = examples(&[("num", "how many cats ?"), ("desc", "how do birds fly ?")]);
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+        vectors: None,
+    };
+    let text = "default enty\ndesc: $* how $*    # too wide\n# counts\nnum: $* how many $*\n";
+    let file = rules(text);
+    let suggestions = suggest(
+        &file,
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        &|| false,
+    )
+    .unwrap();
+    let raise = suggestions
+        .iter()
+        .find(|s| s.source == Source::Priority)
+        .expect("a raising");
+    assert_eq!(
+        raise.edit,
+        Edit::RaiseLabel {
+            label: "num".to_string(),
+            above: "desc".to_string(),
+            line: 4,
+            statement: "num: $* how many $*".to_string(),
+            before_line: 2,
+        }
+    );
+    assert_eq!(
+        raise.new_text,
+        "default enty\nnum: $* how many $*\ndesc: $* how $*    # too wide\n# counts\n"
+    );
+    let evidence = raise.evidence;
+    assert_eq!((evidence.fixed, evidence.broken), (3, 0));
+    assert_eq!((evidence.train_matches, evidence.train_precision), (3, 1.0));
+    assert_eq!((evidence.dev_before, evidence.dev_after), (0.5, 1.0));
+    // Once either first rule has moved, the edit no longer applies.
+    let moved = rules("default enty\n\ndesc: $* how $*\nnum: $* how many $*\n");
+    assert_eq!(raise.edit.apply(&moved), None);
+    let raised = rules(&raise.new_text);
+    assert_eq!(raise.edit.apply(&raised), None);
+    // Raised, `num` wins every line both fire on: nothing more to raise.
+    let again = suggest(
+        &raised,
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        &|| false,
+    )
+    .unwrap();
+    assert!(again.iter().all(|s| s.source != Source::Priority));
 }
