@@ -454,7 +454,7 @@ mod tests {
         let far = WordNeighbours::from_vectors([
             ("actor", vec![1.0, 0.1, 0.0]),
             ("painter", vec![0.9, 0.3, 0.0]),
-            ("scoundrel", vec![0.0, 1.0, 0.0]),
+            ("scoundrel", vec![0.0, 0.0, 1.0]),
         ]);
         let found = sets(&far);
         assert!(

@@ -332,7 +332,7 @@ impl SuggestConfig {
         min_fixed: 3,
         max_shapes_per_label: 400,
         max_measured: 100,
-        min_similarity: 0.5,
+        min_similarity: 0.3,
     };
 
     /// The most `max_shapes_per_label` and `max_measured` may be: each candidate counted

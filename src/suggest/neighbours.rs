@@ -7,8 +7,9 @@ use crate::limits::ReadLimits;
 use crate::model::{EmbeddingsError, VectorSource, Vocabulary, read_vectors};
 use std::collections::HashMap;
 
-/// The unit-length word vectors of the words of some corpora, by word; a word the table
-/// has no vector for (not even through its pieces) has none.
+/// The word vectors of the words of some corpora, centred on their mean and scaled to unit
+/// length, by word; a word the table has no vector for (not even through its pieces) has
+/// none.
 #[derive(Debug, Clone, Default)]
 pub struct WordNeighbours {
     vectors: HashMap<String, Vec<f32>>,
@@ -16,7 +17,7 @@ pub struct WordNeighbours {
 
 impl WordNeighbours {
     /// The vectors of `words` from `source` (the bundled table, or a GloVe file read within
-    /// `limits`).
+    /// `limits`), centred on their mean.
     pub fn read<'a>(
         words: impl IntoIterator<Item = &'a str>,
         source: VectorSource<'_>,
@@ -28,18 +29,34 @@ impl WordNeighbours {
         let row = |id: usize| &table.data[id * dim..(id + 1) * dim];
         // Index 0 is the unknown word: a word with that vector has none of its own.
         let unknown = row(0);
-        let vectors = vocabulary
+        let known: Vec<(&String, &[f32])> = vocabulary
             .words()
             .iter()
             .enumerate()
             .skip(1)
             .filter(|&(id, _)| row(id) != unknown)
-            .filter_map(|(id, word)| Some((word.clone(), unit(row(id))?)))
+            .map(|(id, word)| (word, row(id)))
+            .collect();
+        // Centred on the words' mean: frequent words share a direction that would make
+        // them near every set.
+        let mut mean = vec![0.0f32; dim];
+        for (_, vector) in &known {
+            for (total, value) in mean.iter_mut().zip(*vector) {
+                *total += value / known.len() as f32;
+            }
+        }
+        let vectors = known
+            .into_iter()
+            .filter_map(|(word, vector)| {
+                let centred: Vec<f32> = vector.iter().zip(&mean).map(|(v, m)| v - m).collect();
+                Some((word.clone(), unit(&centred)?))
+            })
             .collect();
         Ok(WordNeighbours { vectors })
     }
 
-    /// Neighbours from vectors given by word (for tests); each is scaled to unit length.
+    /// Neighbours from vectors given by word, as they are (not centred), each scaled to
+    /// unit length.
     pub fn from_vectors<'a>(vectors: impl IntoIterator<Item = (&'a str, Vec<f32>)>) -> Self {
         WordNeighbours {
             vectors: vectors
