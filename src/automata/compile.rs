@@ -37,15 +37,25 @@ pub struct CompileConfig {
     /// label?") may compute while searching a product automaton before it gives up
     /// silently; about 1 ms per 300,000. Default [`DEFAULT_MAX_SEARCH_STEPS`].
     pub max_search_steps: usize,
+    /// Whether to check the languages of the patterns (the W03xx warnings, with their
+    /// product searches); the suggestion engine, which needs a candidate's errors only,
+    /// leaves them out.
+    pub lints: bool,
+}
+
+impl CompileConfig {
+    /// Every default.
+    pub const DEFAULT: CompileConfig = CompileConfig {
+        max_nfa_states: DEFAULT_MAX_NFA_STATES,
+        max_dfa_states: DEFAULT_MAX_DFA_STATES,
+        max_search_steps: DEFAULT_MAX_SEARCH_STEPS,
+        lints: true,
+    };
 }
 
 impl Default for CompileConfig {
     fn default() -> CompileConfig {
-        CompileConfig {
-            max_nfa_states: DEFAULT_MAX_NFA_STATES,
-            max_dfa_states: DEFAULT_MAX_DFA_STATES,
-            max_search_steps: DEFAULT_MAX_SEARCH_STEPS,
-        }
+        CompileConfig::DEFAULT
     }
 }
 
@@ -156,7 +166,9 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
             .collect(),
         default: rules.default,
     };
-    diagnostics.extend(lint::check(&system, rules, config));
+    if config.lints {
+        diagnostics.extend(lint::check(&system, rules, config));
+    }
     (system, diagnostics)
 }
 

@@ -13,7 +13,6 @@
 use super::induce::MAX_SET_WORDS;
 use super::lines::{Lines, Standing};
 use super::{Candidate, Edit, Estimate, Source, SuggestConfig};
-use crate::automata::CompileConfig;
 use crate::automata::{Classification, Scratch};
 use crate::explain::reconstruct_at;
 use crate::model::{PlainNetwork, TokenVector};
@@ -215,7 +214,7 @@ pub(super) fn matches_alone(label: &str, regex: &str, lines: &Lines) -> Option<V
     let file = RulesFile::analyze(
         SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
         None,
-        &CompileConfig::default(),
+        &super::MEASURING,
     );
     if file.has_errors() {
         return None;
