@@ -155,6 +155,11 @@ impl WordFrequencies {
         self.words.is_empty()
     }
 
+    /// The distinct words, alphabetically.
+    pub fn words(&self) -> impl Iterator<Item = &str> {
+        self.words.iter().map(|(word, _)| word.as_str())
+    }
+
     /// The `limit` most frequent words that start with `prefix`, most frequent first.
     fn most_frequent(&self, prefix: &str, limit: usize) -> Vec<&(String, u32)> {
         if prefix.is_empty() {

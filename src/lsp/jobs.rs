@@ -332,12 +332,12 @@ fn spawn_suggestions(session: &Arc<Session>, job: &JobRequest, saved: &SavedAnal
     let embeddings = snapshot.settings.training.settings.embeddings.clone();
     let limits = snapshot.settings.limits;
     let (session, key, ticket) = (session.clone(), job.key.clone(), job.ticket.clone());
-    let analysis = saved.analysis.clone();
+    let (analysis, words) = (saved.analysis.clone(), saved.words.clone());
     tokio::spawn(async move {
         let cancel = ticket.clone();
         let started = Instant::now();
         let computed = tokio::task::spawn_blocking(move || {
-            let vectors = save_vectors(&analysis, VectorSource::of(embeddings.as_deref()), &limits);
+            let vectors = save_vectors(&words, VectorSource::of(embeddings.as_deref()), &limits);
             let list = suggest_save(&analysis, vectors.as_ref().ok(), &settings.config, &|| {
                 cancel.is_cancelled()
             });

@@ -19,7 +19,6 @@ use crate::model::{
     fit, load_model_for,
 };
 use crate::rules_file::RulesFile;
-use crate::suggest::lines::Lines;
 use crate::suggest::{
     Corpora, LearnedRule, SuggestConfig, Suggestion, WordNeighbours, suggest, suggest_learned,
 };
@@ -107,22 +106,14 @@ pub fn analyze_save(
     })
 }
 
-/// The word vectors of the words of `analysis`'s `train` corpus (none without one), from
-/// `source` read within `limits`: for [`suggest_save`]'s word sets.
+/// The word vectors of a save's `train` words (`SavedAnalysis::words`), from `source` read
+/// within `limits`: for [`suggest_save`]'s word sets.
 pub fn save_vectors(
-    analysis: &RulesAnalysis,
+    words: &WordFrequencies,
     source: VectorSource<'_>,
     limits: &ReadLimits,
 ) -> Result<WordNeighbours, EmbeddingsError> {
-    let Some(train) = analysis.corpus("train") else {
-        return Ok(WordNeighbours::default());
-    };
-    let lines = Lines::new(&train.file.examples);
-    WordNeighbours::read(
-        lines.vocabulary.iter().map(|(word, _)| word.as_str()),
-        source,
-        limits,
-    )
+    WordNeighbours::read(words.words(), source, limits)
 }
 
 /// The suggestion engine's edits of the saved rules of `analysis`, measured on its `train`

@@ -94,3 +94,22 @@ fn unit(vector: &[f32]) -> Option<Vec<f32>> {
     let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
     (norm > 0.0 && norm.is_finite()).then(|| vector.iter().map(|v| v / norm).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_vectors_put_words_of_a_kind_near_each_other() {
+        let words = ["actor", "actress", "singer", "carburetor", "zzqxvw"];
+        let neighbours =
+            WordNeighbours::read(words, VectorSource::Bundled, &ReadLimits::default()).unwrap();
+        let people = neighbours.centroid(["actor", "singer"]).unwrap();
+        let near = neighbours.similarity("actress", &people).unwrap();
+        let far = neighbours.similarity("carburetor", &people).unwrap();
+        assert!(near > far + 0.5, "actress {near}, carburetor {far}");
+        // A word the table does not have gets no vector, rather than the mean of all.
+        assert_eq!(neighbours.similarity("zzqxvw", &people), None);
+        assert_eq!(neighbours.centroid(["zzqxvw"]), None);
+    }
+}
