@@ -92,17 +92,25 @@ pub fn evenly_spaced(n: usize, fraction: f64) -> Vec<usize> {
     (0..m).map(|i| i * n / m).collect()
 }
 
-/// Predicted label indices of `sentences`.
+/// Predicted label indices of `sentences`, in their order. The sentences are batched by
+/// length, so that a batch pads little (a batch is as long as its longest sentence; in
+/// the given order one long message made every batch of SMS dev that long).
 pub fn predict(
     net: &dyn Network,
     sentences: &[&Sentence],
     batch_size: usize,
     device: &Device,
 ) -> candle_core::Result<Vec<u32>> {
-    let mut predictions = Vec::with_capacity(sentences.len());
-    for chunk in sentences.chunks(batch_size.max(1)) {
-        let batch = Batch::from_sentences(chunk, device)?;
-        predictions.extend(net.logits(&batch)?.argmax(1)?.to_vec1::<u32>()?);
+    let mut order: Vec<usize> = (0..sentences.len()).collect();
+    order.sort_by_key(|&i| sentences[i].symbols.len());
+    let mut predictions = vec![0; sentences.len()];
+    for chunk in order.chunks(batch_size.max(1)) {
+        let batch: Vec<&Sentence> = chunk.iter().map(|&i| sentences[i]).collect();
+        let batch = Batch::from_sentences(&batch, device)?;
+        let labels = net.logits(&batch)?.argmax(1)?.to_vec1::<u32>()?;
+        for (&i, label) in chunk.iter().zip(labels) {
+            predictions[i] = label;
+        }
     }
     Ok(predictions)
 }
