@@ -672,11 +672,52 @@ fn suggest_refuses_floors_it_cannot_use_as_a_usage_error() {
             "--max-measured must be between 1 and 1000, not 0",
         ),
         ("--min-fixed", "0", "--min-fixed must be at least 1"),
+        (
+            "--min-similarity",
+            "1.5",
+            "--min-similarity must be in [0, 1], not 1.5",
+        ),
     ] {
         let output = rulelens(&["suggest", "tests/data/train/tiny.rules", flag, value]);
         assert_eq!(output.status.code(), Some(2), "{flag} {value}");
         assert!(String::from_utf8_lossy(&output.stderr).contains(said));
     }
+}
+
+#[test]
+fn suggest_reads_the_word_vectors_it_is_given_and_names_the_line_of_a_bad_one() {
+    let listed = rulelens(&[
+        "suggest",
+        "tests/data/train/tiny.rules",
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        listed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert_eq!(
+        json(&listed)["suggestions"][0]["edit"]["regex"],
+        "$* claim $*"
+    );
+    let dir = std::env::temp_dir().join(format!("rulelens-suggest-vectors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "claim 0.1 0.2\nprize 0.3 oops\n").unwrap();
+    let output = rulelens(&[
+        "suggest",
+        "tests/data/train/tiny.rules",
+        "--embeddings",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&output.stderr).to_string();
+    assert!(said.contains(&format!("{}:2:", bad.display())), "{said}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
