@@ -210,11 +210,13 @@ fn main() -> ExitCode {
     }
     // candle asks for its thread count on every matrix product and, unless this variable is
     // set, works it out again from /proc/cpuinfo each time (candle-core 0.11, `utils.rs`):
-    // several file reads per scored sentence. Settle it once.
+    // several file reads per scored sentence. Settle it once, at one thread: candle's
+    // element-wise operations and products on these networks' small tensors run slower
+    // split over threads (an FA-RNN's default training on SMS took 28.3 s on two, 24.9 s
+    // on one; `docs/performance.md`), and the other core stays free for the editor.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        let threads = std::thread::available_parallelism().map_or(1, usize::from);
         // SAFETY: at start-up, before any thread exists that could read the environment.
-        unsafe { std::env::set_var("RAYON_NUM_THREADS", threads.to_string()) };
+        unsafe { std::env::set_var("RAYON_NUM_THREADS", "1") };
     }
     let args = Args::parse();
     if let Err(message) = args.read_limits.check() {
