@@ -5,7 +5,7 @@
 use crate::corpus::{CorpusFile, Format};
 use crate::explain::ReconstructConfig;
 use crate::ide::{PatternKey, RulesAnalysis, TrainedModel, TrainedPatterns, analyze};
-use crate::model::{ModelKind, TrainingSettings, fit};
+use crate::model::{Fitted, ModelKind, TrainingSettings, fit};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
 use std::sync::Arc;
@@ -87,8 +87,6 @@ pub fn trained_model(
     reconstruct: &ReconstructConfig,
     epochs: usize,
 ) -> TrainedModel {
-    let train = analysis.corpus("train").expect("a train corpus");
-    let dev = analysis.corpus("dev").unwrap_or(train);
     let config = TrainingSettings {
         beta: 1.0,
         epochs,
@@ -96,16 +94,7 @@ pub fn trained_model(
         learning_rate: Some(0.05),
         ..TrainingSettings::default()
     };
-    let fitted = fit(
-        &analysis.rules,
-        &train.file.examples,
-        &dev.file.examples,
-        &config,
-        &crate::limits::ReadLimits::DEFAULT,
-        &mut |_| {},
-        &|| false,
-    )
-    .expect("fitted");
+    let fitted = fit_on(analysis, &config);
     assert_eq!(
         fitted.manifest.decomposition.as_ref().unwrap().method,
         "exact"
@@ -121,6 +110,23 @@ pub fn trained_model(
     .expect("prepared")
 }
 
+/// The network `config` asks for, trained on the analysis's `train` corpus (early stopping
+/// on `dev`, else on `train`).
+fn fit_on(analysis: &RulesAnalysis, config: &TrainingSettings) -> Fitted {
+    let train = analysis.corpus("train").expect("a train corpus");
+    let dev = analysis.corpus("dev").unwrap_or(train);
+    fit(
+        &analysis.rules,
+        &train.file.examples,
+        &dev.file.examples,
+        config,
+        &crate::limits::ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .expect("fitted")
+}
+
 /// A SoPa with the rules' patterns and six free ones (`patterns`), trained `epochs` epochs
 /// on the analysis's `train` corpus (early stopping on `dev`), prepared for the editor.
 pub fn trained_patterns(
@@ -128,8 +134,6 @@ pub fn trained_patterns(
     patterns: &str,
     epochs: usize,
 ) -> TrainedPatterns {
-    let train = analysis.corpus("train").expect("a train corpus");
-    let dev = analysis.corpus("dev").unwrap_or(train);
     let config = TrainingSettings {
         model: ModelKind::Sopa,
         patterns: patterns.parse().expect("a pattern spec"),
@@ -137,16 +141,7 @@ pub fn trained_patterns(
         batch_size: 4,
         ..TrainingSettings::default()
     };
-    let fitted = fit(
-        &analysis.rules,
-        &train.file.examples,
-        &dev.file.examples,
-        &config,
-        &crate::limits::ReadLimits::DEFAULT,
-        &mut |_| {},
-        &|| false,
-    )
-    .expect("fitted");
+    let fitted = fit_on(analysis, &config);
     TrainedPatterns::new(
         fitted.manifest,
         fitted.net.as_ref(),

@@ -344,23 +344,21 @@ fn spawn_suggestions(session: &Arc<Session>, job: &JobRequest, saved: &SavedAnal
             (list, vectors.err())
         })
         .await;
-        let list = match computed {
-            Ok((list, Some(error))) => {
-                session.log_error(format!(
-                    "{}: suggestions without word vectors: {error}",
-                    name(&key)
-                ));
-                match list {
-                    Some(list) => list,
-                    None => return,
-                }
-            }
-            Ok((Some(list), None)) => list,
-            Ok((None, None)) => return,
+        let (list, vectors_error) = match computed {
+            Ok(computed) => computed,
             Err(error) => {
                 session.log_error(format!("{}: suggestions failed: {error}", name(&key)));
                 return;
             }
+        };
+        if let Some(error) = vectors_error {
+            session.log_error(format!(
+                "{}: suggestions without word vectors: {error}",
+                name(&key)
+            ));
+        }
+        let Some(list) = list else {
+            return;
         };
         let count = list.len();
         let stored = session.update(|state| {

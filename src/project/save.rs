@@ -116,24 +116,34 @@ pub fn save_vectors(
     WordNeighbours::read(words.words(), source, limits)
 }
 
+/// The `train` and `dev` corpora of `analysis` for the suggestion engine, with `vectors`;
+/// `None` when the rules have errors or a corpus is missing.
+fn saved_corpora<'a>(
+    analysis: &'a RulesAnalysis,
+    vectors: Option<&'a WordNeighbours>,
+) -> Option<Corpora<'a>> {
+    if analysis.rules.has_errors() {
+        return None;
+    }
+    Some(Corpora {
+        train: &analysis.corpus("train")?.file.examples,
+        dev: &analysis.corpus("dev")?.file.examples,
+        vectors,
+    })
+}
+
 /// The suggestion engine's edits of the saved rules of `analysis`, measured on its `train`
-/// and `dev` corpora, best first, with `vectors` for the word sets of induced rules; `None` when the rules have errors, a corpus is missing, or
-/// `cancelled` (polled before each measurement) says so. The network of the save is not
-/// trained yet: its reconstructions are the trained model's own actions (`ide::trained`).
+/// and `dev` corpora, best first, with `vectors` for the word sets of induced rules; `None`
+/// when the rules have errors, a corpus is missing, or `cancelled` (polled before each
+/// measurement) says so. The network of the save is not trained yet: its reconstructions
+/// are the trained model's own actions (`ide::trained`).
 pub fn suggest_save(
     analysis: &RulesAnalysis,
     vectors: Option<&WordNeighbours>,
     config: &SuggestConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Vec<Suggestion>> {
-    if analysis.rules.has_errors() {
-        return None;
-    }
-    let corpora = Corpora {
-        train: &analysis.corpus("train")?.file.examples,
-        dev: &analysis.corpus("dev")?.file.examples,
-        vectors,
-    };
+    let corpora = saved_corpora(analysis, vectors)?;
     suggest(&analysis.rules, &corpora, &[], &[], config, cancelled)
 }
 
@@ -146,14 +156,7 @@ pub fn suggest_learned_save(
     config: &SuggestConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Vec<Suggestion>> {
-    if analysis.rules.has_errors() {
-        return None;
-    }
-    let corpora = Corpora {
-        train: &analysis.corpus("train")?.file.examples,
-        dev: &analysis.corpus("dev")?.file.examples,
-        vectors: None,
-    };
+    let corpora = saved_corpora(analysis, None)?;
     suggest_learned(&analysis.rules, &corpora, learned, config, cancelled)
 }
 

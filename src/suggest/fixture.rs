@@ -47,9 +47,14 @@ pub const DEV: &[(&str, &str)] = &[
     ("ham", "you left your keys"),
 ];
 
-/// [`suggest`] on [`TRAIN`] and [`DEV`], with the defaults.
-pub fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
-    let (train, dev) = (examples(TRAIN), examples(DEV));
+/// [`suggest`] for `file` on the lines `train` and `dev`, with the defaults and no word
+/// vectors.
+pub fn suggest_on(
+    file: &RulesFile,
+    train: &[(&str, &str)],
+    dev: &[(&str, &str)],
+) -> Vec<Suggestion> {
+    let (train, dev) = (examples(train), examples(dev));
     let corpora = Corpora {
         train: &train,
         dev: &dev,
@@ -59,6 +64,11 @@ pub fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
         false
     })
     .unwrap()
+}
+
+/// [`suggest`] on [`TRAIN`] and [`DEV`], with the defaults.
+pub fn suggest_on_fixture(file: &RulesFile) -> Vec<Suggestion> {
+    suggest_on(file, TRAIN, DEV)
 }
 
 /// Questions: `desc: $* what $*` wins four lines rightly and six wrongly, three of which
@@ -89,14 +99,5 @@ pub const WHAT_DEV: &[(&str, &str)] = &[
 
 /// [`suggest`] on [`WHAT`] and [`WHAT_DEV`], with the defaults.
 pub fn suggest_on_questions(file: &RulesFile) -> Vec<Suggestion> {
-    let (train, dev) = (examples(WHAT), examples(WHAT_DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
-    suggest(file, &corpora, &[], &[], &SuggestConfig::default(), &|| {
-        false
-    })
-    .unwrap()
+    suggest_on(file, WHAT, WHAT_DEV)
 }

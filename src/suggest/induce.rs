@@ -176,11 +176,7 @@ pub(super) fn estimate_of(
         let right = lines.gold[line] == gold;
         estimate.correct_matches += usize::from(right);
         if standing.wins(line, rank) {
-            match (standing.correct[line], right) {
-                (false, true) => estimate.fixed += 1,
-                (true, false) => estimate.broken += 1,
-                _ => {}
-            }
+            estimate.count_change(standing.correct[line], right);
         }
     }
     estimate
@@ -360,34 +356,43 @@ mod tests {
         }
     }
 
-    #[test]
-    fn words_that_fill_a_slot_precisely_become_a_word_set() {
-        let lines = Lines::new(&[
-            example("hum", "what actor played rocky ?"),
-            example("hum", "what actor won in 1990 ?"),
-            example("hum", "what painter cut off his ear ?"),
-            example("hum", "what painter lived in arles ?"),
-            example("hum", "what scoundrel stole it ?"),
-            example("enty", "what color is the sky ?"),
-            example("enty", "what color are roses ?"),
-        ]);
+    /// Questions where `what ( actor | painter )` is a precise slot of `hum`, and `scoundrel`
+    /// fills it on one line.
+    const ACTORS: [(&str, &str); 7] = [
+        ("hum", "what actor played rocky ?"),
+        ("hum", "what actor won in 1990 ?"),
+        ("hum", "what painter cut off his ear ?"),
+        ("hum", "what painter lived in arles ?"),
+        ("hum", "what scoundrel stole it ?"),
+        ("enty", "what color is the sky ?"),
+        ("enty", "what color are roses ?"),
+    ];
+
+    /// The `hum` rules induced from `lines` against `default enty` alone, with `min_fixed` 2.
+    fn hum_rules(lines: &Lines, neighbours: Option<&WordNeighbours>) -> Vec<String> {
         let rules = crate::rules_file::RulesFile::analyze(
             crate::text::SourceText::from_bytes(b"default enty\n"),
             None,
             &Default::default(),
         );
-        let standing = Standing::new(&rules.system, &lines);
+        let standing = Standing::new(&rules.system, lines);
         let config = SuggestConfig {
             min_fixed: 2,
             ..SuggestConfig::DEFAULT
         };
-        let regexes: Vec<String> = induce(&lines, &standing, &config, None)
+        induce(lines, &standing, &config, neighbours)
             .into_iter()
             .filter_map(|candidate| match candidate.edit {
                 Edit::AddRule { label, regex } if label == "hum" => Some(regex),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn words_that_fill_a_slot_precisely_become_a_word_set() {
+        let lines = Lines::new(&ACTORS.map(|(label, text)| example(label, text)));
+        let regexes = hum_rules(&lines, None);
         assert!(
             regexes.contains(&"$* what ( actor | painter ) $*".to_string()),
             "{regexes:?}"
@@ -406,35 +411,13 @@ mod tests {
 
     #[test]
     fn a_word_fixing_one_line_joins_a_set_near_it_in_meaning() {
-        let lines = Lines::new(&[
-            example("hum", "what actor played rocky ?"),
-            example("hum", "what actor won in 1990 ?"),
-            example("hum", "what painter cut off his ear ?"),
-            example("hum", "what painter lived in arles ?"),
-            example("hum", "what scoundrel stole it ?"),
-            example("hum", "what rock fell on him ?"),
-            example("enty", "what color is the sky ?"),
-            example("enty", "what color are roses ?"),
-        ]);
-        let rules = crate::rules_file::RulesFile::analyze(
-            crate::text::SourceText::from_bytes(b"default enty\n"),
-            None,
-            &Default::default(),
-        );
-        let standing = Standing::new(&rules.system, &lines);
-        let config = SuggestConfig {
-            min_fixed: 2,
-            ..SuggestConfig::DEFAULT
-        };
+        let mut examples = ACTORS.map(|(label, text)| example(label, text)).to_vec();
+        examples.push(example("hum", "what rock fell on him ?"));
+        let lines = Lines::new(&examples);
         let sets = |neighbours: &WordNeighbours| -> Vec<String> {
-            induce(&lines, &standing, &config, Some(neighbours))
+            hum_rules(&lines, Some(neighbours))
                 .into_iter()
-                .filter_map(|candidate| match candidate.edit {
-                    Edit::AddRule { label, regex } if label == "hum" && regex.contains('|') => {
-                        Some(regex)
-                    }
-                    _ => None,
-                })
+                .filter(|regex| regex.contains('|'))
                 .collect()
         };
         // `scoundrel` (one line) is near `actor` and `painter`; `rock` (one line) is not.

@@ -428,6 +428,16 @@ impl Estimate {
     pub fn gain(&self) -> isize {
         self.fixed as isize - self.broken as isize
     }
+
+    /// Counts a line that was predicted right (`was`) and is now right or not (`is`): a
+    /// fixed line, a broken one, or neither.
+    fn count_change(&mut self, was: bool, is: bool) {
+        match (was, is) {
+            (false, true) => self.fixed += 1,
+            (true, false) => self.broken += 1,
+            _ => {}
+        }
+    }
 }
 
 /// A proposed edit, before it is measured.

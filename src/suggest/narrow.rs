@@ -275,7 +275,6 @@ impl Imprecise {
             .iter()
             .map(|label| standing.ranks.iter().position(|name| name == label))
             .collect();
-        let default = file.system.default_label().map(|id| id.index());
         let mut best: Option<(String, Estimate)> = None;
         for (rank, label) in standing.ranks.iter().enumerate() {
             let Some(id) = rules.label_by_name(label) else {
@@ -293,17 +292,10 @@ impl Imprecise {
                 let line = line as usize;
                 estimate.matches += 1;
                 estimate.correct_matches += usize::from(Some(lines.gold[line]) == target);
-                let predicted = match self.silent[i] {
-                    Some(silent) if silent < rank => Some(silent),
-                    _ => Some(rank),
-                }
-                .or(default);
-                let right = predicted == gold_rank[lines.gold[line]];
-                match (standing.correct[line], right) {
-                    (false, true) => estimate.fixed += 1,
-                    (true, false) => estimate.broken += 1,
-                    _ => {}
-                }
+                // The new label fires, so it or a label above it wins.
+                let predicted = self.silent[i].map_or(rank, |silent| silent.min(rank));
+                let right = Some(predicted) == gold_rank[lines.gold[line]];
+                estimate.count_change(standing.correct[line], right);
             }
             if estimate.fixed >= config.min_fixed
                 && estimate.gain() > 0

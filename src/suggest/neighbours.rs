@@ -56,8 +56,9 @@ impl WordNeighbours {
     }
 
     /// Neighbours from vectors given by word, as they are (not centred), each scaled to
-    /// unit length.
-    pub fn from_vectors<'a>(vectors: impl IntoIterator<Item = (&'a str, Vec<f32>)>) -> Self {
+    /// unit length: for tests.
+    #[cfg(test)]
+    pub(crate) fn from_vectors<'a>(vectors: impl IntoIterator<Item = (&'a str, Vec<f32>)>) -> Self {
         WordNeighbours {
             vectors: vectors
                 .into_iter()

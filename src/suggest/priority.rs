@@ -29,11 +29,7 @@ pub(super) fn estimate(
         let right = Some(lines.gold[line]) == gold;
         estimate.matches += 1;
         estimate.correct_matches += usize::from(right);
-        match (standing.correct[line], right) {
-            (false, true) => estimate.fixed += 1,
-            (true, false) => estimate.broken += 1,
-            _ => {}
-        }
+        estimate.count_change(standing.correct[line], right);
     }
     estimate
 }

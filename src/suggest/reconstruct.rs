@@ -266,11 +266,7 @@ fn effect(
             .or(system.default_label().map(|id| id.index()))
             .map(|rank| system.labels()[rank].as_str());
         let right = predicted == Some(lines.labels[lines.gold[line]].as_str());
-        match (standing.correct[line], right) {
-            (false, true) => estimate.fixed += 1,
-            (true, false) => estimate.broken += 1,
-            _ => {}
-        }
+        estimate.count_change(standing.correct[line], right);
     }
     estimate
 }

@@ -605,31 +605,18 @@ fn a_relabeling_that_would_move_a_labels_priority_is_not_offered() {
 
 #[test]
 fn a_label_that_loses_where_it_is_right_is_raised_above_the_label_that_wins() {
-    let train = examples(&[
+    let train = &[
         ("num", "how many dogs are there ?"),
         ("num", "how many legs has a spider ?"),
         ("num", "how many moons has mars ?"),
         ("desc", "how do you bake bread ?"),
         ("desc", "how does a siphon work ?"),
         ("enty", "what is the best fruit ?"),
-    ]);
-    let dev = examples(&[("num", "how many cats ?"), ("desc", "how do birds fly ?")]);
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    ];
+    let dev = &[("num", "how many cats ?"), ("desc", "how do birds fly ?")];
     let text = "default enty\ndesc: $* how $*    # too wide\n# counts\nnum: $* how many $*\n";
     let file = rules(text);
-    let suggestions = suggest(
-        &file,
-        &corpora,
-        &[],
-        &[],
-        &SuggestConfig::default(),
-        &|| false,
-    )
-    .unwrap();
+    let suggestions = suggest_on(&file, train, dev);
     let raise = suggestions
         .iter()
         .find(|s| s.source == Source::Priority)
@@ -658,14 +645,6 @@ fn a_label_that_loses_where_it_is_right_is_raised_above_the_label_that_wins() {
     let raised = rules(&raise.new_text);
     assert_eq!(raise.edit.apply(&raised), None);
     // Raised, `num` wins every line both fire on: nothing more to raise.
-    let again = suggest(
-        &raised,
-        &corpora,
-        &[],
-        &[],
-        &SuggestConfig::default(),
-        &|| false,
-    )
-    .unwrap();
+    let again = suggest_on(&raised, train, dev);
     assert!(again.iter().all(|s| s.source != Source::Priority));
 }
