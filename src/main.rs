@@ -56,6 +56,12 @@ enum Command {
         /// Checkpoint folder; default: models/<rules-stem>/.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// Start from this checkpoint of an earlier text of the rules (a warm start): the
+        /// patterns that did not change keep their trained parameters and the network is
+        /// fine-tuned briefly. Trains from scratch, saying why, when the settings or the
+        /// data differ or most patterns changed.
+        #[arg(long, value_name = "CHECKPOINT")]
+        from: Option<PathBuf>,
     },
     /// Evaluate a checkpoint's network on a labeled corpus.
     Eval {
@@ -249,6 +255,7 @@ fn main() -> ExitCode {
             dev,
             settings,
             out,
+            from,
         } => open(settings.device).and_then(|_| {
             cli::train::run(cli::train::TrainArgs {
                 rules,
@@ -256,6 +263,7 @@ fn main() -> ExitCode {
                 dev,
                 settings,
                 out,
+                from,
                 read_limits,
             })
         }),

@@ -6,7 +6,7 @@ use candle_core::{Device, Tensor};
 use rulelens::limits::ReadLimits;
 use rulelens::model::checkpoint::{self, CheckpointError};
 use rulelens::model::{
-    EmbeddingsError, FaRnn, LabeledSentence, Scoring, TrainReport, TrainingSettings, Vocabulary,
+    EmbeddingsError, FaRnn, LabeledSentence, Schedule, Scoring, TrainReport, TrainingSettings, Vocabulary,
     WeightedAutomaton, WordInput, decomposition, labeled, predict, read_glove, train, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
@@ -96,6 +96,7 @@ fn train_on(net: &FaRnn, setup: &Setup, config: &TrainingSettings) -> TrainRepor
         &setup.train,
         &setup.dev,
         config,
+        Schedule::SETTINGS,
         &Device::Cpu,
         &mut |_| {},
         &|| false,
@@ -168,6 +169,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
         rules: checkpoint::RulesIdentity {
             path: fixture("tiny.rules"),
             sha256: checkpoint::sha256_hex(&rules_bytes),
+            text: None,
         },
         labels: setup.rules.system.labels().to_vec(),
         settings: TrainingSettings {
@@ -195,6 +197,8 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
         },
         weights_sha256: String::new(),
         tensors: Default::default(),
+        training_data_sha256: None,
+        warm_start: None,
     }
 }
 

@@ -6,7 +6,10 @@ use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
-use rulelens::model::{EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, fit};
+use rulelens::model::{
+    EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, fit, fit_from,
+    load_previous,
+};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,6 +21,8 @@ pub struct TrainArgs<'a> {
     pub dev: Option<PathBuf>,
     pub settings: TrainingSettings,
     pub out: Option<PathBuf>,
+    /// A checkpoint to warm-start from.
+    pub from: Option<PathBuf>,
     pub read_limits: &'a ReadLimits,
 }
 
@@ -38,6 +43,13 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;
     let train_file = read_corpus(&train_path, args.read_limits)?;
     let dev_file = read_corpus(&dev_path, args.read_limits)?;
+    let previous = match &args.from {
+        Some(dir) => {
+            let device = args.settings.device.open().map_err(anyhow::Error::msg)?;
+            Some(load_previous(dir, &device, args.read_limits)?)
+        }
+        None => None,
+    };
     let progress = if std::io::stderr().is_terminal() {
         let bar = ProgressBar::new(args.settings.epochs as u64);
         bar.set_style(
@@ -104,6 +116,17 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
+        FitEvent::WarmStart(record) => eprintln!(
+            "warm start: {} patterns keep their trained parameters, {} are new or changed, {} are gone; rank {} kept + {} new",
+            record.kept_patterns,
+            record.changed_patterns,
+            record.removed_patterns,
+            record.kept_rank,
+            record.new_rank
+        ),
+        FitEvent::FullTraining { why } => {
+            eprintln!("training from scratch, not from the previous network: {why}")
+        }
         FitEvent::Epoch(report) => {
             let line = epoch_line(report);
             match &progress {
@@ -115,15 +138,29 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    let mut fitted = fit(
-        &loaded,
-        &train_file.examples,
-        &dev_file.examples,
-        &args.settings,
-        args.read_limits,
-        &mut on_event,
-        &|| false,
-    )
+    let (train, dev) = (&train_file.examples, &dev_file.examples);
+    let fitted = match &previous {
+        Some(previous) => fit_from(
+            previous,
+            &loaded,
+            train,
+            dev,
+            &args.settings,
+            args.read_limits,
+            &mut on_event,
+            &|| false,
+        ),
+        None => fit(
+            &loaded,
+            train,
+            dev,
+            &args.settings,
+            args.read_limits,
+            &mut on_event,
+            &|| false,
+        ),
+    };
+    let mut fitted = fitted
     .map_err(|error| match error {
         FitError::NoData { .. } => anyhow::anyhow!(
             "{error}: see {} and {}",
@@ -145,9 +182,15 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     fitted.save(&out)?;
     let metrics = &fitted.manifest.metrics;
     println!(
-        "dev accuracy {:.2}% (untrained {:.2}%, best epoch {} of {}); checkpoint written to {}",
+        "dev accuracy {:.2}% ({} {:.2}%, best {} {} of {}); checkpoint written to {}",
         100.0 * metrics.dev_accuracy,
+        fitted.manifest.started_from(),
         100.0 * metrics.zero_shot_dev_accuracy,
+        if fitted.manifest.warm_start.is_some() {
+            "dev measurement"
+        } else {
+            "epoch"
+        },
         metrics.best_epoch,
         metrics.epochs_run,
         out.display()

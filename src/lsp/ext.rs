@@ -75,6 +75,10 @@ pub struct ShowAutomatonResult {
 #[serde(rename_all = "camelCase")]
 pub struct TrainParams {
     pub text_document: TextDocumentIdentifier,
+    /// Train from scratch: no warm start from the previous network, and none held or
+    /// cached for the same text (default: false).
+    #[serde(default)]
+    pub full: bool,
 }
 
 /// `rulelens/train` result: training started in the background (progress and diagnostics

@@ -25,7 +25,7 @@ use super::config::Settings;
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use crate::ide::{RulesAnalysis, TrainedModel, TrainedPatterns, model_findings};
 use crate::model::checkpoint::Manifest;
-use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource};
+use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource, WARM_SCHEDULE};
 use crate::project::{
     self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
     analyze_save, load_network, load_patterns, network_plan, save_vectors, suggest_learned_save,
@@ -160,6 +160,12 @@ async fn rule_network(
         let held = TrainedModel::held(project);
         *held.network = Some(model);
         *held.key = Some(plan.memory_key.clone());
+        // The next save may start from it, once its checkpoint is on disk.
+        project.model_dir = plan
+            .dir
+            .join(crate::model::checkpoint::MANIFEST_FILE)
+            .is_file()
+            .then(|| plan.dir.clone());
         if let Some(current) = &project.saved
             && current.generation == job.ticket.generation
         {
@@ -436,7 +442,8 @@ async fn obtain<T: Prepared>(
     let in_memory = session.update(|state| {
         let held = T::held(state.project_of_job(&job.key, &job.ticket)?);
         *held.wanted = Some(plan.memory_key.clone());
-        let same = held.key.as_deref() == Some(plan.memory_key.as_str());
+        let same = held.key.as_deref() == Some(plan.memory_key.as_str())
+            && job.training != Training::Full;
         Some(held.network.clone().filter(|_| same))
     })?;
     match in_memory {
@@ -456,6 +463,13 @@ async fn network<T: Prepared>(
     plan: &NetworkPlan,
     training: &TrainingSettings,
 ) -> Option<(Arc<T>, Option<Unfinished>)> {
+    if job.training == Training::Full {
+        // Asked for a full training: nothing held, shared or cached will do.
+        let (made, unfinished) = make(session, networks, job, saved, plan, training)
+            .await
+            .unzip();
+        return made.map(|model| (model, unfinished.flatten()));
+    }
     loop {
         match T::registry(networks).claim(&plan.memory_key) {
             Claim::Ready(model) => return Some((model, None)),
@@ -493,10 +507,11 @@ async fn make<T: Prepared>(
 ) -> Option<(Arc<T>, Option<Unfinished>)> {
     let settings = session.snapshot().settings.clone();
     let wanted = wanted_by_someone(session, &plan.memory_key);
-    if plan
-        .dir
-        .join(crate::model::checkpoint::MANIFEST_FILE)
-        .is_file()
+    if job.training != Training::Full
+        && plan
+            .dir
+            .join(crate::model::checkpoint::MANIFEST_FILE)
+            .is_file()
     {
         let (dir, text, analysis) = (plan.dir.clone(), job.text.clone(), saved.analysis.clone());
         let cancelled = wanted.clone();
@@ -530,7 +545,7 @@ async fn make<T: Prepared>(
             Err(error) => session.log_error(format!("loading failed: {error}")),
         }
     }
-    if !(settings.training.enabled || job.training == Training::Always) {
+    if !(settings.training.enabled || job.training != Training::IfEnabled) {
         return None;
     }
     // A burst of saves trains once: wait for the last.
@@ -568,6 +583,11 @@ fn wanted_by_someone(
 
 /// What the blocking training reports to the actor.
 enum Report {
+    /// Whether it starts from the previous network, or why not (only when it may).
+    Start {
+        warm: bool,
+        detail: String,
+    },
     Epoch {
         epoch: usize,
         dev_accuracy: f64,
@@ -594,15 +614,28 @@ async fn train<T: Prepared>(
     let training = training.clone();
     let file = name(&job.key);
     let epochs = training.epochs.max(1);
-    let title = format!("Training {} ({})", training.model.display_name(), T::ROLE);
-    let progress = Progress::begin(
-        session,
-        &snapshot.client,
-        &format!("{}/{}", T::PROGRESS_TOKEN, job.ticket.generation),
-        &title,
-        &file,
-    )
-    .await;
+    let from = if job.training == Training::Full {
+        None
+    } else {
+        session.read(|state| state.projects.get(&job.key).and_then(T::previous))
+    };
+    // The title says whether the network starts from the previous one, which the blocking
+    // task knows once it has read it; without one to start from, it is a full training.
+    let (model_name, batch_size) = (training.model.display_name(), training.batch_size);
+    let begin = |warm: bool| {
+        let title = format!(
+            "{} {model_name} ({})",
+            if warm { "Warm start of" } else { "Full training of" },
+            T::ROLE
+        );
+        let token = format!("{}/{}", T::PROGRESS_TOKEN, job.ticket.generation);
+        let (client, file) = (snapshot.client, file.clone());
+        async move { Progress::begin(session, &client, &token, &title, &file).await }
+    };
+    let mut progress = match from {
+        None => Some(begin(false).await),
+        Some(_) => None,
+    };
     // The settings that shape this model: β for the FA-RNN family, the free patterns and
     // the semiring for SoPa.
     let shape = if training.model == ModelKind::Sopa {
@@ -642,7 +675,25 @@ async fn train<T: Prepared>(
                 &analysis,
                 &training,
                 &settings,
+                from.as_deref(),
                 &mut |event| match event {
+                    FitEvent::WarmStart(record) => {
+                        let _ = sender.send(Report::Start {
+                            warm: true,
+                            detail: format!(
+                                "{} patterns keep their parameters, {} new or changed, {} gone",
+                                record.kept_patterns,
+                                record.changed_patterns,
+                                record.removed_patterns
+                            ),
+                        });
+                    }
+                    FitEvent::FullTraining { why } => {
+                        let _ = sender.send(Report::Start {
+                            warm: false,
+                            detail: why.to_string(),
+                        });
+                    }
                     FitEvent::Epoch(report) => {
                         best = best.max(report.dev_accuracy);
                         let _ = sender.send(Report::Epoch {
@@ -662,21 +713,44 @@ async fn train<T: Prepared>(
     };
     tokio::pin!(blocking);
     let started = Instant::now();
+    // Dev measurements to come: one per epoch, or a warm start's schedule once the number
+    // of training sentences is known.
+    let (mut warm_start, mut measurements) = (false, epochs);
     let result = loop {
         tokio::select! {
             Some(report) = reports.recv() => {
                 let (message, percentage) = match report {
-                    Report::Data { n_train, n_dev } => (
-                        format!("{file}: {n_train} training and {n_dev} dev sentences"),
-                        0,
-                    ),
+                    Report::Start { warm, detail } => {
+                        session.log(
+                            MessageType::INFO,
+                            format!(
+                                "{file}: {}: {detail}",
+                                if warm { "warm start" } else { "training from scratch" }
+                            ),
+                        );
+                        warm_start = warm;
+                        if progress.is_none() {
+                            progress = Some(begin(warm).await);
+                        }
+                        continue;
+                    }
+                    Report::Data { n_train, n_dev } => {
+                        if warm_start {
+                            measurements = WARM_SCHEDULE.measurements(n_train, batch_size);
+                        }
+                        (
+                            format!("{file}: {n_train} training and {n_dev} dev sentences"),
+                            0,
+                        )
+                    }
                     Report::Epoch { epoch, dev_accuracy, best } => (
                         format!(
-                            "{file}: epoch {epoch}/{epochs}, dev accuracy {:.1}% (best {:.1}%)",
+                            "{file}: {} {epoch}/{measurements}, dev accuracy {:.1}% (best {:.1}%)",
+                            if warm_start { "dev measurement" } else { "epoch" },
                             100.0 * dev_accuracy,
                             100.0 * best
                         ),
-                        (100 * epoch / epochs).min(100) as u32,
+                        (100 * epoch / measurements.max(1)).min(100) as u32,
                     ),
                 };
                 let shown: Arc<str> = message.as_str().into();
@@ -685,10 +759,19 @@ async fn train<T: Prepared>(
                         project.training = Some(shown);
                     }
                 });
-                progress.report(message, percentage).await;
+                if progress.is_none() {
+                    progress = Some(begin(false).await);
+                }
+                if let Some(progress) = &progress {
+                    progress.report(message, percentage).await;
+                }
             }
             result = &mut blocking => break result,
         }
+    };
+    let progress = match progress {
+        Some(progress) => progress,
+        None => begin(false).await,
     };
     session.update(|state| {
         if let Some(project) = state.projects_mut().get_mut(&job.key) {
@@ -702,8 +785,9 @@ async fn train<T: Prepared>(
             session.log(
                 MessageType::INFO,
                 format!(
-                    "{file}: trained in {seconds:.1} s: dev accuracy {:.2}% (untrained {:.2}%), best epoch {} of {}",
+                    "{file}: trained in {seconds:.1} s: dev accuracy {:.2}% ({} {:.2}%), best epoch {} of {}",
                     100.0 * metrics.dev_accuracy,
+                    trained.model.manifest().started_from(),
                     100.0 * metrics.zero_shot_dev_accuracy,
                     metrics.best_epoch,
                     metrics.epochs_run
@@ -845,6 +929,10 @@ trait Prepared: Send + Sync + Sized + 'static {
 
     fn manifest(&self) -> &Manifest;
 
+    /// The checkpoint a training of this kind may start from: the folder of the network
+    /// the project holds (`None` for SoPa, which always trains from scratch).
+    fn previous(project: &Project) -> Option<PathBuf>;
+
     /// Loads and prepares the checkpoint in `dir`, trained from exactly `text`.
     fn load(
         dir: &Path,
@@ -854,12 +942,15 @@ trait Prepared: Send + Sync + Sized + 'static {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<Self, String>;
 
-    /// Trains, caches in `dir` and prepares the network of `analysis` under `training`.
+    /// Trains, caches in `dir` and prepares the network of `analysis` under `training`,
+    /// starting from the checkpoint in `from` where that applies.
+    #[allow(clippy::too_many_arguments)]
     fn train(
         dir: &Path,
         analysis: &RulesAnalysis,
         training: &TrainingSettings,
         settings: &Settings,
+        from: Option<&Path>,
         on_event: &mut dyn FnMut(FitEvent),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<TrainedNetwork<Self>, String>;
@@ -893,6 +984,10 @@ impl Prepared for TrainedModel {
         &self.manifest
     }
 
+    fn previous(project: &Project) -> Option<PathBuf> {
+        project.model_dir.clone()
+    }
+
     fn load(
         dir: &Path,
         text: &str,
@@ -916,6 +1011,7 @@ impl Prepared for TrainedModel {
         analysis: &RulesAnalysis,
         training: &TrainingSettings,
         settings: &Settings,
+        from: Option<&Path>,
         on_event: &mut dyn FnMut(FitEvent),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<TrainedNetwork<Self>, String> {
@@ -926,6 +1022,7 @@ impl Prepared for TrainedModel {
             training,
             &settings.limits,
             &reconstruct,
+            from,
             on_event,
             cancelled,
         )
@@ -952,6 +1049,10 @@ impl Prepared for TrainedPatterns {
         &self.manifest
     }
 
+    fn previous(_: &Project) -> Option<PathBuf> {
+        None
+    }
+
     fn load(
         dir: &Path,
         text: &str,
@@ -967,6 +1068,7 @@ impl Prepared for TrainedPatterns {
         analysis: &RulesAnalysis,
         training: &TrainingSettings,
         settings: &Settings,
+        _: Option<&Path>,
         on_event: &mut dyn FnMut(FitEvent),
         cancelled: &dyn Fn() -> bool,
     ) -> Result<TrainedNetwork<Self>, String> {

@@ -100,6 +100,9 @@ pub struct Project {
     pub model: Option<Arc<TrainedModel>>,
     /// What `model` was prepared under (`project::NetworkPlan::memory_key`).
     pub model_key: Option<String>,
+    /// The checkpoint folder of `model`, which the next training starts from (a warm
+    /// start), once it is on disk.
+    pub model_dir: Option<PathBuf>,
     /// The SoPa that learns patterns beside the rule network (`training.learnPatterns`),
     /// and what it was prepared under.
     pub patterns: Option<Arc<TrainedPatterns>>,
@@ -125,6 +128,7 @@ impl Project {
             saved: None,
             model: None,
             model_key: None,
+            model_dir: None,
             patterns: None,
             patterns_key: None,
             job: None,
@@ -163,6 +167,9 @@ pub enum Training {
     IfEnabled,
     /// Whatever the settings say (the `rulelens/train` request).
     Always,
+    /// The same, from scratch: no warm start, and no network held, shared or cached under
+    /// the same key (`rulelens/train` with `full`).
+    Full,
 }
 
 /// A save job for the compile actor (`jobs.rs`).

@@ -306,8 +306,12 @@ pub fn train(session: &Session, params: TrainParams) -> Result<TrainResult> {
     if let Some(why) = why_no_training(&snapshot, &key) {
         return Ok(refused(why));
     }
-    let job =
-        session.update(|state| state.start_job(&key, snapshot.rules_text(&key), Training::Always));
+    let training = if params.full {
+        Training::Full
+    } else {
+        Training::Always
+    };
+    let job = session.update(|state| state.start_job(&key, snapshot.rules_text(&key), training));
     session.send_job(job);
     Ok(TrainResult {
         started: true,

@@ -37,6 +37,27 @@ pub struct RulesIdentity {
     pub path: PathBuf,
     /// SHA-256 of the file's bytes, hex.
     pub sha256: String,
+    /// The text trained from, so that a later text can start from this network
+    /// (`rulelens train --from`); absent in checkpoints of rulelens before 0.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// What a warm-started network started from (`warm.rs`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WarmStartRecord {
+    /// The previous checkpoint's `weights_sha256` and rules' SHA-256.
+    pub from_weights_sha256: String,
+    pub from_rules_sha256: String,
+    /// Patterns that kept their trained parameters, new or changed ones, and previous
+    /// patterns that are gone (read left to right).
+    pub kept_patterns: usize,
+    pub changed_patterns: usize,
+    pub removed_patterns: usize,
+    /// Columns of the rank space kept from the previous network, and added for the new
+    /// and changed patterns (left to right).
+    pub kept_rank: usize,
+    pub new_rank: usize,
 }
 
 /// The decomposition the network started from.
@@ -66,7 +87,8 @@ pub struct EmbeddingsIdentity {
 pub struct Metrics {
     pub train_examples: usize,
     pub dev_examples: usize,
-    /// Dev accuracy of the untrained network.
+    /// Dev accuracy of the network training started from: the untrained network, or the
+    /// warm-started one for a warm start ([`Manifest::started_from`]).
     pub zero_shot_dev_accuracy: f64,
     pub dev_accuracy: f64,
     pub best_epoch: usize,
@@ -84,6 +106,15 @@ pub struct Manifest {
     pub settings: TrainingSettings,
     /// Labels in priority order, as the network's outputs are.
     pub labels: Vec<String>,
+    /// SHA-256 of the train and dev examples read (texts and labels), which a warm start
+    /// must share.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training_data_sha256: Option<String>,
+    /// What the network was warm-started from; `None` for a training from scratch. The
+    /// `initial.*` tensors of a warm-started checkpoint are the whole untrained network of
+    /// its rules (not the warm start), so that `--zero-shot` is the rules' network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_start: Option<WarmStartRecord>,
     /// The FA-RNN family's decomposition (none for SoPa).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decomposition: Option<DecompositionRecord>,
@@ -99,6 +130,17 @@ pub struct Manifest {
     pub weights_sha256: String,
     /// Every tensor's shape, by name.
     pub tensors: BTreeMap<String, Vec<usize>>,
+}
+
+impl Manifest {
+    /// What `metrics.zero_shot_dev_accuracy` measured: `untrained`, or `warm start`.
+    pub fn started_from(&self) -> &'static str {
+        if self.warm_start.is_some() {
+            "warm start"
+        } else {
+            "untrained"
+        }
+    }
 }
 
 /// Why a checkpoint could not be written or used.

@@ -16,6 +16,7 @@ use super::bidirectional::BiFaRnn;
 use super::build::{decomposition, labeled, vocabulary};
 use super::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
+    WarmStartRecord,
     RulesIdentity,
 };
 use super::decompose::{Decomposition, Method};
@@ -25,7 +26,10 @@ use super::network::Network;
 use super::parameters::Parameters;
 use super::settings::{ModelKind, TrainingSettings};
 use super::sopa::{self, Sopa};
-use super::train::{EpochReport, LabeledSentence, TrainError, TrainReport, evenly_spaced, train};
+use super::train::{
+    EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, evenly_spaced, train,
+};
+use super::warm::{self, WARM_SCHEDULE, WhyFull};
 use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
 use crate::corpus::Example;
@@ -73,8 +77,13 @@ pub enum FitEvent<'a> {
         n_dev: usize,
         n_truncated: usize,
     },
-    /// An epoch ended (epoch 0 is the untrained network).
+    /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
+    /// measurement (0 is the warm-started network before fine-tuning).
     Epoch(&'a EpochReport),
+    /// The network starts from the previous one ([`fit_from`]).
+    WarmStart(&'a WarmStartRecord),
+    /// [`fit_from`] trains from scratch, and why.
+    FullTraining { why: WhyFull },
 }
 
 /// Why fitting failed.
@@ -160,6 +169,53 @@ pub fn fit(
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Fitted, FitError> {
+    fit_starting(
+        None,
+        rules,
+        (train_examples, dev_examples),
+        settings,
+        limits,
+        on_event,
+        cancelled,
+    )
+}
+
+/// [`fit`] starting from `previous`, the network trained for an earlier text of the rules
+/// (`warm.rs`): the patterns that did not change keep their trained parameters and the
+/// network is fine-tuned briefly ([`WARM_SCHEDULE`]). Where a warm start does not apply
+/// (other settings or data, most patterns changed, …) [`FitEvent::FullTraining`] says why
+/// and the network is trained from scratch.
+pub fn fit_from(
+    previous: &LoadedModel,
+    rules: &RulesFile,
+    train_examples: &[Example],
+    dev_examples: &[Example],
+    settings: &TrainingSettings,
+    limits: &ReadLimits,
+    on_event: &mut dyn FnMut(FitEvent),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Fitted, FitError> {
+    fit_starting(
+        Some(previous),
+        rules,
+        (train_examples, dev_examples),
+        settings,
+        limits,
+        on_event,
+        cancelled,
+    )
+}
+
+/// [`fit`] and [`fit_from`].
+fn fit_starting(
+    previous: Option<&LoadedModel>,
+    rules: &RulesFile,
+    (train_examples, dev_examples): (&[Example], &[Example]),
+    settings: &TrainingSettings,
+    limits: &ReadLimits,
+    on_event: &mut dyn FnMut(FitEvent),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Fitted, FitError> {
     check(rules, settings)?;
     let device = settings.device.open().map_err(FitError::Config)?;
     let system = network_system(&rules.system, train_examples, settings)?;
@@ -167,15 +223,48 @@ pub fn fit(
     let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
     let (train_data, dev_data, n_truncated) =
         training_data(&system, vocabulary, train_examples, dev_examples, settings)?;
-    let built = build(
-        rules,
-        &system,
-        words.as_ref().map(|(input, _)| input),
-        settings,
-        &device,
-        on_event,
-    )?;
-    let initial = initial_values(built.net.as_ref())?;
+    let data_sha256 = warm::data_sha256(train_examples, dev_examples);
+    let input = words.as_ref().map(|(input, _)| input);
+    let warm = match previous {
+        None => None,
+        Some(previous) => {
+            let attempt = match warm::plan(
+                (&previous.manifest, &previous.rules),
+                rules,
+                settings,
+                &data_sha256,
+            ) {
+                Ok(reuse) => build_warm(previous, rules, &reuse, input, settings, &device)?,
+                Err(why) => Err(why),
+            };
+            match attempt {
+                Ok(warm) => Some(warm),
+                Err(why) => {
+                    on_event(FitEvent::FullTraining { why });
+                    None
+                }
+            }
+        }
+    };
+    let (built, initial, schedule, warm_record) = match warm {
+        Some((built, record)) => {
+            on_event(FitEvent::WarmStart(&record));
+            // The checkpoint's untrained network is the rules' own, whole.
+            let cold = build(rules, &system, input, settings, &device, &mut |_| {})?;
+            let initial = cold
+                .net
+                .named_tensors()
+                .into_iter()
+                .map(|(name, tensor)| Ok((name, tensor.copy()?)))
+                .collect::<candle_core::Result<_>>()?;
+            (built, initial, WARM_SCHEDULE, Some(record))
+        }
+        None => {
+            let cold = build(rules, &system, input, settings, &device, on_event)?;
+            let initial = initial_values(cold.net.as_ref())?;
+            (cold, initial, Schedule::SETTINGS, None)
+        }
+    };
     on_event(FitEvent::Data {
         n_train: train_data.len(),
         n_dev: dev_data.len(),
@@ -186,12 +275,13 @@ pub fn fit(
         &train_data,
         &dev_data,
         settings,
+        schedule,
         &device,
         &mut |report| on_event(FitEvent::Epoch(report)),
         cancelled,
     )?;
     let (input, identity) = words.unzip();
-    let manifest = describe(
+    let mut manifest = describe(
         rules,
         &system,
         settings,
@@ -200,12 +290,81 @@ pub fn fit(
         (train_data.len(), dev_data.len()),
         &report,
     );
+    manifest.training_data_sha256 = Some(data_sha256);
+    manifest.warm_start = warm_record;
     Ok(Fitted {
         manifest,
         vocabulary: input.map(|input| input.vocabulary),
         net: built.net,
         initial,
     })
+}
+
+/// The network of `rules` started from `previous` with the patterns `reuse` keeps, each
+/// direction on its own, and its record; `Err(WhyFull)` when the rank would grow too large.
+fn build_warm(
+    previous: &LoadedModel,
+    rules: &RulesFile,
+    reuse: &warm::Reuse,
+    words: Option<&WordInput>,
+    settings: &TrainingSettings,
+    device: &Device,
+) -> Result<Result<(Built, WarmStartRecord), WhyFull>, FitError> {
+    let mut systems = vec![(rules.system.clone(), previous.rules.system.clone())];
+    if settings.model.is_bidirectional() {
+        let config = CompileConfig::default();
+        systems.push((
+            compile_reversed(&rules.rules, &rules.system, &config).0,
+            compile_reversed(&previous.rules.rules, &previous.rules.system, &config).0,
+        ));
+    }
+    let mut nets = Vec::new();
+    for (i, ((system, previous_system), previous_net)) in
+        systems.iter().zip(previous.net.directions()).enumerate()
+    {
+        let states = warm::state_map(previous_system, system, reuse);
+        match warm::warm_network(
+            (previous_net, previous_system),
+            system,
+            &states,
+            words,
+            settings,
+            settings.seed.wrapping_add(i as u64),
+            device,
+        )? {
+            Ok(net) => nets.push(net),
+            Err(why) => return Ok(Err(why)),
+        }
+    }
+    let record = |net: &warm::WarmNetwork| DecompositionRecord {
+        method: "warm".to_string(),
+        rank: net.kept_rank + net.new_rank,
+        relative_error: 0.0,
+    };
+    let (forward, backward) = (nets.first().map(record), nets.get(1).map(record));
+    let warm = WarmStartRecord {
+        from_weights_sha256: previous.manifest.weights_sha256.clone(),
+        from_rules_sha256: previous.manifest.rules.sha256.clone(),
+        kept_patterns: reuse.kept(),
+        changed_patterns: reuse.changed(),
+        removed_patterns: reuse.removed,
+        kept_rank: nets.first().map_or(0, |net| net.kept_rank),
+        new_rank: nets.first().map_or(0, |net| net.new_rank),
+    };
+    let mut nets = nets.into_iter().map(|warm| warm.net);
+    let net: Box<dyn Network> = match (nets.next(), nets.next()) {
+        (Some(forward), Some(backward)) => Box::new(BiFaRnn { forward, backward }),
+        (Some(forward), None) => Box::new(forward),
+        (None, _) => return Err(FitError::Config("the previous network has no FA-RNN".into())),
+    };
+    Ok(Ok((
+        Built {
+            net,
+            forward,
+            backward,
+        },
+        warm,
+    )))
 }
 
 /// Refuses rules with errors and settings out of range.
@@ -343,9 +502,9 @@ fn training_data(
 /// A network built from the rules, untrained, with its decompositions (none for SoPa).
 struct Built {
     net: Box<dyn Network>,
-    forward: Option<Decomposition>,
+    forward: Option<DecompositionRecord>,
     /// Bidirectional models only.
-    backward: Option<Decomposition>,
+    backward: Option<DecompositionRecord>,
 }
 
 /// The most states (K, all patterns together) a network may have: its wildcard matrix and
@@ -417,7 +576,7 @@ fn build(
     if !settings.model.is_bidirectional() {
         return Ok(Built {
             net: Box::new(forward),
-            forward: Some(forward_decomposed),
+            forward: Some(record(&forward_decomposed)),
             backward: None,
         });
     }
@@ -431,8 +590,8 @@ fn build(
     }
     Ok(Built {
         net: Box::new(BiFaRnn { forward, backward }),
-        forward: Some(forward_decomposed),
-        backward: Some(backward_decomposed),
+        forward: Some(record(&forward_decomposed)),
+        backward: Some(record(&backward_decomposed)),
     })
 }
 
@@ -467,6 +626,7 @@ fn describe(
         rules: RulesIdentity {
             path: std::path::absolute(&rules_path).unwrap_or(rules_path),
             sha256: checkpoint::sha256_hex(rules.source.text.as_bytes()),
+            text: Some(rules.source.text.clone()),
         },
         // The step size the network was trained with, also where it was the default.
         settings: TrainingSettings {
@@ -474,8 +634,8 @@ fn describe(
             ..settings.clone()
         },
         labels: system.labels().to_vec(),
-        decomposition: built.forward.as_ref().map(record),
-        backward_decomposition: built.backward.as_ref().map(record),
+        decomposition: built.forward.clone(),
+        backward_decomposition: built.backward.clone(),
         embeddings,
         vocabulary: vocabulary.map(|v| v.words().to_vec()).unwrap_or_default(),
         metrics: Metrics {
@@ -489,6 +649,8 @@ fn describe(
         },
         weights_sha256: String::new(),
         tensors: Default::default(),
+        training_data_sha256: None,
+        warm_start: None,
     }
 }
 
@@ -535,6 +697,23 @@ pub fn load_model(
         zero_shot,
         device,
     )
+}
+
+/// Loads a checkpoint to start a later text of its rules from ([`fit_from`]): its rules are
+/// the text it records, whatever the file holds now.
+pub fn load_previous(
+    model_dir: &Path,
+    device: &Device,
+    limits: &ReadLimits,
+) -> Result<LoadedModel, CheckpointError> {
+    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
+    let Some(text) = manifest.rules.text.clone() else {
+        return Err(CheckpointError::Manifest {
+            path: model_dir.join(checkpoint::MANIFEST_FILE),
+            message: "the manifest does not record the rules text it was trained from (made by an earlier rulelens); train it again".to_string(),
+        });
+    };
+    assemble(model_dir, manifest, tensors, text.as_bytes(), false, device)
 }
 
 /// [`load_model`] with the rules file's bytes given (an editor's buffer, say): refuses a

@@ -24,6 +24,7 @@ mod settings;
 pub mod sopa;
 mod train;
 mod viterbi;
+mod warm;
 mod weighted;
 
 pub use batch::{Batch, Sentence};
@@ -36,8 +37,8 @@ pub use embeddings::{
 };
 pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, TokenVector, WordInput};
 pub use fit::{
-    FitError, FitEvent, Fitted, LoadedModel, MAX_NETWORK_STATES, Reading, fit, load_model,
-    load_model_for,
+    FitError, FitEvent, Fitted, LoadedModel, MAX_NETWORK_STATES, Reading, fit, fit_from,
+    load_model, load_model_for, load_previous,
 };
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
@@ -51,6 +52,8 @@ pub use settings::{
 };
 pub use sopa::{PatternSpec, Semiring, Sopa};
 pub use train::{
-    EpochReport, LabeledSentence, TrainError, TrainReport, accuracy, evenly_spaced, predict, train,
+    EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, accuracy, evenly_spaced,
+    predict, train,
 };
+pub use warm::{Reuse, WARM_SCHEDULE, WhyFull, data_sha256, plan as warm_plan};
 pub use weighted::{Transition, WeightedAutomaton, pattern_blocks};

@@ -135,6 +135,61 @@ pub fn accuracy(
     Ok(correct as f64 / data.len() as f64)
 }
 
+/// The updates since the last dev measurement.
+struct Round {
+    started: std::time::Instant,
+    batches: usize,
+    loss_sum: f64,
+    n_sentences: usize,
+    skipped_batches: usize,
+}
+
+impl Default for Round {
+    fn default() -> Round {
+        Round {
+            started: std::time::Instant::now(),
+            batches: 0,
+            loss_sum: 0.0,
+            n_sentences: 0,
+            skipped_batches: 0,
+        }
+    }
+}
+
+impl Round {
+    /// One update on the sentences `indices` of `data`.
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &mut self,
+        net: &dyn Network,
+        data: &[LabeledSentence],
+        indices: &[usize],
+        config: &TrainingSettings,
+        optimizer: &mut AdamW,
+        rng: &mut SplitMix64,
+        device: &Device,
+    ) -> candle_core::Result<()> {
+        self.batches += 1;
+        let sentences: Vec<&Sentence> = indices.iter().map(|&i| &data[i].sentence).collect();
+        let labels: Vec<u32> = indices.iter().map(|&i| data[i].label).collect();
+        let batch = Batch::from_sentences(&sentences, device)?;
+        let logits = net
+            .training_logits(&batch, rng)?
+            .affine(config.logit_scale, 0.0)?;
+        let targets = Tensor::new(labels.as_slice(), device)?;
+        let loss = candle_nn::loss::cross_entropy(&logits, &targets)?;
+        let value = f64::from(loss.to_scalar::<f32>()?);
+        if !value.is_finite() {
+            self.skipped_batches += 1;
+            return Ok(());
+        }
+        optimizer.backward_step(&loss)?;
+        self.loss_sum += value * indices.len() as f64;
+        self.n_sentences += indices.len();
+        Ok(())
+    }
+}
+
 /// The batches of one epoch, as index lists into the training data.
 fn epoch_batches(
     data: &[LabeledSentence],
@@ -160,13 +215,47 @@ fn shuffle<T>(items: &mut [T], rng: &mut SplitMix64) {
     }
 }
 
+/// When training measures dev and when it stops; `None` takes the settings' value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    /// Batches between two dev measurements; `None`: one per epoch.
+    pub evaluate_every: Option<usize>,
+    /// The most passes over train (`TrainingSettings::epochs`).
+    pub epochs: Option<usize>,
+    /// Measurements without a better dev accuracy before training stops
+    /// (`TrainingSettings::patience`).
+    pub patience: Option<usize>,
+}
+
+impl Schedule {
+    /// The settings' schedule: dev after every epoch, `epochs` and `patience` as set.
+    pub const SETTINGS: Schedule = Schedule {
+        evaluate_every: None,
+        epochs: None,
+        patience: None,
+    };
+
+    /// The most dev measurements after the untrained network's on `n_train` sentences in
+    /// batches of `batch_size` (`epochs` when the schedule does not set it).
+    pub fn measurements(&self, n_train: usize, batch_size: usize) -> usize {
+        let epochs = self.epochs.unwrap_or(1);
+        match self.evaluate_every {
+            None => epochs,
+            Some(every) => (n_train.div_ceil(batch_size.max(1)) * epochs).div_ceil(every.max(1)),
+        }
+    }
+}
+
 /// Trains `net` (whose tensors live on `device`) in place and leaves it at its best dev
-/// accuracy. `on_epoch` hears about every epoch (epoch 0 is the untrained network).
+/// accuracy. `on_epoch` hears about every dev measurement (epoch 0 is the untrained
+/// network; with a [`Schedule`] that measures within epochs, `epoch` counts measurements).
+#[allow(clippy::too_many_arguments)]
 pub fn train(
     net: &dyn Network,
     train_data: &[LabeledSentence],
     dev_data: &[LabeledSentence],
     config: &TrainingSettings,
+    schedule: Schedule,
     device: &Device,
     on_epoch: &mut dyn FnMut(&EpochReport),
     cancelled: &dyn Fn() -> bool,
@@ -195,49 +284,46 @@ pub fn train(
     on_epoch(&initial);
     let mut best = (0, initial.dev_accuracy, snapshot(&vars)?);
     let mut history = vec![initial];
-    for epoch in 1..=config.epochs {
-        let started = std::time::Instant::now();
-        let (mut loss_sum, mut n_sentences, mut skipped_batches) = (0.0, 0usize, 0usize);
-        for indices in epoch_batches(train_data, config.batch_size.max(1), &mut rng) {
+    let epochs = schedule.epochs.unwrap_or(config.epochs);
+    let patience = schedule.patience.unwrap_or(config.patience);
+    let mut round = Round::default();
+    'epochs: for epoch in 1..=epochs {
+        let batches = epoch_batches(train_data, config.batch_size.max(1), &mut rng);
+        let n_batches = batches.len();
+        for (b, indices) in batches.into_iter().enumerate() {
             if cancelled() {
                 return Err(TrainError::Cancelled);
             }
-            let sentences: Vec<&Sentence> =
-                indices.iter().map(|&i| &train_data[i].sentence).collect();
-            let labels: Vec<u32> = indices.iter().map(|&i| train_data[i].label).collect();
-            let batch = Batch::from_sentences(&sentences, device)?;
-            let logits = net
-                .training_logits(&batch, &mut rng)?
-                .affine(config.logit_scale, 0.0)?;
-            let targets = Tensor::new(labels.as_slice(), device)?;
-            let loss = candle_nn::loss::cross_entropy(&logits, &targets)?;
-            let value = f64::from(loss.to_scalar::<f32>()?);
-            if !value.is_finite() {
-                skipped_batches += 1;
+            round.step(net, train_data, &indices, config, &mut optimizer, &mut rng, device)?;
+            let last = b + 1 == n_batches;
+            let measure = match schedule.evaluate_every {
+                None => last,
+                Some(every) => round.batches >= every.max(1) || (last && epoch == epochs),
+            };
+            if !measure {
                 continue;
             }
-            optimizer.backward_step(&loss)?;
-            loss_sum += value * indices.len() as f64;
-            n_sentences += indices.len();
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        let dev_accuracy = accuracy(net, dev_data, 256, device)?;
-        let improved = dev_accuracy > best.1;
-        if improved {
-            best = (epoch, dev_accuracy, snapshot(&vars)?);
-        }
-        let report = EpochReport {
-            epoch,
-            loss: Some(loss_sum / n_sentences.max(1) as f64),
-            skipped_batches,
-            dev_accuracy,
-            best: improved,
-            seconds,
-        };
-        on_epoch(&report);
-        history.push(report);
-        if epoch - best.0 >= config.patience {
-            break;
+            let seconds = round.started.elapsed().as_secs_f64();
+            let dev_accuracy = accuracy(net, dev_data, 256, device)?;
+            let measurement = history.len();
+            let improved = dev_accuracy > best.1;
+            if improved {
+                best = (measurement, dev_accuracy, snapshot(&vars)?);
+            }
+            let report = EpochReport {
+                epoch: measurement,
+                loss: Some(round.loss_sum / round.n_sentences.max(1) as f64),
+                skipped_batches: round.skipped_batches,
+                dev_accuracy,
+                best: improved,
+                seconds,
+            };
+            on_epoch(&report);
+            history.push(report);
+            round = Round::default();
+            if measurement - best.0 >= patience {
+                break 'epochs;
+            }
         }
     }
     for (var, value) in vars.iter().zip(&best.2) {

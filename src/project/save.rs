@@ -16,7 +16,7 @@ use crate::ide::{
 use crate::limits::ReadLimits;
 use crate::model::{
     DeviceKind, EmbeddingsError, FitEvent, Fitted, LoadedModel, TrainingSettings, VectorSource,
-    fit, load_model_for,
+    WhyFull, fit, fit_from, load_model_for, load_previous,
 };
 use crate::rules_file::RulesFile;
 use crate::suggest::{
@@ -281,22 +281,31 @@ fn fit_and_cache(
     analysis: &RulesAnalysis,
     settings: &TrainingSettings,
     limits: &ReadLimits,
+    from: Option<&Path>,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<(Fitted, Result<(), String>), String> {
     let (Some(train), Some(dev)) = (analysis.corpus("train"), analysis.corpus("dev")) else {
         return Err("training needs a train and a dev corpus".to_string());
     };
-    let mut fitted = fit(
-        &analysis.rules,
-        &train.file.examples,
-        &dev.file.examples,
-        settings,
-        limits,
-        on_event,
-        cancelled,
-    )
-    .map_err(|error| error.to_string())?;
+    let (rules, train, dev) = (&analysis.rules, &train.file.examples, &dev.file.examples);
+    let previous = from.map(|from| {
+        let device = settings.device.open()?;
+        load_previous(from, &device, limits).map_err(|error| error.to_string())
+    });
+    let fitted = match previous {
+        Some(Ok(previous)) => fit_from(
+            &previous, rules, train, dev, settings, limits, on_event, cancelled,
+        ),
+        Some(Err(error)) => {
+            on_event(FitEvent::FullTraining {
+                why: WhyFull::Unreadable(error),
+            });
+            fit(rules, train, dev, settings, limits, on_event, cancelled)
+        }
+        None => fit(rules, train, dev, settings, limits, on_event, cancelled),
+    };
+    let mut fitted = fitted.map_err(|error| error.to_string())?;
     let cached = fitted.save(dir).map_err(|error| error.to_string());
     Ok((fitted, cached))
 }
@@ -311,7 +320,8 @@ pub fn train_patterns(
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainedNetwork<TrainedPatterns>, String> {
-    let (fitted, cached) = fit_and_cache(dir, analysis, settings, limits, on_event, cancelled)?;
+    let (fitted, cached) =
+        fit_and_cache(dir, analysis, settings, limits, None, on_event, cancelled)?;
     let model = TrainedPatterns::new(
         fitted.manifest,
         fitted.net.as_ref(),
@@ -323,18 +333,22 @@ pub fn train_patterns(
     Ok(TrainedNetwork { model, cached })
 }
 
-/// Trains the network of `analysis` (which binds `train` and `dev`), writes its checkpoint
-/// into `dir`, and prepares it for the editor.
+/// Trains the network of `analysis` (which binds `train` and `dev`), starting from the
+/// checkpoint in `from` (the previous save's network) where a warm start applies, writes
+/// its checkpoint into `dir`, and prepares it for the editor.
+#[allow(clippy::too_many_arguments)]
 pub fn train_network(
     dir: &Path,
     analysis: &RulesAnalysis,
     settings: &TrainingSettings,
     limits: &ReadLimits,
     reconstruct: &ReconstructConfig,
+    from: Option<&Path>,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainedNetwork<TrainedModel>, String> {
-    let (fitted, cached) = fit_and_cache(dir, analysis, settings, limits, on_event, cancelled)?;
+    let (fitted, cached) =
+        fit_and_cache(dir, analysis, settings, limits, from, on_event, cancelled)?;
     let model = TrainedModel::new(
         fitted.manifest,
         fitted.net.as_ref(),
