@@ -6,8 +6,9 @@ use candle_core::{Device, Tensor};
 use rulelens::limits::ReadLimits;
 use rulelens::model::checkpoint::{self, CheckpointError};
 use rulelens::model::{
-    EmbeddingsError, FaRnn, LabeledSentence, Schedule, Scoring, TrainReport, TrainingSettings, Vocabulary,
-    WeightedAutomaton, WordInput, decomposition, labeled, predict, read_glove, train, vocabulary,
+    EmbeddingsError, FaRnn, LabeledSentence, Schedule, Scoring, TrainReport, TrainingSettings,
+    Vocabulary, WeightedAutomaton, WordInput, decomposition, labeled, predict, read_glove, train,
+    vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use std::collections::HashMap;

@@ -160,8 +160,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             &|| false,
         ),
     };
-    let mut fitted = fitted
-    .map_err(|error| match error {
+    let mut fitted = fitted.map_err(|error| match error {
         FitError::NoData { .. } => anyhow::anyhow!(
             "{error}: see {} and {}",
             train_path.display(),

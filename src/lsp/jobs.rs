@@ -442,8 +442,8 @@ async fn obtain<T: Prepared>(
     let in_memory = session.update(|state| {
         let held = T::held(state.project_of_job(&job.key, &job.ticket)?);
         *held.wanted = Some(plan.memory_key.clone());
-        let same = held.key.as_deref() == Some(plan.memory_key.as_str())
-            && job.training != Training::Full;
+        let same =
+            held.key.as_deref() == Some(plan.memory_key.as_str()) && job.training != Training::Full;
         Some(held.network.clone().filter(|_| same))
     })?;
     match in_memory {
@@ -625,7 +625,11 @@ async fn train<T: Prepared>(
     let begin = |warm: bool| {
         let title = format!(
             "{} {model_name} ({})",
-            if warm { "Warm start of" } else { "Full training of" },
+            if warm {
+                "Warm start of"
+            } else {
+                "Full training of"
+            },
             T::ROLE
         );
         let token = format!("{}/{}", T::PROGRESS_TOKEN, job.ticket.generation);

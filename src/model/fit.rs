@@ -16,8 +16,7 @@ use super::bidirectional::BiFaRnn;
 use super::build::{decomposition, labeled, vocabulary};
 use super::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
-    WarmStartRecord,
-    RulesIdentity,
+    RulesIdentity, WarmStartRecord,
 };
 use super::decompose::{Decomposition, Method};
 use super::embeddings::{EmbeddingsError, VectorSource, Vocabulary, read_vectors};
@@ -338,7 +337,7 @@ fn build_warm(
     }
     let record = |net: &warm::WarmNetwork| DecompositionRecord {
         method: "warm".to_string(),
-        rank: net.kept_rank + net.new_rank,
+        rank: net.kept_columns.len() + net.new_rank,
         relative_error: 0.0,
     };
     let (forward, backward) = (nets.first().map(record), nets.get(1).map(record));
@@ -348,14 +347,18 @@ fn build_warm(
         kept_patterns: reuse.kept(),
         changed_patterns: reuse.changed(),
         removed_patterns: reuse.removed,
-        kept_rank: nets.first().map_or(0, |net| net.kept_rank),
+        kept_rank: nets.first().map_or(0, |net| net.kept_columns.len()),
         new_rank: nets.first().map_or(0, |net| net.new_rank),
     };
     let mut nets = nets.into_iter().map(|warm| warm.net);
     let net: Box<dyn Network> = match (nets.next(), nets.next()) {
         (Some(forward), Some(backward)) => Box::new(BiFaRnn { forward, backward }),
         (Some(forward), None) => Box::new(forward),
-        (None, _) => return Err(FitError::Config("the previous network has no FA-RNN".into())),
+        (None, _) => {
+            return Err(FitError::Config(
+                "the previous network has no FA-RNN".into(),
+            ));
+        }
     };
     Ok(Ok((
         Built {

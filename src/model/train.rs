@@ -220,7 +220,7 @@ fn shuffle<T>(items: &mut [T], rng: &mut SplitMix64) {
 pub struct Schedule {
     /// Batches between two dev measurements; `None`: one per epoch.
     pub evaluate_every: Option<usize>,
-    /// The most passes over train (`TrainingSettings::epochs`).
+    /// The most passes over train, and never more than `TrainingSettings::epochs`.
     pub epochs: Option<usize>,
     /// Measurements without a better dev accuracy before training stops
     /// (`TrainingSettings::patience`).
@@ -284,7 +284,9 @@ pub fn train(
     on_epoch(&initial);
     let mut best = (0, initial.dev_accuracy, snapshot(&vars)?);
     let mut history = vec![initial];
-    let epochs = schedule.epochs.unwrap_or(config.epochs);
+    let epochs = schedule
+        .epochs
+        .map_or(config.epochs, |epochs| epochs.min(config.epochs));
     let patience = schedule.patience.unwrap_or(config.patience);
     let mut round = Round::default();
     'epochs: for epoch in 1..=epochs {
@@ -294,7 +296,15 @@ pub fn train(
             if cancelled() {
                 return Err(TrainError::Cancelled);
             }
-            round.step(net, train_data, &indices, config, &mut optimizer, &mut rng, device)?;
+            round.step(
+                net,
+                train_data,
+                &indices,
+                config,
+                &mut optimizer,
+                &mut rng,
+                device,
+            )?;
             let last = b + 1 == n_batches;
             let measure = match schedule.evaluate_every {
                 None => last,

@@ -150,7 +150,10 @@ pub fn data_sha256(train: &[Example], dev: &[Example]) -> String {
     for (split, examples) in [(0u8, train), (1u8, dev)] {
         bytes.push(split);
         for example in examples {
-            for part in [example.text.as_str(), example.label.as_deref().unwrap_or("")] {
+            for part in [
+                example.text.as_str(),
+                example.label.as_deref().unwrap_or(""),
+            ] {
                 bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
                 bytes.extend_from_slice(part.as_bytes());
             }
@@ -186,20 +189,7 @@ pub fn plan(
         Some(recorded) if recorded != data => return Err(WhyFull::Data),
         Some(_) => {}
     }
-    let old = pattern_keys(previous_rules);
-    let mut taken = vec![false; old.len()];
-    let patterns: Vec<Option<usize>> = pattern_keys(rules)
-        .iter()
-        .map(|key| {
-            let found = (0..old.len()).find(|&q| !taken[q] && old[q] == *key)?;
-            taken[found] = true;
-            Some(found)
-        })
-        .collect();
-    let reuse = Reuse {
-        removed: taken.iter().filter(|t| !**t).count(),
-        patterns,
-    };
+    let reuse = match_patterns(previous_rules, rules);
     if reuse.kept() * 2 < reuse.patterns.len() {
         return Err(WhyFull::MostPatternsChanged {
             changed: reuse.changed(),
@@ -207,6 +197,25 @@ pub fn plan(
         });
     }
     Ok(reuse)
+}
+
+/// Pairs each pattern of `rules` with the first unpaired pattern of `previous` of the same
+/// [`PatternKey`].
+fn match_patterns(previous: &RulesFile, rules: &RulesFile) -> Reuse {
+    let old = pattern_keys(previous);
+    let mut taken = vec![false; old.len()];
+    let patterns = pattern_keys(rules)
+        .iter()
+        .map(|key| {
+            let found = (0..old.len()).find(|&q| !taken[q] && old[q] == *key)?;
+            taken[found] = true;
+            Some(found)
+        })
+        .collect();
+    Reuse {
+        removed: taken.iter().filter(|t| !**t).count(),
+        patterns,
+    }
 }
 
 /// The states of `new` (a DFA over `alphabet`) paired with those of `old` (over
@@ -279,8 +288,7 @@ pub fn state_map(previous: &RuleSystem, system: &RuleSystem, reuse: &Reuse) -> V
         else {
             continue;
         };
-        let Some(pairs) = pair_states((new, system.alphabet()), (old, previous.alphabet()))
-        else {
+        let Some(pairs) = pair_states((new, system.alphabet()), (old, previous.alphabet())) else {
             continue;
         };
         let (new_offsets, old_offsets) = (live_offsets(new), live_offsets(old));
@@ -299,8 +307,9 @@ pub fn state_map(previous: &RuleSystem, system: &RuleSystem, reuse: &Reuse) -> V
 /// A warm-started direction and what it kept.
 pub struct WarmNetwork {
     pub net: FaRnn,
-    /// Previous columns of the rank space kept, and columns of the new patterns.
-    pub kept_rank: usize,
+    /// The previous columns of the rank space kept, in order (the warm network's first
+    /// columns), and the number of columns of the new and changed patterns after them.
+    pub kept_columns: Vec<usize>,
     pub new_rank: usize,
 }
 
@@ -320,7 +329,9 @@ pub fn warm_network(
     // The exact decomposition of what the kept states do not already compute: the new and
     // changed patterns' transitions.
     let mut changed = automaton.clone();
-    changed.transitions.retain(|t| states[t.from as usize].is_none());
+    changed
+        .transitions
+        .retain(|t| states[t.from as usize].is_none());
     let decomposition = decompose::exact(&changed);
     let mut fresh = FaRnn::new(
         system,
@@ -462,7 +473,400 @@ pub fn warm_network(
     )?;
     Ok(Ok(WarmNetwork {
         net,
-        kept_rank: kept.len(),
+        kept_columns: kept,
         new_rank,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::automata::{CompileConfig, compile_reversed};
+    use crate::limits::ReadLimits;
+    use crate::model::{BiFaRnn, Network, decompose, fit};
+    use crate::text::SourceText;
+    use std::path::Path;
+
+    fn example(name: &str, file: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}/{file}"));
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    fn analyze(text: &str) -> RulesFile {
+        let rules = RulesFile::analyze(
+            SourceText::from_bytes(text.as_bytes()),
+            None,
+            &CompileConfig::default(),
+        );
+        assert!(!rules.has_errors(), "{:?}", rules.diagnostics);
+        rules
+    }
+
+    fn replaced(text: &str, edits: &[(&str, &str)]) -> String {
+        let mut text = text.to_string();
+        for (from, to) in edits {
+            assert_eq!(text.matches(from).count(), 1, "{from}");
+            text = text.replace(from, to);
+        }
+        text
+    }
+
+    /// SMS's rules edited as an author would: a rule added first (a new literal, and every
+    /// anonymous rule's line moves), a word added to an alternation, a rule deleted, a rule
+    /// relabeled.
+    fn edited_sms() -> (RulesFile, RulesFile) {
+        let text = example("sms", "sms.rules");
+        let edited = replaced(
+            &text,
+            &[
+                (
+                    "corpus dev \"dev.tsv\"\n",
+                    "corpus dev \"dev.tsv\"\nspam: $* jackpot $* ( call | txt ) $*\n",
+                ),
+                (
+                    "( call | ringtone ) $* free",
+                    "( call | ringtone | txt ) $* free",
+                ),
+                ("ham: $* mine $*", "# gone"),
+                ("spam: $* chat &* $? to $*", "ham: $* chat &* $? to $*"),
+            ],
+        );
+        (analyze(&text), analyze(&edited))
+    }
+
+    fn edited_trec() -> (RulesFile, RulesFile) {
+        let text = example("trec", "trec.rules");
+        let edited = replaced(
+            &text,
+            &[
+                (
+                    "enty: $* what &* $? kind $*",
+                    "enty: $* what &* $? ( kind | sort ) $*",
+                ),
+                ("loc: $* where $* stand $*", "hum: $* where $* stand $*"),
+                (
+                    "corpus dev \"dev.tsv\"\n",
+                    "corpus dev \"dev.tsv\"\nnum: $* how &* $? ( far | long | old ) $*\n",
+                ),
+                ("desc: $* unusual $*", "desc: $* ( unusual | strange ) $*"),
+            ],
+        );
+        (analyze(&text), analyze(&edited))
+    }
+
+    fn untrained(system: &RuleSystem, gated: bool) -> FaRnn {
+        let automaton = WeightedAutomaton::new(system);
+        let decomposition = decompose::exact(&automaton);
+        let net = FaRnn::new(
+            system,
+            &automaton,
+            &decomposition,
+            None,
+            crate::model::Scoring::Forward,
+            &Device::Cpu,
+        )
+        .unwrap();
+        if gated {
+            net.with_gates(3).unwrap()
+        } else {
+            net
+        }
+    }
+
+    fn values(net: &FaRnn, name: &str) -> (Vec<f32>, usize) {
+        let tensor = net
+            .tensors()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .unwrap()
+            .1;
+        let columns = tensor.dims().last().copied().unwrap_or(1);
+        (tensor.flatten_all().unwrap().to_vec1().unwrap(), columns)
+    }
+
+    /// How many dev sentences `net` labels as `rules` do.
+    fn agreement(rules: &RulesFile, net: &dyn Network, texts: &[String]) -> usize {
+        let mut agree = 0;
+        for chunk in texts.chunks(100) {
+            let chunk: Vec<&str> = chunk.iter().map(String::as_str).collect();
+            let batch = crate::model::Batch::from_texts(
+                &rules.system,
+                None,
+                &chunk,
+                TrainingSettings::DEFAULT.max_sentence_tokens,
+                &Device::Cpu,
+            )
+            .unwrap();
+            let predicted: Vec<u32> = net
+                .logits(&batch)
+                .unwrap()
+                .argmax(1)
+                .unwrap()
+                .to_vec1()
+                .unwrap();
+            for (text, label) in chunk.iter().zip(predicted) {
+                let expected = rules.system.classify(text).prediction.map(|l| l.0);
+                agree += usize::from(expected == Some(label));
+            }
+        }
+        agree
+    }
+
+    fn corpus(name: &str, file: &str) -> Vec<crate::corpus::Example> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}/{file}"));
+        crate::corpus::read_file(&path, &ReadLimits::DEFAULT)
+            .unwrap()
+            .examples
+    }
+
+    fn dev_texts(name: &str) -> Vec<String> {
+        corpus(name, "dev.tsv")
+            .into_iter()
+            .map(|e| e.text)
+            .collect()
+    }
+
+    #[test]
+    fn warm_start_from_the_untrained_network_computes_the_edited_rules_exactly() {
+        let settings = |model| TrainingSettings {
+            model,
+            beta: 1.0,
+            ..TrainingSettings::DEFAULT
+        };
+        for (name, (previous, rules)) in [("sms", edited_sms()), ("trec", edited_trec())] {
+            let reuse = match_patterns(&previous, &rules);
+            assert!(reuse.kept() > 0 && reuse.changed() > 0, "{reuse:?}");
+            let texts = dev_texts(name);
+            for model in [ModelKind::FaRnn, ModelKind::FaGru, ModelKind::BiFaRnn] {
+                let settings = settings(model);
+                let warm = |old: &RuleSystem, new: &RuleSystem| {
+                    let states = state_map(old, new, &reuse);
+                    let previous = untrained(old, model.is_gated());
+                    warm_network(
+                        (&previous, old),
+                        new,
+                        &states,
+                        None,
+                        &settings,
+                        1,
+                        &Device::Cpu,
+                    )
+                    .unwrap()
+                    .unwrap()
+                };
+                let forward = warm(&previous.system, &rules.system);
+                assert!(!forward.kept_columns.is_empty() && forward.new_rank > 0);
+                let net: Box<dyn Network> = if model.is_bidirectional() {
+                    let config = CompileConfig::default();
+                    let old = compile_reversed(&previous.rules, &previous.system, &config).0;
+                    let new = compile_reversed(&rules.rules, &rules.system, &config).0;
+                    let backward = warm(&old, &new);
+                    Box::new(BiFaRnn {
+                        forward: forward.net,
+                        backward: backward.net,
+                    })
+                } else {
+                    Box::new(forward.net)
+                };
+                assert_eq!(
+                    agreement(&rules, net.as_ref(), &texts),
+                    texts.len(),
+                    "{name}, {model:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn warm_start_keeps_the_trained_parameters_of_unchanged_patterns_exactly() {
+        let (previous_rules, rules) = edited_sms();
+        let (train, dev) = (corpus("sms", "train.tsv"), corpus("sms", "dev.tsv"));
+        let settings = TrainingSettings {
+            model: ModelKind::FaGru,
+            fraction: 0.05,
+            epochs: 1,
+            patience: 1,
+            ..TrainingSettings::DEFAULT
+        };
+        let fitted = fit(
+            &previous_rules,
+            &train,
+            &dev,
+            &settings,
+            &ReadLimits::DEFAULT,
+            &mut |_| {},
+            &|| false,
+        )
+        .unwrap();
+        let previous = fitted.net.directions()[0];
+        let vocabulary = crate::model::vocabulary(&rules.system, [&train[..], &dev[..]]);
+        let vectors = crate::model::read_vectors(
+            crate::model::VectorSource::Bundled,
+            &vocabulary,
+            &ReadLimits::DEFAULT,
+        )
+        .unwrap();
+        let words = WordInput {
+            vocabulary,
+            vectors,
+            beta: settings.beta,
+        };
+        let reuse = match_patterns(&previous_rules, &rules);
+        let states = state_map(&previous_rules.system, &rules.system, &reuse);
+        // Every pattern whose key is unchanged keeps all its states.
+        let blocks = pattern_blocks(&rules.system);
+        for (p, q) in reuse.patterns.iter().enumerate() {
+            let kept = blocks[p].clone().filter(|&i| states[i].is_some()).count();
+            assert_eq!(
+                kept,
+                if q.is_some() { blocks[p].len() } else { 0 },
+                "pattern {p}"
+            );
+        }
+        let warm = warm_network(
+            (previous, &previous_rules.system),
+            &rules.system,
+            &states,
+            Some(&words),
+            &settings,
+            1,
+            &Device::Cpu,
+        )
+        .unwrap()
+        .unwrap();
+        let kept = &warm.kept_columns;
+        let rank = kept.len() + warm.new_rank;
+        for name in ["d1", "d2"] {
+            let (old, old_rank) = values(previous, name);
+            let (new, new_rank) = values(&warm.net, name);
+            assert_eq!(new_rank, rank);
+            for (i, state) in states.iter().enumerate() {
+                for (j, &r) in kept.iter().enumerate() {
+                    let expected = state.map_or(0.0, |o| old[o * old_rank + r]);
+                    assert_eq!(new[i * rank + j], expected, "{name}[{i}, {j}]");
+                }
+                if state.is_some() {
+                    assert!(
+                        new[i * rank + kept.len()..(i + 1) * rank]
+                            .iter()
+                            .all(|&x| x == 0.0)
+                    );
+                }
+            }
+        }
+        let (old_g, old_rank) = values(previous, "g");
+        let (new_g, _) = values(&warm.net, "g");
+        for d in 0..words.vectors.dim {
+            for (j, &r) in kept.iter().enumerate() {
+                assert_eq!(new_g[d * rank + j], old_g[d * old_rank + r]);
+            }
+        }
+        // A literal keeps its row; a new one takes the stand-in's the previous network read.
+        let (old_e, _) = values(previous, "symbol_embedding");
+        let (new_e, _) = values(&warm.net, "symbol_embedding");
+        let (old_a, new_a) = (previous_rules.system.alphabet(), rules.system.alphabet());
+        for (text, old_symbol) in [
+            ("free", old_a.find("free")),
+            ("jackpot", Some(Alphabet::OTHER_WORD)),
+        ] {
+            let (s, o) = (
+                new_a.find(text).unwrap().index(),
+                old_symbol.unwrap().index(),
+            );
+            for (j, &r) in kept.iter().enumerate() {
+                assert_eq!(new_e[s * rank + j], old_e[o * old_rank + r], "{text}");
+            }
+        }
+        // FA-GRU's gates between kept states are the trained ones.
+        let (old_u, old_k) = values(previous, "update_state");
+        let (new_u, k) = values(&warm.net, "update_state");
+        for (i, a) in states.iter().enumerate() {
+            for (j, b) in states.iter().enumerate() {
+                if let (Some(a), Some(b)) = (a, b) {
+                    assert_eq!(new_u[i * k + j], old_u[a * old_k + b]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plans_a_full_training_when_settings_data_or_most_patterns_change() {
+        let (previous, rules) = edited_sms();
+        let settings = TrainingSettings::DEFAULT;
+        let manifest = |settings: &TrainingSettings| Manifest {
+            format_version: super::super::checkpoint::FORMAT_VERSION,
+            rules: super::super::checkpoint::RulesIdentity {
+                path: Default::default(),
+                sha256: String::new(),
+                text: Some(previous.source.text.clone()),
+            },
+            settings: TrainingSettings {
+                learning_rate: Some(settings.learning_rate()),
+                ..settings.clone()
+            },
+            labels: Vec::new(),
+            training_data_sha256: Some("data".into()),
+            warm_start: None,
+            decomposition: None,
+            backward_decomposition: None,
+            embeddings: None,
+            vocabulary: Vec::new(),
+            metrics: super::super::checkpoint::Metrics {
+                train_examples: 0,
+                dev_examples: 0,
+                zero_shot_dev_accuracy: 0.0,
+                dev_accuracy: 0.0,
+                best_epoch: 0,
+                epochs_run: 0,
+                training_seconds: 0.0,
+            },
+            weights_sha256: String::new(),
+            tensors: Default::default(),
+        };
+        let same = manifest(&settings);
+        let reuse = plan((&same, &previous), &rules, &settings, "data").unwrap();
+        assert_eq!(reuse.changed(), 3, "{reuse:?}");
+        assert_eq!(reuse.removed, 3);
+        let other = TrainingSettings {
+            beta: 0.5,
+            ..settings.clone()
+        };
+        assert_eq!(
+            plan((&same, &previous), &rules, &other, "data"),
+            Err(WhyFull::Settings)
+        );
+        assert_eq!(
+            plan((&same, &previous), &rules, &settings, "other"),
+            Err(WhyFull::Data)
+        );
+        let ranked = TrainingSettings {
+            rank: Some(64),
+            ..settings.clone()
+        };
+        assert_eq!(
+            plan((&manifest(&ranked), &previous), &rules, &ranked, "data"),
+            Err(WhyFull::FixedRank)
+        );
+        let sopa = TrainingSettings {
+            model: ModelKind::Sopa,
+            ..settings.clone()
+        };
+        assert_eq!(
+            plan((&manifest(&sopa), &previous), &rules, &sopa, "data"),
+            Err(WhyFull::Sopa)
+        );
+        // Most patterns changed: every rule relabeled.
+        let swapped = analyze(
+            &previous
+                .source
+                .text
+                .replace("\nham:", "\nhamx:")
+                .replace("\nspam:", "\nham:")
+                .replace("\nhamx:", "\nspam:"),
+        );
+        assert!(matches!(
+            plan((&same, &previous), &swapped, &settings, "data"),
+            Err(WhyFull::MostPatternsChanged { .. })
+        ));
+    }
 }
