@@ -13,7 +13,7 @@
 //! pattern is read back on its own.
 
 use super::state_elimination::{LabeledAutomaton, LiteralAtom, TokenSet, to_regex};
-use crate::model::{PlainNetwork, TokenVector};
+use crate::model::{PlainNetwork, TokenVector, times_transposed};
 use crate::syntax::ast::Regex;
 use crate::syntax::{PatternId, print_regex};
 use crate::text::TokenKind;
@@ -78,6 +78,10 @@ pub fn reconstruct(
     .unwrap_or_default()
 }
 
+/// State pairs whose transition weights one matrix product computes: it bounds the
+/// product's output at tokens × this many floats (10 MB for 10,000 tokens).
+const PAIRS_PER_PRODUCT: usize = 256;
+
 /// [`reconstruct`] at each of `thresholds` (one list of patterns per threshold, in order),
 /// at the cost of one: every transition weight is computed once.
 pub fn reconstruct_at(
@@ -89,6 +93,8 @@ pub fn reconstruct_at(
 ) -> Vec<Vec<Reconstruction>> {
     let (k, r, p_count) = (network.n_states, network.rank, network.n_patterns);
     let mut out = vec![Vec::with_capacity(pattern_states.len()); thresholds.len()];
+    // Every token's z, [tokens, r].
+    let z: Vec<f32> = tokens.iter().flat_map(|token| token.z.iter().copied()).collect();
     for (p, block) in pattern_states.iter().enumerate() {
         let n = block.len();
         let empty = LabeledAutomaton {
@@ -106,21 +112,23 @@ pub fn reconstruct_at(
             edges: Default::default(),
         };
         let mut automata = vec![empty; thresholds.len()];
-        for (li, i) in block.clone().enumerate() {
-            for (lj, j) in block.clone().enumerate() {
-                let weights: Vec<f32> = (0..r)
-                    .map(|q| network.d1[i * r + q] * network.d2[j * r + q])
-                    .collect();
-                let base = network.wildcard[i * k + j];
+        let pairs: Vec<(usize, usize)> = (0..n)
+            .flat_map(|li| (0..n).map(move |lj| (li, lj)))
+            .collect();
+        for chunk in pairs.chunks(PAIRS_PER_PRODUCT) {
+            // Each pair's rank weights D1[i] ⊙ D2[j], then every token's weight on every
+            // pair of the chunk in one product: [tokens, r] · [pairs, r]ᵀ.
+            let mut weights = Vec::with_capacity(chunk.len() * r);
+            for &(li, lj) in chunk {
+                let (i, j) = (block.start + li, block.start + lj);
+                weights.extend((0..r).map(|q| network.d1[i * r + q] * network.d2[j * r + q]));
+            }
+            let products = times_transposed(&z, &weights, tokens.len(), r, chunk.len());
+            for (c, &(li, lj)) in chunk.iter().enumerate() {
+                let base = network.wildcard[(block.start + li) * k + block.start + lj];
                 let mut sets = vec![(TokenSet::default(), 0usize); thresholds.len()];
-                for token in tokens {
-                    let value = base
-                        + token
-                            .z
-                            .iter()
-                            .zip(&weights)
-                            .map(|(a, b)| a * b)
-                            .sum::<f32>();
+                for (t, token) in tokens.iter().enumerate() {
+                    let value = base + products[t * chunk.len() + c];
                     for (&threshold, (set, n_literals)) in thresholds.iter().zip(&mut sets) {
                         if value <= threshold {
                             continue;

@@ -8,7 +8,7 @@
 //! change its reconstruction would bring; `cancelled` is polled between these steps.
 
 use super::analysis::{Cancelled, PatternKey, RulesAnalysis};
-use crate::automata::evaluate;
+use crate::automata::{CompileConfig, evaluate};
 use crate::explain::{ReconstructConfig, reconstruct, rewrite_rules};
 use crate::model::checkpoint::Manifest;
 use crate::model::{Network, Scorer, Vocabulary, WeightedAutomaton};
@@ -146,10 +146,11 @@ impl TrainedModel {
                     &rules.rules,
                     &[(reconstruction.pattern, regex.clone())],
                 );
+                // Only its classifications are read: no language checks.
                 let rewritten = RulesFile::analyze(
                     SourceText::from_bytes(text.as_bytes()),
                     None,
-                    &Default::default(),
+                    &CompileConfig::MEASURING,
                 );
                 evaluate(
                     &rewritten.system,

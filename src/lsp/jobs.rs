@@ -810,7 +810,7 @@ async fn train<T: Prepared>(
                 ),
             }
             (
-                format!("{file}: dev accuracy {:.1}%", 100.0 * metrics.dev_accuracy),
+                format!("{file}: dev accuracy {:.2}%", 100.0 * metrics.dev_accuracy),
                 Some(trained.model),
             )
         }

@@ -93,6 +93,20 @@ pub(crate) fn matmul(out: &mut [f32], a: View, b: View, accumulate: bool) {
     }
 }
 
+/// `a·bᵀ` for row-major `a` [rows, inner] and `b` [cols, inner], row-major [rows, cols]:
+/// the plain-vector product the layers above `model` use (they do not know
+/// `matrixmultiply`). Panics when a slice is shorter than its shape.
+pub fn times_transposed(a: &[f32], b: &[f32], rows: usize, inner: usize, cols: usize) -> Vec<f32> {
+    let mut out = vec![0.0; rows * cols];
+    matmul(
+        &mut out,
+        View::row_major(a, rows, inner),
+        View::row_major(b, cols, inner).t(),
+        false,
+    );
+    out
+}
+
 /// Up to this many rows, a product is computed row by row ([`row_products`]) rather than
 /// by `matrixmultiply`, whose packing of `b` costs as much as the arithmetic when `a` has a
 /// single row (scoring one sentence).

@@ -299,14 +299,6 @@ fn rule_on_line<'f>(
     })
 }
 
-/// How the engine compiles the rules it measures: with the default caps, without the
-/// language checks (their warnings say nothing of a candidate's effect, and their product
-/// searches took a fifth of `suggest`'s time on TREC).
-const MEASURING: CompileConfig = CompileConfig {
-    lints: false,
-    ..CompileConfig::DEFAULT
-};
-
 /// The floors a candidate must pass, and how many are measured exactly: `rulelens
 /// suggest`'s flags and the language server's `suggest.*` settings.
 #[derive(Debug, Clone, Copy, PartialEq, clap::Args, Serialize, Deserialize)]
@@ -635,7 +627,7 @@ impl<'a> State<'a> {
         let edited = RulesFile::analyze(
             SourceText::from_bytes(new_text.as_bytes()),
             self.file.path.as_deref(),
-            &MEASURING,
+            &CompileConfig::MEASURING,
         );
         if edited.has_errors() {
             return None;
@@ -725,7 +717,7 @@ impl<'a> State<'a> {
             let file = RulesFile::analyze(
                 SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
                 None,
-                &MEASURING,
+                &CompileConfig::MEASURING,
             );
             (!file.has_errors()).then_some(file)
         };

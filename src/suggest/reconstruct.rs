@@ -214,7 +214,7 @@ pub(super) fn matches_alone(label: &str, regex: &str, lines: &Lines) -> Option<V
     let file = RulesFile::analyze(
         SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
         None,
-        &super::MEASURING,
+        &crate::automata::CompileConfig::MEASURING,
     );
     if file.has_errors() {
         return None;
