@@ -80,7 +80,11 @@ const SMS: [Edit; 10] = [
         "spam: $* won $* cash $* prize $*",
         "spam: $* won $* ( cash | prize ) $*",
     ),
-    edit("delete a rule", "ham: $* we &* $? will $*", "# ham: $* we &* $? will $*"),
+    edit(
+        "delete a rule",
+        "ham: $* we &* $? will $*",
+        "# ham: $* we &* $? will $*",
+    ),
     edit(
         "add a rule first (its label's priority rises)",
         "corpus dev \"dev.tsv\"\n",
@@ -99,7 +103,11 @@ const TREC: [Edit; 10] = [
         "desc: $* unusual $*",
         "desc: $* unusual $*\nnum: $* how &* $? ( far | long | old | tall ) $*",
     ),
-    edit("delete a rule", "loc: $* where $* stand $*", "# loc: $* where $* stand $*"),
+    edit(
+        "delete a rule",
+        "loc: $* where $* stand $*",
+        "# loc: $* where $* stand $*",
+    ),
     edit(
         "change a label",
         "enty: $* what $* called $*",
@@ -163,7 +171,9 @@ fn training_title(server: &mut Server) -> String {
 
 /// The dev accuracy in a progress end's message (`…: dev accuracy 98.40%`).
 fn dev_accuracy(end: &Value) -> f64 {
-    let message = end["params"]["value"]["message"].as_str().unwrap_or_default();
+    let message = end["params"]["value"]["message"]
+        .as_str()
+        .unwrap_or_default();
     message
         .rsplit("dev accuracy ")
         .next()
@@ -185,7 +195,9 @@ struct Row {
 /// URI, text and folder.
 fn start(name: &str, training: bool) -> (Server, String, String) {
     let dir = temp_dir(&format!("replay-{name}-{training}"));
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples").join(name);
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
     let rules_file = format!("{name}.rules");
     for file in [rules_file.as_str(), "train.tsv", "dev.tsv"] {
         std::fs::copy(example.join(file), dir.join(file)).expect("copy the example");
@@ -336,7 +348,11 @@ fn main() {
             "\nmedian save → trained {warm:.2} s (target ≤ {target} s: {}); cold {cold:.2} s; ratio {:.3} (target ≤ 0.15: {}); mean dev {accuracy:.2} % against cold {cold_accuracy:.2} % ({:+.2} points; target ≥ −0.3: {})",
             if warm <= target { "met" } else { "not met" },
             warm / cold,
-            if warm / cold <= 0.15 { "met" } else { "not met" },
+            if warm / cold <= 0.15 {
+                "met"
+            } else {
+                "not met"
+            },
             accuracy - cold_accuracy,
             if accuracy - cold_accuracy >= -0.3 {
                 "met"

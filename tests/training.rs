@@ -6,9 +6,9 @@ use candle_core::{Device, Tensor};
 use rulelens::limits::ReadLimits;
 use rulelens::model::checkpoint::{self, CheckpointError};
 use rulelens::model::{
-    EmbeddingsError, FaRnn, LabeledSentence, Schedule, Scoring, TrainReport, TrainingSettings,
-    Vocabulary, WeightedAutomaton, WordInput, decomposition, labeled, predict, read_glove, train,
-    vocabulary,
+    DevScoring, EmbeddingsError, FaRnn, LabeledSentence, Schedule, Scoring, TrainReport,
+    TrainingSettings, Vocabulary, WeightedAutomaton, WordInput, decomposition, labeled, predict,
+    read_glove, train, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use std::collections::HashMap;
@@ -98,6 +98,7 @@ fn train_on(net: &FaRnn, setup: &Setup, config: &TrainingSettings) -> TrainRepor
         &setup.dev,
         config,
         Schedule::SETTINGS,
+        DevScoring::Tensors,
         &Device::Cpu,
         &mut |_| {},
         &|| false,

@@ -94,7 +94,10 @@ pub fn reconstruct_at(
     let (k, r, p_count) = (network.n_states, network.rank, network.n_patterns);
     let mut out = vec![Vec::with_capacity(pattern_states.len()); thresholds.len()];
     // Every token's z, [tokens, r].
-    let z: Vec<f32> = tokens.iter().flat_map(|token| token.z.iter().copied()).collect();
+    let z: Vec<f32> = tokens
+        .iter()
+        .flat_map(|token| token.z.iter().copied())
+        .collect();
     for (p, block) in pattern_states.iter().enumerate() {
         let n = block.len();
         let empty = LabeledAutomaton {

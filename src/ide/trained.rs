@@ -11,7 +11,7 @@ use super::analysis::{Cancelled, PatternKey, RulesAnalysis};
 use crate::automata::{CompileConfig, evaluate};
 use crate::explain::{ReconstructConfig, reconstruct, rewrite_rules};
 use crate::model::checkpoint::Manifest;
-use crate::model::{Network, Scorer, Vocabulary, WeightedAutomaton};
+use crate::model::{Network, Scorer, Vocabulary, WeightedAutomaton, on_two_threads};
 use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::PatternId;
 use crate::syntax::print_regex;
@@ -101,16 +101,17 @@ impl TrainedModel {
         let system = &rules.system;
         let max_tokens = manifest.settings.max_sentence_tokens;
         let scorer = Scorer::new(net, system, vocabulary, max_tokens).map_err(tensors)?;
-        let mut train_predictions = Vec::new();
-        if let Some(train) = analysis.corpus("train") {
-            train_predictions.reserve(train.file.examples.len());
-            for (i, example) in train.file.examples.iter().enumerate() {
-                if i % 256 == 0 && cancelled() {
-                    return Err(TrainedModelError::Cancelled);
-                }
-                train_predictions.push(scorer.score_text(&example.text).prediction());
-            }
-        }
+        // Both cores: the editor waits for this before it shows the network (SMS's 4,502
+        // train lines took 0.40 s on one).
+        let train_predictions = match analysis.corpus("train") {
+            Some(train) => on_two_threads(
+                &train.file.examples,
+                &|example| scorer.score_text(&example.text).prediction(),
+                cancelled,
+            )
+            .ok_or(TrainedModelError::Cancelled)?,
+            None => Vec::new(),
+        };
         let directions = net.directions();
         let forward = directions
             .first()

@@ -26,7 +26,8 @@ use super::parameters::Parameters;
 use super::settings::{ModelKind, TrainingSettings};
 use super::sopa::{self, Sopa};
 use super::train::{
-    EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, evenly_spaced, train,
+    DevScoring, EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, evenly_spaced,
+    train,
 };
 use super::warm::{self, WARM_SCHEDULE, WhyFull};
 use super::weighted::{WeightedAutomaton, pattern_blocks};
@@ -184,6 +185,7 @@ pub fn fit(
 /// network is fine-tuned briefly ([`WARM_SCHEDULE`]). Where a warm start does not apply
 /// (other settings or data, most patterns changed, …) [`FitEvent::FullTraining`] says why
 /// and the network is trained from scratch.
+#[allow(clippy::too_many_arguments)]
 pub fn fit_from(
     previous: &LoadedModel,
     rules: &RulesFile,
@@ -222,6 +224,10 @@ fn fit_starting(
     let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
     let (train_data, dev_data, n_truncated) =
         training_data(&system, vocabulary, train_examples, dev_examples, settings)?;
+    // A newer save may have come while the vectors were read.
+    if cancelled() {
+        return Err(TrainError::Cancelled.into());
+    }
     let data_sha256 = warm::data_sha256(train_examples, dev_examples);
     let input = words.as_ref().map(|(input, _)| input);
     let warm = match previous {
@@ -269,12 +275,22 @@ fn fit_starting(
         n_dev: dev_data.len(),
         n_truncated,
     });
+    // The plain-loop scorer measures dev faster, where it applies.
+    let dev_scoring = if settings.model == ModelKind::Sopa || !device.is_cpu() {
+        DevScoring::Tensors
+    } else {
+        DevScoring::Plain {
+            system: &system,
+            vocabulary: words.as_ref().map(|(input, _)| &input.vocabulary),
+        }
+    };
     let report = train(
         built.net.as_ref(),
         &train_data,
         &dev_data,
         settings,
         schedule,
+        dev_scoring,
         &device,
         &mut |report| on_event(FitEvent::Epoch(report)),
         cancelled,

@@ -46,15 +46,15 @@ pub use matmul::times_transposed;
 pub use network::Network;
 pub use parameters::{Init, Parameters};
 pub use rng::SplitMix64;
-pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores};
+pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores, on_two_threads};
 pub use settings::{
     DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind, Scoring,
     TrainingSettings,
 };
 pub use sopa::{PatternSpec, Semiring, Sopa};
 pub use train::{
-    EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, accuracy, evenly_spaced,
-    predict, train,
+    DevScoring, EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, accuracy,
+    evenly_spaced, predict, train,
 };
 pub use warm::{Reuse, WARM_SCHEDULE, WhyFull, data_sha256, plan as warm_plan};
 pub use weighted::{Transition, WeightedAutomaton, pattern_blocks};

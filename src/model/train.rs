@@ -19,9 +19,12 @@
 //!   reference code does (papers-brief §1.13): the same subset for every seed.
 
 use super::batch::{Batch, Sentence};
+use super::embeddings::Vocabulary;
 use super::network::Network;
 use super::rng::SplitMix64;
+use super::scorer::{Scorer, on_two_threads};
 use super::settings::TrainingSettings;
+use crate::automata::RuleSystem;
 use candle_core::{Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use std::fmt;
@@ -216,7 +219,7 @@ fn shuffle<T>(items: &mut [T], rng: &mut SplitMix64) {
 }
 
 /// When training measures dev and when it stops; `None` takes the settings' value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Schedule {
     /// Batches between two dev measurements; `None`: one per epoch.
     pub evaluate_every: Option<usize>,
@@ -225,6 +228,8 @@ pub struct Schedule {
     /// Measurements without a better dev accuracy before training stops
     /// (`TrainingSettings::patience`).
     pub patience: Option<usize>,
+    /// Factor on the settings' step size.
+    pub learning_rate_factor: f64,
 }
 
 impl Schedule {
@@ -233,6 +238,7 @@ impl Schedule {
         evaluate_every: None,
         epochs: None,
         patience: None,
+        learning_rate_factor: 1.0,
     };
 
     /// The most dev measurements after the untrained network's on `n_train` sentences in
@@ -246,6 +252,52 @@ impl Schedule {
     }
 }
 
+/// How training measures dev accuracy.
+#[derive(Clone, Copy)]
+pub enum DevScoring<'a> {
+    /// Through the network's tensors, in batches sorted by length: any network, any device.
+    Tensors,
+    /// With the plain-loop [`Scorer`] of the FA-RNN family (the editor's path, equal to the
+    /// tensors up to rounding) built from `system` and `vocabulary`, on two threads: on
+    /// SMS dev about a quarter of the tensors' time on one (`docs/performance.md`).
+    Plain {
+        system: &'a RuleSystem,
+        vocabulary: Option<&'a Vocabulary>,
+    },
+}
+
+impl DevScoring<'_> {
+    /// The share of `data` that `net` labels correctly (0 for no data); `None` when
+    /// `cancelled` says so first.
+    fn accuracy(
+        self,
+        net: &dyn Network,
+        data: &[LabeledSentence],
+        config: &TrainingSettings,
+        device: &Device,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<f64, TrainError> {
+        let DevScoring::Plain { system, vocabulary } = self else {
+            return Ok(accuracy(net, data, 256, device)?);
+        };
+        if data.is_empty() {
+            return Ok(0.0);
+        }
+        let scorer = Scorer::new(net, system, vocabulary, config.max_sentence_tokens)?;
+        let correct = on_two_threads(
+            data,
+            &|labeled| {
+                scorer
+                    .score(&labeled.sentence)
+                    .is_ok_and(|scores| scores.prediction() == labeled.label as usize)
+            },
+            cancelled,
+        )
+        .ok_or(TrainError::Cancelled)?;
+        Ok(correct.iter().filter(|&&c| c).count() as f64 / data.len() as f64)
+    }
+}
+
 /// Trains `net` (whose tensors live on `device`) in place and leaves it at its best dev
 /// accuracy. `on_epoch` hears about every dev measurement (epoch 0 is the untrained
 /// network; with a [`Schedule`] that measures within epochs, `epoch` counts measurements).
@@ -256,6 +308,7 @@ pub fn train(
     dev_data: &[LabeledSentence],
     config: &TrainingSettings,
     schedule: Schedule,
+    dev_scoring: DevScoring,
     device: &Device,
     on_epoch: &mut dyn FnMut(&EpochReport),
     cancelled: &dyn Fn() -> bool,
@@ -264,7 +317,7 @@ pub fn train(
     let mut optimizer = AdamW::new(
         vars.clone(),
         ParamsAdamW {
-            lr: config.learning_rate(),
+            lr: config.learning_rate() * schedule.learning_rate_factor,
             weight_decay: 0.0,
             ..ParamsAdamW::default()
         },
@@ -273,11 +326,14 @@ pub fn train(
     let snapshot = |vars: &[candle_core::Var]| -> candle_core::Result<Vec<Tensor>> {
         vars.iter().map(|v| v.as_tensor().copy()).collect()
     };
+    if cancelled() {
+        return Err(TrainError::Cancelled);
+    }
     let initial = EpochReport {
         epoch: 0,
         loss: None,
         skipped_batches: 0,
-        dev_accuracy: accuracy(net, dev_data, 256, device)?,
+        dev_accuracy: dev_scoring.accuracy(net, dev_data, config, device, cancelled)?,
         best: true,
         seconds: 0.0,
     };
@@ -314,7 +370,7 @@ pub fn train(
                 continue;
             }
             let seconds = round.started.elapsed().as_secs_f64();
-            let dev_accuracy = accuracy(net, dev_data, 256, device)?;
+            let dev_accuracy = dev_scoring.accuracy(net, dev_data, config, device, cancelled)?;
             let measurement = history.len();
             let improved = dev_accuracy > best.1;
             if improved {
