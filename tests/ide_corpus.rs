@@ -531,7 +531,7 @@ fn a_trained_sopa_explains_lines_by_leave_one_out_and_a_rule_added_from_it_lists
     let config = HoverConfig::default();
     let labels = patterns.scorer.system().labels();
     for example in &train.file.examples {
-        let view = patterns_view(&example.text, &patterns, false, &config);
+        let view = patterns_view(&example.text, &analysis.rules, &patterns, false, &config);
         let explanation = patterns
             .scorer
             .explain_text(&example.text, patterns.manifest.settings.logit_scale);

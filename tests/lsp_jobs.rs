@@ -274,3 +274,128 @@ fn a_save_trains_a_sopa_after_the_rule_network_and_its_view_joins_the_line_hover
     assert_eq!(server.stop(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The title of the next `$/progress` begin of the rule network.
+fn rule_network_title(server: &mut Server) -> String {
+    let begin = server.wait_for(|m| {
+        m["method"] == "$/progress"
+            && m["params"]["value"]["kind"] == "begin"
+            && m["params"]["token"]
+                .as_str()
+                .is_some_and(|token| token.starts_with("rulelens/train/"))
+    });
+    begin["params"]["value"]["title"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Replaces the rules document's text with `text` as `version`, and saves it.
+fn edit_and_save(server: &mut Server, uri: &str, text: &str, version: i64) {
+    server.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": uri, "version": version },
+                "contentChanges": [{ "text": text }] }),
+    );
+    save(server, uri);
+}
+
+#[test]
+fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and_a_newer_save_cancels_it()
+ {
+    // SMS, so that a warm start lasts long enough to be overtaken; one epoch keeps the
+    // first, full training short.
+    let dir = temp_dir("warm-start");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
+    for file in ["sms.rules", "train.tsv", "dev.tsv"] {
+        std::fs::copy(example.join(file), dir.join(file)).unwrap();
+    }
+    let rules = std::fs::read_to_string(dir.join("sms.rules")).unwrap();
+    let rules_uri = uri(&dir.join("sms.rules"));
+    let cache = dir.join("cache");
+    let mut server = Server::start();
+    server.initialize(
+        json!({ "window": { "workDoneProgress": true } }),
+        json!({ "training": { "epochs": 1, "delay": 0, "learnPatterns": false,
+                              "modelCache": cache },
+                "suggest": { "enabled": false } }),
+    );
+    server.open(&rules_uri, "rules", &rules);
+    assert_eq!(
+        rule_network_title(&mut server),
+        "Full training of FA-RNN (rule network)"
+    );
+    server.wait_for(progress_end("rulelens/train/"));
+
+    // One word added to one rule: the other 72 patterns keep their parameters.
+    let edited = rules.replace("( call | ringtone ) $* free", "( call | ringtone | txt ) $* free");
+    edit_and_save(&mut server, &rules_uri, &edited, 2);
+    assert_eq!(
+        rule_network_title(&mut server),
+        "Warm start of FA-RNN (rule network)"
+    );
+    // A newer save while it trains cancels it; the newer one starts from the same network.
+    let newer = edited.replace("( alert | urgent )", "( alert | urgent | important )");
+    edit_and_save(&mut server, &rules_uri, &newer, 3);
+    let cancelled = server.wait_for(progress_end("rulelens/train/"));
+    assert!(
+        cancelled["params"]["value"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cancelled by a newer save")),
+        "{cancelled}"
+    );
+    assert_eq!(
+        rule_network_title(&mut server),
+        "Warm start of FA-RNN (rule network)"
+    );
+    let done = server.wait_for(progress_end("rulelens/train/"));
+    assert!(
+        done["params"]["value"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("dev accuracy")),
+        "{done}"
+    );
+    let logs = logs_until(&mut server, |logs| {
+        count(logs, "warm start: 72 patterns keep their parameters, 1 new or changed, 1 gone")
+            == 2
+    });
+    assert_eq!(count(&logs, "(warm start "), 1, "{logs:#?}");
+    // The cached checkpoint says what it started from.
+    let manifests: Vec<Value> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|entry| {
+            let text = std::fs::read_to_string(entry.unwrap().path().join("manifest.json"));
+            serde_json::from_str(&text.unwrap()).unwrap()
+        })
+        .collect();
+    let warm: Vec<&Value> = manifests
+        .iter()
+        .filter(|m| !m["warm_start"].is_null())
+        .collect();
+    assert_eq!((manifests.len(), warm.len()), (2, 1), "{manifests:#?}");
+    assert_eq!(warm[0]["warm_start"]["kept_patterns"], 72);
+    assert_eq!(warm[0]["warm_start"]["changed_patterns"], 1);
+    let full = manifests.iter().find(|m| m["warm_start"].is_null()).unwrap();
+    assert_eq!(
+        warm[0]["warm_start"]["from_weights_sha256"],
+        full["weights_sha256"]
+    );
+
+    // Other settings: the next save trains from scratch, and says why.
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "training": { "beta": 0.6 } } }),
+    );
+    let last = newer.replace("ham: $* mine $*", "ham: $* ( mine | yours ) $*");
+    edit_and_save(&mut server, &rules_uri, &last, 4);
+    assert_eq!(
+        rule_network_title(&mut server),
+        "Full training of FA-RNN (rule network)"
+    );
+    server.wait_for(progress_end("rulelens/train/"));
+    logs_until(&mut server, |logs| {
+        count(logs, "training from scratch: the training settings changed") == 1
+    });
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -270,6 +270,22 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Fin
     findings
 }
 
+/// Findings of the network of an earlier save, shown until the network of the latest is
+/// in: each message says so. [`place`] then keeps those of the patterns the rules still
+/// have (the same key), on their current lines.
+pub fn of_previous_save(findings: &[Finding]) -> Vec<Finding> {
+    findings
+        .iter()
+        .map(|finding| Finding {
+            message: format!(
+                "{} (the network of an earlier save; this save's is not in yet)",
+                finding.message
+            ),
+            ..finding.clone()
+        })
+        .collect()
+}
+
 /// The findings as diagnostics on `file` (the text being edited): each on its pattern's name,
 /// or an anonymous rule's regex; findings whose pattern `file` no longer has are dropped.
 pub fn place(findings: &[Finding], file: &RulesFile) -> Vec<Diagnostic> {

@@ -34,8 +34,9 @@ use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, best_span, ngrams, strongest_
 use crate::model::sopa::{Contribution, PatternRef};
 use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::ast::{Formula, FormulaKind, StatementKind};
-use crate::syntax::{PatternId, print_regex};
+use crate::syntax::{PatternId, RuleSet, print_regex};
 use crate::text::tokenize;
+use std::collections::HashMap;
 use text_size::{TextRange, TextSize};
 
 /// Default for [`HoverConfig::max_examples`].
@@ -742,9 +743,10 @@ pub fn hover_line(
     let probabilities = scores.probabilities(scale);
     let prediction = scores.prediction();
     let tokens = tokenize(&example.text);
+    let current = still_there(stale, &rules.rules, &model.rules.rules);
     let mut by_score: Vec<(usize, f32)> = (0..model.rules.rules.patterns.len())
         .map(|p| (p, scores.pattern_score(p)))
-        .filter(|&(_, score)| score > 0.0)
+        .filter(|&(p, score)| score > 0.0 && current(p).is_some())
         .collect();
     by_score.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     by_score.truncate(config.max_listed);
@@ -752,7 +754,7 @@ pub fn hover_line(
     let top_patterns = by_score
         .into_iter()
         .map(|(p, score)| PatternScore {
-            pattern: describe(&model.rules.rules, p),
+            pattern: describe(&rules.rules, current(p).unwrap_or(p)),
             score,
             span: best_span(&occlusions, p)
                 .and_then(|(span, _)| token_range(&tokens, span))
@@ -790,14 +792,32 @@ pub fn hover_line(
     hover
 }
 
-/// A trained SoPa's view of the line `text` (`stale` when it was trained from other rules
-/// than the ones being edited).
+/// For a network trained from `trained` (of an earlier save when `stale`), each of its
+/// patterns' index in `rules`, the rules being edited: the same index when not stale, else
+/// the pattern with the same key (kind, name or label, and regex), or `None` for a pattern
+/// changed or deleted since. A network of an earlier save lists only the patterns the rules
+/// still have, described as they are now; a pattern changed since shows the rules' figures
+/// alone.
+fn still_there(stale: bool, rules: &RuleSet, trained: &RuleSet) -> impl Fn(usize) -> Option<usize> {
+    let now: Option<(HashMap<PatternKey, PatternId>, Vec<PatternKey>)> =
+        stale.then(|| (PatternKey::index(rules), PatternKey::all(trained)));
+    move |p: usize| match &now {
+        None => Some(p),
+        Some((index, keys)) => keys.get(p).and_then(|key| index.get(key)).map(|id| id.index()),
+    }
+}
+
+/// A trained SoPa's view of the line `text` under `rules`, the rules being edited (`stale`
+/// when it was trained from other rules: then the rules' patterns changed since are left
+/// out).
 pub fn patterns_view(
     text: &str,
+    rules: &RulesFile,
     patterns: &TrainedPatterns,
     stale: bool,
     config: &HoverConfig,
 ) -> PatternsView {
+    let current = still_there(stale, &rules.rules, &patterns.rules.rules);
     let scale = patterns.manifest.settings.logit_scale;
     let explanation = patterns.scorer.explain_text(text, scale);
     let labels = patterns.scorer.system().labels();
@@ -805,6 +825,10 @@ pub fn patterns_view(
     // The decisive patterns by the size of their contribution, then (when fewer decide the
     // line: a saturated prediction) the others by their score.
     let mut contributions = explanation.contributions;
+    contributions.retain(|c| match c.pattern {
+        PatternRef::Rule(p) => current(p).is_some(),
+        PatternRef::Free(_) => true,
+    });
     contributions.sort_by(|a, b| {
         let decisive = |c: &Contribution| c.delta.abs() >= NEGLIGIBLE;
         let by_delta = || b.delta.abs().total_cmp(&a.delta.abs());
@@ -821,7 +845,7 @@ pub fn patterns_view(
         .into_iter()
         .map(|c| {
             let (pattern, regex) = match c.pattern {
-                PatternRef::Rule(p) => (describe(&patterns.rules.rules, p), None),
+                PatternRef::Rule(p) => (describe(&rules.rules, current(p).unwrap_or(p)), None),
                 PatternRef::Free(i) => (
                     format!("learned pattern {i}"),
                     patterns.pattern(i).map(|p| p.regex.clone()),

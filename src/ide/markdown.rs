@@ -405,7 +405,7 @@ fn render_verdict(
     if stale {
         let _ = write!(
             out,
-            "\n\n_{who} was trained on an older version of the rules; save to retrain._"
+            "\n\n_{who} is of an earlier save of the rules: patterns changed since are not listed; saving trains it again._"
         );
     }
     out.push('\n');

@@ -50,7 +50,7 @@ pub use corpus_lines::{
 pub use edit::{FileEdits, TextEdit, apply};
 pub use findings::{
     DEFAULT_CONFLICT_SHARE, DEFAULT_MIN_PRECISION, Finding, FindingsConfig, MIN_EVIDENCE,
-    corpus_findings, model_findings, place,
+    corpus_findings, model_findings, of_previous_save, place,
 };
 pub use hover::{
     AbsentNetwork, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, Figures,

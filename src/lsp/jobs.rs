@@ -173,6 +173,7 @@ async fn rule_network(
                 analysis: current.analysis.clone(),
                 corpus_findings: current.corpus_findings.clone(),
                 model_findings: findings,
+                previous_model_findings: Vec::new(),
                 words: current.words.clone(),
                 generation: job.ticket.generation,
             }));
@@ -313,10 +314,23 @@ async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalys
     log_analysis(session, &job.key, &saved, started.elapsed());
     let stored = session.update(|state| {
         let project = state.project_of_job(&job.key, &job.ticket)?;
+        // Until this save's network is in, the last network's I0504 stay, marked.
+        let previous_model_findings = project
+            .saved
+            .as_ref()
+            .map(|previous| {
+                if previous.model_findings.is_empty() {
+                    previous.previous_model_findings.clone()
+                } else {
+                    previous.model_findings.clone()
+                }
+            })
+            .unwrap_or_default();
         project.saved = Some(Arc::new(Saved {
             analysis: saved.analysis.clone(),
             corpus_findings: saved.corpus_findings.clone(),
             model_findings: Vec::new(),
+            previous_model_findings,
             words: saved.words.clone(),
             generation: job.ticket.generation,
         }));

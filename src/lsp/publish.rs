@@ -15,7 +15,7 @@ use super::convert::{Encoding, Text};
 use super::documents::Kind;
 use super::state::{Session, Snapshot};
 use crate::corpus::{self, Format};
-use crate::ide::{lines_diagnostics, place};
+use crate::ide::{lines_diagnostics, of_previous_save, place};
 use crate::rules_file::RulesFile;
 use crate::text::LineIndex;
 use std::collections::{BTreeSet, HashMap};
@@ -153,9 +153,11 @@ fn plan(snapshot: &Snapshot, uri: &str) -> Plan {
                 .map(|d| text.diagnostic(&lsp_uri, d))
                 .collect();
             if let Some(saved) = &project.saved {
+                let previous = of_previous_save(&saved.previous_model_findings);
                 for finding in place(&saved.corpus_findings, current)
                     .iter()
                     .chain(&place(&saved.model_findings, current))
+                    .chain(&place(&previous, current))
                 {
                     diagnostics.push(text.diagnostic(&lsp_uri, finding));
                 }

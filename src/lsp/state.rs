@@ -38,6 +38,9 @@ pub struct Saved {
     pub corpus_findings: Vec<Finding>,
     /// I0504, once a network for these rules is ready.
     pub model_findings: Vec<Finding>,
+    /// Until then, the I0504 of the network of an earlier save, published marked as such
+    /// (`ide::of_previous_save`) on the patterns the rules still have.
+    pub previous_model_findings: Vec<Finding>,
     /// The train corpus' words, for completion inside regexes.
     pub words: Arc<WordFrequencies>,
     /// Which save this was.

@@ -508,11 +508,28 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
     assert_eq!((network.top_patterns.len(), network.ngrams.len()), (1, 1));
     assert!(
         render_line_hover(&stale, text).contains(
-            "\n\n_The network was trained on an older version of the rules; save to retrain._\n"
+            "\n\n_The network is of an earlier save of the rules: patterns changed since are not listed; saving trains it again._\n"
         ),
         "{}",
         render_line_hover(&stale, text)
     );
+    // Against rules edited since (a rule added first, the `call` rule changed), the
+    // earlier network lists only the pattern the rules still have, under its new line.
+    let edited = RULES
+        .replace("default ham\n", "default ham\nham: $* thanks $*\n")
+        .replace("ham: $* call $*", "ham: $* ( call | ring ) $*");
+    let edited = analysis_of(&edited, &[("train", TRAIN)]);
+    let stale = hover_line(
+        example,
+        &edited.rules,
+        LineNetwork::Trained {
+            model: &model,
+            stale: true,
+        },
+        &HoverConfig::default(),
+    );
+    let listed: Vec<&str> = stale.network.as_ref().unwrap().top_patterns.iter().map(|p| p.pattern.as_str()).collect();
+    assert_eq!(listed, ["the `spam` rule of line 3"]);
 
     // A line nothing fires on: the default wins, no pattern scores, no n-gram.
     let quiet = &analysis.corpus("train").unwrap().file.examples[6];

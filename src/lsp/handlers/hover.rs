@@ -60,7 +60,7 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                     let mut hover = hover_line(&example, &project.current, network, &config);
                     hover.patterns = project.patterns.as_deref().map(|patterns| {
                         let stale = !patterns.is_trained_on(current);
-                        patterns_view(&example.text, patterns, stale, &config)
+                        patterns_view(&example.text, &project.current, patterns, stale, &config)
                     });
                     render_line_hover(&hover, &example.text)
                 }
