@@ -803,7 +803,10 @@ fn still_there(stale: bool, rules: &RuleSet, trained: &RuleSet) -> impl Fn(usize
         stale.then(|| (PatternKey::index(rules), PatternKey::all(trained)));
     move |p: usize| match &now {
         None => Some(p),
-        Some((index, keys)) => keys.get(p).and_then(|key| index.get(key)).map(|id| id.index()),
+        Some((index, keys)) => keys
+            .get(p)
+            .and_then(|key| index.get(key))
+            .map(|id| id.index()),
     }
 }
 

@@ -337,8 +337,8 @@ async def test_a_save_learns_patterns_after_the_rule_network(
     (sopa,) = await wait_until(
         client, lambda: ended("rulelens/patterns/"), "the SoPa's training"
     )
-    assert sopa[0].title == "Training SoPa (learned patterns)", sopa[0]
-    assert rule_network[0].title == "Training FA-RNN (rule network)", rule_network[0]
+    assert sopa[0].title == "Full training of SoPa (learned patterns)", sopa[0]
+    assert rule_network[0].title == "Full training of FA-RNN (rule network)", rule_network[0]
     assert "dev accuracy" in sopa[-1].message
 
     # A spam line: the SoPa's view follows the FA-RNN's, and its contributions or scores

@@ -528,7 +528,14 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
         },
         &HoverConfig::default(),
     );
-    let listed: Vec<&str> = stale.network.as_ref().unwrap().top_patterns.iter().map(|p| p.pattern.as_str()).collect();
+    let listed: Vec<&str> = stale
+        .network
+        .as_ref()
+        .unwrap()
+        .top_patterns
+        .iter()
+        .map(|p| p.pattern.as_str())
+        .collect();
     assert_eq!(listed, ["the `spam` rule of line 3"]);
 
     // A line nothing fires on: the default wins, no pattern scores, no n-gram.
