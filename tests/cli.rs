@@ -896,3 +896,87 @@ fn sopa_learns_from_a_corpus_with_no_rules_at_all() {
     assert!(percent(&report["accuracy"]) >= 85.0, "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn train_from_a_checkpoint_warm_starts_keeps_the_zero_shot_network_and_says_when_it_cannot() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-warm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for corpus in ["train.tsv", "dev.tsv", "vectors.txt"] {
+        std::fs::copy(Path::new("tests/data/train").join(corpus), dir.join(corpus)).unwrap();
+    }
+    let rules = std::fs::read_to_string("tests/data/train/tiny.rules").unwrap()
+        + "spam: $* prize $*\nham: $* meeting $*\n";
+    let rules_path = dir.join("tiny.rules");
+    std::fs::write(&rules_path, &rules).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let train = |out: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train".to_string(),
+            path("tiny.rules"),
+            "--embeddings".to_string(),
+            path("vectors.txt"),
+            "--epochs".to_string(),
+            "2".to_string(),
+            "--learning-rate".to_string(),
+            "0.05".to_string(),
+            "--out".to_string(),
+            path(out),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = rulelens(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        stderr
+    };
+    train("before", &[]);
+    // One word added to one of three rules; the checkpoint keeps the text it was trained on.
+    std::fs::write(
+        &rules_path,
+        rules.replace("( win | free )", "( win | free | cash )"),
+    )
+    .unwrap();
+    let stderr = train("warm", &["--from", &path("before")]);
+    assert!(
+        stderr.contains(
+            "warm start: 2 of 3 patterns keep their trained parameters (1 new or changed, 1 gone)"
+        ),
+        "{stderr}"
+    );
+    let manifest = |name: &str| -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join(name).join("manifest.json")).unwrap())
+            .unwrap()
+    };
+    let warm = manifest("warm");
+    assert_eq!(warm["warm_start"]["kept_patterns"], 2);
+    assert_eq!(
+        warm["warm_start"]["from_weights_sha256"],
+        manifest("before")["weights_sha256"]
+    );
+    // Its untrained network is the rules' own: the same as a training from scratch.
+    train("cold", &[]);
+    let zero_shot = |name: &str| {
+        let output = rulelens(&[
+            "eval",
+            &path(name),
+            "--corpus",
+            &path("dev.tsv"),
+            "--zero-shot",
+            "--format",
+            "json",
+        ]);
+        json(&output)["accuracy"].clone()
+    };
+    assert_eq!(zero_shot("warm"), zero_shot("cold"));
+    assert!(manifest("cold")["warm_start"].is_null());
+    // Other settings train from scratch, and say why.
+    let stderr = train("other", &["--from", &path("before"), "--beta", "0.6"]);
+    assert!(
+        stderr.contains(
+            "training from scratch, not from the previous network: the training settings changed"
+        ),
+        "{stderr}"
+    );
+    assert!(manifest("other")["warm_start"].is_null());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -7,8 +7,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, fit, fit_from,
-    load_previous,
+    EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, WARM_SCHEDULE, fit,
+    fit_from, load_previous,
 };
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -61,6 +61,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         None
     };
     let rules_name = args.rules.display().to_string();
+    let mut warm = false;
     let mut on_event = |event: FitEvent| match event {
         FitEvent::Built {
             reading,
@@ -108,6 +109,16 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             n_truncated,
         } => {
             eprintln!("{n_train} training and {n_dev} dev sentences");
+            // A warm start's progress counts dev measurements.
+            if let (true, Some(bar)) = (warm, &progress) {
+                bar.set_length(
+                    WARM_SCHEDULE.measurements(n_train, args.settings.batch_size) as u64,
+                );
+                bar.set_style(
+                    ProgressStyle::with_template("dev measurement {pos}/{len} {bar:30} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+            }
             if n_truncated > 0 {
                 let max = args.settings.max_sentence_tokens;
                 eprintln!(
@@ -116,14 +127,18 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
-        FitEvent::WarmStart(record) => eprintln!(
-            "warm start: {} patterns keep their trained parameters, {} are new or changed, {} are gone; rank {} kept + {} new",
-            record.kept_patterns,
-            record.changed_patterns,
-            record.removed_patterns,
-            record.kept_rank,
-            record.new_rank
-        ),
+        FitEvent::WarmStart(record) => {
+            warm = true;
+            eprintln!(
+                "warm start: {} of {} patterns keep their trained parameters ({} new or changed, {} gone); rank {} kept + {} new",
+                record.kept_patterns,
+                record.kept_patterns + record.changed_patterns,
+                record.changed_patterns,
+                record.removed_patterns,
+                record.kept_rank,
+                record.new_rank
+            )
+        }
         FitEvent::FullTraining { why } => {
             eprintln!("training from scratch, not from the previous network: {why}")
         }
@@ -134,6 +149,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                     bar.set_position(report.epoch as u64);
                     bar.set_message(line);
                 }
+                None if warm => eprintln!("dev measurement {}: {line}", report.epoch),
                 None => eprintln!("epoch {}: {line}", report.epoch),
             }
         }
