@@ -56,5 +56,5 @@ pub use train::{
     DevScoring, EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, accuracy,
     evenly_spaced, predict, train,
 };
-pub use warm::{Reuse, WARM_SCHEDULE, WhyFull, data_sha256, plan as warm_plan};
+pub use warm::{WARM_SCHEDULE, WhyFull};
 pub use weighted::{Transition, WeightedAutomaton, pattern_blocks};
