@@ -154,21 +154,6 @@ fn is_training_end(message: &Value) -> bool {
             .is_some_and(|token| token.starts_with("rulelens/train/"))
 }
 
-/// The title of the rule network's progress begin.
-fn training_title(server: &mut Server) -> String {
-    let begin = server.wait_for(|message| {
-        message["method"] == "$/progress"
-            && message["params"]["value"]["kind"] == "begin"
-            && message["params"]["token"]
-                .as_str()
-                .is_some_and(|token| token.starts_with("rulelens/train/"))
-    });
-    begin["params"]["value"]["title"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// The dev accuracy in a progress end's message (`…: dev accuracy 98.40%`).
 fn dev_accuracy(end: &Value) -> f64 {
     let message = end["params"]["value"]["message"]
@@ -246,7 +231,7 @@ fn replay(name: &str, edits: &[Edit]) -> Vec<Row> {
         text = text.replacen(edit.from, edit.to, 1);
         let started = Instant::now();
         save(&mut server, &rules, &text, i as i64 + 2);
-        let title = training_title(&mut server);
+        let title = server.progress_title("rulelens/train/");
         let end = server.wait_for(is_training_end);
         let seconds = started.elapsed().as_secs_f64();
         let accuracy = dev_accuracy(&end);

@@ -275,21 +275,6 @@ fn a_save_trains_a_sopa_after_the_rule_network_and_its_view_joins_the_line_hover
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The title of the next `$/progress` begin of the rule network.
-fn rule_network_title(server: &mut Server) -> String {
-    let begin = server.wait_for(|m| {
-        m["method"] == "$/progress"
-            && m["params"]["value"]["kind"] == "begin"
-            && m["params"]["token"]
-                .as_str()
-                .is_some_and(|token| token.starts_with("rulelens/train/"))
-    });
-    begin["params"]["value"]["title"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
-
 /// Replaces the rules document's text with `text` as `version`, and saves it.
 fn edit_and_save(server: &mut Server, uri: &str, text: &str, version: i64) {
     server.notify(
@@ -322,7 +307,7 @@ fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and
     );
     server.open(&rules_uri, "rules", &rules);
     assert_eq!(
-        rule_network_title(&mut server),
+        server.progress_title("rulelens/train/"),
         "Full training of FA-RNN (rule network)"
     );
     server.wait_for(progress_end("rulelens/train/"));
@@ -334,7 +319,7 @@ fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and
     );
     edit_and_save(&mut server, &rules_uri, &edited, 2);
     assert_eq!(
-        rule_network_title(&mut server),
+        server.progress_title("rulelens/train/"),
         "Warm start of FA-RNN (rule network)"
     );
     // A newer save while it trains cancels it; the newer one starts from the same network,
@@ -349,7 +334,7 @@ fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and
         "{cancelled}"
     );
     assert_eq!(
-        rule_network_title(&mut server),
+        server.progress_title("rulelens/train/"),
         "Warm start of FA-RNN (rule network)"
     );
     let done = server.wait_for(progress_end("rulelens/train/"));
@@ -402,7 +387,7 @@ fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and
     let last = newer.replace("ham: $* mine $*", "ham: $* ( mine | yours ) $*");
     edit_and_save(&mut server, &rules_uri, &last, 4);
     assert_eq!(
-        rule_network_title(&mut server),
+        server.progress_title("rulelens/train/"),
         "Full training of FA-RNN (rule network)"
     );
     server.wait_for(progress_end("rulelens/train/"));

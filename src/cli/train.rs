@@ -7,8 +7,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, WARM_SCHEDULE, fit,
-    fit_from, load_previous,
+    EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, WARM_SCHEDULE, fit_from,
+    load_previous,
 };
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -154,28 +154,16 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    let (train, dev) = (&train_file.examples, &dev_file.examples);
-    let fitted = match &previous {
-        Some(previous) => fit_from(
-            previous,
-            &loaded,
-            train,
-            dev,
-            &args.settings,
-            args.read_limits,
-            &mut on_event,
-            &|| false,
-        ),
-        None => fit(
-            &loaded,
-            train,
-            dev,
-            &args.settings,
-            args.read_limits,
-            &mut on_event,
-            &|| false,
-        ),
-    };
+    let fitted = fit_from(
+        previous.as_ref(),
+        &loaded,
+        &train_file.examples,
+        &dev_file.examples,
+        &args.settings,
+        args.read_limits,
+        &mut on_event,
+        &|| false,
+    );
     let mut fitted = fitted.map_err(|error| match error {
         FitError::NoData { .. } => anyhow::anyhow!(
             "{error}: see {} and {}",

@@ -169,10 +169,11 @@ pub fn fit(
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Fitted, FitError> {
-    fit_starting(
+    fit_from(
         None,
         rules,
-        (train_examples, dev_examples),
+        train_examples,
+        dev_examples,
         settings,
         limits,
         on_event,
@@ -180,38 +181,17 @@ pub fn fit(
     )
 }
 
-/// [`fit`] starting from `previous`, the network trained for an earlier text of the rules
-/// (`warm.rs`): the patterns that did not change keep their trained parameters and the
-/// network is fine-tuned briefly ([`WARM_SCHEDULE`]). Where a warm start does not apply
-/// (other settings or data, most patterns changed, …) [`FitEvent::FullTraining`] says why
-/// and the network is trained from scratch.
+/// [`fit`] starting, when `previous` gives one, from the network trained for an earlier
+/// text of the rules (`warm.rs`): the patterns that did not change keep their trained
+/// parameters and the network is fine-tuned briefly ([`WARM_SCHEDULE`]). Where a warm start
+/// does not apply (other settings or data, most patterns changed, …) [`FitEvent::FullTraining`]
+/// says why and the network is trained from scratch.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_from(
-    previous: &LoadedModel,
+    previous: Option<&LoadedModel>,
     rules: &RulesFile,
     train_examples: &[Example],
     dev_examples: &[Example],
-    settings: &TrainingSettings,
-    limits: &ReadLimits,
-    on_event: &mut dyn FnMut(FitEvent),
-    cancelled: &dyn Fn() -> bool,
-) -> Result<Fitted, FitError> {
-    fit_starting(
-        Some(previous),
-        rules,
-        (train_examples, dev_examples),
-        settings,
-        limits,
-        on_event,
-        cancelled,
-    )
-}
-
-/// [`fit`] and [`fit_from`].
-fn fit_starting(
-    previous: Option<&LoadedModel>,
-    rules: &RulesFile,
-    (train_examples, dev_examples): (&[Example], &[Example]),
     settings: &TrainingSettings,
     limits: &ReadLimits,
     on_event: &mut dyn FnMut(FitEvent),

@@ -16,7 +16,7 @@ use crate::ide::{
 use crate::limits::ReadLimits;
 use crate::model::{
     DeviceKind, EmbeddingsError, FitEvent, Fitted, LoadedModel, TrainingSettings, VectorSource,
-    WhyFull, fit, fit_from, load_model_for, load_previous,
+    WhyFull, fit_from, load_model_for, load_previous,
 };
 use crate::rules_file::RulesFile;
 use crate::suggest::{
@@ -293,18 +293,26 @@ fn fit_and_cache(
         let device = settings.device.open()?;
         load_previous(from, &device, limits).map_err(|error| error.to_string())
     });
-    let fitted = match previous {
-        Some(Ok(previous)) => fit_from(
-            &previous, rules, train, dev, settings, limits, on_event, cancelled,
-        ),
+    let previous = match previous {
+        Some(Ok(previous)) => Some(previous),
         Some(Err(error)) => {
             on_event(FitEvent::FullTraining {
                 why: WhyFull::Unreadable(error),
             });
-            fit(rules, train, dev, settings, limits, on_event, cancelled)
+            None
         }
-        None => fit(rules, train, dev, settings, limits, on_event, cancelled),
+        None => None,
     };
+    let fitted = fit_from(
+        previous.as_ref(),
+        rules,
+        train,
+        dev,
+        settings,
+        limits,
+        on_event,
+        cancelled,
+    );
     let mut fitted = fitted.map_err(|error| error.to_string())?;
     let cached = fitted.save(dir).map_err(|error| error.to_string());
     Ok((fitted, cached))

@@ -154,6 +154,22 @@ impl Server {
         &self.seen
     }
 
+    /// The title of the next `$/progress` begin whose token starts with `prefix`
+    /// (`rulelens/train/` for the rule network).
+    pub fn progress_title(&mut self, prefix: &str) -> String {
+        let begin = self.wait_for(|m| {
+            m["method"] == "$/progress"
+                && m["params"]["value"]["kind"] == "begin"
+                && m["params"]["token"]
+                    .as_str()
+                    .is_some_and(|token| token.starts_with(prefix))
+        });
+        begin["params"]["value"]["title"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    }
+
     /// Forgets the messages read while waiting for something else.
     pub fn clear_seen(&mut self) {
         self.seen.clear();

@@ -7,9 +7,12 @@ vim.g.loaded_rulelens = 1
 
 local command = vim.api.nvim_create_user_command
 
-command('RulelensTrain', function()
-  require('rulelens').train()
-end, { desc = 'rulelens: train the network of this rules file (or of the rules binding this corpus)' })
+command('RulelensTrain', function(args)
+  require('rulelens').train({ full = args.bang })
+end, {
+  bang = true,
+  desc = 'rulelens: train the network of this rules file (or of the rules binding this corpus); with !, from scratch',
+})
 
 command('RulelensSuggest', function()
   require('rulelens').suggest()

@@ -39,6 +39,8 @@ export const train = new lc.RequestType<TrainParams, TrainResult, void>("rulelen
 /** `rulelens/train` parameters: a rules document, or a corpus document its rules bind. */
 export interface TrainParams {
     textDocument: lc.TextDocumentIdentifier;
+    /** Train from scratch: no warm start from the previous network, and none held or cached. */
+    full?: boolean;
 }
 
 /**

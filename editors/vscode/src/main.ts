@@ -152,7 +152,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     handle = server;
     context.subscriptions.push(
         output,
-        vscode.commands.registerCommand("rulelens.train", () => train(server)),
+        vscode.commands.registerCommand("rulelens.train", () => train(server, false)),
+        vscode.commands.registerCommand("rulelens.trainFromScratch", () => train(server, true)),
         vscode.commands.registerCommand("rulelens.showAutomaton", () => showAutomaton(server)),
         vscode.commands.registerCommand("rulelens.suggest", () => suggest(server)),
         vscode.commands.registerCommand("rulelens.restartServer", () => server.restart()),
@@ -168,8 +169,11 @@ export async function deactivate(): Promise<void> {
     handle = undefined;
 }
 
-/** Rulelens: Train Now, for the rules or corpus document in the active editor. */
-async function train(server: ServerHandle): Promise<void> {
+/**
+ * Rulelens: Train Now (from the previous network where a warm start applies) and Rulelens:
+ * Train From Scratch (`full`), for the rules or corpus document in the active editor.
+ */
+async function train(server: ServerHandle, full: boolean): Promise<void> {
     const document = vscode.window.activeTextEditor?.document;
     if (document === undefined || vscode.languages.match(DOCUMENT_SELECTOR, document) === 0) {
         void vscode.window.showWarningMessage(
@@ -184,6 +188,7 @@ async function train(server: ServerHandle): Promise<void> {
     try {
         const result = await client.sendRequest(ext.train, {
             textDocument: client.code2ProtocolConverter.asTextDocumentIdentifier(document),
+            full,
         });
         if (result.started) {
             void vscode.window.showInformationMessage(`rulelens: ${result.message}`);

@@ -279,10 +279,12 @@ end
 
 -- Commands -------------------------------------------------------------------------------
 
--- `rulelens/train` for the current buffer (a rules file, or a corpus a rules file binds).
-function M.train()
+-- `rulelens/train` for the current buffer (a rules file, or a corpus a rules file binds);
+-- `opts.full` trains from scratch (no warm start from the previous network).
+function M.train(opts)
   request('rulelens/train', {
     textDocument = { uri = vim.uri_from_bufnr(0) },
+    full = (opts or {}).full or false,
   }, function(result)
     local level = result.started and vim.log.levels.INFO or vim.log.levels.WARN
     notify(result.message, level)

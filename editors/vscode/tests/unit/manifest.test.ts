@@ -15,7 +15,13 @@ describe("package.json", () => {
         const main = fs.readFileSync(extensionFile("src/main.ts"), "utf8");
         const registered = [...main.matchAll(/registerCommand\("([^"]+)"/g)].map((m) => m[1]).sort();
         const declared = manifest.contributes.commands.map((c: any) => c.command).sort();
-        assert.deepEqual(declared, ["rulelens.restartServer", "rulelens.showAutomaton", "rulelens.suggest", "rulelens.train"]);
+        assert.deepEqual(declared, [
+            "rulelens.restartServer",
+            "rulelens.showAutomaton",
+            "rulelens.suggest",
+            "rulelens.train",
+            "rulelens.trainFromScratch",
+        ]);
         assert.deepEqual(registered, declared);
         for (const command of manifest.contributes.commands) {
             assert.equal(command.category, "Rulelens");
