@@ -76,9 +76,9 @@ pub struct ShowAutomatonResult {
 pub struct TrainParams {
     pub text_document: TextDocumentIdentifier,
     /// Train from scratch: no warm start from the previous network, and none held or
-    /// cached for the same text (default: false).
-    #[serde(default)]
-    pub full: bool,
+    /// cached for the same text (absent: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full: Option<bool>,
 }
 
 /// `rulelens/train` result: training started in the background (progress and diagnostics

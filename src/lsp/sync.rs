@@ -306,7 +306,7 @@ pub fn train(session: &Session, params: TrainParams) -> Result<TrainResult> {
     if let Some(why) = why_no_training(&snapshot, &key) {
         return Ok(refused(why));
     }
-    let training = if params.full {
+    let training = if params.full == Some(true) {
         Training::Full
     } else {
         Training::Always
