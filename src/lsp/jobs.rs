@@ -161,11 +161,7 @@ async fn rule_network(
         *held.network = Some(model);
         *held.key = Some(plan.memory_key.clone());
         // The next save may start from it, once its checkpoint is on disk.
-        project.model_dir = plan
-            .dir
-            .join(crate::model::checkpoint::MANIFEST_FILE)
-            .is_file()
-            .then(|| plan.dir.clone());
+        project.model_dir = plan.is_cached().then(|| plan.dir.clone());
         if let Some(current) = &project.saved
             && current.generation == job.ticket.generation
         {
@@ -521,12 +517,7 @@ async fn make<T: Prepared>(
 ) -> Option<(Arc<T>, Option<Unfinished>)> {
     let settings = session.snapshot().settings.clone();
     let wanted = wanted_by_someone(session, &plan.memory_key);
-    if job.training != Training::Full
-        && plan
-            .dir
-            .join(crate::model::checkpoint::MANIFEST_FILE)
-            .is_file()
-    {
+    if job.training != Training::Full && plan.is_cached() {
         let (dir, text, analysis) = (plan.dir.clone(), job.text.clone(), saved.analysis.clone());
         let cancelled = wanted.clone();
         let loaded_settings = settings.clone();

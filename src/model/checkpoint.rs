@@ -224,6 +224,17 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// SHA-256, hex, of `parts` each prefixed with its length, so that no two different
+/// sequences of parts hash the same bytes.
+pub fn sha256_of_parts<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut bytes = Vec::new();
+    for part in parts {
+        bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(part);
+    }
+    sha256_hex(&bytes)
+}
+
 fn io(path: &Path) -> impl Fn(std::io::Error) -> CheckpointError + '_ {
     move |error| CheckpointError::Io {
         path: path.to_path_buf(),

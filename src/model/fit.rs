@@ -261,7 +261,7 @@ pub fn fit_from(
     } else {
         DevScoring::Plain {
             system: &system,
-            vocabulary: words.as_ref().map(|(input, _)| &input.vocabulary),
+            vocabulary,
         }
     };
     let report = train(
@@ -331,12 +331,15 @@ fn build_warm(
             Err(why) => return Ok(Err(why)),
         }
     }
-    let record = |net: &warm::WarmNetwork| DecompositionRecord {
+    let warm_decomposition = |net: &warm::WarmNetwork| DecompositionRecord {
         method: "warm".to_string(),
         rank: net.kept_columns.len() + net.new_rank,
         relative_error: 0.0,
     };
-    let (forward, backward) = (nets.first().map(record), nets.get(1).map(record));
+    let (forward, backward) = (
+        nets.first().map(warm_decomposition),
+        nets.get(1).map(warm_decomposition),
+    );
     let warm = WarmStartRecord {
         from_weights_sha256: previous.manifest.weights_sha256.clone(),
         from_rules_sha256: previous.manifest.rules.sha256.clone(),

@@ -258,8 +258,8 @@ pub enum DevScoring<'a> {
     /// Through the network's tensors, in batches sorted by length: any network, any device.
     Tensors,
     /// With the plain-loop [`Scorer`] of the FA-RNN family (the editor's path, equal to the
-    /// tensors up to rounding) built from `system` and `vocabulary`, on two threads: on
-    /// SMS dev about a quarter of the tensors' time on one (`docs/performance.md`).
+    /// tensors up to rounding) built from `system` and `vocabulary`, on two threads: SMS's
+    /// 3-epoch training 3.65 → 3.49 s (`docs/performance.md`).
     Plain {
         system: &'a RuleSystem,
         vocabulary: Option<&'a Vocabulary>,
@@ -267,8 +267,8 @@ pub enum DevScoring<'a> {
 }
 
 impl DevScoring<'_> {
-    /// The share of `data` that `net` labels correctly (0 for no data); `None` when
-    /// `cancelled` says so first.
+    /// The share of `data` that `net` labels correctly (0 for no data);
+    /// [`TrainError::Cancelled`] when `cancelled` says so first.
     fn accuracy(
         self,
         net: &dyn Network,

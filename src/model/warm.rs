@@ -23,7 +23,7 @@
 //! - Fine-tuning is [`WARM_SCHEDULE`]: a smaller step, dev measured every few hundred
 //!   sentences, and training stopped soon after the measurements stop improving.
 
-use super::checkpoint::{Manifest, sha256_hex};
+use super::checkpoint::{Manifest, sha256_of_parts};
 use super::decompose;
 use super::fa_rnn::{FaRnn, WordInput};
 use super::settings::{ModelKind, TrainingSettings};
@@ -148,20 +148,20 @@ fn pattern_keys(rules: &RulesFile) -> Vec<PatternKey> {
 /// SHA-256 of the examples training reads (text and label, in order), for the manifest: a
 /// warm start needs the same data.
 pub fn data_sha256(train: &[Example], dev: &[Example]) -> String {
-    let mut bytes = Vec::new();
-    for (split, examples) in [(0u8, train), (1u8, dev)] {
-        bytes.push(split);
-        for example in examples {
-            for part in [
-                example.text.as_str(),
-                example.label.as_deref().unwrap_or(""),
-            ] {
-                bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
-                bytes.extend_from_slice(part.as_bytes());
-            }
-        }
-    }
-    sha256_hex(&bytes)
+    // Each split's size, then its examples' texts and labels.
+    let counts = [train.len().to_string(), dev.len().to_string()];
+    let parts = [train, dev]
+        .into_iter()
+        .zip(&counts)
+        .flat_map(|(examples, count)| {
+            std::iter::once(count.as_bytes()).chain(examples.iter().flat_map(|example| {
+                [
+                    example.text.as_bytes(),
+                    example.label.as_deref().unwrap_or("").as_bytes(),
+                ]
+            }))
+        });
+    sha256_of_parts(parts)
 }
 
 /// Whether `rules` (under `settings`, on the data hashing to `data`) can start from the
@@ -356,7 +356,7 @@ pub fn warm_network(
     };
     let (old_d1, old_dims) = values(&old, "d1")?;
     let (old_d2, _) = values(&old, "d2")?;
-    let old_rank = old_dims[1];
+    let (old_k, old_rank) = (old_dims[0], old_dims[1]);
     let (k, new_rank) = (automaton.n_states, decomposition.rank());
     // Previous columns that some kept state reads (D1) and some kept state writes (D2).
     let used = |d: &[f32], r: usize| states.iter().flatten().any(|&i| d[i * old_rank + r] != 0.0);
@@ -431,7 +431,6 @@ pub fn warm_network(
             // one nothing; into a new state the fresh gate's.
             let name = format!("{gate}_state");
             let ((old_values, _), (new_values, _)) = (values(&old, &name)?, values(&new, &name)?);
-            let old_k = previous.plain()?.n_states;
             let mut data = Vec::with_capacity(k * k);
             for i in 0..k {
                 for j in 0..k {

@@ -3,7 +3,7 @@
 //! or saving a text back to an earlier version loads instead of training.
 
 use crate::model::TrainingSettings;
-use crate::model::checkpoint::sha256_hex;
+use crate::model::checkpoint::sha256_of_parts;
 use std::path::{Path, PathBuf};
 
 /// The user's cache folder for checkpoints: `$XDG_CACHE_HOME/rulelens/models`, else
@@ -26,21 +26,14 @@ pub fn cache_key(rules_text: &str, settings: &TrainingSettings, train: &str, dev
     let json = serde_json::to_string(settings).unwrap_or_default();
     let vectors = vectors_identity(settings);
     let version = env!("CARGO_PKG_VERSION");
-    let parts = [
+    sha256_of_parts([
         rules_text.as_bytes(),
         json.as_bytes(),
         vectors.as_bytes(),
         version.as_bytes(),
         train.as_bytes(),
         dev.as_bytes(),
-    ];
-    let mut bytes = Vec::new();
-    for part in parts {
-        // Length-prefixed, so that no two different inputs give the same bytes.
-        bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(part);
-    }
-    sha256_hex(&bytes)
+    ])
 }
 
 /// What the word vectors are, beyond their setting: the bundled table's SHA-256, or a GloVe

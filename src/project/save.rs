@@ -180,6 +180,15 @@ pub struct NetworkPlan {
     pub memory_key: String,
 }
 
+impl NetworkPlan {
+    /// Whether its checkpoint is in the cache.
+    pub fn is_cached(&self) -> bool {
+        self.dir
+            .join(crate::model::checkpoint::MANIFEST_FILE)
+            .is_file()
+    }
+}
+
 /// The network the save of `analysis` (from the rules at `rules_path`, whose text is
 /// `rules_text`) calls for under `settings`, cached in `cache_root`.
 pub fn network_plan(
