@@ -898,6 +898,77 @@ fn sopa_learns_from_a_corpus_with_no_rules_at_all() {
 }
 
 #[test]
+fn slstm_learns_the_corpus_without_rules_and_eval_predict_read_it_back() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-slstm-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = rulelens(&[
+        "train",
+        "tests/data/train/bare.rules",
+        "--model",
+        "slstm",
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--epochs",
+        "20",
+        "--patience",
+        "20",
+        "--learning-rate",
+        "0.01",
+        "--batch-size",
+        "8",
+        "--out",
+        out,
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("S-LSTM: "), "{stderr}");
+    assert!(
+        stderr.contains("the train corpus has 1 label the rules do not name"),
+        "{stderr}"
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["labels"], serde_json::json!(["ham", "spam"]));
+    assert_eq!(manifest["settings"]["model"], "slstm");
+    // The defaults it trained with are written in.
+    assert_eq!(manifest["settings"]["dropout"], 0.5);
+    assert_eq!(manifest["settings"]["slstmSteps"], 9);
+    assert_eq!(manifest["settings"]["slstmWindow"], 1);
+    let report = json(&rulelens(&[
+        "eval",
+        out,
+        "--corpus",
+        "tests/data/train/dev.tsv",
+        "--format",
+        "json",
+    ]));
+    // The rules say `ham` for every line (2 in 3 of dev); the network finds the spam.
+    assert!(percent(&report["rules_accuracy"]) < 70.0, "{report}");
+    assert!(percent(&report["accuracy"]) >= 85.0, "{report}");
+    let lines = predict_stdin(
+        &[out, "--format", "json"],
+        &["claim your free prize cash now", "love mum"],
+    );
+    assert_eq!(lines[0]["label"], "spam", "{lines:?}");
+    assert_eq!(lines[1]["label"], "ham", "{lines:?}");
+    for line in &lines {
+        let total: f64 = ["ham", "spam"]
+            .iter()
+            .map(|label| line["probabilities"][label].as_f64().unwrap())
+            .sum();
+        assert!((total - 1.0).abs() < 1e-5, "{line}");
+        assert_eq!(line["patterns"], serde_json::json!([]));
+    }
+    let refused = rulelens(&["reconstruct", out]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("S-LSTM reads words alone"),
+        "{refused:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn train_from_a_checkpoint_warm_starts_keeps_the_zero_shot_network_and_says_when_it_cannot() {
     let dir = std::env::temp_dir().join(format!("rulelens-cli-warm-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

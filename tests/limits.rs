@@ -275,6 +275,66 @@ fn rules_without_patterns_train_for_every_model_and_scoring() {
         .unwrap_or_else(|error| panic!("SoPa {patterns}: {error}"));
         assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
     }
+    // So does the S-LSTM, which reads no rules.
+    let settings = TrainingSettings {
+        model: ModelKind::Slstm,
+        epochs: 2,
+        ..TrainingSettings::default()
+    };
+    let fitted = fit(
+        &rules,
+        &train,
+        &dev,
+        &settings,
+        &ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .unwrap_or_else(|error| panic!("S-LSTM: {error}"));
+    assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
+}
+
+#[test]
+fn an_slstm_batch_past_its_memory_limit_is_refused_before_training() {
+    let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let rules = RulesFile::read(
+        &fixture("bare.rules"),
+        &CompileConfig::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
+    let (mut train, dev) = (examples("train.tsv"), examples("dev.tsv"));
+    train.push(Example {
+        text: ["free", "cash", "mum", "dinner"].repeat(25_000).join(" "),
+        label: Some("spam".to_string()),
+        line: train.len() as u32,
+        text_range: None,
+        label_range: None,
+    });
+    let settings = TrainingSettings {
+        model: ModelKind::Slstm,
+        max_sentence_tokens: 1 << 20,
+        epochs: 1,
+        ..TrainingSettings::default()
+    };
+    // 32 sentences of 100,000 tokens, 50 hidden units and 9 steps: about 90 GB.
+    let (result, peak) = peak_bytes_of(|| {
+        fit(
+            &rules,
+            &train,
+            &dev,
+            &settings,
+            &ReadLimits::DEFAULT,
+            &mut |_| {},
+            &|| false,
+        )
+    });
+    let error = result.err().expect("refused").to_string();
+    assert!(
+        error.contains("up to 100000 tokens") && error.contains("lower the batch size"),
+        "{error}"
+    );
+    assert!(peak < 512 * MB, "{} MB", peak / MB);
 }
 
 #[test]

@@ -2,13 +2,14 @@
 //! network's label for each sentence (the arguments, or else each line of standard input),
 //! with its probabilities, the rule system's label and the patterns that scored highest,
 //! scored one sentence at a time by the plain-loop [`Scorer`]; for a SoPa, the patterns
-//! whose leave-one-out contribution to the decision is largest, with their best spans.
+//! whose leave-one-out contribution to the decision is largest, with their best spans; for
+//! a black box (the S-LSTM), which has no patterns, the label and probabilities alone.
 
 use candle_core::Device;
 use rulelens::automata::RuleSystem;
 use rulelens::limits::ReadLimits;
 use rulelens::model::sopa::PatternRef;
-use rulelens::model::{Batch, LoadedModel, Scorer, Sopa, load_model};
+use rulelens::model::{Batch, LoadedModel, Network, Scorer, Sopa, load_model, softmax};
 use rulelens::text::SourceText;
 use rulelens::text::tokenize;
 use serde_json::json;
@@ -65,6 +66,15 @@ pub fn run(
             logit_scale: manifest.settings.logit_scale,
         };
         return predict_sopa(&context, sentences(texts)?, output, top);
+    }
+    if manifest.settings.model.is_black_box() {
+        let reader = BlackBox {
+            net: net.as_ref(),
+            system,
+            vocabulary: vocabulary.as_ref(),
+            max_tokens: manifest.settings.max_sentence_tokens,
+        };
+        return predict_black_box(&reader, sentences(texts)?, output);
     }
     let scorer = Scorer::new(
         net.as_ref(),
@@ -174,6 +184,47 @@ impl<'a> Labeled<'a> {
             "patterns": patterns,
         })
     }
+}
+
+/// What labeling sentences with a black box takes.
+struct BlackBox<'a> {
+    net: &'a dyn Network,
+    system: &'a RuleSystem,
+    vocabulary: Option<&'a rulelens::model::Vocabulary>,
+    max_tokens: usize,
+}
+
+/// `predict` for a black box: each sentence's label and probabilities (its logits are its
+/// own: no logit scale), and no patterns.
+fn predict_black_box(
+    reader: &BlackBox,
+    texts: Vec<String>,
+    output: Output,
+) -> anyhow::Result<ExitCode> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for text in texts {
+        let batch = Batch::from_texts(
+            reader.system,
+            reader.vocabulary,
+            &[text.as_str()],
+            reader.max_tokens,
+            &Device::Cpu,
+        )?;
+        let logits: Vec<f32> = reader.net.logits(&batch)?.squeeze(0)?.to_vec1()?;
+        let probabilities = softmax(&logits, 1.0);
+        let predicted = (0..probabilities.len())
+            .rev()
+            .max_by(|&a, &b| probabilities[a].total_cmp(&probabilities[b]))
+            .unwrap_or(0);
+        let labeled = Labeled::new(reader.system, &text, predicted, &probabilities);
+        match output {
+            Output::Json => writeln!(out, "{}", labeled.json(Vec::new()))?,
+            Output::Text => writeln!(out, "{}", labeled.header())?,
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What labeling sentences with a SoPa takes.

@@ -67,6 +67,14 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
         read_limits,
     } = args;
     let loaded = load_model(model_dir, zero_shot, device, read_limits)?;
+    let model = loaded.manifest.settings.model;
+    if model.is_black_box() {
+        anyhow::bail!(
+            "{}: {} reads words alone and has no patterns to read back; reconstruct reads the FA-RNN family and SoPa",
+            model_dir.display(),
+            model.display_name()
+        );
+    }
     if let Some(sopa) = loaded.net.sopa() {
         if backward {
             anyhow::bail!(

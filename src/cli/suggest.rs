@@ -134,7 +134,11 @@ fn network_read_back(
         return Ok((Vec::new(), learned));
     }
     let Some(&forward) = net.directions().first() else {
-        anyhow::bail!("{}: a network with no direction", model_dir.display());
+        anyhow::bail!(
+            "{}: {} has no patterns to read back; suggestions read the FA-RNN family and SoPa",
+            model_dir.display(),
+            manifest.settings.model.display_name()
+        );
     };
     let tokens = forward.known_token_vectors(&rules.system, vocabulary.as_ref())?;
     let automaton = WeightedAutomaton::new(&rules.system);

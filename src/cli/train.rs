@@ -100,6 +100,23 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
+        FitEvent::BuiltBlackBox {
+            model,
+            parameters,
+            corpus_labels,
+        } => {
+            eprintln!(
+                "{}: {parameters} trained numbers, reading the words alone (the rules name the corpora and labels)",
+                model.display_name()
+            );
+            if corpus_labels > 0 {
+                eprintln!(
+                    "the train corpus has {corpus_labels} label{} the rules do not name; the network learns {} too",
+                    if corpus_labels == 1 { "" } else { "s" },
+                    if corpus_labels == 1 { "it" } else { "them" }
+                );
+            }
+        }
         FitEvent::ReversedTooLarge { pattern } => eprintln!(
             "warning: the reversed automaton of pattern `{pattern}` passes the state cap; the backward direction ignores the pattern"
         ),

@@ -41,10 +41,14 @@ pub struct Training {
 }
 
 impl Training {
-    /// The rule network a save trains: the settings as they are, unless they name SoPa
-    /// (then the SoPa is the only network, [`Training::patterns_network`]).
+    /// The rule network a save trains: the settings as they are, when they name one of the
+    /// FA-RNN family (SoPa is then the only network, [`Training::patterns_network`]; a
+    /// black box is no view of the rules, and none trains on save).
     pub fn rules_network(&self) -> Option<&TrainingSettings> {
-        (self.settings.model != ModelKind::Sopa).then_some(&self.settings)
+        self.settings
+            .model
+            .is_rule_network()
+            .then_some(&self.settings)
     }
 
     /// The SoPa a save trains after the rule network: the settings with the model SoPa,

@@ -24,6 +24,7 @@ use super::fa_rnn::{FaRnn, WordInput};
 use super::network::Network;
 use super::parameters::Parameters;
 use super::settings::{ModelKind, TrainingSettings};
+use super::slstm::{self, Slstm};
 use super::sopa::{self, Sopa};
 use super::train::{
     DevScoring, EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, evenly_spaced,
@@ -66,6 +67,13 @@ pub enum FitEvent<'a> {
         chained: usize,
         exact: usize,
         free: usize,
+        corpus_labels: usize,
+    },
+    /// A black box was built: its trained numbers, and the labels of the train corpus the
+    /// rules do not name.
+    BuiltBlackBox {
+        model: ModelKind,
+        parameters: usize,
         corpus_labels: usize,
     },
     /// A reversed pattern passed the state cap; the backward direction ignores it.
@@ -208,6 +216,9 @@ pub fn fit_from(
     if cancelled() {
         return Err(TrainError::Cancelled.into());
     }
+    if let (ModelKind::Slstm, Some((input, _))) = (settings.model, &words) {
+        check_slstm_batch(&train_data, input.vectors.dim, settings)?;
+    }
     let data_sha256 = warm::data_sha256(train_examples, dev_examples);
     let input = words.as_ref().map(|(input, _)| input);
     let warm = match previous {
@@ -256,7 +267,7 @@ pub fn fit_from(
         n_truncated,
     });
     // The plain-loop scorer measures dev faster, where it applies.
-    let dev_scoring = if settings.model == ModelKind::Sopa || !device.is_cpu() {
+    let dev_scoring = if !settings.model.is_rule_network() || !device.is_cpu() {
         DevScoring::Tensors
     } else {
         DevScoring::Plain {
@@ -387,22 +398,50 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
         }
         return Ok(());
     }
+    if settings.model.is_black_box() {
+        return Ok(());
+    }
     network_size(&rules.system)
 }
 
-/// The most labels of a train corpus that the rules do not name a SoPa learns: beyond it a
-/// mislabeled column, not a task (each is a logit).
+/// Refuses an S-LSTM whose longest training batch would keep more than
+/// [`slstm::MAX_SLSTM_TRAINING_BYTES`] for the gradient.
+fn check_slstm_batch(
+    train_data: &[LabeledSentence],
+    hidden: usize,
+    settings: &TrainingSettings,
+) -> Result<(), FitError> {
+    let longest = train_data
+        .iter()
+        .map(|d| d.sentence.words.len())
+        .max()
+        .unwrap_or(0);
+    let batch_size = settings.batch_size.min(train_data.len());
+    let bytes = slstm::training_bytes(batch_size, longest, hidden, settings.slstm_steps);
+    if bytes > slstm::MAX_SLSTM_TRAINING_BYTES {
+        return Err(FitError::Config(format!(
+            "an S-LSTM batch of {batch_size} sentences of up to {longest} tokens, {hidden} hidden units and {} steps keeps about {} MiB for training, more than the {} MiB allowed; lower the batch size, max sentence tokens or slstm steps",
+            settings.slstm_steps,
+            bytes >> 20,
+            slstm::MAX_SLSTM_TRAINING_BYTES >> 20
+        )));
+    }
+    Ok(())
+}
+
+/// The most labels of a train corpus that the rules do not name a SoPa or a black box
+/// learns: beyond it a mislabeled column, not a task (each is a logit).
 pub const MAX_CORPUS_LABELS: usize = 1_000;
 
 /// The rule system the network predicts the labels of: the rules' own for the FA-RNN family;
-/// for SoPa, which learns free patterns, the rules' labels then those of the train corpus
-/// the rules do not name, in order of first appearance.
+/// for SoPa, which learns free patterns, and for a black box, the rules' labels then those
+/// of the train corpus the rules do not name, in order of first appearance.
 fn network_system(
     system: &RuleSystem,
     train_examples: &[Example],
     settings: &TrainingSettings,
 ) -> Result<RuleSystem, FitError> {
-    if settings.model != ModelKind::Sopa {
+    if settings.model.is_rule_network() {
         return Ok(system.clone());
     }
     let mut extra: Vec<&str> = Vec::new();
@@ -432,8 +471,8 @@ fn network_size(system: &RuleSystem) -> Result<(), FitError> {
 
 /// The word vectors of every train and dev word and of the rules' literals, with the
 /// manifest's record of them; `None` when β is 1 for the FA-RNN family (the network then
-/// reads the rules' symbols alone, and word vectors would change nothing). SoPa always
-/// reads them.
+/// reads the rules' symbols alone, and word vectors would change nothing). SoPa and the
+/// black boxes always read them.
 fn word_input(
     system: &RuleSystem,
     train_examples: &[Example],
@@ -441,7 +480,7 @@ fn word_input(
     settings: &TrainingSettings,
     limits: &ReadLimits,
 ) -> Result<Option<(WordInput, EmbeddingsIdentity)>, FitError> {
-    if settings.beta >= 1.0 && settings.model != ModelKind::Sopa {
+    if settings.beta >= 1.0 && settings.model.is_rule_network() {
         return Ok(None);
     }
     let vocabulary = vocabulary(system, [train_examples, dev_examples]);
@@ -501,7 +540,8 @@ fn training_data(
     Ok((train_data, dev_data, train_truncated + dev_truncated))
 }
 
-/// A network built from the rules, untrained, with its decompositions (none for SoPa).
+/// A network built from the rules, untrained, with its decompositions (none for SoPa and the
+/// black boxes).
 struct Built {
     net: Box<dyn Network>,
     forward: Option<DecompositionRecord>,
@@ -539,6 +579,27 @@ fn build(
             chained,
             exact: rules.system.patterns().len() - chained,
             free: net.n_free_patterns(),
+            corpus_labels: system.labels().len() - rules.system.labels().len(),
+        });
+        return Ok(Built {
+            net: Box::new(net),
+            forward: None,
+            backward: None,
+        });
+    }
+    if settings.model == ModelKind::Slstm {
+        let words =
+            words.ok_or_else(|| FitError::Config("the S-LSTM reads word vectors".into()))?;
+        let net = Slstm::declare(
+            Parameters::fresh(settings.seed ^ BLACK_BOX_STREAM, device),
+            system.labels().len(),
+            (words.vocabulary.len(), words.vectors.dim),
+            Some(&words.vectors.data),
+            settings,
+        )?;
+        on_event(FitEvent::BuiltBlackBox {
+            model: settings.model,
+            parameters: Network::n_parameters(&net),
             corpus_labels: system.labels().len() - rules.system.labels().len(),
         });
         return Ok(Built {
@@ -599,6 +660,8 @@ fn build(
 
 /// Keeps SoPa's random initialisation apart from the batch order, both drawn from the seed.
 const SOPA_STREAM: u64 = 0x5050_a000_0000_0001;
+/// The same for the black boxes.
+const BLACK_BOX_STREAM: u64 = 0xb1ac_b000_0000_0001;
 
 /// Copies of the untrained value of every tensor training will change (the network's
 /// tensors share storage with the parameters training updates).
@@ -630,11 +693,9 @@ fn describe(
             sha256: checkpoint::sha256_hex(rules.source.text.as_bytes()),
             text: Some(rules.source.text.clone()),
         },
-        // The step size the network was trained with, also where it was the default.
-        settings: TrainingSettings {
-            learning_rate: Some(settings.learning_rate()),
-            ..settings.clone()
-        },
+        // The step size and dropout the network was trained with, also where they were
+        // the defaults.
+        settings: settings.resolved(),
         labels: system.labels().to_vec(),
         decomposition: built.forward.clone(),
         backward_decomposition: built.backward.clone(),
@@ -767,7 +828,7 @@ fn assemble(
     let vocabulary = (!manifest.vocabulary.is_empty())
         .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
     let model = manifest.settings.model;
-    if model == ModelKind::Sopa {
+    if !model.is_rule_network() {
         // The labels the rules name, then those the network learned from the corpus.
         let known = rules.system.labels().len();
         rules.system = rules
@@ -778,19 +839,33 @@ fn assemble(
             .embeddings
             .as_ref()
             .map_or(0, |identity| identity.dim);
-        let net = Sopa::declare(
-            Parameters::checkpoint(chosen, device),
-            &rules.system,
-            &rules.rules,
-            &manifest.settings,
-            (manifest.vocabulary.len(), dim),
-            None,
-        )
-        .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
+        let parameters = Parameters::checkpoint(chosen, device);
+        let n_words = manifest.vocabulary.len();
+        let net: candle_core::Result<Box<dyn Network>> = match model {
+            ModelKind::Slstm => Slstm::declare(
+                parameters,
+                rules.system.labels().len(),
+                (n_words, dim),
+                None,
+                &manifest.settings,
+            )
+            .map(|net| Box::new(net) as Box<dyn Network>),
+            _ => Sopa::declare(
+                parameters,
+                &rules.system,
+                &rules.rules,
+                &manifest.settings,
+                (n_words, dim),
+                None,
+            )
+            .map(|net| Box::new(net) as Box<dyn Network>),
+        };
+        let net = net
+            .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
         return Ok(LoadedModel {
             manifest,
             rules,
-            net: Box::new(net),
+            net,
             vocabulary,
         });
     }

@@ -1,6 +1,7 @@
 //! Models: the rule system as a weighted automaton, its tensor decomposition, and the
 //! FA-RNN, FA-GRU and their bidirectional versions built from it (Jiang et al. 2020); SoPa,
-//! soft patterns compiled from the rules and learned from the corpus (Schwartz et al. 2018).
+//! soft patterns compiled from the rules and learned from the corpus (Schwartz et al. 2018);
+//! and the S-LSTM (Zhang et al. 2018), a black box that reads words alone, as a yardstick.
 //! Only this module knows candle.
 
 pub mod aggregation;
@@ -21,6 +22,7 @@ mod recurrence;
 mod rng;
 mod scorer;
 mod settings;
+mod slstm;
 pub mod sopa;
 mod train;
 mod viterbi;
@@ -46,11 +48,12 @@ pub use matmul::times_transposed;
 pub use network::Network;
 pub use parameters::{Init, Parameters};
 pub use rng::SplitMix64;
-pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores, on_two_threads};
+pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores, on_two_threads, softmax};
 pub use settings::{
     DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind, Scoring,
     TrainingSettings,
 };
+pub use slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, Slstm};
 pub use sopa::{PatternSpec, Semiring, Sopa};
 pub use train::{
     DevScoring, EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, accuracy,

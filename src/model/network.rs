@@ -1,6 +1,7 @@
 //! What training, evaluation and checkpoints need of a classifier network, whichever
 //! architecture it is: FA-RNN and FA-GRU ([`FaRnn`]), their bidirectional versions
-//! ([`BiFaRnn`](super::BiFaRnn)) or SoPa ([`Sopa`](super::Sopa)).
+//! ([`BiFaRnn`](super::BiFaRnn)), SoPa ([`Sopa`](super::Sopa)) or the S-LSTM
+//! ([`Slstm`](super::Slstm)).
 
 use super::batch::Batch;
 use super::fa_rnn::FaRnn;
@@ -20,12 +21,16 @@ pub trait Network {
     }
     /// The parameters training updates.
     fn parameters(&self) -> Vec<Var>;
+    /// How many numbers training updates.
+    fn n_parameters(&self) -> usize {
+        self.parameters().iter().map(|var| var.elem_count()).sum()
+    }
     /// The checkpoint names of [`Network::parameters`], in the same order.
     fn parameter_names(&self) -> Vec<String>;
     /// Every tensor under its checkpoint name (see `models/README.md`).
     fn named_tensors(&self) -> Vec<(String, Tensor)>;
     /// The FA-RNNs reading left to right and, for bidirectional networks, right to left;
-    /// none for SoPa.
+    /// none for SoPa and the black boxes.
     fn directions(&self) -> Vec<&FaRnn>;
     /// The network as a SoPa, if it is one.
     fn sopa(&self) -> Option<&Sopa> {

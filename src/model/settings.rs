@@ -5,6 +5,7 @@
 //! value of [`TrainingSettings::DEFAULT`], the best setting measured on the SMS and TREC dev
 //! sets (`docs/results.md`).
 
+use super::slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW};
 use super::sopa::{MAX_MLP_HIDDEN, PatternSpec, Semiring};
 use candle_core::Device;
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,8 @@ pub enum ModelKind {
     /// SoPa (Schwartz et al. 2018): the rules' chains as soft patterns, plus free patterns
     /// learned from the corpus.
     Sopa,
+    /// S-LSTM (Zhang et al. 2018): a black-box yardstick that reads no rules.
+    Slstm,
 }
 
 impl ModelKind {
@@ -47,7 +50,23 @@ impl ModelKind {
             ModelKind::BiFaRnn => "BiFA-RNN",
             ModelKind::BiFaGru => "BiFA-GRU",
             ModelKind::Sopa => "SoPa",
+            ModelKind::Slstm => "S-LSTM",
         }
+    }
+
+    /// Whether the network is compiled from the rules' automata (FA-RNN, FA-GRU and their
+    /// bidirectional versions).
+    pub fn is_rule_network(self) -> bool {
+        matches!(
+            self,
+            ModelKind::FaRnn | ModelKind::FaGru | ModelKind::BiFaRnn | ModelKind::BiFaGru
+        )
+    }
+
+    /// Whether the network reads words alone, not the rules: a yardstick of how well any
+    /// model does on the corpora.
+    pub fn is_black_box(self) -> bool {
+        matches!(self, ModelKind::Slstm)
     }
 
     /// Whether a second network reads the sentence right to left.
@@ -60,7 +79,18 @@ impl ModelKind {
     pub const fn default_learning_rate(self) -> f64 {
         match self {
             ModelKind::Sopa => SOPA_LEARNING_RATE,
+            ModelKind::Slstm => SLSTM_LEARNING_RATE,
             _ => FA_RNN_LEARNING_RATE,
+        }
+    }
+
+    /// The share dropped in training when none is asked for: SoPa's transition weights
+    /// (none: the best measured), the S-LSTM's word vectors and final states (0.5, as in
+    /// its paper); the FA-RNN family has no dropout.
+    pub const fn default_dropout(self) -> f64 {
+        match self {
+            ModelKind::Slstm => 0.5,
+            _ => 0.0,
         }
     }
 }
@@ -134,13 +164,15 @@ pub struct TrainingSettings {
     /// Sentences per update.
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.batch_size)]
     pub batch_size: usize,
-    /// Adam's step size; default: 0.0003 for the FA-RNN family, 0.01 for SoPa.
+    /// Adam's step size; default: 0.0003 for the FA-RNN family, 0.01 for SoPa, 0.001 for
+    /// the S-LSTM.
     #[arg(long, value_name = "X")]
     pub learning_rate: Option<f64>,
     /// Epochs without a better dev accuracy before training stops (the best epoch is kept).
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.patience)]
     pub patience: usize,
-    /// Factor on the logits inside the loss and the probabilities.
+    /// Factor on the soft-logic logits of the rule networks and SoPa inside the loss and the
+    /// probabilities (a black box's logits are its own).
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.logit_scale)]
     pub logit_scale: f64,
     /// Seed of the batch order (and of FA-GRU's gates and ALS); runs are reproducible.
@@ -169,18 +201,27 @@ pub struct TrainingSettings {
     /// Hidden units of SoPa's classifier head (0: a linear head).
     #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.mlp_hidden)]
     pub mlp_hidden: usize,
-    /// Share of SoPa's transition weights dropped in training, in [0, 1).
-    #[arg(long, default_value_t = TrainingSettings::DEFAULT.dropout)]
-    pub dropout: f64,
+    /// Share dropped in training, in [0, 1): SoPa's transition weights (default 0), the
+    /// S-LSTM's word vectors and final word states (default 0.5).
+    #[arg(long, value_name = "P")]
+    pub dropout: Option<f64>,
     /// Share of words SoPa reads as unknown in training, in [0, 1).
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.word_dropout)]
     pub word_dropout: f64,
+    /// The S-LSTM's rounds of updates of every state (its paper's best on dev: 9).
+    #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.slstm_steps)]
+    pub slstm_steps: usize,
+    /// How many words on each side an S-LSTM word state reads (its paper's best: 1).
+    #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.slstm_window)]
+    pub slstm_window: usize,
 }
 
 /// The FA-RNN family's default step size.
 pub const FA_RNN_LEARNING_RATE: f64 = 3e-4;
 /// SoPa's default step size (the paper's grid: 0.005, 0.01, 0.05).
 pub const SOPA_LEARNING_RATE: f64 = 0.01;
+/// The S-LSTM's default step size (its paper's and code's).
+pub const SLSTM_LEARNING_RATE: f64 = 1e-3;
 
 /// The most epochs, batch size and rank a setting may ask for: beyond them a typo, not a
 /// wish, and a rank's factors are allocated before training starts.
@@ -213,14 +254,41 @@ impl TrainingSettings {
         semiring: Semiring::MaxProduct,
         freeze_rules: false,
         mlp_hidden: 0,
-        dropout: 0.0,
+        dropout: None,
         word_dropout: 0.0,
+        slstm_steps: 9,
+        slstm_window: 1,
     };
 
     /// Adam's step size: the one asked for, else the model's default.
     pub fn learning_rate(&self) -> f64 {
         self.learning_rate
             .unwrap_or(self.model.default_learning_rate())
+    }
+
+    /// The settings with the model's defaults written in (as a manifest records them): the
+    /// step size and the dropout.
+    pub fn resolved(&self) -> TrainingSettings {
+        TrainingSettings {
+            learning_rate: Some(self.learning_rate()),
+            dropout: Some(self.dropout()),
+            ..self.clone()
+        }
+    }
+
+    /// The share dropped in training: the one asked for, else the model's default.
+    pub fn dropout(&self) -> f64 {
+        self.dropout.unwrap_or(self.model.default_dropout())
+    }
+
+    /// The factor on the logits inside the loss and the probabilities: `logit_scale` for
+    /// the soft-logic logits of the rule networks and SoPa, 1 for a black box.
+    pub fn effective_logit_scale(&self) -> f64 {
+        if self.model.is_black_box() {
+            1.0
+        } else {
+            self.logit_scale
+        }
     }
 
     /// Why these settings cannot train, naming the setting (as `rulelens train`'s flag and the
@@ -246,7 +314,7 @@ impl TrainingSettings {
         range("learning rate", self.learning_rate(), 0.0, 1.0, true)?;
         range("logit scale", self.logit_scale, 0.0, 1e6, true)?;
         for (name, value) in [
-            ("dropout", self.dropout),
+            ("dropout", self.dropout()),
             ("word dropout", self.word_dropout),
         ] {
             if !(0.0..1.0).contains(&value) {
@@ -272,6 +340,8 @@ impl TrainingSettings {
             MAX_SENTENCE_TOKENS,
         )?;
         count("mlp hidden", self.mlp_hidden, 0, MAX_MLP_HIDDEN)?;
+        count("slstm steps", self.slstm_steps, 1, MAX_SLSTM_STEPS)?;
+        count("slstm window", self.slstm_window, 1, MAX_SLSTM_WINDOW)?;
         if let Some(rank) = self.rank {
             count("rank", rank, 1, MAX_RANK)?;
         }

@@ -178,7 +178,7 @@ impl Round {
         let batch = Batch::from_sentences(&sentences, device)?;
         let logits = net
             .training_logits(&batch, rng)?
-            .affine(config.logit_scale, 0.0)?;
+            .affine(config.effective_logit_scale(), 0.0)?;
         let targets = Tensor::new(labels.as_slice(), device)?;
         let loss = candle_nn::loss::cross_entropy(&logits, &targets)?;
         let value = f64::from(loss.to_scalar::<f32>()?);

@@ -176,11 +176,7 @@ pub fn plan(
     if settings.model == ModelKind::Sopa || manifest.settings.model == ModelKind::Sopa {
         return Err(WhyFull::Sopa);
     }
-    let resolved = TrainingSettings {
-        learning_rate: Some(settings.learning_rate()),
-        ..settings.clone()
-    };
-    if manifest.settings != resolved {
+    if manifest.settings != settings.resolved() {
         return Err(WhyFull::Settings);
     }
     if settings.rank.is_some() {
@@ -801,10 +797,7 @@ mod tests {
                 sha256: String::new(),
                 text: Some(previous.source.text.clone()),
             },
-            settings: TrainingSettings {
-                learning_rate: Some(settings.learning_rate()),
-                ..settings.clone()
-            },
+            settings: settings.resolved(),
             labels: Vec::new(),
             training_data_sha256: Some("data".into()),
             warm_start: None,

@@ -251,7 +251,7 @@ impl Sopa {
             order,
             aggregation: Aggregation::from_system(system),
             head,
-            dropout: settings.dropout as f32,
+            dropout: settings.dropout() as f32,
             word_dropout: settings.word_dropout,
         })
     }

@@ -1,0 +1,599 @@
+//! S-LSTM, the sentence-state LSTM (Zhang, Liu and Song 2018; papers-brief §4), on candle: a
+//! black-box yardstick that reads no rules, only the words.
+//!
+//! Every word has a state (h, c) and the sentence has one (g, c_g). For `steps` rounds all
+//! states are updated at once from the previous round's: a word reads its own state, the sum
+//! of the states `window` words to its left and to its right, its word vector and the
+//! sentence state; the sentence reads itself and every word. As in the reference code rather
+//! than the paper's equations:
+//! - the word states start as the word vectors (two dropout masks for h and c), the sentence
+//!   state as their mean;
+//! - the window's neighbours are summed, left and right apart, not concatenated;
+//! - a word's new cell mixes five candidates (left, right, its word vector, the sentence's
+//!   cell, its own cell) with gates normalised by a softmax per dimension, and no tanh
+//!   candidate;
+//! - the sentence's new cell mixes the word cells and its own with a softmax over the
+//!   sigmoid gates of the words and of itself;
+//! - the classifier reads the mean of the final word states and the sentence state through
+//!   a tanh layer of twice the hidden size;
+//! - every weight starts N(0, 0.1²); the word vectors start as the given ones and are trained.
+//!
+//! One deviation, documented in `docs/cli.md`: means are over each sentence's own words (the
+//! reference averages over the padded batch, so its outputs depend on the batch).
+//! The hidden size is the word vectors' dimension, as in the reference code. Tensors are
+//! declared once, in [`Slstm::declare`] (names in `models/README.md`).
+
+use super::batch::Batch;
+use super::fa_rnn::FaRnn;
+use super::network::Network;
+use super::parameters::{Init, Parameters};
+use super::rng::SplitMix64;
+use super::settings::TrainingSettings;
+use candle_core::{DType, Result, Tensor, Var};
+
+/// The reference code's initialisation of every weight: N(0, 0.1²).
+const INIT_STD: f64 = 0.1;
+
+/// The most recurrent steps and the widest window a setting may ask for: beyond them a
+/// typo; a step keeps batch × tokens × hidden × 20 floats for the gradient.
+pub const MAX_SLSTM_STEPS: usize = 64;
+/// See [`MAX_SLSTM_STEPS`].
+pub const MAX_SLSTM_WINDOW: usize = 64;
+
+/// The most bytes a training batch's gradient graph may keep, as [`training_bytes`]
+/// estimates it: beyond it a sentence length or batch size that the machine cannot hold.
+pub const MAX_SLSTM_TRAINING_BYTES: u64 = 8 << 30;
+
+/// What a training batch of `batch_size` sentences of `tokens` tokens keeps for the
+/// gradient: about 150 floats per sentence, token, hidden unit and step (measured: SMS's
+/// longest batches, 32 × 190 tokens × 50 × 9 steps, peaked at 1.5 GB).
+pub fn training_bytes(batch_size: usize, tokens: usize, hidden: usize, steps: usize) -> u64 {
+    [batch_size, tokens, hidden, steps, 150 * 4]
+        .iter()
+        .fold(1u64, |product, &n| product.saturating_mul(n as u64))
+}
+
+/// The candidates a word's new cell mixes, in the order of its gates: the left and right
+/// neighbours' cells, its word vector, the sentence's cell and its own cell.
+const WORD_CANDIDATES: usize = 5;
+
+/// An S-LSTM's tensors.
+#[derive(Clone)]
+struct Weights {
+    /// Word vectors [V, H], trained.
+    embedding: Tensor,
+    /// A word's gates from its own state and its left and right sums: [3H, 6H], the six
+    /// gates (five candidates' then the output gate) in blocks of H columns.
+    word_recurrent: Tensor,
+    /// ... from its word vector [H, 6H] and the sentence state [H, 6H], and their bias [6H].
+    word_input: Tensor,
+    word_sentence: Tensor,
+    word_bias: Tensor,
+    /// The sentence's gates (its own, its output, each word's) from the sentence state
+    /// [H, 3H], from the words' mean (own and output) [H, 2H], from each word (the word's)
+    /// [H, H], and their bias [3H].
+    sentence_own: Tensor,
+    sentence_mean: Tensor,
+    sentence_word: Tensor,
+    sentence_bias: Tensor,
+    /// The classifier: tanh(r·W₂ + b₂)·W + b, W₂ [H, 2H], W [2H, C].
+    head_hidden: Tensor,
+    head_hidden_bias: Tensor,
+    head_output: Tensor,
+    head_output_bias: Tensor,
+}
+
+impl Weights {
+    /// The same values outside the gradient graph: inference then keeps no step's
+    /// intermediate tensors alive (a dev batch of 256 long SMS messages kept 4 GB).
+    fn detached(&self) -> Weights {
+        let d = |t: &Tensor| t.detach();
+        Weights {
+            embedding: d(&self.embedding),
+            word_recurrent: d(&self.word_recurrent),
+            word_input: d(&self.word_input),
+            word_sentence: d(&self.word_sentence),
+            word_bias: d(&self.word_bias),
+            sentence_own: d(&self.sentence_own),
+            sentence_mean: d(&self.sentence_mean),
+            sentence_word: d(&self.sentence_word),
+            sentence_bias: d(&self.sentence_bias),
+            head_hidden: d(&self.head_hidden),
+            head_hidden_bias: d(&self.head_hidden_bias),
+            head_output: d(&self.head_output),
+            head_output_bias: d(&self.head_output_bias),
+        }
+    }
+}
+
+/// An S-LSTM classifier.
+pub struct Slstm {
+    parameters: Parameters,
+    weights: Weights,
+    steps: usize,
+    window: usize,
+    dropout: f64,
+}
+
+impl Slstm {
+    /// Declares an S-LSTM's tensors in `parameters`: `n_labels` outputs, word vectors of
+    /// `(n_words, dim)` whose values `vectors` gives for a fresh network (a checkpoint has
+    /// its own), steps, window and dropout from `settings`.
+    pub fn declare(
+        mut parameters: Parameters,
+        n_labels: usize,
+        (n_words, dim): (usize, usize),
+        vectors: Option<&[f32]>,
+        settings: &TrainingSettings,
+    ) -> Result<Slstm> {
+        let h = dim;
+        let normal = || Init::Normal { std: INIT_STD };
+        let embedding = parameters.declare(
+            "word_embedding",
+            &[n_words, h],
+            match vectors {
+                Some(values) => Init::Values(values.to_vec()),
+                None => Init::Zeros,
+            },
+            true,
+        )?;
+        let gates = WORD_CANDIDATES + 1;
+        let mut weight =
+            |name: &str, dims: &[usize]| parameters.declare(name, dims, normal(), true);
+        let word_recurrent = weight("word.recurrent", &[3 * h, gates * h])?;
+        let word_input = weight("word.input", &[h, gates * h])?;
+        let word_sentence = weight("word.sentence", &[h, gates * h])?;
+        let word_bias = weight("word.bias", &[gates * h])?;
+        let sentence_own = weight("sentence.own", &[h, 3 * h])?;
+        let sentence_mean = weight("sentence.mean", &[h, 2 * h])?;
+        let sentence_word = weight("sentence.word", &[h, h])?;
+        let sentence_bias = weight("sentence.bias", &[3 * h])?;
+        let head_hidden = weight("head.hidden", &[h, 2 * h])?;
+        let head_hidden_bias = weight("head.hidden_bias", &[2 * h])?;
+        let head_output = weight("head.output", &[2 * h, n_labels])?;
+        let head_output_bias = weight("head.output_bias", &[n_labels])?;
+        parameters.finish()?;
+        Ok(Slstm {
+            parameters,
+            weights: Weights {
+                embedding,
+                word_recurrent,
+                word_input,
+                word_sentence,
+                word_bias,
+                sentence_own,
+                sentence_mean,
+                sentence_word,
+                sentence_bias,
+                head_hidden,
+                head_hidden_bias,
+                head_output,
+                head_output_bias,
+            },
+            steps: settings.slstm_steps,
+            window: settings.slstm_window,
+            dropout: settings.dropout(),
+        })
+    }
+
+    /// The hidden size (the word vectors' dimension).
+    pub fn hidden_size(&self) -> usize {
+        self.weights.embedding.dim(1).unwrap_or(0)
+    }
+
+    /// `x` with each entry kept with probability 1 − p and scaled by 1/(1 − p), the mask
+    /// drawn from `rng`; `x` itself without one.
+    fn dropped(&self, x: &Tensor, rng: Option<&mut SplitMix64>) -> Result<Tensor> {
+        let Some(rng) = rng.filter(|_| self.dropout > 0.0) else {
+            return Ok(x.clone());
+        };
+        let scale = (1.0 / (1.0 - self.dropout)) as f32;
+        let keep: Vec<f32> = (0..x.elem_count())
+            .map(|_| {
+                if rng.next_f64() < self.dropout {
+                    0.0
+                } else {
+                    scale
+                }
+            })
+            .collect();
+        x * Tensor::from_vec(keep, x.shape(), x.device())?
+    }
+
+    /// Label logits [B, C] with the weights `w`, with dropout when `rng` is given (training).
+    fn forward(
+        &self,
+        w: &Weights,
+        batch: &Batch,
+        mut rng: Option<&mut SplitMix64>,
+    ) -> Result<Tensor> {
+        let device = w.embedding.device();
+        let b = batch.lengths.len();
+        let h_dim = self.hidden_size();
+        // An all-empty batch reads one padding position.
+        let (words, mask) = if batch.lengths.iter().all(|&len| len == 0) {
+            (
+                Tensor::zeros((b, 1), DType::U32, device)?,
+                Tensor::zeros((b, 1), DType::F32, device)?,
+            )
+        } else {
+            (batch.words.clone(), batch.mask.clone())
+        };
+        let n = words.dim(1)?;
+        let mask = mask.unsqueeze(2)?;
+        let lengths: Vec<f32> = batch.lengths.iter().map(|&len| len as f32).collect();
+        let lengths = Tensor::from_vec(lengths, (b, 1), device)?;
+        let mean_over_words = |x: &Tensor| -> Result<Tensor> {
+            x.sum(1)?.broadcast_div(&lengths.clamp(1f32, f32::MAX)?)
+        };
+        let vectors = w
+            .embedding
+            .index_select(&words.flatten_all()?, 0)?
+            .reshape((b, n, h_dim))?;
+        let xh = self
+            .dropped(&vectors, rng.as_deref_mut())?
+            .broadcast_mul(&mask)?;
+        let xc = self
+            .dropped(&vectors, rng.as_deref_mut())?
+            .broadcast_mul(&mask)?;
+        let gates = WORD_CANDIDATES + 1;
+        // What the word gates read of the word vector, the same at every step.
+        let word_input = xh
+            .reshape((b * n, h_dim))?
+            .matmul(&w.word_input)?
+            .broadcast_add(&w.word_bias)?
+            .reshape((b, n, gates * h_dim))?;
+        let (mut h, mut c) = (xh.clone(), xc.clone());
+        let (mut g, mut cg) = (mean_over_words(&h)?, mean_over_words(&c)?);
+        for _ in 0..self.steps {
+            // The sentence state, from the previous round's states.
+            let own = g.matmul(&w.sentence_own)?.broadcast_add(&w.sentence_bias)?;
+            let from_mean = mean_over_words(&h)?.matmul(&w.sentence_mean)?;
+            let sentence_gate = (own.narrow(1, 0, h_dim)? + from_mean.narrow(1, 0, h_dim)?)?;
+            let output_gate =
+                (own.narrow(1, h_dim, h_dim)? + from_mean.narrow(1, h_dim, h_dim)?)?;
+            let word_gates = h
+                .reshape((b * n, h_dim))?
+                .matmul(&w.sentence_word)?
+                .reshape((b, n, h_dim))?
+                .broadcast_add(&own.narrow(1, 2 * h_dim, h_dim)?.unsqueeze(1)?)?;
+            // A softmax over the words' sigmoid gates and the sentence's, per dimension;
+            // padding takes no share.
+            let word_weights = candle_nn::ops::sigmoid(&word_gates)?
+                .exp()?
+                .broadcast_mul(&mask)?;
+            let sentence_weight = candle_nn::ops::sigmoid(&sentence_gate)?.exp()?;
+            let total = (word_weights.sum(1)? + &sentence_weight)?;
+            let new_cg = ((word_weights * &c)?.sum(1)? + (&sentence_weight * &cg)?)?
+                .broadcast_div(&total)?;
+            let new_g = (candle_nn::ops::sigmoid(&output_gate)? * new_cg.tanh()?)?;
+
+            // The word states.
+            let (h_left, h_right) = self.neighbours(&h)?;
+            let (c_left, c_right) = self.neighbours(&c)?;
+            let pre = Tensor::cat(&[&h, &h_left, &h_right], 2)?
+                .reshape((b * n, 3 * h_dim))?
+                .matmul(&w.word_recurrent)?
+                .reshape((b, n, gates * h_dim))?
+                .add(&word_input)?
+                .broadcast_add(&g.matmul(&w.word_sentence)?.unsqueeze(1)?)?;
+            let activated = candle_nn::ops::sigmoid(&pre)?;
+            let mix = activated
+                .narrow(2, 0, WORD_CANDIDATES * h_dim)?
+                .reshape((b, n, WORD_CANDIDATES, h_dim))?
+                .exp()?;
+            let mix = mix.broadcast_div(&mix.sum_keepdim(2)?)?;
+            let output = activated.narrow(2, WORD_CANDIDATES * h_dim, h_dim)?;
+            let sentence_cell = cg.unsqueeze(1)?.broadcast_as((b, n, h_dim))?;
+            let candidates = Tensor::stack(&[&c_left, &c_right, &xc, &sentence_cell, &c], 2)?;
+            let new_c = (mix * candidates)?.sum(2)?.broadcast_mul(&mask)?;
+            let new_h = (output * new_c.tanh()?)?.broadcast_mul(&mask)?;
+            (h, c, g, cg) = (new_h, new_c, new_g, new_cg);
+        }
+        let h = self.dropped(&h, rng)?;
+        // The mean of the word states and the sentence state.
+        let representation = (h.sum(1)? + g)?.broadcast_div(&(lengths + 1.0)?)?;
+        representation
+            .matmul(&w.head_hidden)?
+            .broadcast_add(&w.head_hidden_bias)?
+            .tanh()?
+            .matmul(&w.head_output)?
+            .broadcast_add(&w.head_output_bias)
+    }
+
+    /// The sums of the states 1..=window positions to the left and to the right of each
+    /// word (zeros beyond the sentence: padding states are zero).
+    fn neighbours(&self, x: &Tensor) -> Result<(Tensor, Tensor)> {
+        let (b, n, h) = x.dims3()?;
+        let mut left = x.zeros_like()?;
+        let mut right = x.zeros_like()?;
+        for k in 1..=self.window.min(n.saturating_sub(1)) {
+            let zeros = Tensor::zeros((b, k, h), x.dtype(), x.device())?;
+            left = (left + Tensor::cat(&[&zeros, &x.narrow(1, 0, n - k)?], 1)?)?;
+            right = (right + Tensor::cat(&[&x.narrow(1, k, n - k)?, &zeros], 1)?)?;
+        }
+        Ok((left, right))
+    }
+}
+
+impl Network for Slstm {
+    fn logits(&self, batch: &Batch) -> Result<Tensor> {
+        self.forward(&self.weights.detached(), batch, None)
+    }
+
+    fn training_logits(&self, batch: &Batch, rng: &mut SplitMix64) -> Result<Tensor> {
+        self.forward(&self.weights, batch, Some(rng))
+    }
+
+    fn parameters(&self) -> Vec<Var> {
+        self.parameters.trainable()
+    }
+
+    fn parameter_names(&self) -> Vec<String> {
+        self.parameters.trainable_names()
+    }
+
+    fn named_tensors(&self) -> Vec<(String, Tensor)> {
+        self.parameters.named_tensors()
+    }
+
+    fn directions(&self) -> Vec<&FaRnn> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::batch::Sentence;
+    use crate::model::settings::ModelKind;
+    use candle_core::Device;
+    use std::collections::HashMap;
+
+    const H: usize = 4;
+    const N_WORDS: usize = 7;
+    const N_LABELS: usize = 3;
+
+    /// A fresh S-LSTM of hidden size [`H`] with N(0, 1) word vectors and `steps`, `window`.
+    fn network(steps: usize, window: usize, device: &Device) -> Slstm {
+        let settings = TrainingSettings {
+            model: ModelKind::Slstm,
+            slstm_steps: steps,
+            slstm_window: window,
+            ..TrainingSettings::DEFAULT
+        };
+        let mut rng = SplitMix64::new(11);
+        let vectors: Vec<f32> = (0..N_WORDS * H)
+            .map(|_| (rng.next_f64() * 2.0 - 1.0) as f32)
+            .collect();
+        let parameters = Parameters::fresh(5, device);
+        Slstm::declare(
+            parameters,
+            N_LABELS,
+            (N_WORDS, H),
+            Some(&vectors),
+            &settings,
+        )
+        .unwrap()
+    }
+
+    /// `x·W` for W of `cols` columns, row-major.
+    fn times(x: &[f32], w: &[f32], cols: usize) -> Vec<f32> {
+        (0..cols)
+            .map(|j| {
+                x.iter()
+                    .enumerate()
+                    .map(|(i, xi)| xi * w[i * cols + j])
+                    .sum()
+            })
+            .collect()
+    }
+
+    fn sigmoid(x: f32) -> f32 {
+        1.0 / (1.0 + (-x).exp())
+    }
+
+    /// The S-LSTM of papers-brief §4 on one sentence, written out over plain vectors
+    /// without dropout: what the batched tensors must compute.
+    fn plain_logits(net: &Slstm, words: &[u32]) -> Vec<f32> {
+        let tensors: HashMap<String, Vec<f32>> = net
+            .named_tensors()
+            .into_iter()
+            .map(|(name, t)| (name, t.flatten_all().unwrap().to_vec1().unwrap()))
+            .collect();
+        let w = |name: &str| &tensors[name];
+        let n = words.len();
+        let x: Vec<Vec<f32>> = words
+            .iter()
+            .map(|&id| w("word_embedding")[id as usize * H..(id as usize + 1) * H].to_vec())
+            .collect();
+        let mean = |states: &[Vec<f32>]| -> Vec<f32> {
+            (0..H)
+                .map(|k| states.iter().map(|s| s[k]).sum::<f32>() / n.max(1) as f32)
+                .collect()
+        };
+        let (mut h, mut c) = (x.clone(), x.clone());
+        let (mut g, mut cg) = (mean(&h), mean(&c));
+        for _ in 0..net.steps {
+            let own = times(&g, w("sentence.own"), 3 * H);
+            let from_mean = times(&mean(&h), w("sentence.mean"), 2 * H);
+            let bias = w("sentence.bias");
+            let mut new_cg = vec![0f32; H];
+            let mut new_g = vec![0f32; H];
+            let word_gates: Vec<Vec<f32>> = h
+                .iter()
+                .map(|hi| {
+                    let from_word = times(hi, w("sentence.word"), H);
+                    (0..H)
+                        .map(|k| sigmoid(from_word[k] + own[2 * H + k] + bias[2 * H + k]))
+                        .collect()
+                })
+                .collect();
+            for k in 0..H {
+                let d = sigmoid(own[k] + from_mean[k] + bias[k]);
+                let o = sigmoid(own[H + k] + from_mean[H + k] + bias[H + k]);
+                let total: f32 = word_gates.iter().map(|f| f[k].exp()).sum::<f32>() + d.exp();
+                let mixed: f32 = word_gates
+                    .iter()
+                    .zip(&c)
+                    .map(|(f, ci)| f[k].exp() * ci[k])
+                    .sum::<f32>()
+                    + d.exp() * cg[k];
+                new_cg[k] = mixed / total;
+                new_g[k] = o * new_cg[k].tanh();
+            }
+            let mut new_h = vec![vec![0f32; H]; n];
+            let mut new_c = vec![vec![0f32; H]; n];
+            for i in 0..n {
+                let sum = |states: &[Vec<f32>], range: &mut dyn Iterator<Item = usize>| {
+                    let mut out = vec![0f32; H];
+                    for j in range {
+                        for k in 0..H {
+                            out[k] += states[j][k];
+                        }
+                    }
+                    out
+                };
+                let left = |s: &[Vec<f32>]| sum(s, &mut (i.saturating_sub(net.window)..i));
+                let right = |s: &[Vec<f32>]| sum(s, &mut (i + 1..(i + 1 + net.window).min(n)));
+                let input: Vec<f32> = [h[i].clone(), left(&h), right(&h)].concat();
+                let recurrent = times(&input, w("word.recurrent"), 6 * H);
+                let from_vector = times(&x[i], w("word.input"), 6 * H);
+                let from_sentence = times(&g, w("word.sentence"), 6 * H);
+                let gate = |j: usize, k: usize| {
+                    let at = j * H + k;
+                    sigmoid(
+                        recurrent[at] + from_vector[at] + from_sentence[at] + w("word.bias")[at],
+                    )
+                };
+                let (c_left, c_right) = (left(&c), right(&c));
+                for k in 0..H {
+                    let candidates = [c_left[k], c_right[k], x[i][k], cg[k], c[i][k]];
+                    let total: f32 = (0..5).map(|j| gate(j, k).exp()).sum();
+                    new_c[i][k] = (0..5)
+                        .map(|j| gate(j, k).exp() / total * candidates[j])
+                        .sum();
+                    new_h[i][k] = gate(5, k) * new_c[i][k].tanh();
+                }
+            }
+            (h, c, g, cg) = (new_h, new_c, new_g, new_cg);
+        }
+        let representation: Vec<f32> = (0..H)
+            .map(|k| (h.iter().map(|s| s[k]).sum::<f32>() + g[k]) / (n + 1) as f32)
+            .collect();
+        let hidden: Vec<f32> = times(&representation, w("head.hidden"), 2 * H)
+            .iter()
+            .zip(w("head.hidden_bias"))
+            .map(|(a, b)| (a + b).tanh())
+            .collect();
+        times(&hidden, w("head.output"), N_LABELS)
+            .iter()
+            .zip(w("head.output_bias"))
+            .map(|(a, b)| a + b)
+            .collect()
+    }
+
+    fn batch(sentences: &[&[u32]], device: &Device) -> Batch {
+        let sentences: Vec<Sentence> = sentences
+            .iter()
+            .map(|words| Sentence {
+                symbols: vec![crate::automata::SymbolId(0); words.len()],
+                words: words.to_vec(),
+            })
+            .collect();
+        let refs: Vec<&Sentence> = sentences.iter().collect();
+        Batch::from_sentences(&refs, device).unwrap()
+    }
+
+    #[test]
+    fn the_batched_network_computes_the_papers_equations_whatever_the_padding() {
+        let sentences: [&[u32]; 4] = [&[1, 2, 3, 4, 5, 6], &[3], &[6, 2, 2], &[]];
+        for (steps, window) in [(1, 1), (3, 2), (9, 1)] {
+            let net = network(steps, window, &Device::Cpu);
+            let logits: Vec<Vec<f32>> = net
+                .logits(&batch(&sentences, &Device::Cpu))
+                .unwrap()
+                .to_vec2()
+                .unwrap();
+            for (sentence, got) in sentences.iter().zip(&logits) {
+                let want = plain_logits(&net, sentence);
+                for (a, b) in got.iter().zip(&want) {
+                    assert!(
+                        (a - b).abs() < 1e-4,
+                        "steps {steps}, window {window}, {sentence:?}: {got:?} against {want:?}"
+                    );
+                }
+                // Alone, without the padding of longer sentences, the same.
+                let alone: Vec<Vec<f32>> = net
+                    .logits(&batch(&[sentence], &Device::Cpu))
+                    .unwrap()
+                    .to_vec2()
+                    .unwrap();
+                for (a, b) in alone[0].iter().zip(got) {
+                    assert!(
+                        (a - b).abs() < 1e-5,
+                        "{sentence:?}: {alone:?} against {got:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dropout_draws_from_the_seed_and_only_in_training() {
+        let net = network(2, 1, &Device::Cpu);
+        let input = batch(&[&[1, 2, 3], &[4, 5]], &Device::Cpu);
+        let eval = |t: Tensor| -> Vec<Vec<f32>> { t.to_vec2().unwrap() };
+        let plain = eval(net.logits(&input).unwrap());
+        let first = eval(
+            net.training_logits(&input, &mut SplitMix64::new(1))
+                .unwrap(),
+        );
+        let again = eval(
+            net.training_logits(&input, &mut SplitMix64::new(1))
+                .unwrap(),
+        );
+        let other = eval(
+            net.training_logits(&input, &mut SplitMix64::new(2))
+                .unwrap(),
+        );
+        assert_eq!(first, again);
+        assert_ne!(first, other);
+        assert_ne!(first, plain);
+        assert_eq!(plain, eval(net.logits(&input).unwrap()));
+    }
+
+    #[test]
+    fn a_checkpoint_gives_back_the_same_network() {
+        let net = network(3, 2, &Device::Cpu);
+        let tensors: HashMap<String, Tensor> = net.named_tensors().into_iter().collect();
+        let settings = TrainingSettings {
+            model: ModelKind::Slstm,
+            slstm_steps: 3,
+            slstm_window: 2,
+            ..TrainingSettings::DEFAULT
+        };
+        let loaded = Slstm::declare(
+            Parameters::checkpoint(tensors.clone(), &Device::Cpu),
+            N_LABELS,
+            (N_WORDS, H),
+            None,
+            &settings,
+        )
+        .unwrap();
+        let input = batch(&[&[1, 2, 3], &[6]], &Device::Cpu);
+        assert_eq!(
+            net.logits(&input).unwrap().to_vec2::<f32>().unwrap(),
+            loaded.logits(&input).unwrap().to_vec2::<f32>().unwrap()
+        );
+        // Another label count does not fit the weights.
+        let wrong = Slstm::declare(
+            Parameters::checkpoint(tensors, &Device::Cpu),
+            N_LABELS + 1,
+            (N_WORDS, H),
+            None,
+            &settings,
+        );
+        assert!(wrong.is_err());
+    }
+}
