@@ -92,13 +92,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 "{rules_name}: {chained} of {} rule patterns are soft patterns (the others keep their DFA), {free} free patterns",
                 chained + exact
             );
-            if corpus_labels > 0 {
-                eprintln!(
-                    "the train corpus has {corpus_labels} label{} the rules do not name; the network learns {} too",
-                    if corpus_labels == 1 { "" } else { "s" },
-                    if corpus_labels == 1 { "it" } else { "them" }
-                );
-            }
+            say_corpus_labels(corpus_labels);
         }
         FitEvent::BuiltBlackBox {
             model,
@@ -109,13 +103,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 "{}: {parameters} trained numbers, reading the words alone (the rules name the corpora and labels)",
                 model.display_name()
             );
-            if corpus_labels > 0 {
-                eprintln!(
-                    "the train corpus has {corpus_labels} label{} the rules do not name; the network learns {} too",
-                    if corpus_labels == 1 { "" } else { "s" },
-                    if corpus_labels == 1 { "it" } else { "them" }
-                );
-            }
+            say_corpus_labels(corpus_labels);
         }
         FitEvent::ReversedTooLarge { pattern } => eprintln!(
             "warning: the reversed automaton of pattern `{pattern}` passes the state cap; the backward direction ignores the pattern"
@@ -232,4 +220,16 @@ fn epoch_line(report: &EpochReport) -> String {
             n => format!("  ({n} batches skipped: loss not finite)"),
         }
     )
+}
+
+/// Says how many labels of the train corpus the rules do not name (a SoPa or a black box
+/// learns them too).
+fn say_corpus_labels(corpus_labels: usize) {
+    if corpus_labels > 0 {
+        eprintln!(
+            "the train corpus has {corpus_labels} label{} the rules do not name; the network learns {} too",
+            if corpus_labels == 1 { "" } else { "s" },
+            if corpus_labels == 1 { "it" } else { "them" }
+        );
+    }
 }

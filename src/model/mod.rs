@@ -60,4 +60,17 @@ pub use train::{
     evenly_spaced, predict, train,
 };
 pub use warm::{WARM_SCHEDULE, WhyFull};
+
+/// The devices the device-parametric tests run on: the CPU, and in a build with the `cuda`
+/// feature the first GPU where one answers.
+#[cfg(test)]
+pub(crate) fn test_devices() -> Vec<candle_core::Device> {
+    #[allow(unused_mut)]
+    let mut devices = vec![candle_core::Device::Cpu];
+    #[cfg(feature = "cuda")]
+    if let Ok(gpu) = candle_core::Device::new_cuda(0) {
+        devices.push(gpu);
+    }
+    devices
+}
 pub use weighted::{Transition, WeightedAutomaton, pattern_blocks};

@@ -508,33 +508,41 @@ mod tests {
     #[test]
     fn the_batched_network_computes_the_papers_equations_whatever_the_padding() {
         let sentences: [&[u32]; 4] = [&[1, 2, 3, 4, 5, 6], &[3], &[6, 2, 2], &[]];
-        for (steps, window) in [(1, 1), (3, 2), (9, 1)] {
-            let net = network(steps, window, &Device::Cpu);
-            let logits: Vec<Vec<f32>> = net
-                .logits(&batch(&sentences, &Device::Cpu))
+        for device in crate::model::test_devices() {
+            for (steps, window) in [(1, 1), (3, 2), (9, 1)] {
+                same_as_the_equations(&sentences, steps, window, &device);
+            }
+        }
+    }
+
+    /// Checks the network's logits for `sentences`, batched together and one at a time,
+    /// against [`plain_logits`].
+    fn same_as_the_equations(sentences: &[&[u32]], steps: usize, window: usize, device: &Device) {
+        let net = network(steps, window, device);
+        let logits_of = |sentences: &[&[u32]]| -> Vec<Vec<f32>> {
+            net.logits(&batch(sentences, device))
+                .unwrap()
+                .to_device(&Device::Cpu)
                 .unwrap()
                 .to_vec2()
-                .unwrap();
-            for (sentence, got) in sentences.iter().zip(&logits) {
-                let want = plain_logits(&net, sentence);
-                for (a, b) in got.iter().zip(&want) {
-                    assert!(
-                        (a - b).abs() < 1e-4,
-                        "steps {steps}, window {window}, {sentence:?}: {got:?} against {want:?}"
-                    );
-                }
-                // Alone, without the padding of longer sentences, the same.
-                let alone: Vec<Vec<f32>> = net
-                    .logits(&batch(&[sentence], &Device::Cpu))
-                    .unwrap()
-                    .to_vec2()
-                    .unwrap();
-                for (a, b) in alone[0].iter().zip(got) {
-                    assert!(
-                        (a - b).abs() < 1e-5,
-                        "{sentence:?}: {alone:?} against {got:?}"
-                    );
-                }
+                .unwrap()
+        };
+        let logits = logits_of(sentences);
+        for (sentence, got) in sentences.iter().zip(&logits) {
+            let want = plain_logits(&net, sentence);
+            for (a, b) in got.iter().zip(&want) {
+                assert!(
+                    (a - b).abs() < 1e-4,
+                    "steps {steps}, window {window}, {sentence:?}: {got:?} against {want:?}"
+                );
+            }
+            // Alone, without the padding of longer sentences, the same.
+            let alone = logits_of(&[sentence]);
+            for (a, b) in alone[0].iter().zip(got) {
+                assert!(
+                    (a - b).abs() < 1e-5,
+                    "{sentence:?}: {alone:?} against {got:?}"
+                );
             }
         }
     }
