@@ -262,6 +262,28 @@ mod tests {
         DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind, Scoring,
         Semiring,
     };
+
+    #[test]
+    fn a_save_trains_a_rule_network_only_for_the_fa_rnn_family() {
+        let with_model = |model: ModelKind| Training {
+            settings: TrainingSettings {
+                model,
+                ..TrainingSettings::DEFAULT
+            },
+            ..Training::default()
+        };
+        for model in [ModelKind::FaRnn, ModelKind::BiFaGru] {
+            assert!(with_model(model).rules_network().is_some(), "{model:?}");
+        }
+        // The S-LSTM is no view of the rules; the SoPa of `learnPatterns` still trains.
+        let slstm = with_model(ModelKind::Slstm);
+        assert!(slstm.rules_network().is_none());
+        assert_eq!(
+            slstm.patterns_network().map(|settings| settings.model),
+            Some(ModelKind::Sopa)
+        );
+        assert!(with_model(ModelKind::Sopa).rules_network().is_none());
+    }
     use serde_json::json;
 
     fn options(value: Value) -> Options {
