@@ -898,14 +898,20 @@ fn sopa_learns_from_a_corpus_with_no_rules_at_all() {
 }
 
 #[test]
-fn slstm_learns_the_corpus_without_rules_and_eval_predict_read_it_back() {
-    let dir = std::env::temp_dir().join(format!("rulelens-cli-slstm-{}", std::process::id()));
+fn black_boxes_learn_the_corpus_without_rules_and_eval_predict_read_them_back() {
+    for (model, name) in [("slstm", "S-LSTM"), ("mvma-g", "MVMA-G")] {
+        black_box_learns_the_corpus(model, name);
+    }
+}
+
+fn black_box_learns_the_corpus(model: &str, name: &str) {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-{model}-{}", std::process::id()));
     let out = dir.to_str().unwrap();
     let output = rulelens(&[
         "train",
         "tests/data/train/bare.rules",
         "--model",
-        "slstm",
+        model,
         "--embeddings",
         "tests/data/train/vectors.txt",
         "--epochs",
@@ -921,7 +927,7 @@ fn slstm_learns_the_corpus_without_rules_and_eval_predict_read_it_back() {
     ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert!(stderr.contains("S-LSTM: "), "{stderr}");
+    assert!(stderr.contains(&format!("{name}: ")), "{stderr}");
     assert!(
         stderr.contains("the train corpus has 1 label the rules do not name"),
         "{stderr}"
@@ -929,7 +935,7 @@ fn slstm_learns_the_corpus_without_rules_and_eval_predict_read_it_back() {
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["labels"], serde_json::json!(["ham", "spam"]));
-    assert_eq!(manifest["settings"]["model"], "slstm");
+    assert_eq!(manifest["settings"]["model"], model);
     // The defaults it trained with are written in.
     assert_eq!(manifest["settings"]["dropout"], 0.5);
     assert_eq!(manifest["settings"]["slstmSteps"], 9);
@@ -962,7 +968,7 @@ fn slstm_learns_the_corpus_without_rules_and_eval_predict_read_it_back() {
     let refused = rulelens(&["reconstruct", out]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&refused.stderr).contains("S-LSTM reads words alone"),
+        String::from_utf8_lossy(&refused.stderr).contains(&format!("{name} reads words alone")),
         "{refused:?}"
     );
     std::fs::remove_dir_all(&dir).unwrap();

@@ -275,23 +275,25 @@ fn rules_without_patterns_train_for_every_model_and_scoring() {
         .unwrap_or_else(|error| panic!("SoPa {patterns}: {error}"));
         assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
     }
-    // So does the S-LSTM, which reads no rules.
-    let settings = TrainingSettings {
-        model: ModelKind::Slstm,
-        epochs: 2,
-        ..TrainingSettings::default()
-    };
-    let fitted = fit(
-        &rules,
-        &train,
-        &dev,
-        &settings,
-        &ReadLimits::DEFAULT,
-        &mut |_| {},
-        &|| false,
-    )
-    .unwrap_or_else(|error| panic!("S-LSTM: {error}"));
-    assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
+    // So do the black boxes, which read no rules.
+    for model in [ModelKind::Slstm, ModelKind::MvmaG] {
+        let settings = TrainingSettings {
+            model,
+            epochs: 2,
+            ..TrainingSettings::default()
+        };
+        let fitted = fit(
+            &rules,
+            &train,
+            &dev,
+            &settings,
+            &ReadLimits::DEFAULT,
+            &mut |_| {},
+            &|| false,
+        )
+        .unwrap_or_else(|error| panic!("{model:?}: {error}"));
+        assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
+    }
 }
 
 #[test]

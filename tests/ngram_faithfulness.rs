@@ -13,13 +13,16 @@
 //!   measured) re-scored from the line's text with that span cut out (a fresh tokenization
 //!   and a full run of the network, not the prefix states the hover reuses);
 //! - each top pattern's span is one whose deletion lowers the pattern's score the most.
+//!
+//! And MVMA-G's n-gram parts (each suffix n-gram's representation read out by each label)
+//! sum to its logits on every dev line, for a network trained on the same corpora.
 
 use candle_core::Device;
 use rulelens::corpus::read_file;
 use rulelens::explain::{NEGLIGIBLE, ReconstructConfig};
 use rulelens::ide::{HoverConfig, LineNetwork, NetworkView, TrainedModel, analyze, hover_line};
 use rulelens::limits::ReadLimits;
-use rulelens::model::{Batch, Network, Sentence, TrainingSettings, fit};
+use rulelens::model::{Batch, ModelKind, Network, Sentence, TrainingSettings, fit};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
 use std::ops::Range;
@@ -361,4 +364,85 @@ fn trec_hover_ngrams_are_what_the_trained_network_does_on_every_dev_line() {
         tally.listed > tally.lines && tally.negative > 0,
         "{tally:?}"
     );
+}
+
+/// Trains an MVMA-G on the example `name` (two epochs) and checks, on every dev line, that
+/// its n-grams' parts sum to the logits of the batched network, and so give its prediction.
+fn check_mvma_parts(name: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    let limits = ReadLimits::DEFAULT;
+    let rules = RulesFile::read(
+        &root.join(format!("{name}.rules")),
+        &Default::default(),
+        &limits,
+    )
+    .unwrap();
+    let train = read_file(&root.join("train.tsv"), &limits)
+        .unwrap()
+        .examples;
+    let dev = read_file(&root.join("dev.tsv"), &limits).unwrap().examples;
+    let settings = TrainingSettings {
+        model: ModelKind::MvmaG,
+        epochs: 2,
+        ..TrainingSettings::default()
+    };
+    let fitted = fit(
+        &rules,
+        &train,
+        &dev,
+        &settings,
+        &limits,
+        &mut |_| {},
+        &|| false,
+    )
+    .unwrap();
+    let net = fitted.net.mvma().expect("an MVMA-G");
+    let mut worst = 0f32;
+    for example in &dev {
+        let sentence = Sentence::new(
+            &rules.system,
+            fitted.vocabulary.as_ref(),
+            &tokenize(&example.text),
+            settings.max_sentence_tokens,
+        );
+        let batch = Batch::from_sentences(&[&sentence], &Device::Cpu).unwrap();
+        let logits: Vec<f32> = net
+            .logits(&batch)
+            .unwrap()
+            .squeeze(0)
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        let parts = net.ngram_scores(&sentence.words).unwrap();
+        let sums: Vec<f32> = (0..logits.len())
+            .map(|c| parts.iter().map(|part| part[c]).sum())
+            .collect();
+        for (sum, logit) in sums.iter().zip(&logits) {
+            let error = (sum - logit).abs() / logit.abs().max(1.0);
+            worst = worst.max(error);
+            assert!(
+                error < 1e-4,
+                "{}: parts {sums:?}, logits {logits:?}",
+                example.text
+            );
+        }
+        let argmax =
+            |v: &[f32]| (0..v.len()).fold(0, |best, c| if v[c] > v[best] { c } else { best });
+        if (sums[argmax(&sums)] - sums[argmax(&logits)]).abs() > 1e-4 {
+            assert_eq!(argmax(&sums), argmax(&logits), "{}", example.text);
+        }
+    }
+    eprintln!("{name}: MVMA-G's n-gram parts match the logits within {worst:e} (relative)");
+}
+
+#[test]
+fn sms_mvma_ngram_parts_sum_to_the_trained_networks_logits_on_every_dev_line() {
+    check_mvma_parts("sms");
+}
+
+#[test]
+fn trec_mvma_ngram_parts_sum_to_the_trained_networks_logits_on_every_dev_line() {
+    check_mvma_parts("trec");
 }

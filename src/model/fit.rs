@@ -21,6 +21,7 @@ use super::checkpoint::{
 use super::decompose::{Decomposition, Method};
 use super::embeddings::{EmbeddingsError, VectorSource, Vocabulary, read_vectors};
 use super::fa_rnn::{FaRnn, WordInput};
+use super::mvma::Mvma;
 use super::network::Network;
 use super::parameters::Parameters;
 use super::settings::{ModelKind, TrainingSettings};
@@ -587,10 +588,11 @@ fn build(
             backward: None,
         });
     }
-    if settings.model == ModelKind::Slstm {
+    if settings.model.is_black_box() {
         let words =
-            words.ok_or_else(|| FitError::Config("the S-LSTM reads word vectors".into()))?;
-        let net = Slstm::declare(
+            words.ok_or_else(|| FitError::Config("a black box reads word vectors".into()))?;
+        let net = black_box(
+            settings.model,
             Parameters::fresh(settings.seed ^ BLACK_BOX_STREAM, device),
             system.labels().len(),
             (words.vocabulary.len(), words.vectors.dim),
@@ -599,11 +601,11 @@ fn build(
         )?;
         on_event(FitEvent::BuiltBlackBox {
             model: settings.model,
-            parameters: Network::n_parameters(&net),
+            parameters: net.n_parameters(),
             corpus_labels: system.labels().len() - rules.system.labels().len(),
         });
         return Ok(Built {
-            net: Box::new(net),
+            net,
             forward: None,
             backward: None,
         });
@@ -655,6 +657,26 @@ fn build(
         net: Box::new(BiFaRnn { forward, backward }),
         forward: Some(record(&forward_decomposed)),
         backward: Some(record(&backward_decomposed)),
+    })
+}
+
+/// Declares the black box `model` names (see [`Slstm::declare`], [`Mvma::declare`]).
+fn black_box(
+    model: ModelKind,
+    parameters: Parameters,
+    n_labels: usize,
+    words: (usize, usize),
+    vectors: Option<&[f32]>,
+    settings: &TrainingSettings,
+) -> candle_core::Result<Box<dyn Network>> {
+    Ok(match model {
+        ModelKind::MvmaG => Box::new(Mvma::declare(
+            parameters, n_labels, words, vectors, settings,
+        )?),
+        ModelKind::Slstm => Box::new(Slstm::declare(
+            parameters, n_labels, words, vectors, settings,
+        )?),
+        other => candle_core::bail!("{} is not a black box", other.display_name()),
     })
 }
 
@@ -842,14 +864,14 @@ fn assemble(
         let parameters = Parameters::checkpoint(chosen, device);
         let n_words = manifest.vocabulary.len();
         let net: candle_core::Result<Box<dyn Network>> = match model {
-            ModelKind::Slstm => Slstm::declare(
+            ModelKind::Slstm | ModelKind::MvmaG => black_box(
+                model,
                 parameters,
                 rules.system.labels().len(),
                 (n_words, dim),
                 None,
                 &manifest.settings,
-            )
-            .map(|net| Box::new(net) as Box<dyn Network>),
+            ),
             _ => Sopa::declare(
                 parameters,
                 &rules.system,

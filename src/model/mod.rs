@@ -1,7 +1,8 @@
 //! Models: the rule system as a weighted automaton, its tensor decomposition, and the
 //! FA-RNN, FA-GRU and their bidirectional versions built from it (Jiang et al. 2020); SoPa,
 //! soft patterns compiled from the rules and learned from the corpus (Schwartz et al. 2018);
-//! and the S-LSTM (Zhang et al. 2018), a black box that reads words alone, as a yardstick.
+//! and two black boxes that read words alone, as yardsticks: the S-LSTM (Zhang et al. 2018)
+//! and MVMA-G (Sun and Lu 2022), whose n-grams' contributions are exact.
 //! Only this module knows candle.
 
 pub mod aggregation;
@@ -10,12 +11,14 @@ mod bidirectional;
 mod build;
 pub mod checkpoint;
 pub mod decompose;
+mod dropout;
 mod embeddings;
 mod fa_rnn;
 mod fit;
 mod gates;
 mod leaky_clamp;
 mod matmul;
+mod mvma;
 mod network;
 mod parameters;
 mod recurrence;
@@ -45,6 +48,7 @@ pub use fit::{
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use matmul::times_transposed;
+pub use mvma::Mvma;
 pub use network::Network;
 pub use parameters::{Init, Parameters};
 pub use rng::SplitMix64;

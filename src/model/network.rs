@@ -1,10 +1,11 @@
 //! What training, evaluation and checkpoints need of a classifier network, whichever
 //! architecture it is: FA-RNN and FA-GRU ([`FaRnn`]), their bidirectional versions
-//! ([`BiFaRnn`](super::BiFaRnn)), SoPa ([`Sopa`](super::Sopa)) or the S-LSTM
-//! ([`Slstm`](super::Slstm)).
+//! ([`BiFaRnn`](super::BiFaRnn)), SoPa ([`Sopa`](super::Sopa)) or a black box: the S-LSTM
+//! ([`Slstm`](super::Slstm)) or MVMA-G ([`Mvma`]).
 
 use super::batch::Batch;
 use super::fa_rnn::FaRnn;
+use super::mvma::Mvma;
 use super::rng::SplitMix64;
 use super::sopa::Sopa;
 use candle_core::{Result, Tensor, Var};
@@ -34,6 +35,10 @@ pub trait Network {
     fn directions(&self) -> Vec<&FaRnn>;
     /// The network as a SoPa, if it is one.
     fn sopa(&self) -> Option<&Sopa> {
+        None
+    }
+    /// The network as an MVMA-G, if it is one.
+    fn mvma(&self) -> Option<&Mvma> {
         None
     }
 }

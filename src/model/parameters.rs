@@ -15,6 +15,10 @@ pub enum Init {
     Normal {
         std: f64,
     },
+    /// Every entry U(−bound, bound).
+    Uniform {
+        bound: f64,
+    },
     /// Each row drawn from N(0, 1) and scaled to unit length.
     UnitRows,
     /// The given values, row-major.
@@ -176,6 +180,9 @@ fn make(init: Init, dims: &[usize], rng: &mut SplitMix64, device: &Device) -> Re
     let values = match init {
         Init::Zeros => vec![0f32; n],
         Init::Normal { std } => (0..n).map(|_| (normal(rng) * std) as f32).collect(),
+        Init::Uniform { bound } => (0..n)
+            .map(|_| ((rng.next_f64() * 2.0 - 1.0) * bound) as f32)
+            .collect(),
         Init::UnitRows => {
             let width = dims.last().copied().unwrap_or(1).max(1);
             let mut values: Vec<f32> = (0..n).map(|_| normal(rng) as f32).collect();

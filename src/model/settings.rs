@@ -34,6 +34,11 @@ pub enum ModelKind {
     Sopa,
     /// S-LSTM (Zhang et al. 2018): a black-box yardstick that reads no rules.
     Slstm,
+    /// MVMA-G (Sun and Lu 2022): a black box that reads no rules and whose n-grams'
+    /// contributions to a label are exact.
+    #[serde(rename = "mvma-g")]
+    #[value(name = "mvma-g")]
+    MvmaG,
 }
 
 impl ModelKind {
@@ -51,6 +56,7 @@ impl ModelKind {
             ModelKind::BiFaGru => "BiFA-GRU",
             ModelKind::Sopa => "SoPa",
             ModelKind::Slstm => "S-LSTM",
+            ModelKind::MvmaG => "MVMA-G",
         }
     }
 
@@ -66,7 +72,7 @@ impl ModelKind {
     /// Whether the network reads words alone, not the rules: a yardstick of how well any
     /// model does on the corpora.
     pub fn is_black_box(self) -> bool {
-        matches!(self, ModelKind::Slstm)
+        matches!(self, ModelKind::Slstm | ModelKind::MvmaG)
     }
 
     /// Whether a second network reads the sentence right to left.
@@ -79,17 +85,17 @@ impl ModelKind {
     pub const fn default_learning_rate(self) -> f64 {
         match self {
             ModelKind::Sopa => SOPA_LEARNING_RATE,
-            ModelKind::Slstm => SLSTM_LEARNING_RATE,
+            ModelKind::Slstm | ModelKind::MvmaG => BLACK_BOX_LEARNING_RATE,
             _ => FA_RNN_LEARNING_RATE,
         }
     }
 
     /// The share dropped in training when none is asked for: SoPa's transition weights
-    /// (none: the best measured), the S-LSTM's word vectors and final states (0.5, as in
-    /// its paper); the FA-RNN family has no dropout.
+    /// (none: the best measured), the black boxes' word vectors and final states (0.5, as
+    /// in their papers' code); the FA-RNN family has no dropout.
     pub const fn default_dropout(self) -> f64 {
         match self {
-            ModelKind::Slstm => 0.5,
+            ModelKind::Slstm | ModelKind::MvmaG => 0.5,
             _ => 0.0,
         }
     }
@@ -165,7 +171,7 @@ pub struct TrainingSettings {
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.batch_size)]
     pub batch_size: usize,
     /// Adam's step size; default: 0.0003 for the FA-RNN family, 0.01 for SoPa, 0.001 for
-    /// the S-LSTM.
+    /// the S-LSTM and MVMA-G.
     #[arg(long, value_name = "X")]
     pub learning_rate: Option<f64>,
     /// Epochs without a better dev accuracy before training stops (the best epoch is kept).
@@ -202,7 +208,7 @@ pub struct TrainingSettings {
     #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.mlp_hidden)]
     pub mlp_hidden: usize,
     /// Share dropped in training, in [0, 1): SoPa's transition weights (default 0), the
-    /// S-LSTM's word vectors and final word states (default 0.5).
+    /// S-LSTM's and MVMA-G's word vectors and final states (default 0.5).
     #[arg(long, value_name = "P")]
     pub dropout: Option<f64>,
     /// Share of words SoPa reads as unknown in training, in [0, 1).
@@ -220,8 +226,9 @@ pub struct TrainingSettings {
 pub const FA_RNN_LEARNING_RATE: f64 = 3e-4;
 /// SoPa's default step size (the paper's grid: 0.005, 0.01, 0.05).
 pub const SOPA_LEARNING_RATE: f64 = 0.01;
-/// The S-LSTM's default step size (its paper's and code's).
-pub const SLSTM_LEARNING_RATE: f64 = 1e-3;
+/// The black boxes' default step size (the S-LSTM paper's and code's; MVMA-G's reference
+/// trains with Adagrad at 0.002, here Adam as for every model).
+pub const BLACK_BOX_LEARNING_RATE: f64 = 1e-3;
 
 /// The most epochs, batch size and rank a setting may ask for: beyond them a typo, not a
 /// wish, and a rank's factors are allocated before training starts.

@@ -24,6 +24,7 @@
 //! declared once, in [`Slstm::declare`] (names in `models/README.md`).
 
 use super::batch::Batch;
+use super::dropout::dropped;
 use super::fa_rnn::FaRnn;
 use super::network::Network;
 use super::parameters::{Init, Parameters};
@@ -181,25 +182,6 @@ impl Slstm {
         self.weights.embedding.dim(1).unwrap_or(0)
     }
 
-    /// `x` with each entry kept with probability 1 − p and scaled by 1/(1 − p), the mask
-    /// drawn from `rng`; `x` itself without one.
-    fn dropped(&self, x: &Tensor, rng: Option<&mut SplitMix64>) -> Result<Tensor> {
-        let Some(rng) = rng.filter(|_| self.dropout > 0.0) else {
-            return Ok(x.clone());
-        };
-        let scale = (1.0 / (1.0 - self.dropout)) as f32;
-        let keep: Vec<f32> = (0..x.elem_count())
-            .map(|_| {
-                if rng.next_f64() < self.dropout {
-                    0.0
-                } else {
-                    scale
-                }
-            })
-            .collect();
-        x * Tensor::from_vec(keep, x.shape(), x.device())?
-    }
-
     /// Label logits [B, C] with the weights `w`, with dropout when `rng` is given (training).
     fn forward(
         &self,
@@ -230,12 +212,8 @@ impl Slstm {
             .embedding
             .index_select(&words.flatten_all()?, 0)?
             .reshape((b, n, h_dim))?;
-        let xh = self
-            .dropped(&vectors, rng.as_deref_mut())?
-            .broadcast_mul(&mask)?;
-        let xc = self
-            .dropped(&vectors, rng.as_deref_mut())?
-            .broadcast_mul(&mask)?;
+        let xh = dropped(&vectors, self.dropout, rng.as_deref_mut())?.broadcast_mul(&mask)?;
+        let xc = dropped(&vectors, self.dropout, rng.as_deref_mut())?.broadcast_mul(&mask)?;
         let gates = WORD_CANDIDATES + 1;
         // What the word gates read of the word vector, the same at every step.
         let word_input = xh
@@ -290,7 +268,7 @@ impl Slstm {
             let new_h = (output * new_c.tanh()?)?.broadcast_mul(&mask)?;
             (h, c, g, cg) = (new_h, new_c, new_g, new_cg);
         }
-        let h = self.dropped(&h, rng)?;
+        let h = dropped(&h, self.dropout, rng)?;
         // The mean of the word states and the sentence state.
         let representation = (h.sum(1)? + g)?.broadcast_div(&(lengths + 1.0)?)?;
         representation
