@@ -93,6 +93,20 @@ enum Command {
         #[arg(long)]
         zero_shot: bool,
     },
+    /// An MVMA-G's phrase polarities (exact: each phrase's n-gram read out by each label),
+    /// and the negation check.
+    Polarity {
+        /// A checkpoint folder written by `rulelens train --model mvma-g`.
+        model_dir: PathBuf,
+        /// Phrases, e.g. "not good" "very good".
+        phrases: Vec<String>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Also check, for the N words leaning most strongly to each label, how often
+        /// "not" before them leans to another label.
+        #[arg(long, value_name = "N")]
+        negation: Option<usize>,
+    },
     /// Read a trained network's patterns back as regular expressions.
     Reconstruct {
         /// A checkpoint folder written by `rulelens train`.
@@ -298,6 +312,18 @@ fn main() -> ExitCode {
             },
             top,
             zero_shot,
+            read_limits,
+        ),
+        Command::Polarity {
+            model_dir,
+            phrases,
+            format,
+            negation,
+        } => cli::polarity::run(
+            &model_dir,
+            phrases,
+            format == Format::Json,
+            negation,
             read_limits,
         ),
         Command::Reconstruct {

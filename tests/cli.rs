@@ -965,6 +965,29 @@ fn black_box_learns_the_corpus(model: &str, name: &str) {
         assert!((total - 1.0).abs() < 1e-5, "{line}");
         assert_eq!(line["patterns"], serde_json::json!([]));
     }
+    // Phrase polarities are an MVMA-G's alone.
+    let polarity = rulelens(&["polarity", out, "free prize", "mum", "--format", "json"]);
+    if model == "mvma-g" {
+        let report = json(&polarity);
+        let phrases = report["phrases"].as_array().unwrap();
+        assert_eq!(phrases.len(), 2, "{report}");
+        assert_eq!(phrases[0]["leans"], "spam", "{report}");
+        assert_eq!(phrases[1]["leans"], "ham", "{report}");
+        assert_eq!(phrases[0]["scores"].as_object().unwrap().len(), 2);
+        // The fixture's vocabulary has no "not".
+        let negation = rulelens(&["polarity", out, "--negation", "3"]);
+        assert_eq!(negation.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&negation.stderr).contains("has no \"not\""),
+            "{negation:?}"
+        );
+    } else {
+        assert_eq!(polarity.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&polarity.stderr).contains("polarity reads an MVMA-G"),
+            "{polarity:?}"
+        );
+    }
     let refused = rulelens(&["reconstruct", out]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(

@@ -5,6 +5,7 @@ pub mod dot;
 pub mod eval;
 mod files;
 mod learned;
+pub mod polarity;
 pub mod predict;
 pub mod reconstruct;
 pub mod suggest;
