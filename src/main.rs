@@ -8,6 +8,7 @@ mod cli;
 use clap::{Parser, Subcommand, ValueEnum};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{DeviceKind, TrainingSettings};
+use rulelens::project::bench::{BenchPlan, Contender};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -107,6 +108,59 @@ enum Command {
         #[arg(long, value_name = "N")]
         negation: Option<usize>,
     },
+    /// Train and measure every model family on the rules file's corpora, side by side: the
+    /// rule system, FA-RNN, FA-GRU, their bidirectional versions, SoPa, S-LSTM and MVMA-G,
+    /// on shares of train with several seeds, each measured on all of dev; a Markdown
+    /// table (mean ± sd over seeds) or JSON.
+    Bench {
+        /// The `.rules` file.
+        rules: PathBuf,
+        /// Training corpus; default: the rules file's `corpus train` binding.
+        #[arg(long, value_name = "FILE")]
+        train: Option<PathBuf>,
+        /// Dev corpus (early stopping and the figures); default: the `corpus dev` binding.
+        #[arg(long, value_name = "FILE")]
+        dev: Option<PathBuf>,
+        /// The models, comma-separated.
+        #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Contender::parse,
+              default_value = "rules,fa-rnn,fa-gru,bifa-rnn,bifa-gru,sopa,slstm,mvma-g")]
+        models: Vec<Contender>,
+        /// Shares of train, comma-separated (evenly spaced lines; at 1 % or less early
+        /// stopping reads as few dev lines, the figure is all of dev's).
+        #[arg(
+            long,
+            value_name = "LIST",
+            value_delimiter = ',',
+            default_value = "1,0.1,0.01"
+        )]
+        fractions: Vec<f64>,
+        /// Seeds 0 to N − 1 for each model and share.
+        #[arg(long, value_name = "N", default_value_t = 3)]
+        seeds: u64,
+        /// Word vectors in the GloVe text format; default: the bundled ones.
+        #[arg(long, value_name = "FILE")]
+        embeddings: Option<PathBuf>,
+        /// The most passes over train of each run.
+        #[arg(long, default_value_t = TrainingSettings::DEFAULT.epochs)]
+        epochs: usize,
+        /// Epochs without a better dev accuracy before a run stops.
+        #[arg(long, default_value_t = TrainingSettings::DEFAULT.patience)]
+        patience: usize,
+        /// Sentences per update.
+        #[arg(long, default_value_t = TrainingSettings::DEFAULT.batch_size)]
+        batch_size: usize,
+        #[arg(long, value_enum, default_value_t = DeviceKind::Cpu)]
+        device: DeviceKind,
+        #[arg(long, value_enum, default_value_t = BenchFormat::Markdown)]
+        format: BenchFormat,
+        /// Where each run's result is kept, so that a bench run again trains only what it
+        /// has not measured; default: $XDG_CACHE_HOME/rulelens/bench (~/.cache/rulelens/bench).
+        #[arg(long, value_name = "DIR")]
+        cache: Option<PathBuf>,
+        /// Train every run, reading and keeping no result.
+        #[arg(long)]
+        no_cache: bool,
+    },
     /// Read a trained network's patterns back as regular expressions.
     Reconstruct {
         /// A checkpoint folder written by `rulelens train`.
@@ -192,6 +246,12 @@ enum RulesFormat {
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
+    Json,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchFormat {
+    Markdown,
     Json,
 }
 
@@ -376,6 +436,42 @@ fn main() -> ExitCode {
             },
             read_limits,
         ),
+        Command::Bench {
+            rules,
+            train,
+            dev,
+            models,
+            fractions,
+            seeds,
+            embeddings,
+            epochs,
+            patience,
+            batch_size,
+            device,
+            format,
+            cache,
+            no_cache,
+        } => cli::bench::run(cli::bench::BenchArgs {
+            rules,
+            train,
+            dev,
+            plan: BenchPlan {
+                contenders: models,
+                fractions,
+                seeds: (0..seeds).collect(),
+                settings: TrainingSettings {
+                    embeddings,
+                    epochs,
+                    patience,
+                    batch_size,
+                    device,
+                    ..TrainingSettings::DEFAULT
+                },
+            },
+            cache: (!no_cache).then(|| cache.unwrap_or_else(rulelens::project::default_bench_root)),
+            json_output: format == BenchFormat::Json,
+            read_limits,
+        }),
         Command::Dot {
             rules,
             pattern,

@@ -1080,3 +1080,158 @@ fn train_from_a_checkpoint_warm_starts_keeps_the_zero_shot_network_and_says_when
     assert!(manifest("other")["warm_start"].is_null());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn bench_lays_every_model_side_by_side_measures_what_train_and_eval_measure_and_reads_its_cache() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-bench-{}", std::process::id()));
+    let cache = dir.join("cache");
+    let cache = cache.to_str().unwrap();
+    let common = [
+        "tests/data/train/tiny.rules",
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--epochs",
+        "3",
+        "--patience",
+        "3",
+        "--batch-size",
+        "8",
+    ];
+    let bench = |extra: &[&str]| {
+        let mut args = vec!["bench"];
+        args.extend_from_slice(&common);
+        args.extend_from_slice(&["--fractions", "1,0.5", "--seeds", "2", "--cache", cache]);
+        args.extend_from_slice(extra);
+        rulelens(&args)
+    };
+    let output = bench(&["--format", "json"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let report = json(&output);
+    let models = [
+        "rules", "fa-rnn", "fa-gru", "bifa-rnn", "bifa-gru", "sopa", "slstm", "mvma-g",
+    ];
+    assert_eq!(report["models"], serde_json::json!(models));
+    // The rule system once; every network at both shares with both seeds.
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1 + 7 * 2 * 2, "{report}");
+    assert_eq!(report["cells"].as_array().unwrap().len(), 8 * 2);
+    let labeled = std::fs::read_to_string("tests/data/train/dev.tsv")
+        .unwrap()
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .count() as u64;
+    for run in runs {
+        assert_eq!(run["dev_labeled"], labeled, "{run}");
+        let accuracy = run["dev_accuracy"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&accuracy), "{run}");
+    }
+    // The rule system's figure is `check`'s.
+    let check = json(&rulelens(&[
+        "check",
+        "tests/data/train/tiny.rules",
+        "--format",
+        "json",
+    ]));
+    let dev_check = check["corpora"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|corpus| corpus["corpus"] == "dev")
+        .unwrap()["accuracy"]
+        .clone();
+    assert_eq!(runs[0]["model"], "rules");
+    assert_eq!(runs[0]["dev_accuracy"], dev_check);
+    // A run is what `train` and `eval` give with the same settings.
+    let out = dir.join("fa-gru-half-seed-1");
+    let out = out.to_str().unwrap();
+    let mut train = vec!["train"];
+    train.extend_from_slice(&common);
+    train.extend_from_slice(&[
+        "--model",
+        "fa-gru",
+        "--fraction",
+        "0.5",
+        "--seed",
+        "1",
+        "--out",
+        out,
+    ]);
+    let trained = rulelens(&train);
+    assert_eq!(trained.status.code(), Some(0), "{trained:?}");
+    let eval = json(&rulelens(&[
+        "eval",
+        out,
+        "--corpus",
+        "tests/data/train/dev.tsv",
+        "--format",
+        "json",
+    ]));
+    let same = runs
+        .iter()
+        .find(|run| run["model"] == "fa-gru" && run["fraction"] == 0.5 && run["seed"] == 1)
+        .unwrap();
+    assert_eq!(
+        same["dev_accuracy"], eval["accuracy"],
+        "{same} against {eval}"
+    );
+    // Each cell is the mean and sample deviation of its seeds.
+    for cell in report["cells"].as_array().unwrap() {
+        let values: Vec<f64> = cell["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        assert!(
+            (cell["mean"].as_f64().unwrap() - mean).abs() < 1e-9,
+            "{cell}"
+        );
+        if cell["model"] != "rules" {
+            assert_eq!(values.len(), 2, "{cell}");
+            let sd = ((values[0] - mean).powi(2) + (values[1] - mean).powi(2)).sqrt();
+            assert!((cell["sd"].as_f64().unwrap() - sd).abs() < 1e-9, "{cell}");
+        }
+    }
+    // Asked again, every run comes from the cache, and the table shows the same figures.
+    let again = bench(&[]);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("(cached)").count(), runs.len(), "{stderr}");
+    let table = String::from_utf8_lossy(&again.stdout);
+    assert!(table.contains("| model | 100 % | 50 % |"), "{table}");
+    for (model, name) in models.iter().zip([
+        "rule system",
+        "FA-RNN",
+        "FA-GRU",
+        "BiFA-RNN",
+        "BiFA-GRU",
+        "SoPa",
+        "S-LSTM",
+        "MVMA-G",
+    ]) {
+        let cell = report["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|cell| cell["model"] == *model && cell["fraction"] == 1.0)
+            .unwrap();
+        let row = table
+            .lines()
+            .find(|line| line.starts_with(&format!("| {name} |")))
+            .unwrap_or_else(|| panic!("no {name} row in {table}"));
+        assert!(
+            row.contains(&format!("{:.2}", cell["mean"].as_f64().unwrap())),
+            "{row} against {cell}"
+        );
+    }
+    // An unknown model is a usage error naming the known ones.
+    let unknown = bench(&["--models", "rules,lstm"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("mvma-g"),
+        "{unknown:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

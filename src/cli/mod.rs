@@ -1,5 +1,6 @@
 //! The subcommands of the `rulelens` binary; each module is one command.
 
+pub mod bench;
 pub mod check;
 pub mod dot;
 pub mod eval;

@@ -63,7 +63,7 @@ pub use train::{
     DevScoring, EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, accuracy,
     evenly_spaced, predict, train,
 };
-pub use warm::{WARM_SCHEDULE, WhyFull};
+pub use warm::{WARM_SCHEDULE, WhyFull, data_sha256 as training_data_sha256};
 
 /// The devices the device-parametric tests run on: the CPU, and in a build with the `cuda`
 /// feature the first GPU where one answers.

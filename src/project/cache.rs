@@ -9,13 +9,25 @@ use std::path::{Path, PathBuf};
 /// The user's cache folder for checkpoints: `$XDG_CACHE_HOME/rulelens/models`, else
 /// `~/.cache/rulelens/models`, else the system's temporary folder's `rulelens/models`.
 pub fn default_cache_root() -> PathBuf {
+    user_cache().join("models")
+}
+
+/// The user's cache folder for bench results (`project::bench`): `rulelens/bench` beside
+/// [`default_cache_root`]'s `rulelens/models`.
+pub fn default_bench_root() -> PathBuf {
+    user_cache().join("bench")
+}
+
+/// `$XDG_CACHE_HOME/rulelens`, else `~/.cache/rulelens`, else the system's temporary
+/// folder's `rulelens`.
+fn user_cache() -> PathBuf {
     let non_empty = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
     let base = non_empty("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .filter(|path| path.is_absolute())
         .or_else(|| non_empty("HOME").map(|home| PathBuf::from(home).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
-    base.join("rulelens").join("models")
+    base.join("rulelens")
 }
 
 /// The key of the network for these inputs: a SHA-256 over the rules text, the training

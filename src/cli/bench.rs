@@ -1,0 +1,237 @@
+//! `rulelens bench RULES [--models LIST] [--fractions LIST] [--seeds N]`: every model family
+//! trained on the rules file's corpora and measured on all of dev, printed as a Markdown
+//! table (mean ± standard deviation over seeds, by fraction of train) or as JSON.
+
+use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
+use anyhow::bail;
+use indicatif::{ProgressBar, ProgressStyle};
+use rulelens::automata::CompileConfig;
+use rulelens::limits::ReadLimits;
+use rulelens::model::FitEvent;
+use rulelens::project::bench::{
+    BenchData, BenchEvent, BenchPlan, Cell, Contender, RunResult, run_bench, summarize,
+};
+use serde_json::json;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// What `rulelens bench` was asked for.
+pub struct BenchArgs<'a> {
+    pub rules: PathBuf,
+    pub train: Option<PathBuf>,
+    pub dev: Option<PathBuf>,
+    pub plan: BenchPlan,
+    /// Where run results are kept; `None`: train every run.
+    pub cache: Option<PathBuf>,
+    pub json_output: bool,
+    pub read_limits: &'a ReadLimits,
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let loaded = load_rules(&args.rules, &CompileConfig::default(), args.read_limits)?;
+    if loaded.has_errors() {
+        print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
+        eprintln!(
+            "error: {} has errors; fix them before a bench",
+            args.rules.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    if let Err(message) = args.plan.check() {
+        bail!("{message}");
+    }
+    let train_path = corpus_path(&loaded, args.train.as_deref(), "train")?;
+    let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;
+    let train_file = read_corpus(&train_path, args.read_limits)?;
+    let dev_file = read_corpus(&dev_path, args.read_limits)?;
+    let data = BenchData {
+        rules: &loaded,
+        train: &train_file.examples,
+        dev: &dev_file.examples,
+    };
+    let total = args.plan.runs().len();
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("run {pos}/{len} {bar:30} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let say = |line: String| match &bar {
+        Some(bar) => bar.println(line),
+        None => eprintln!("{line}"),
+    };
+    let mut current = String::new();
+    let mut failures: Vec<(String, String)> = Vec::new();
+    let mut on_event = |event: BenchEvent| match event {
+        BenchEvent::Starting {
+            index, run, cached, ..
+        } => {
+            current = run_name(run.contender, run.fraction, run.seed);
+            if let Some(bar) = &bar {
+                bar.set_position(index as u64);
+                bar.set_message(format!(
+                    "{current}{}",
+                    if cached { " (cached)" } else { "" }
+                ));
+            }
+        }
+        BenchEvent::Training(FitEvent::Epoch(report)) => {
+            if let Some(bar) = &bar {
+                bar.set_message(format!(
+                    "{current}: epoch {}, dev {:.2} %",
+                    report.epoch,
+                    100.0 * report.dev_accuracy
+                ));
+            }
+        }
+        BenchEvent::Training(_) => {}
+        BenchEvent::Finished(result) => {
+            say(format!(
+                "{current}: dev {:.2} %{}",
+                100.0 * result.dev_accuracy,
+                if result.cached {
+                    " (cached)".to_string()
+                } else if result.epochs_run > 0 {
+                    format!(
+                        ", epoch {} of {}, {:.1} s",
+                        result.best_epoch, result.epochs_run, result.seconds
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+        }
+        BenchEvent::Failed { run, message } => {
+            let name = run_name(run.contender, run.fraction, run.seed);
+            say(format!("{name}: failed: {message}"));
+            failures.push((name, message));
+        }
+    };
+    let results = run_bench(
+        &data,
+        &args.plan,
+        args.cache.as_deref(),
+        args.read_limits,
+        &mut on_event,
+        &|| false,
+    );
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    let cells = summarize(&args.plan, &results);
+    let n_labeled = dev_file
+        .examples
+        .iter()
+        .filter(|e| e.label.is_some())
+        .count();
+    if args.json_output {
+        let report = json!({
+            "rules": args.rules.display().to_string(),
+            "train": train_path.display().to_string(),
+            "dev": dev_path.display().to_string(),
+            "dev_labeled": n_labeled,
+            "models": args.plan.contenders,
+            "fractions": args.plan.fractions,
+            "seeds": args.plan.seeds,
+            "settings": args.plan.settings.resolved(),
+            "cells": cells,
+            "runs": results,
+            "failures": failures.iter().map(|(run, message)| json!({"run": run, "message": message})).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "Dev accuracy (%) on {} ({n_labeled} labeled lines), by share of {} trained on; mean ± sd over seeds {} (each seed's in brackets).\n",
+            dev_path.display(),
+            train_path.display(),
+            args.plan
+                .seeds
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        print!("{}", markdown(&args.plan, &cells, &results));
+    }
+    Ok(if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `FA-RNN 10 % seed 1`.
+fn run_name(contender: Contender, fraction: f64, seed: u64) -> String {
+    match contender {
+        Contender::Rules => contender.display_name().to_string(),
+        _ => format!(
+            "{} {} seed {seed}",
+            contender.display_name(),
+            fraction_name(fraction)
+        ),
+    }
+}
+
+/// `100 %`, `10 %`, `1 %`.
+fn fraction_name(fraction: f64) -> String {
+    format!("{} %", 100.0 * fraction)
+}
+
+/// The table: a row per contender, a column per fraction, then the mean seconds of a run on
+/// the first fraction.
+fn markdown(plan: &BenchPlan, cells: &[Cell], results: &[RunResult]) -> String {
+    let mut out = String::from("| model |");
+    for &fraction in &plan.fractions {
+        out += &format!(" {} |", fraction_name(fraction));
+    }
+    let first = plan.fractions[0];
+    out += &format!(" seconds per run ({}) |\n| --- |", fraction_name(first));
+    out += &" ---: |".repeat(plan.fractions.len() + 1);
+    out.push('\n');
+    for &contender in &plan.contenders {
+        out += &format!("| {} |", contender.display_name());
+        for &fraction in &plan.fractions {
+            let cell = cells
+                .iter()
+                .find(|c| c.model == contender && c.fraction == fraction);
+            out += &match cell {
+                None => " – |".to_string(),
+                Some(cell) if cell.values.len() == 1 || contender == Contender::Rules => {
+                    format!(" {:.2} |", cell.mean)
+                }
+                Some(cell) => format!(
+                    " {:.2} ± {:.2} ({}) |",
+                    cell.mean,
+                    cell.sd,
+                    cell.values
+                        .iter()
+                        .map(|v| format!("{v:.1}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+        }
+        let seconds: Vec<f64> = results
+            .iter()
+            .filter(|r| {
+                r.model == contender && (contender == Contender::Rules || r.fraction == first)
+            })
+            .map(|r| r.seconds)
+            .collect();
+        out += &if seconds.is_empty() {
+            " – |\n".to_string()
+        } else {
+            format!(
+                " {:.1} |\n",
+                seconds.iter().sum::<f64>() / seconds.len() as f64
+            )
+        };
+    }
+    out
+}
