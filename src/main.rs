@@ -158,8 +158,12 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         cache: Option<PathBuf>,
         /// Train every run, reading and keeping no result.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "cached_only")]
         no_cache: bool,
+        /// Train nothing: the table of the runs the cache holds (another bench may still be
+        /// measuring the rest).
+        #[arg(long)]
+        cached_only: bool,
     },
     /// Read a trained network's patterns back as regular expressions.
     Reconstruct {
@@ -451,6 +455,7 @@ fn main() -> ExitCode {
             format,
             cache,
             no_cache,
+            cached_only,
         } => cli::bench::run(cli::bench::BenchArgs {
             rules,
             train,
@@ -469,6 +474,7 @@ fn main() -> ExitCode {
                 },
             },
             cache: (!no_cache).then(|| cache.unwrap_or_else(rulelens::project::default_bench_root)),
+            cached_only,
             json_output: format == BenchFormat::Json,
             read_limits,
         }),

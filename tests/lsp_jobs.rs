@@ -397,3 +397,127 @@ fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and
     assert_eq!(server.stop(), 0);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The title of the lens on the rules' `default` line, once the save's analysis is in.
+fn yardstick_title(server: &mut Server, rules_uri: &str) -> String {
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let lenses = server.request(
+            "textDocument/codeLens",
+            json!({ "textDocument": { "uri": rules_uri } }),
+        );
+        let title = lenses["result"].as_array().and_then(|lenses| {
+            lenses
+                .iter()
+                .filter_map(|lens| lens["command"]["title"].as_str())
+                .find(|title| title.starts_with("dev: rules "))
+        });
+        if let Some(title) = title {
+            return title.to_string();
+        }
+        assert!(Instant::now() < deadline, "no yardstick lens in {lenses}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn the_default_line_shows_the_rules_against_their_networks_and_a_yardstick_trained_or_read_from_the_bench_cache()
+ {
+    let dir = temp_dir("yardstick");
+    let cache = dir.join("cache");
+    let bench_cache = dir.join("bench");
+    let (rules, paths) = project(&dir, &["tiny.rules".to_string()]);
+    let rules_uri = uri(&paths[0]);
+    let options = |train: bool, bench: &Path| {
+        let mut options = training(&cache, 0.0);
+        options["yardstick"] = json!({ "train": train, "model": "mvma-g", "cache": bench });
+        options
+    };
+    // Training on: the black box trains beside the networks, and its figure joins the lens.
+    let mut server = Server::start();
+    server.initialize(
+        json!({ "window": { "workDoneProgress": true } }),
+        options(true, &bench_cache),
+    );
+    server.open(&rules_uri, "rules", &rules);
+    save(&mut server, &rules_uri);
+    server.wait_for(progress_end("rulelens/train/"));
+    server.wait_for(progress_end("rulelens/patterns/"));
+    server.wait_for(progress_end("rulelens/yardstick/"));
+    let title = yardstick_title(&mut server, &rules_uri);
+    // The rules' figure is `check`'s: 23 of the 30 dev lines.
+    assert!(title.starts_with("dev: rules 76.7% · FA-RNN "), "{title}");
+    assert!(title.contains(" · SoPa "), "{title}");
+    let files: Vec<PathBuf> = std::fs::read_dir(&bench_cache)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let result: Value = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    assert_eq!(result["model"], "mvma-g");
+    let figure = format!(
+        "black box (MVMA-G) {:.1}%",
+        100.0 * result["dev_accuracy"].as_f64().unwrap()
+    );
+    assert!(title.ends_with(&figure), "{title} against {result}");
+    let logs = logs_until(&mut server, |logs| {
+        count(logs, "yardstick MVMA-G trained") == 1
+    });
+    assert_eq!(count(&logs, "training the yardstick"), 1, "{logs:#?}");
+    // An edit of a rule keeps the labels: the yardstick stays, and trains no more.
+    let edited = rules.replace("( win | free )", "( win | free | prize )");
+    edit_and_save(&mut server, &rules_uri, &edited, 2);
+    server.wait_for(progress_end("rulelens/train/"));
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(yardstick_title(&mut server, &rules_uri).ends_with(&figure));
+    let logs = logs_until(&mut server, |_| true);
+    assert_eq!(count(&logs, "training the yardstick"), 1, "{logs:#?}");
+    assert_eq!(server.stop(), 0);
+
+    // `rulelens bench` with the same settings reads the server's result from the cache.
+    let bench = std::process::Command::new(env!("CARGO_BIN_EXE_rulelens"))
+        .args([
+            "bench",
+            paths[0].to_str().unwrap(),
+            "--models",
+            "mvma-g",
+            "--fractions",
+            "1",
+        ])
+        .args([
+            "--seeds", "1", "--epochs", "3", "--format", "json", "--cache",
+        ])
+        .arg(&bench_cache)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&bench.stderr).contains("(cached)"),
+        "{bench:?}"
+    );
+    let report: Value = serde_json::from_slice(&bench.stdout).unwrap();
+    assert_eq!(report["runs"][0]["dev_accuracy"], result["dev_accuracy"]);
+
+    // Training off: the figure comes from the bench cache; with an empty cache, none.
+    for (bench, shown) in [
+        (&bench_cache, figure.as_str()),
+        (&dir.join("empty"), "black box (MVMA-G) not measured"),
+    ] {
+        let mut server = Server::start();
+        server.initialize(json!({}), options(false, bench));
+        server.open(&rules_uri, "rules", &rules);
+        save(&mut server, &rules_uri);
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let title = yardstick_title(&mut server, &rules_uri);
+            if title.ends_with(shown) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "{title}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let logs = logs_until(&mut server, |_| true);
+        assert_eq!(count(&logs, "training the yardstick"), 0, "{logs:#?}");
+        assert_eq!(server.stop(), 0);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -9,7 +9,8 @@ use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
 use rulelens::model::FitEvent;
 use rulelens::project::bench::{
-    BenchData, BenchEvent, BenchPlan, Cell, Contender, RunResult, run_bench, summarize,
+    BenchData, BenchEvent, BenchPlan, Cell, Contender, RunResult, cached_results, run_bench,
+    summarize,
 };
 use serde_json::json;
 use std::io::IsTerminal;
@@ -24,6 +25,8 @@ pub struct BenchArgs<'a> {
     pub plan: BenchPlan,
     /// Where run results are kept; `None`: train every run.
     pub cache: Option<PathBuf>,
+    /// Train nothing: print what `cache` holds.
+    pub cached_only: bool,
     pub json_output: bool,
     pub read_limits: &'a ReadLimits,
 }
@@ -113,14 +116,17 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             failures.push((name, message));
         }
     };
-    let results = run_bench(
-        &data,
-        &args.plan,
-        args.cache.as_deref(),
-        args.read_limits,
-        &mut on_event,
-        &|| false,
-    );
+    let results = match (&args.cache, args.cached_only) {
+        (Some(cache), true) => cached_results(&data, &args.plan, cache, args.read_limits),
+        _ => run_bench(
+            &data,
+            &args.plan,
+            args.cache.as_deref(),
+            args.read_limits,
+            &mut on_event,
+            &|| false,
+        ),
+    };
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

@@ -1,6 +1,7 @@
 //! Figures shown inline: a code lens above each pattern with its coverage and precision on
-//! the bound corpora, and an inlay hint at the end of each corpus line with what the rules
-//! (and the trained network) predict for it.
+//! the bound corpora, one on the `default` line with where the rules stand against the
+//! networks and a black-box yardstick on dev, and an inlay hint at the end of each corpus
+//! line with what the rules (and the trained network) predict for it.
 //!
 //! Lenses read the last saved analysis (by [`PatternKey`], so they stay on their pattern
 //! while the text is edited); hints classify the lines asked for, and score them with the
@@ -11,6 +12,7 @@ use super::corpus_lines::examples_in;
 use super::trained::TrainedModel;
 use crate::corpus::Format;
 use crate::rules_file::RulesFile;
+use crate::syntax::ast::StatementKind;
 use crate::text::LineIndex;
 use text_size::{TextRange, TextSize};
 
@@ -59,6 +61,60 @@ pub fn pattern_lenses(file: &RulesFile, analysis: &RulesAnalysis) -> Vec<Lens> {
     // The rule set lists named patterns before anonymous rules.
     lenses.sort_by_key(|lens| lens.range.start());
     lenses
+}
+
+/// How one model stands on dev, for [`yardstick_lens`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Standing {
+    /// `rules`, `FA-RNN`, `SoPa`, `black box (S-LSTM)`, ….
+    pub name: String,
+    pub dev: Measure,
+}
+
+/// A model's dev figure, or why there is none yet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Measure {
+    /// Dev accuracy in [0, 1]; `earlier` when it is the network of an earlier save of the
+    /// rules (the one for this text is not in yet).
+    Accuracy { value: f64, earlier: bool },
+    /// Training in the background.
+    Training,
+    /// Neither measured nor training (the black box: `rulelens bench`, or the setting that
+    /// trains it in the background, measures it).
+    NotMeasured,
+}
+
+/// The lens on the `default` statement (else the first statement) with how the rules and
+/// the models of `standings` do on dev, in their order:
+/// `dev: rules 57.2% · FA-RNN 91.0% · SoPa 90.1% · black box (S-LSTM) 92.3%`. `None`
+/// without any standing.
+pub fn yardstick_lens(file: &RulesFile, standings: &[Standing]) -> Option<Lens> {
+    if standings.is_empty() {
+        return None;
+    }
+    let statements = &file.parse.file.statements;
+    let range = statements
+        .iter()
+        .find(|statement| matches!(statement.kind, StatementKind::Default { .. }))
+        .or_else(|| statements.first())
+        .map_or_else(TextRange::default, |statement| statement.range);
+    let parts: Vec<String> = standings
+        .iter()
+        .map(|standing| match standing.dev {
+            Measure::Accuracy { value, earlier } => format!(
+                "{} {:.1}%{}",
+                standing.name,
+                100.0 * value,
+                if earlier { " (earlier save)" } else { "" }
+            ),
+            Measure::Training => format!("{} training…", standing.name),
+            Measure::NotMeasured => format!("{} not measured", standing.name),
+        })
+        .collect();
+    Some(Lens {
+        range,
+        title: format!("dev: {}", parts.join(" · ")),
+    })
 }
 
 /// A label shown at a position.
@@ -125,4 +181,63 @@ pub fn line_hints(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::SourceText;
+
+    fn file(text: &str) -> RulesFile {
+        RulesFile::analyze(
+            SourceText::from_bytes(text.as_bytes()),
+            None,
+            &Default::default(),
+        )
+    }
+
+    #[test]
+    fn the_yardstick_stands_on_the_default_line_and_lists_every_model_in_order() {
+        let text = "spam: $* free $*\ndefault ham\npattern p = $* win $*\n";
+        let standings = [
+            Standing {
+                name: "rules".into(),
+                dev: Measure::Accuracy {
+                    value: 0.572,
+                    earlier: false,
+                },
+            },
+            Standing {
+                name: "FA-RNN".into(),
+                dev: Measure::Accuracy {
+                    value: 0.91,
+                    earlier: true,
+                },
+            },
+            Standing {
+                name: "SoPa".into(),
+                dev: Measure::Training,
+            },
+            Standing {
+                name: "black box (S-LSTM)".into(),
+                dev: Measure::NotMeasured,
+            },
+        ];
+        let lens = yardstick_lens(&file(text), &standings).unwrap();
+        assert_eq!(&text[lens.range], "default ham");
+        assert_eq!(
+            lens.title,
+            "dev: rules 57.2% · FA-RNN 91.0% (earlier save) · SoPa training… · black box (S-LSTM) not measured"
+        );
+        // Without a `default`, on the first statement; nothing to show, no lens.
+        let text = "\n# spam\nspam: $* free $*\n";
+        let lens = yardstick_lens(&file(text), &standings[..1]).unwrap();
+        assert_eq!(&text[lens.range], "spam: $* free $*");
+        assert_eq!(yardstick_lens(&file(text), &[]), None);
+        // An empty file: at its start.
+        assert_eq!(
+            yardstick_lens(&file(""), &standings[..1]).unwrap().range,
+            TextRange::default()
+        );
+    }
 }

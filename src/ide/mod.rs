@@ -59,7 +59,7 @@ pub use hover::{
     PatternFigures, PatternHover, PatternScore, PatternsView, RulesHover, hover_line, hover_rules,
     patterns_view,
 };
-pub use lens::{InlayHint, Lens, line_hints, pattern_lenses};
+pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
 pub use markdown::{render_line_hover, render_rules_hover};
 pub use navigation::{
     NameAt, NameKind, RenameError, definition, name_at, prepare_rename, references, rename,

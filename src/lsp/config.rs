@@ -93,6 +93,32 @@ impl Default for Suggest {
     }
 }
 
+/// The black box that the lens on the `default` line measures the rules and their networks
+/// against (`project::bench`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Yardstick {
+    /// Train the black box in the background after a save whose corpora the bench cache
+    /// has no figure for (minutes of one core: the S-LSTM on SMS takes about 13), beside
+    /// the save's networks. Off: the lens shows what `rulelens bench` measured.
+    pub train: bool,
+    /// The black box: `slstm` or `mvma-g`.
+    pub model: ModelKind,
+    /// Where bench results are kept, shared with `rulelens bench --cache`; default:
+    /// `rulelens/bench` in the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`).
+    pub cache: Option<PathBuf>,
+}
+
+impl Default for Yardstick {
+    fn default() -> Yardstick {
+        Yardstick {
+            train: false,
+            model: ModelKind::Slstm,
+            cache: None,
+        }
+    }
+}
+
 /// Extra corpora for a rules file, by binding name (`train`, `dev`, …).
 pub type CorpusBindings = BTreeMap<String, PathBuf>;
 
@@ -102,6 +128,7 @@ pub type CorpusBindings = BTreeMap<String, PathBuf>;
 pub struct Settings {
     pub training: Training,
     pub suggest: Suggest,
+    pub yardstick: Yardstick,
     /// W0502's and W0503's thresholds (`minPrecision`, `conflictShare`).
     #[serde(flatten)]
     pub findings: FindingsConfig,
@@ -121,6 +148,7 @@ impl Default for Settings {
         Settings {
             training: Training::default(),
             suggest: Suggest::default(),
+            yardstick: Yardstick::default(),
             findings: FindingsConfig::default(),
             max_line_diagnostics: DEFAULT_MAX_MISCLASSIFIED,
             reconstruct_threshold: ReconstructConfig::default().threshold,
@@ -179,6 +207,12 @@ impl Options {
             .config
             .check()
             .map_err(|message| format!("rulelens.suggest: {message}"))?;
+        if !settings.yardstick.model.is_black_box() {
+            return Err(format!(
+                "rulelens.yardstick.model must be a black box (slstm or mvma-g), not {}",
+                settings.yardstick.model.display_name()
+            ));
+        }
         if !(settings.training.delay >= 0.0 && settings.training.delay <= 3600.0) {
             return Err(format!(
                 "rulelens.training.delay must be between 0 and 3600 seconds, not {}",
@@ -209,7 +243,7 @@ fn culprit(map: &Map<String, Value>) -> Option<String> {
     let reads = |value: Value| serde_json::from_value::<Settings>(value).is_ok();
     for (key, value) in map {
         if let (true, Value::Object(group)) = (
-            ["training", "limits", "suggest"].contains(&key.as_str()),
+            ["training", "limits", "suggest", "yardstick"].contains(&key.as_str()),
             value,
         ) {
             for (field, inner) in group {
@@ -234,6 +268,7 @@ impl Settings {
         let training = &mut self.training;
         training.settings.embeddings = training.settings.embeddings.as_deref().map(absolute);
         training.model_cache = training.model_cache.as_deref().map(absolute);
+        self.yardstick.cache = self.yardstick.cache.as_deref().map(absolute);
         self.corpora = std::mem::take(&mut self.corpora)
             .into_iter()
             .map(|(rules, bindings)| {
@@ -358,6 +393,11 @@ mod tests {
             "rulelens.training: beta must be in [0, 1], not 3"
         );
         assert!(Options::from_json(json!([1])).is_err());
+        let yardstick = options(json!({ "yardstick": { "model": "fa-rnn" } })).resolve(None);
+        assert_eq!(
+            yardstick.unwrap_err(),
+            "rulelens.yardstick.model must be a black box (slstm or mvma-g), not FA-RNN"
+        );
         let limits = options(json!({ "limits": { "maxCorpusBytes": "lots" } }));
         let error = limits.resolve(None).unwrap_err();
         assert!(
@@ -418,6 +458,16 @@ mod tests {
             (
                 "rulelens.training.model",
                 names(ModelKind::value_variants().iter().map(serde_name).collect()),
+            ),
+            (
+                "rulelens.yardstick.model",
+                names(
+                    ModelKind::value_variants()
+                        .iter()
+                        .filter(|model| model.is_black_box())
+                        .map(serde_name)
+                        .collect(),
+                ),
             ),
             (
                 "rulelens.training.scoring",

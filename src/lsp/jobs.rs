@@ -20,9 +20,10 @@
 //! Results are stored only while their job is still the newest of its project. All heavy
 //! work runs on tokio's blocking pool; these tasks only await it and forward progress.
 
-use super::capabilities::ClientFlags;
 use super::config::Settings;
+use super::report::{Progress, name, refresh_views};
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
+use super::yardstick;
 use crate::ide::{RulesAnalysis, TrainedModel, TrainedPatterns, model_findings};
 use crate::model::checkpoint::Manifest;
 use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource, WARM_SCHEDULE};
@@ -37,11 +38,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::sync::{Semaphore, watch};
-use tower_lsp_server::ls_types::{MessageType, NumberOrString};
-use tower_lsp_server::{Bounded, NotCancellable, OngoingProgress};
-
-/// How long the server waits for the client to accept a progress token, or to refresh.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
+use tower_lsp_server::ls_types::MessageType;
 
 /// Runs until the server stops: hands each job to its project's worker.
 pub async fn run(session: Arc<Session>, mut requests: UnboundedReceiver<JobRequest>) {
@@ -73,19 +70,12 @@ async fn work(
     }
 }
 
-/// The display name of a project in messages: its file name.
-fn name(key: &Path) -> String {
-    key.file_name().map_or_else(
-        || key.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    )
-}
-
 async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobRequest) {
     let Some(saved) = analyze(session, &job).await else {
         return;
     };
     spawn_suggestions(session, &job, &saved);
+    yardstick::spawn(session, &networks.yardsticks, &job, &saved);
     let settings = session.snapshot().settings.clone();
     if let Some(training) = settings.training.rules_network()
         && !rule_network(session, networks, &job, &saved, training).await
@@ -863,66 +853,6 @@ impl Unfinished {
     }
 }
 
-/// `$/progress` of one training, when the client supports it.
-struct Progress(Option<OngoingProgress<Bounded, NotCancellable>>);
-
-impl Progress {
-    async fn begin(
-        session: &Session,
-        client: &ClientFlags,
-        token: &str,
-        title: &str,
-        file: &str,
-    ) -> Progress {
-        if !client.work_done_progress {
-            return Progress(None);
-        }
-        let token = NumberOrString::String(token.to_string());
-        let created = tokio::time::timeout(
-            CLIENT_TIMEOUT,
-            session.client.create_work_done_progress(token.clone()),
-        )
-        .await;
-        if !matches!(created, Ok(Ok(()))) {
-            return Progress(None);
-        }
-        let ongoing = session
-            .client
-            .progress(token, title.to_string())
-            .with_percentage(0)
-            .with_message(format!("{file}: preparing"))
-            .begin()
-            .await;
-        Progress(Some(ongoing))
-    }
-
-    async fn report(&self, message: String, percentage: u32) {
-        if let Some(progress) = &self.0 {
-            progress.report_with_message(message, percentage).await;
-        }
-    }
-
-    async fn end(self, message: String) {
-        if let Some(progress) = self.0 {
-            progress.finish_with_message(message).await;
-        }
-    }
-}
-
-/// Asks the client to refresh inlay hints and code lenses, where it supports that.
-fn refresh_views(session: &Arc<Session>) {
-    let flags = session.snapshot().client;
-    let client = session.client.clone();
-    tokio::spawn(async move {
-        if flags.inlay_hint_refresh {
-            let _ = tokio::time::timeout(CLIENT_TIMEOUT, client.inlay_hint_refresh()).await;
-        }
-        if flags.code_lens_refresh {
-            let _ = tokio::time::timeout(CLIENT_TIMEOUT, client.code_lens_refresh()).await;
-        }
-    });
-}
-
 /// A network prepared for the editor, as the jobs make it: the rule network
 /// ([`TrainedModel`]) or the SoPa that learns patterns beside it ([`TrainedPatterns`]).
 trait Prepared: Send + Sync + Sized + 'static {
@@ -1116,6 +1046,8 @@ struct Networks {
     rules: Registry<TrainedModel>,
     patterns: Registry<TrainedPatterns>,
     training: Semaphore,
+    /// The black-box yardsticks training beside the networks (`yardstick.rs`).
+    yardsticks: Arc<yardstick::InFlight>,
 }
 
 impl Default for Networks {
@@ -1124,6 +1056,7 @@ impl Default for Networks {
             rules: Registry::default(),
             patterns: Registry::default(),
             training: Semaphore::new(1),
+            yardsticks: Arc::default(),
         }
     }
 }

@@ -22,10 +22,12 @@ pub mod ext;
 mod handlers;
 mod jobs;
 mod publish;
+mod report;
 mod server;
 mod state;
 mod sync;
 mod transport;
+mod yardstick;
 
 pub use config::{Options, Settings, Training};
 // For the `transport` fuzz target (fuzz/fuzz_targets/transport.rs) only.

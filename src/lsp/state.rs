@@ -15,7 +15,8 @@ use super::config::{Options, Settings};
 use super::convert::{Encoding, Text};
 use super::documents::{Document, Kind};
 use crate::corpus::Format;
-use crate::ide::{Finding, RulesAnalysis, TrainedModel, TrainedPatterns, WordFrequencies};
+use crate::ide::{Finding, Measure, RulesAnalysis, TrainedModel, TrainedPatterns, WordFrequencies};
+use crate::model::ModelKind;
 use crate::project::{self, Binding, OpenCorpus};
 use crate::rules_file::RulesFile;
 use crate::suggest::{Suggestion, rank};
@@ -120,6 +121,18 @@ pub struct Project {
     pub training: Option<Arc<str>>,
     /// The suggestions of a save, once computed.
     pub suggestions: Option<Arc<SavedSuggestions>>,
+    /// The black-box yardstick of the saved corpora, for the lens on the `default` line.
+    pub yardstick: Option<Yardstick>,
+}
+
+/// A project's black-box yardstick: its bench run's key (`project::bench::run_key`: the
+/// corpora, the rules' labels and the settings), the model, and its dev figure or why
+/// there is none yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Yardstick {
+    pub key: String,
+    pub model: ModelKind,
+    pub measure: Measure,
 }
 
 impl Project {
@@ -139,6 +152,7 @@ impl Project {
             wanted_patterns: None,
             training: None,
             suggestions: None,
+            yardstick: None,
         }
     }
 

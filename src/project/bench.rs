@@ -119,9 +119,9 @@ impl BenchPlan {
         }
     }
 
-    /// The runs in the order they are made: for each fraction, each seed, each contender
-    /// (so that the cheap, full-data figures of every model come first); the rule system
-    /// once, trained on nothing.
+    /// The runs in the order they are made: for each seed, each fraction, each contender
+    /// (so that the first seed's whole table comes first, and a bench stopped early has
+    /// every cell); the rule system once, trained on nothing.
     pub fn runs(&self) -> Vec<RunSpec> {
         let mut runs = Vec::new();
         if self.contenders.contains(&Contender::Rules) {
@@ -131,8 +131,8 @@ impl BenchPlan {
                 seed: 0,
             });
         }
-        for &fraction in &self.fractions {
-            for &seed in &self.seeds {
+        for &seed in &self.seeds {
+            for &fraction in &self.fractions {
                 for &contender in &self.contenders {
                     if contender != Contender::Rules {
                         runs.push(RunSpec {
@@ -524,9 +524,16 @@ mod tests {
         let runs = plan.runs();
         assert_eq!(runs.len(), 1 + 2 * 2 * 3);
         assert_eq!(runs[0].contender, Contender::Rules);
-        // The full-data runs come first.
-        assert!(runs[1..7].iter().all(|run| run.fraction == 1.0));
-        let settings = plan.settings_of(runs[3]);
+        // The first seed's runs come first, at every fraction.
+        assert!(runs[1..5].iter().all(|run| run.seed == 0));
+        assert_eq!(
+            runs[1..5]
+                .iter()
+                .map(|run| run.fraction)
+                .collect::<Vec<_>>(),
+            [1.0, 1.0, 0.1, 0.1]
+        );
+        let settings = plan.settings_of(runs[5]);
         assert_eq!(
             (settings.model, settings.fraction, settings.seed),
             (ModelKind::FaRnn, 1.0, 1)

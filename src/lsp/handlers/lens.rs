@@ -1,9 +1,11 @@
-//! `textDocument/codeLens` (a pattern's figures above it, in a rules file) and
+//! `textDocument/codeLens` (a pattern's figures above it, and the rules against their
+//! networks and the black-box yardstick on the `default` line, in a rules file) and
 //! `textDocument/inlayHint` (the predicted labels at the end of corpus lines), from
 //! `ide::pattern_lenses` and `ide::line_hints`.
 
-use crate::ide::{line_hints, pattern_lenses};
-use crate::lsp::state::Snapshot;
+use crate::ide::{Measure, RulesAnalysis, Standing, line_hints, pattern_lenses, yardstick_lens};
+use crate::lsp::state::{Project, Snapshot};
+use crate::model::ModelKind;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
     CodeLens, CodeLensParams, Command, InlayHint, InlayHintLabel, InlayHintParams, InlayHintTooltip,
@@ -17,8 +19,13 @@ pub fn code_lens(snapshot: &Snapshot, params: CodeLensParams) -> Result<Option<V
         return Ok(None);
     };
     let text = view.text();
+    let mut lenses = pattern_lenses(&view.file, &saved.analysis);
+    lenses.extend(yardstick_lens(
+        &view.file,
+        &standings(snapshot, view.project, &saved.analysis),
+    ));
     Ok(Some(
-        pattern_lenses(&view.file, &saved.analysis)
+        lenses
             .into_iter()
             .map(|lens| CodeLens {
                 range: text.lsp_range(lens.range),
@@ -32,6 +39,67 @@ pub fn code_lens(snapshot: &Snapshot, params: CodeLensParams) -> Result<Option<V
             })
             .collect(),
     ))
+}
+
+/// How the rules, the save's networks and the black-box yardstick stand on dev; none
+/// without a dev corpus.
+fn standings(snapshot: &Snapshot, project: &Project, analysis: &RulesAnalysis) -> Vec<Standing> {
+    let Some(rules) = analysis
+        .corpus("dev")
+        .and_then(|dev| dev.evaluation.accuracy())
+    else {
+        return Vec::new();
+    };
+    let mut standings = vec![Standing {
+        name: "rules".to_string(),
+        dev: Measure::Accuracy {
+            value: rules,
+            earlier: false,
+        },
+    }];
+    let training = &snapshot.settings.training;
+    // A network in memory, of this save or (until this save's is in) of an earlier one.
+    let network = |held: Option<f64>, key: &Option<String>, wanted: &Option<String>| match held {
+        Some(value) => Measure::Accuracy {
+            value,
+            earlier: key != wanted,
+        },
+        None if training.enabled => Measure::Training,
+        None => Measure::NotMeasured,
+    };
+    if let Some(settings) = training.rules_network() {
+        standings.push(Standing {
+            name: settings.model.display_name().to_string(),
+            dev: network(
+                project
+                    .model
+                    .as_ref()
+                    .map(|m| m.manifest.metrics.dev_accuracy),
+                &project.model_key,
+                &project.wanted_model,
+            ),
+        });
+    }
+    if training.patterns_network().is_some() {
+        standings.push(Standing {
+            name: ModelKind::Sopa.display_name().to_string(),
+            dev: network(
+                project
+                    .patterns
+                    .as_ref()
+                    .map(|p| p.manifest.metrics.dev_accuracy),
+                &project.patterns_key,
+                &project.wanted_patterns,
+            ),
+        });
+    }
+    if let Some(yardstick) = &project.yardstick {
+        standings.push(Standing {
+            name: format!("black box ({})", yardstick.model.display_name()),
+            dev: yardstick.measure.clone(),
+        });
+    }
+    standings
 }
 
 pub fn inlay_hints(snapshot: &Snapshot, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
