@@ -19,6 +19,7 @@ mod gates;
 mod leaky_clamp;
 mod matmul;
 mod mvma;
+mod mvma_recurrence;
 mod network;
 mod parameters;
 mod recurrence;

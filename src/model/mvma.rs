@@ -21,6 +21,7 @@
 use super::batch::Batch;
 use super::dropout::dropped;
 use super::fa_rnn::FaRnn;
+use super::mvma_recurrence::MvmaRecurrence;
 use super::network::Network;
 use super::parameters::{Init, Parameters};
 use super::rng::SplitMix64;
@@ -163,16 +164,31 @@ impl Mvma {
         let b = batch.lengths.len();
         let size = self.hidden_size();
         let device = w.embedding.device();
-        let mut h = Tensor::zeros((b, size), candle_core::DType::F32, device)?;
-        let n = batch.words.dim(1)?;
-        if n == 0 {
+        let h = Tensor::zeros((b, size), candle_core::DType::F32, device)?;
+        if batch.words.dim(1)? == 0 {
             return Ok(h);
         }
         let terms = self.token_terms(w, &batch.words, rng)?;
-        for t in 0..n {
-            let next = (terms.g.narrow(1, t, 1)?.squeeze(1)? + Self::apply_a(w, &terms, t, &h)?)?;
+        if device.is_cpu() {
+            let side_by_side = Tensor::cat(&[&terms.g, &terms.on_n, &terms.on_z, &terms.on_h], 2)?;
+            let recurrence = MvmaRecurrence::new(batch.lengths.clone());
+            return side_by_side.apply_op2(&w.recurrent.contiguous()?, recurrence);
+        }
+        Self::final_states_unfused(w, &terms, &batch.mask, h)
+    }
+
+    /// [`Mvma::final_states`] as a chain of tensor operations, a step at a time: the path of
+    /// devices other than the CPU (whose fused operation it is tested against).
+    fn final_states_unfused(
+        w: &Weights,
+        terms: &TokenTerms,
+        mask: &Tensor,
+        mut h: Tensor,
+    ) -> Result<Tensor> {
+        for t in 0..mask.dim(1)? {
+            let next = (terms.g.narrow(1, t, 1)?.squeeze(1)? + Self::apply_a(w, terms, t, &h)?)?;
             // Padding keeps the state of the sentence's last token.
-            let mask = batch.mask.narrow(1, t, 1)?;
+            let mask = mask.narrow(1, t, 1)?;
             h = (next.broadcast_mul(&mask)? + h.broadcast_mul(&mask.affine(-1.0, 1.0)?)?)?;
         }
         Ok(h)
@@ -255,7 +271,7 @@ mod tests {
     use super::*;
     use crate::model::batch::Sentence;
     use crate::model::settings::ModelKind;
-    use candle_core::Device;
+    use candle_core::{DType, Device};
     use std::collections::HashMap;
 
     const H: usize = 4;
@@ -412,6 +428,60 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_fused_recurrence_computes_and_differentiates_what_the_tensor_steps_do() {
+        let net = network(&Device::Cpu);
+        let sentences: [&[u32]; 4] = [&[1, 2, 3, 4, 5, 6], &[3], &[], &[6, 2, 2]];
+        let input = batch(&sentences, &Device::Cpu);
+        // A loss that weighs every final state's entry differently.
+        let mut rng = SplitMix64::new(9);
+        let weights: Vec<f32> = (0..sentences.len() * H)
+            .map(|_| rng.next_f64() as f32 - 0.5)
+            .collect();
+        let weights = Tensor::from_vec(weights, (sentences.len(), H), &Device::Cpu).unwrap();
+        let run = |fused: bool| {
+            let w = &net.weights;
+            let states = if fused {
+                net.final_states(w, &input, None).unwrap()
+            } else {
+                let terms = net.token_terms(w, &input.words, None).unwrap();
+                let zeros = Tensor::zeros((sentences.len(), H), DType::F32, &Device::Cpu).unwrap();
+                Mvma::final_states_unfused(w, &terms, &input.mask, zeros).unwrap()
+            };
+            let loss = (&states * &weights).unwrap().sum_all().unwrap();
+            let grads = loss.backward().unwrap();
+            let grads: Vec<Vec<f32>> = net
+                .parameters()
+                .iter()
+                .map(|var| {
+                    // The readout is not on the path to the states.
+                    grads.get(var.as_tensor()).map_or_else(Vec::new, |grad| {
+                        grad.flatten_all().unwrap().to_vec1().unwrap()
+                    })
+                })
+                .collect();
+            (states.to_vec2::<f32>().unwrap(), grads)
+        };
+        let (fused, fused_grads) = run(true);
+        let (unfused, unfused_grads) = run(false);
+        for (a, b) in fused.iter().flatten().zip(unfused.iter().flatten()) {
+            assert!((a - b).abs() < 1e-5, "{fused:?} against {unfused:?}");
+        }
+        // The empty sentence keeps the zero state.
+        assert!(fused[2].iter().all(|&x| x == 0.0));
+        for (name, (a, b)) in net
+            .parameter_names()
+            .iter()
+            .zip(fused_grads.iter().zip(&unfused_grads))
+        {
+            assert_eq!(a.len(), b.len(), "{name}");
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() < 1e-5, "{name}: {a:?} against {b:?}");
+            }
+        }
+        assert!(fused_grads.iter().flatten().any(|&g| g != 0.0));
     }
 
     #[test]
