@@ -1,0 +1,620 @@
+//! The S-LSTM step's element-wise work as three fused operations with their own backward
+//! passes, on the CPU (`slstm.rs` keeps the tensor operations for other devices).
+//!
+//! As a chain of tensor operations a step is about sixty dispatches forward and as many
+//! backward, each reading and writing whole [B, N, 6H] operands on one thread; they took
+//! about 70 % of training (docs/performance.md). Here everything between the step's matrix
+//! products runs in plain loops over the batch:
+//! - [`Window`]: a word's own state and the sums of the `window` states to its left and to
+//!   its right, side by side ([B, N, H] → [B, N, 3H]), what the word gates' product reads;
+//! - [`WordCells`]: from the word gates' pre-activations, the words' new cells and states:
+//!   sigmoid gates, a softmax per dimension over the five candidates' gates, the mix of the
+//!   candidate cells (left and right sums, the word vector, the sentence's cell, the own
+//!   cell), tanh and the output gate, padding zeroed;
+//! - [`SentenceCell`]: the sentence's new cell and state: a softmax per dimension over the
+//!   sigmoid gates of the words (padding takes no share) and of the sentence, the mix of the
+//!   word cells and its own, tanh and the output gate.
+//!
+//! The sums run in the order the tensor operations add, so the fused path equals the tensor
+//! path up to float rounding (tested in `slstm.rs`, and each operation's gradient against
+//! finite differences below). The backward passes recompute the forward arithmetic from the
+//! inputs rather than keep it: a step's activations would double the gradient graph's memory.
+//! O(B · N · H · window) time and memory each way, one thread.
+
+use super::recurrence::contiguous;
+use candle_core::{CpuStorage, CustomOp1, CustomOp3, Layout, Result, Shape, Tensor};
+use std::sync::Arc;
+
+/// The candidates a word's new cell mixes (left and right sums, the word vector, the
+/// sentence's cell, its own cell); its gates are these five and the output gate.
+const CANDIDATES: usize = 5;
+
+/// Which positions of a padded batch [B, N] hold words (a nonzero mask entry), shared by the
+/// operations of every step.
+#[derive(Debug, Clone)]
+pub(crate) struct Words {
+    present: Arc<[bool]>,
+    len: usize,
+}
+
+impl Words {
+    /// From the batch's mask [B, N], row-major.
+    pub(crate) fn new(mask: &[f32], len: usize) -> Words {
+        Words {
+            present: mask.iter().map(|&m| m != 0.0).collect(),
+            len,
+        }
+    }
+
+    fn batch(&self) -> usize {
+        self.present.len().checked_div(self.len).unwrap_or(0)
+    }
+
+    fn check(&self, op: &str, batch: usize, len: usize) -> Result<()> {
+        if self.len != len || self.batch() != batch {
+            candle_core::bail!(
+                "{op}: a mask of {} positions for a batch of {batch} × {len}",
+                self.present.len()
+            );
+        }
+        Ok(())
+    }
+}
+
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// A tensor's values, row-major.
+fn values(t: &Tensor) -> Result<Vec<f32>> {
+    t.flatten_all()?.to_vec1()
+}
+
+/// Adds to `out` the rows `from` of `rows` (each `out.len()` wide) in the order given.
+fn add_rows(out: &mut [f32], rows: &[f32], from: impl Iterator<Item = usize>) {
+    let h = out.len();
+    for j in from {
+        for (o, &x) in out.iter_mut().zip(&rows[j * h..(j + 1) * h]) {
+            *o += x;
+        }
+    }
+}
+
+/// The positions whose sum is the left (1..=window before `i`) and the right (1..=window
+/// after `i`, below `len`) neighbours of `i`, nearest first, as the tensor path adds them.
+fn left_of(i: usize, window: usize) -> impl Iterator<Item = usize> {
+    (1..=window.min(i)).map(move |k| i - k)
+}
+
+fn right_of(i: usize, window: usize, len: usize) -> impl Iterator<Item = usize> {
+    (1..=window)
+        .map(move |k| i + k)
+        .take_while(move |&j| j < len)
+}
+
+/// [x, left sums, right sums] along the last axis: applied to states [B, N, H], it gives
+/// [B, N, 3H].
+#[derive(Debug)]
+pub(crate) struct Window {
+    pub(crate) width: usize,
+}
+
+impl CustomOp1 for Window {
+    fn name(&self) -> &'static str {
+        "slstm-window"
+    }
+
+    fn cpu_fwd(&self, storage: &CpuStorage, layout: &Layout) -> Result<(CpuStorage, Shape)> {
+        let (batch, len, h) = layout.shape().dims3()?;
+        let x = contiguous("slstm window", storage, layout, "x")?;
+        let mut out = vec![0f32; batch * len * 3 * h];
+        for b in 0..batch {
+            let rows = &x[b * len * h..(b + 1) * len * h];
+            for i in 0..len {
+                let at = (b * len + i) * 3 * h;
+                let (own, sums) = out[at..at + 3 * h].split_at_mut(h);
+                let (left, right) = sums.split_at_mut(h);
+                own.copy_from_slice(&rows[i * h..(i + 1) * h]);
+                add_rows(left, rows, left_of(i, self.width));
+                add_rows(right, rows, right_of(i, self.width, len));
+            }
+        }
+        Ok((CpuStorage::F32(out), Shape::from((batch, len, 3 * h))))
+    }
+
+    fn bwd(&self, x: &Tensor, _res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
+        let (batch, len, h) = x.dims3()?;
+        let g = values(grad_res)?;
+        let mut grad = vec![0f32; batch * len * h];
+        for b in 0..batch {
+            let rows = &g[b * len * 3 * h..(b + 1) * len * 3 * h];
+            for j in 0..len {
+                let out = &mut grad[(b * len + j) * h..(b * len + j + 1) * h];
+                // x_j is its own part, in the left sum of the words after it and in the
+                // right sum of those before it.
+                // Row 3i + p of `rows` (H wide) is part p of word i's gradient.
+                out.copy_from_slice(&rows[j * 3 * h..j * 3 * h + h]);
+                add_rows(out, rows, right_of(j, self.width, len).map(|i| 3 * i + 1));
+                add_rows(out, rows, left_of(j, self.width).map(|i| 3 * i + 2));
+            }
+        }
+        Ok(Some(Tensor::from_vec(grad, (batch, len, h), x.device())?))
+    }
+}
+
+/// The words' new cells and states: applied to (gate pre-activations [B, N, 6H], cells
+/// [B, N + 1, H] (the word cells, then the sentence's cell), word vectors [B, N, H]), it
+/// gives [2, B, N, H]: the new cells, then the new states.
+#[derive(Debug)]
+pub(crate) struct WordCells {
+    pub(crate) window: usize,
+    pub(crate) words: Words,
+}
+
+/// One word's forward arithmetic at one dimension, kept for its backward pass.
+struct WordUnit {
+    /// The six sigmoid gates.
+    gates: [f32; CANDIDATES + 1],
+    /// The candidates' softmax weights.
+    mix: [f32; CANDIDATES],
+    /// tanh of the new cell.
+    tanh: f32,
+}
+
+impl WordUnit {
+    /// From the gates' pre-activations (stride `h` apart) and the candidates.
+    fn new(pre: &[f32], h: usize, candidates: &[f32; CANDIDATES]) -> (WordUnit, f32) {
+        let gates: [f32; CANDIDATES + 1] = std::array::from_fn(|j| sigmoid(pre[j * h]));
+        let exps: [f32; CANDIDATES] = std::array::from_fn(|j| gates[j].exp());
+        let total: f32 = exps.iter().sum();
+        let mix = exps.map(|e| e / total);
+        let cell: f32 = mix.iter().zip(candidates).map(|(m, x)| m * x).sum();
+        let unit = WordUnit {
+            gates,
+            mix,
+            tanh: cell.tanh(),
+        };
+        (unit, cell)
+    }
+}
+
+impl WordCells {
+    /// The candidates of word `i` of a sentence (cells [N + 1, H]) at dimension `k`, from
+    /// its precomputed neighbour sums.
+    fn candidates(
+        cells: &[f32],
+        sums: (&[f32], &[f32]),
+        vector: f32,
+        (i, k, len, h): (usize, usize, usize, usize),
+    ) -> [f32; CANDIDATES] {
+        [
+            sums.0[k],
+            sums.1[k],
+            vector,
+            cells[len * h + k],
+            cells[i * h + k],
+        ]
+    }
+}
+
+impl CustomOp3 for WordCells {
+    fn name(&self) -> &'static str {
+        "slstm-word-cells"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let op = "slstm word cells";
+        let (batch, len, h) = l3.shape().dims3()?;
+        if l1.shape().dims3()? != (batch, len, (CANDIDATES + 1) * h)
+            || l2.shape().dims3()? != (batch, len + 1, h)
+        {
+            candle_core::bail!(
+                "{op}: shapes {:?}, {:?}, {:?}",
+                l1.shape(),
+                l2.shape(),
+                l3.shape()
+            );
+        }
+        self.words.check(op, batch, len)?;
+        let pre = contiguous(op, s1, l1, "pre")?;
+        let cells = contiguous(op, s2, l2, "cells")?;
+        let vectors = contiguous(op, s3, l3, "vectors")?;
+        let size = batch * len * h;
+        let mut out = vec![0f32; 2 * size];
+        let (new_c, new_h) = out.split_at_mut(size);
+        let (mut left, mut right) = (vec![0f32; h], vec![0f32; h]);
+        for b in 0..batch {
+            let cells = &cells[b * (len + 1) * h..(b + 1) * (len + 1) * h];
+            for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
+                left.fill(0.0);
+                right.fill(0.0);
+                add_rows(&mut left, cells, left_of(i, self.window));
+                add_rows(&mut right, cells, right_of(i, self.window, len));
+                let row = b * len + i;
+                let pre = &pre[row * (CANDIDATES + 1) * h..(row + 1) * (CANDIDATES + 1) * h];
+                for k in 0..h {
+                    let candidates = Self::candidates(
+                        cells,
+                        (&left, &right),
+                        vectors[row * h + k],
+                        (i, k, len, h),
+                    );
+                    let (unit, cell) = WordUnit::new(&pre[k..], h, &candidates);
+                    new_c[row * h + k] = cell;
+                    new_h[row * h + k] = unit.gates[CANDIDATES] * unit.tanh;
+                }
+            }
+        }
+        Ok((CpuStorage::F32(out), Shape::from((2, batch, len, h))))
+    }
+
+    fn bwd(
+        &self,
+        pre: &Tensor,
+        cells: &Tensor,
+        vectors: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (batch, len, h) = vectors.dims3()?;
+        self.words.check("slstm word cells", batch, len)?;
+        let (prev, cellv, vectorv, g) = (
+            values(pre)?,
+            values(cells)?,
+            values(vectors)?,
+            values(grad_res)?,
+        );
+        let size = batch * len * h;
+        let (grad_c, grad_h) = g.split_at(size);
+        let mut grad_pre = vec![0f32; prev.len()];
+        let mut grad_cells = vec![0f32; cellv.len()];
+        let mut grad_vectors = vec![0f32; size];
+        let (mut left, mut right) = (vec![0f32; h], vec![0f32; h]);
+        // ∂L/∂ of each candidate (left sum, right sum, vector, sentence cell, own cell).
+        let mut grad_candidates = vec![[0f32; CANDIDATES]; h];
+        let gates = CANDIDATES + 1;
+        for b in 0..batch {
+            let rows = b * (len + 1) * h..(b + 1) * (len + 1) * h;
+            let (cells, grad_cells) = (&cellv[rows.clone()], &mut grad_cells[rows]);
+            for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
+                left.fill(0.0);
+                right.fill(0.0);
+                add_rows(&mut left, cells, left_of(i, self.window));
+                add_rows(&mut right, cells, right_of(i, self.window, len));
+                let row = b * len + i;
+                let pre = &prev[row * gates * h..(row + 1) * gates * h];
+                let grad_pre = &mut grad_pre[row * gates * h..(row + 1) * gates * h];
+                for k in 0..h {
+                    let candidates = Self::candidates(
+                        cells,
+                        (&left, &right),
+                        vectorv[row * h + k],
+                        (i, k, len, h),
+                    );
+                    let (unit, _) = WordUnit::new(&pre[k..], h, &candidates);
+                    let output = unit.gates[CANDIDATES];
+                    let grad_h = grad_h[row * h + k];
+                    // new_h = o · tanh(new_c); new_c = Σ_j m_j x_j, m = softmax(σ(pre)).
+                    let d_cell = grad_c[row * h + k] + grad_h * output * (1.0 - unit.tanh.powi(2));
+                    let d_output = grad_h * unit.tanh;
+                    grad_pre[CANDIDATES * h + k] = d_output * output * (1.0 - output);
+                    let d_mix = candidates.map(|x| d_cell * x);
+                    let dot: f32 = unit.mix.iter().zip(&d_mix).map(|(m, d)| m * d).sum();
+                    for j in 0..CANDIDATES {
+                        let (a, m) = (unit.gates[j], unit.mix[j]);
+                        grad_pre[j * h + k] = m * (d_mix[j] - dot) * a * (1.0 - a);
+                    }
+                    grad_candidates[k] = unit.mix.map(|m| d_cell * m);
+                }
+                // The candidates' gradients back to the cells they read.
+                for j in left_of(i, self.window) {
+                    for k in 0..h {
+                        grad_cells[j * h + k] += grad_candidates[k][0];
+                    }
+                }
+                for j in right_of(i, self.window, len) {
+                    for k in 0..h {
+                        grad_cells[j * h + k] += grad_candidates[k][1];
+                    }
+                }
+                for (k, d) in grad_candidates.iter().enumerate() {
+                    grad_vectors[row * h + k] = d[2];
+                    grad_cells[len * h + k] += d[3];
+                    grad_cells[i * h + k] += d[4];
+                }
+            }
+        }
+        let device = pre.device();
+        Ok((
+            Some(Tensor::from_vec(grad_pre, pre.shape(), device)?),
+            Some(Tensor::from_vec(grad_cells, cells.shape(), device)?),
+            Some(Tensor::from_vec(grad_vectors, vectors.shape(), device)?),
+        ))
+    }
+}
+
+/// The sentence's new cell and state: applied to (the word gates' products with each word's
+/// state [B, N, H], the sentence's pre-activations [B, 3H] (its own gate, its output gate,
+/// the words' gate bias from the sentence state), cells [B, N + 1, H] (the word cells, then
+/// the sentence's)), it gives [2, B, H]: the new cell, then the new state.
+#[derive(Debug)]
+pub(crate) struct SentenceCell {
+    pub(crate) words: Words,
+}
+
+/// One sentence's forward arithmetic, kept for its backward pass: per dimension, the
+/// softmax's total, the new cell, the output gate and the sentence's own weight and gate.
+struct SentenceUnits {
+    total: Vec<f32>,
+    cell: Vec<f32>,
+    output: Vec<f32>,
+    own: Vec<f32>,
+    own_gate: Vec<f32>,
+}
+
+impl SentenceCell {
+    /// Sentence `b`'s arithmetic from its words' products `from_words` [N, H], its
+    /// pre-activations [3H] and its cells [N + 1, H].
+    fn units(
+        &self,
+        b: usize,
+        from_words: &[f32],
+        sentence: &[f32],
+        cells: &[f32],
+    ) -> SentenceUnits {
+        let (len, h) = (self.words.len, sentence.len() / 3);
+        let mut total = vec![0f32; h];
+        let mut mixed = vec![0f32; h];
+        for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
+            for k in 0..h {
+                let weight = sigmoid(from_words[i * h + k] + sentence[2 * h + k]).exp();
+                total[k] += weight;
+                mixed[k] += weight * cells[i * h + k];
+            }
+        }
+        let own_gate: Vec<f32> = sentence[..h].iter().map(|&x| sigmoid(x)).collect();
+        let own: Vec<f32> = own_gate.iter().map(|d| d.exp()).collect();
+        for k in 0..h {
+            total[k] += own[k];
+            mixed[k] = (mixed[k] + own[k] * cells[len * h + k]) / total[k];
+        }
+        SentenceUnits {
+            total,
+            cell: mixed,
+            output: sentence[h..2 * h].iter().map(|&x| sigmoid(x)).collect(),
+            own,
+            own_gate,
+        }
+    }
+}
+
+impl CustomOp3 for SentenceCell {
+    fn name(&self) -> &'static str {
+        "slstm-sentence-cell"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let op = "slstm sentence cell";
+        let (batch, len, h) = l1.shape().dims3()?;
+        if l2.shape().dims2()? != (batch, 3 * h) || l3.shape().dims3()? != (batch, len + 1, h) {
+            candle_core::bail!(
+                "{op}: shapes {:?}, {:?}, {:?}",
+                l1.shape(),
+                l2.shape(),
+                l3.shape()
+            );
+        }
+        self.words.check(op, batch, len)?;
+        let from_words = contiguous(op, s1, l1, "from_words")?;
+        let sentence = contiguous(op, s2, l2, "sentence")?;
+        let cells = contiguous(op, s3, l3, "cells")?;
+        let mut out = vec![0f32; 2 * batch * h];
+        let (new_cg, new_g) = out.split_at_mut(batch * h);
+        for b in 0..batch {
+            let units = self.units(
+                b,
+                &from_words[b * len * h..(b + 1) * len * h],
+                &sentence[b * 3 * h..(b + 1) * 3 * h],
+                &cells[b * (len + 1) * h..(b + 1) * (len + 1) * h],
+            );
+            for k in 0..h {
+                new_cg[b * h + k] = units.cell[k];
+                new_g[b * h + k] = units.output[k] * units.cell[k].tanh();
+            }
+        }
+        Ok((CpuStorage::F32(out), Shape::from((2, batch, h))))
+    }
+
+    fn bwd(
+        &self,
+        from_words: &Tensor,
+        sentence: &Tensor,
+        cells: &Tensor,
+        _res: &Tensor,
+        grad_res: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (batch, len, h) = from_words.dims3()?;
+        self.words.check("slstm sentence cell", batch, len)?;
+        let (wordv, sentencev, cellv, g) = (
+            values(from_words)?,
+            values(sentence)?,
+            values(cells)?,
+            values(grad_res)?,
+        );
+        let (grad_cg, grad_g) = g.split_at(batch * h);
+        let mut grad_words = vec![0f32; wordv.len()];
+        let mut grad_sentence = vec![0f32; sentencev.len()];
+        let mut grad_cells = vec![0f32; cellv.len()];
+        let mut d_cell = vec![0f32; h];
+        for b in 0..batch {
+            let words = b * len * h..(b + 1) * len * h;
+            let (sentence, cells) = (
+                &sentencev[b * 3 * h..(b + 1) * 3 * h],
+                &cellv[b * (len + 1) * h..(b + 1) * (len + 1) * h],
+            );
+            let units = self.units(b, &wordv[words.clone()], sentence, cells);
+            let grad_sentence = &mut grad_sentence[b * 3 * h..(b + 1) * 3 * h];
+            let grad_cells = &mut grad_cells[b * (len + 1) * h..(b + 1) * (len + 1) * h];
+            // new_g = o · tanh(new_cg); new_cg = Σ_j w_j x_j / Σ_j w_j, w = exp(σ(·)).
+            for k in 0..h {
+                let (o, t) = (units.output[k], units.cell[k].tanh());
+                let grad_g = grad_g[b * h + k];
+                d_cell[k] = grad_cg[b * h + k] + grad_g * o * (1.0 - t * t);
+                grad_sentence[h + k] = grad_g * t * o * (1.0 - o);
+                let d_weight = d_cell[k] * (cells[len * h + k] - units.cell[k]) / units.total[k];
+                let d = units.own_gate[k];
+                grad_sentence[k] = d_weight * units.own[k] * d * (1.0 - d);
+                grad_cells[len * h + k] = d_cell[k] * units.own[k] / units.total[k];
+            }
+            let (from_words, grad_words) = (&wordv[words.clone()], &mut grad_words[words]);
+            for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
+                for k in 0..h {
+                    let gate = sigmoid(from_words[i * h + k] + sentence[2 * h + k]);
+                    let weight = gate.exp();
+                    let d_weight = d_cell[k] * (cells[i * h + k] - units.cell[k]) / units.total[k];
+                    let d_pre = d_weight * weight * gate * (1.0 - gate);
+                    grad_words[i * h + k] = d_pre;
+                    grad_sentence[2 * h + k] += d_pre;
+                    grad_cells[i * h + k] = d_cell[k] * weight / units.total[k];
+                }
+            }
+        }
+        let device = from_words.device();
+        Ok((
+            Some(Tensor::from_vec(grad_words, from_words.shape(), device)?),
+            Some(Tensor::from_vec(grad_sentence, sentence.shape(), device)?),
+            Some(Tensor::from_vec(grad_cells, cells.shape(), device)?),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::rng::SplitMix64;
+    use candle_core::{Device, Var};
+
+    /// The step of the central differences.
+    const EPS: f32 = 5e-3;
+
+    fn random(n: usize, rng: &mut SplitMix64) -> Vec<f32> {
+        (0..n)
+            .map(|_| (rng.next_f64() * 2.0 - 1.0) as f32)
+            .collect()
+    }
+
+    /// Checks the gradients `op`'s backward pass gives its inputs (random values of the
+    /// given shapes) against central differences of Σ r ⊙ op(inputs) for a random r.
+    fn gradients_match_finite_differences(
+        shapes: &[&[usize]],
+        op: impl Fn(&[Tensor]) -> Result<Tensor>,
+    ) {
+        let mut rng = SplitMix64::new(17);
+        let inputs: Vec<Vec<f32>> = shapes
+            .iter()
+            .map(|shape| random(shape.iter().product(), &mut rng))
+            .collect();
+        let tensors = |inputs: &[Vec<f32>]| -> Vec<Tensor> {
+            inputs
+                .iter()
+                .zip(shapes)
+                .map(|(v, &shape)| Tensor::from_vec(v.clone(), shape, &Device::Cpu).unwrap())
+                .collect()
+        };
+        let vars: Vec<Var> = tensors(&inputs)
+            .iter()
+            .map(|t| Var::from_tensor(t).unwrap())
+            .collect();
+        let out = op(&vars
+            .iter()
+            .map(|v| v.as_tensor().clone())
+            .collect::<Vec<_>>())
+        .unwrap();
+        let weights = random(out.elem_count(), &mut rng);
+        let r = Tensor::from_vec(weights.clone(), out.shape(), &Device::Cpu).unwrap();
+        let grads = (&out * r).unwrap().sum_all().unwrap().backward().unwrap();
+        let loss = |inputs: &[Vec<f32>]| -> f64 {
+            let out = values(&op(&tensors(inputs)).unwrap()).unwrap();
+            out.iter()
+                .zip(&weights)
+                .map(|(&o, &w)| o as f64 * w as f64)
+                .sum()
+        };
+        for (which, var) in vars.iter().enumerate() {
+            let got = values(grads.get(var.as_tensor()).unwrap()).unwrap();
+            for at in 0..got.len() {
+                let mut moved = inputs.clone();
+                moved[which][at] += EPS;
+                let up = loss(&moved);
+                moved[which][at] -= 2.0 * EPS;
+                let down = loss(&moved);
+                let want = (up - down) / (2.0 * EPS as f64);
+                assert!(
+                    (got[at] as f64 - want).abs() < 1e-3 + 1e-2 * want.abs(),
+                    "input {which}, entry {at}: {} against {want}",
+                    got[at]
+                );
+            }
+        }
+    }
+
+    /// Three sentences of 4, 2 and 0 words padded to 4.
+    fn words() -> Words {
+        let mask: Vec<f32> = [4, 2, 0]
+            .iter()
+            .flat_map(|&len| (0..4).map(move |i| if i < len { 1.0 } else { 0.0 }))
+            .collect();
+        Words::new(&mask, 4)
+    }
+
+    #[test]
+    fn the_window_sums_its_neighbours() {
+        let x = Tensor::from_vec((1..=8).map(|v| v as f32).collect(), (1, 4, 2), &Device::Cpu);
+        let out = x.unwrap().apply_op1(Window { width: 2 }).unwrap();
+        let rows: Vec<Vec<f32>> = out.squeeze(0).unwrap().to_vec2().unwrap();
+        assert_eq!(rows[0], [1.0, 2.0, 0.0, 0.0, 8.0, 10.0]);
+        assert_eq!(rows[2], [5.0, 6.0, 4.0, 6.0, 7.0, 8.0]);
+        assert_eq!(rows[3], [7.0, 8.0, 8.0, 10.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn the_windows_gradient_matches_finite_differences() {
+        for width in [1, 2, 5] {
+            gradients_match_finite_differences(&[&[2, 4, 3]], |t| t[0].apply_op1(Window { width }));
+        }
+    }
+
+    #[test]
+    fn the_word_cells_gradient_matches_finite_differences_whatever_the_padding() {
+        for window in [1, 2] {
+            gradients_match_finite_differences(&[&[3, 4, 18], &[3, 5, 3], &[3, 4, 3]], |t| {
+                let words = words();
+                t[0].apply_op3(&t[1], &t[2], WordCells { window, words })
+            });
+        }
+    }
+
+    #[test]
+    fn the_sentence_cells_gradient_matches_finite_differences_whatever_the_padding() {
+        gradients_match_finite_differences(&[&[3, 4, 3], &[3, 9], &[3, 5, 3]], |t| {
+            let words = words();
+            t[0].apply_op3(&t[1], &t[2], SentenceCell { words })
+        });
+    }
+}
