@@ -30,7 +30,7 @@ use super::network::Network;
 use super::parameters::{Init, Parameters};
 use super::rng::SplitMix64;
 use super::settings::TrainingSettings;
-use super::slstm_cells::{SentenceCell, Window, WordCells, Words};
+use super::slstm_cells::{SentenceCell, Window, WordCells, Words, packed};
 use candle_core::{DType, Device, Result, Tensor, Var};
 
 /// The reference code's initialisation of every weight: N(0, 0.1²).
@@ -205,10 +205,6 @@ impl Slstm {
             (batch.words.clone(), batch.mask.clone())
         };
         let n = words.dim(1)?;
-        let present = match path {
-            Path::Fused => Some(Words::new(&mask.flatten_all()?.to_vec1()?, n)),
-            Path::Tensors => None,
-        };
         let mask = mask.unsqueeze(2)?;
         let lengths: Vec<f32> = batch.lengths.iter().map(|&len| len as f32).collect();
         let lengths = Tensor::from_vec(lengths, (b, 1), device)?;
@@ -225,6 +221,15 @@ impl Slstm {
             .matmul(&w.word_input)?
             .broadcast_add(&w.word_bias)?
             .reshape((b, n, gates * h_dim))?;
+        // The fused word cells read the word vectors' terms and the vectors themselves
+        // side by side.
+        let fused = match path {
+            Path::Fused => Some((
+                Words::new(&mask.flatten_all()?.to_vec1()?, n),
+                Tensor::cat(&[&word_input, &xc], 2)?,
+            )),
+            Path::Tensors => None,
+        };
         let step = Step {
             w,
             mask,
@@ -240,8 +245,8 @@ impl Slstm {
             c: step.xc.clone(),
         };
         for _ in 0..self.steps {
-            state = match &present {
-                Some(words) => step.fused(&state, words)?,
+            state = match &fused {
+                Some((words, inputs)) => step.fused(&state, words, inputs)?,
                 None => step.tensors(&state)?,
             };
         }
@@ -322,35 +327,32 @@ impl Step<'_> {
             .reshape((b, n, h_dim))
     }
 
-    /// The word gates' pre-activations [B, N, 6H] from the words' [h, left, right] [B, N, 3H].
-    fn word_gates(&self, window: &Tensor, g: &Tensor) -> Result<Tensor> {
+    /// The word gates' products with the words' [h, left, right] [B, N, 3H]: [B, N, 6H].
+    fn word_products(&self, window: &Tensor) -> Result<Tensor> {
         let (b, n, three_h) = window.dims3()?;
         window
             .reshape((b * n, three_h))?
             .matmul(&self.w.word_recurrent)?
-            .reshape((b, n, ()))?
-            .add(&self.word_input)?
-            .broadcast_add(&g.matmul(&self.w.word_sentence)?.unsqueeze(1)?)
+            .reshape((b, n, ()))
     }
 
-    /// A step in fused operations (CPU).
-    fn fused(&self, s: &State, words: &Words) -> Result<State> {
-        let cells = Tensor::cat(&[&s.c, &s.cg.unsqueeze(1)?], 1)?;
+    /// A step in fused operations (CPU); `inputs` [B, N, 7H] are the word gates' terms from
+    /// the word vectors and the vectors as cell candidates, side by side.
+    fn fused(&self, s: &State, words: &Words, inputs: &Tensor) -> Result<State> {
+        let state = packed(&s.c, &s.cg, &s.g.matmul(&self.w.word_sentence)?)?;
         let sentence = self.word_terms(&s.h)?.apply_op3(
             &self.sentence_terms(s)?,
-            &cells,
+            &state,
             SentenceCell {
                 words: words.clone(),
             },
         )?;
-        let window = s.h.apply_op1(Window { width: self.window })?;
-        let word = self.word_gates(&window, &s.g)?.apply_op3(
-            &cells,
-            &self.xc,
-            WordCells {
-                window: self.window,
-                words: words.clone(),
-            },
+        let products = self.word_products(&s.h.apply_op1(Window { width: self.window })?)?;
+        let keep = [&products, inputs, &state].iter().any(|t| t.track_op());
+        let word = products.apply_op3(
+            inputs,
+            &state,
+            WordCells::new(self.window, words.clone(), keep),
         )?;
         Ok(State {
             h: word.get(1)?,
@@ -385,7 +387,10 @@ impl Step<'_> {
         // The word states.
         let (h_left, h_right) = self.neighbours(&s.h)?;
         let (c_left, c_right) = self.neighbours(&s.c)?;
-        let pre = self.word_gates(&Tensor::cat(&[&s.h, &h_left, &h_right], 2)?, &s.g)?;
+        let pre = self
+            .word_products(&Tensor::cat(&[&s.h, &h_left, &h_right], 2)?)?
+            .add(&self.word_input)?
+            .broadcast_add(&s.g.matmul(&self.w.word_sentence)?.unsqueeze(1)?)?;
         let activated = candle_nn::ops::sigmoid(&pre)?;
         let mix = activated
             .narrow(2, 0, WORD_CANDIDATES * h_dim)?

@@ -23,7 +23,8 @@
 
 use super::recurrence::contiguous;
 use candle_core::{CpuStorage, CustomOp1, CustomOp3, Layout, Result, Shape, Tensor};
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
 
 /// The candidates a word's new cell mixes (left and right sums, the word vector, the
 /// sentence's cell, its own cell); its gates are these five and the output gate.
@@ -142,19 +143,89 @@ impl CustomOp1 for Window {
     }
 }
 
-/// The words' new cells and states: applied to (gate pre-activations [B, N, 6H], cells
-/// [B, N + 1, H] (the word cells, then the sentence's cell), word vectors [B, N, H]), it
-/// gives [2, B, N, H]: the new cells, then the new states.
-#[derive(Debug)]
-pub(crate) struct WordCells {
-    pub(crate) window: usize,
-    pub(crate) words: Words,
+/// A step's word cells [B, N, H], sentence cell [B, H] and word gates' terms from the
+/// sentence state [B, 6H], flattened one after the other into one tensor, as
+/// [`WordCells`] and [`SentenceCell`] read them (candle's custom operations take at most
+/// three tensors).
+pub(crate) fn packed(cells: &Tensor, sentence_cell: &Tensor, terms: &Tensor) -> Result<Tensor> {
+    Tensor::cat(
+        &[
+            cells.flatten_all()?,
+            sentence_cell.flatten_all()?,
+            terms.flatten_all()?,
+        ],
+        0,
+    )
 }
 
-/// One word's forward arithmetic at one dimension, kept for its backward pass.
+/// Where sentence `b`'s parts lie in a [`packed`] state of a batch of `batch` × `len` words
+/// of `h` units.
+#[derive(Debug, Clone, Copy)]
+struct Parts {
+    batch: usize,
+    len: usize,
+    h: usize,
+}
+
+impl Parts {
+    fn size(&self) -> usize {
+        self.batch * (self.len + 1 + GATES) * self.h
+    }
+
+    fn cells(&self, b: usize) -> Range<usize> {
+        let size = self.len * self.h;
+        b * size..(b + 1) * size
+    }
+
+    fn sentence_cell(&self, b: usize) -> Range<usize> {
+        let start = (self.batch * self.len + b) * self.h;
+        start..start + self.h
+    }
+
+    fn terms(&self, b: usize) -> Range<usize> {
+        let start = (self.batch * (self.len + 1) + b * GATES) * self.h;
+        start..start + GATES * self.h
+    }
+
+    fn check(&self, op: &str, state: usize) -> Result<()> {
+        if state != self.size() {
+            candle_core::bail!("{op}: a packed state of {state} for {self:?}");
+        }
+        Ok(())
+    }
+}
+
+/// tanh through one `exp` (glibc's `tanhf` goes through its slower `expm1f`): within 2·10⁻⁷
+/// of it.
+fn tanh(x: f32) -> f32 {
+    let e = (-2.0 * x.abs()).exp();
+    ((1.0 - e) / (1.0 + e)).copysign(x)
+}
+
+/// The words' new cells and states: applied to (the word gates' products with the words'
+/// [h, left, right] [B, N, 6H], the words' own inputs [B, N, 7H] (the gates' terms from
+/// the word vector with their bias, then the word vector as a cell candidate), a
+/// [`packed`] state), it gives [2, B, N, H]: the new cells, then the new states. Build it
+/// with [`WordCells::new`].
+#[derive(Debug)]
+pub(crate) struct WordCells {
+    window: usize,
+    words: Words,
+    /// Whether the backward pass will run (training): the forward pass then keeps each
+    /// unit's [`WordUnit`] in `kept`, 12 floats, which the backward pass would otherwise
+    /// recompute.
+    keep: bool,
+    kept: Mutex<Option<Vec<WordUnit>>>,
+}
+
+/// The gates: five candidates' and the output gate.
+const GATES: usize = CANDIDATES + 1;
+
+/// One word's forward arithmetic at one dimension.
+#[derive(Debug, Clone, Copy, Default)]
 struct WordUnit {
     /// The six sigmoid gates.
-    gates: [f32; CANDIDATES + 1],
+    gates: [f32; GATES],
     /// The candidates' softmax weights.
     mix: [f32; CANDIDATES],
     /// tanh of the new cell.
@@ -162,9 +233,9 @@ struct WordUnit {
 }
 
 impl WordUnit {
-    /// From the gates' pre-activations (stride `h` apart) and the candidates.
-    fn new(pre: &[f32], h: usize, candidates: &[f32; CANDIDATES]) -> (WordUnit, f32) {
-        let gates: [f32; CANDIDATES + 1] = std::array::from_fn(|j| sigmoid(pre[j * h]));
+    /// From the gates' pre-activations and the candidates, with the new cell.
+    fn new(pre: &[f32; GATES], candidates: &[f32; CANDIDATES]) -> (WordUnit, f32) {
+        let gates = pre.map(sigmoid);
         let exps: [f32; CANDIDATES] = std::array::from_fn(|j| gates[j].exp());
         let total: f32 = exps.iter().sum();
         let mix = exps.map(|e| e / total);
@@ -172,28 +243,88 @@ impl WordUnit {
         let unit = WordUnit {
             gates,
             mix,
-            tanh: cell.tanh(),
+            tanh: tanh(cell),
         };
         (unit, cell)
     }
 }
 
+/// The inputs of a [`WordCells`], as slices.
+struct WordInputs<'a> {
+    products: &'a [f32],
+    inputs: &'a [f32],
+    state: &'a [f32],
+}
+
 impl WordCells {
-    /// The candidates of word `i` of a sentence (cells [N + 1, H]) at dimension `k`, from
-    /// its precomputed neighbour sums.
-    fn candidates(
-        cells: &[f32],
-        sums: (&[f32], &[f32]),
-        vector: f32,
-        (i, k, len, h): (usize, usize, usize, usize),
-    ) -> [f32; CANDIDATES] {
-        [
-            sums.0[k],
-            sums.1[k],
-            vector,
-            cells[len * h + k],
-            cells[i * h + k],
-        ]
+    pub(crate) fn new(window: usize, words: Words, keep: bool) -> WordCells {
+        WordCells {
+            window,
+            words,
+            keep,
+            kept: Mutex::new(None),
+        }
+    }
+
+    /// Calls `f(row, k, candidates, unit, cell)` for every word `row` (b·N + i) present
+    /// and dimension k, sentence by sentence, with the left and right neighbour sums of
+    /// the sentence's cells in `sums` at the start of each word; `units` gives the words'
+    /// arithmetic, or `None` to compute it.
+    fn each_unit(
+        &self,
+        parts: Parts,
+        x: &WordInputs,
+        units: Option<&[WordUnit]>,
+        mut f: impl FnMut(usize, usize, [f32; CANDIDATES], WordUnit, f32),
+    ) {
+        let (len, h) = (parts.len, parts.h);
+        let (mut left, mut right) = (vec![0f32; h], vec![0f32; h]);
+        for b in 0..parts.batch {
+            let cells = &x.state[parts.cells(b)];
+            let sentence_cell = &x.state[parts.sentence_cell(b)];
+            let terms = &x.state[parts.terms(b)];
+            for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
+                left.fill(0.0);
+                right.fill(0.0);
+                add_rows(&mut left, cells, left_of(i, self.window));
+                add_rows(&mut right, cells, right_of(i, self.window, len));
+                let row = b * len + i;
+                let products = &x.products[row * GATES * h..(row + 1) * GATES * h];
+                let inputs = &x.inputs[row * (GATES + 1) * h..(row + 1) * (GATES + 1) * h];
+                for k in 0..h {
+                    let candidates = [
+                        left[k],
+                        right[k],
+                        inputs[GATES * h + k],
+                        sentence_cell[k],
+                        cells[i * h + k],
+                    ];
+                    let (unit, cell) = match units {
+                        Some(units) => (units[row * h + k], 0.0),
+                        None => WordUnit::new(
+                            &std::array::from_fn(|j| {
+                                let at = j * h + k;
+                                products[at] + inputs[at] + terms[at]
+                            }),
+                            &candidates,
+                        ),
+                    };
+                    f(row, k, candidates, unit, cell);
+                }
+            }
+        }
+    }
+
+    fn parts(&self, op: &str, products: &Shape, inputs: &Shape, state: usize) -> Result<Parts> {
+        let (batch, len, gates_h) = products.dims3()?;
+        let h = gates_h / GATES;
+        if gates_h != GATES * h || inputs.dims3()? != (batch, len, (GATES + 1) * h) {
+            candle_core::bail!("{op}: shapes {products:?} and {inputs:?}");
+        }
+        self.words.check(op, batch, len)?;
+        let parts = Parts { batch, len, h };
+        parts.check(op, state)?;
+        Ok(parts)
     }
 }
 
@@ -212,139 +343,144 @@ impl CustomOp3 for WordCells {
         l3: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
         let op = "slstm word cells";
-        let (batch, len, h) = l3.shape().dims3()?;
-        if l1.shape().dims3()? != (batch, len, (CANDIDATES + 1) * h)
-            || l2.shape().dims3()? != (batch, len + 1, h)
-        {
-            candle_core::bail!(
-                "{op}: shapes {:?}, {:?}, {:?}",
-                l1.shape(),
-                l2.shape(),
-                l3.shape()
-            );
-        }
-        self.words.check(op, batch, len)?;
-        let pre = contiguous(op, s1, l1, "pre")?;
-        let cells = contiguous(op, s2, l2, "cells")?;
-        let vectors = contiguous(op, s3, l3, "vectors")?;
-        let size = batch * len * h;
+        let parts = self.parts(op, l1.shape(), l2.shape(), l3.shape().elem_count())?;
+        let x = WordInputs {
+            products: contiguous(op, s1, l1, "products")?,
+            inputs: contiguous(op, s2, l2, "inputs")?,
+            state: contiguous(op, s3, l3, "state")?,
+        };
+        let size = parts.batch * parts.len * parts.h;
         let mut out = vec![0f32; 2 * size];
+        let mut units = vec![WordUnit::default(); if self.keep { size } else { 0 }];
         let (new_c, new_h) = out.split_at_mut(size);
-        let (mut left, mut right) = (vec![0f32; h], vec![0f32; h]);
-        for b in 0..batch {
-            let cells = &cells[b * (len + 1) * h..(b + 1) * (len + 1) * h];
-            for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
-                left.fill(0.0);
-                right.fill(0.0);
-                add_rows(&mut left, cells, left_of(i, self.window));
-                add_rows(&mut right, cells, right_of(i, self.window, len));
-                let row = b * len + i;
-                let pre = &pre[row * (CANDIDATES + 1) * h..(row + 1) * (CANDIDATES + 1) * h];
-                for k in 0..h {
-                    let candidates = Self::candidates(
-                        cells,
-                        (&left, &right),
-                        vectors[row * h + k],
-                        (i, k, len, h),
-                    );
-                    let (unit, cell) = WordUnit::new(&pre[k..], h, &candidates);
-                    new_c[row * h + k] = cell;
-                    new_h[row * h + k] = unit.gates[CANDIDATES] * unit.tanh;
-                }
+        let h = parts.h;
+        self.each_unit(parts, &x, None, |row, k, _, unit, cell| {
+            new_c[row * h + k] = cell;
+            new_h[row * h + k] = unit.gates[CANDIDATES] * unit.tanh;
+            if let Some(kept) = units.get_mut(row * h + k) {
+                *kept = unit;
             }
+        });
+        if self.keep
+            && let Ok(mut kept) = self.kept.lock()
+        {
+            *kept = Some(units);
         }
-        Ok((CpuStorage::F32(out), Shape::from((2, batch, len, h))))
+        Ok((
+            CpuStorage::F32(out),
+            Shape::from((2, parts.batch, parts.len, h)),
+        ))
     }
 
     fn bwd(
         &self,
-        pre: &Tensor,
-        cells: &Tensor,
-        vectors: &Tensor,
+        products: &Tensor,
+        inputs: &Tensor,
+        state: &Tensor,
         _res: &Tensor,
         grad_res: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (batch, len, h) = vectors.dims3()?;
-        self.words.check("slstm word cells", batch, len)?;
-        let (prev, cellv, vectorv, g) = (
-            values(pre)?,
-            values(cells)?,
-            values(vectors)?,
+        let parts = self.parts(
+            "slstm word cells",
+            products.shape(),
+            inputs.shape(),
+            state.elem_count(),
+        )?;
+        let (productv, inputv, statev, g) = (
+            values(products)?,
+            values(inputs)?,
+            values(state)?,
             values(grad_res)?,
         );
-        let size = batch * len * h;
-        let (grad_c, grad_h) = g.split_at(size);
-        let mut grad_pre = vec![0f32; prev.len()];
-        let mut grad_cells = vec![0f32; cellv.len()];
-        let mut grad_vectors = vec![0f32; size];
-        let (mut left, mut right) = (vec![0f32; h], vec![0f32; h]);
+        let x = WordInputs {
+            products: &productv,
+            inputs: &inputv,
+            state: &statev,
+        };
+        let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
+        let (batch, len, h) = (parts.batch, parts.len, parts.h);
+        let (grad_c, grad_h) = g.split_at(batch * len * h);
+        let mut grad_inputs = vec![0f32; inputv.len()];
         // ∂L/∂ of each candidate (left sum, right sum, vector, sentence cell, own cell).
-        let mut grad_candidates = vec![[0f32; CANDIDATES]; h];
-        let gates = CANDIDATES + 1;
+        let mut grad_candidates = vec![[0f32; CANDIDATES]; batch * len * h];
+        self.each_unit(parts, &x, kept.as_deref(), |row, k, candidates, unit, _| {
+            let output = unit.gates[CANDIDATES];
+            let grad_h = grad_h[row * h + k];
+            // new_h = o · tanh(new_c); new_c = Σ_j m_j x_j, m = softmax(σ(pre)).
+            let d_cell = grad_c[row * h + k] + grad_h * output * (1.0 - unit.tanh * unit.tanh);
+            let grad_pre = &mut grad_inputs[row * (GATES + 1) * h..(row + 1) * (GATES + 1) * h];
+            grad_pre[CANDIDATES * h + k] = grad_h * unit.tanh * output * (1.0 - output);
+            let d_mix = candidates.map(|x| d_cell * x);
+            let dot: f32 = unit.mix.iter().zip(&d_mix).map(|(m, d)| m * d).sum();
+            for j in 0..CANDIDATES {
+                let (a, m) = (unit.gates[j], unit.mix[j]);
+                grad_pre[j * h + k] = m * (d_mix[j] - dot) * a * (1.0 - a);
+            }
+            grad_candidates[row * h + k] = unit.mix.map(|m| d_cell * m);
+        });
+        // The products' gradient is the pre-activations', as are the terms' (summed over
+        // the words); the candidates' go back to the cells they read.
+        let mut grad_products = vec![0f32; productv.len()];
+        let mut grad_state = vec![0f32; statev.len()];
         for b in 0..batch {
-            let rows = b * (len + 1) * h..(b + 1) * (len + 1) * h;
-            let (cells, grad_cells) = (&cellv[rows.clone()], &mut grad_cells[rows]);
-            for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
-                left.fill(0.0);
-                right.fill(0.0);
-                add_rows(&mut left, cells, left_of(i, self.window));
-                add_rows(&mut right, cells, right_of(i, self.window, len));
+            let (cells, sentence_cell, terms) =
+                (parts.cells(b), parts.sentence_cell(b), parts.terms(b));
+            for i in 0..len {
                 let row = b * len + i;
-                let pre = &prev[row * gates * h..(row + 1) * gates * h];
-                let grad_pre = &mut grad_pre[row * gates * h..(row + 1) * gates * h];
-                for k in 0..h {
-                    let candidates = Self::candidates(
-                        cells,
-                        (&left, &right),
-                        vectorv[row * h + k],
-                        (i, k, len, h),
-                    );
-                    let (unit, _) = WordUnit::new(&pre[k..], h, &candidates);
-                    let output = unit.gates[CANDIDATES];
-                    let grad_h = grad_h[row * h + k];
-                    // new_h = o · tanh(new_c); new_c = Σ_j m_j x_j, m = softmax(σ(pre)).
-                    let d_cell = grad_c[row * h + k] + grad_h * output * (1.0 - unit.tanh.powi(2));
-                    let d_output = grad_h * unit.tanh;
-                    grad_pre[CANDIDATES * h + k] = d_output * output * (1.0 - output);
-                    let d_mix = candidates.map(|x| d_cell * x);
-                    let dot: f32 = unit.mix.iter().zip(&d_mix).map(|(m, d)| m * d).sum();
-                    for j in 0..CANDIDATES {
-                        let (a, m) = (unit.gates[j], unit.mix[j]);
-                        grad_pre[j * h + k] = m * (d_mix[j] - dot) * a * (1.0 - a);
-                    }
-                    grad_candidates[k] = unit.mix.map(|m| d_cell * m);
+                let grad_pre = &mut grad_inputs[row * (GATES + 1) * h..(row + 1) * (GATES + 1) * h];
+                grad_products[row * GATES * h..(row + 1) * GATES * h]
+                    .copy_from_slice(&grad_pre[..GATES * h]);
+                for (total, d) in grad_state[terms.clone()].iter_mut().zip(&grad_pre[..]) {
+                    *total += d;
                 }
-                // The candidates' gradients back to the cells they read.
+                let grad_candidates = &grad_candidates[row * h..(row + 1) * h];
+                for (k, d) in grad_candidates.iter().enumerate() {
+                    grad_pre[GATES * h + k] = d[2];
+                }
+                let grad_cells = &mut grad_state[cells.clone()];
                 for j in left_of(i, self.window) {
-                    for k in 0..h {
-                        grad_cells[j * h + k] += grad_candidates[k][0];
+                    for (out, d) in grad_cells[j * h..(j + 1) * h]
+                        .iter_mut()
+                        .zip(grad_candidates)
+                    {
+                        *out += d[0];
                     }
                 }
                 for j in right_of(i, self.window, len) {
-                    for k in 0..h {
-                        grad_cells[j * h + k] += grad_candidates[k][1];
+                    for (out, d) in grad_cells[j * h..(j + 1) * h]
+                        .iter_mut()
+                        .zip(grad_candidates)
+                    {
+                        *out += d[1];
                     }
                 }
-                for (k, d) in grad_candidates.iter().enumerate() {
-                    grad_vectors[row * h + k] = d[2];
-                    grad_cells[len * h + k] += d[3];
-                    grad_cells[i * h + k] += d[4];
+                for (out, d) in grad_cells[i * h..(i + 1) * h]
+                    .iter_mut()
+                    .zip(grad_candidates)
+                {
+                    *out += d[4];
+                }
+                for (out, d) in grad_state[sentence_cell.clone()]
+                    .iter_mut()
+                    .zip(grad_candidates)
+                {
+                    *out += d[3];
                 }
             }
         }
-        let device = pre.device();
+        let device = products.device();
         Ok((
-            Some(Tensor::from_vec(grad_pre, pre.shape(), device)?),
-            Some(Tensor::from_vec(grad_cells, cells.shape(), device)?),
-            Some(Tensor::from_vec(grad_vectors, vectors.shape(), device)?),
+            Some(Tensor::from_vec(grad_products, products.shape(), device)?),
+            Some(Tensor::from_vec(grad_inputs, inputs.shape(), device)?),
+            Some(Tensor::from_vec(grad_state, state.shape(), device)?),
         ))
     }
 }
 
-/// The sentence's new cell and state: applied to (the word gates' products with each word's
-/// state [B, N, H], the sentence's pre-activations [B, 3H] (its own gate, its output gate,
-/// the words' gate bias from the sentence state), cells [B, N + 1, H] (the word cells, then
-/// the sentence's)), it gives [2, B, H]: the new cell, then the new state.
+/// The sentence's new cell and state: applied to (the sentence gates' products with each
+/// word's state [B, N, H], the sentence's pre-activations [B, 3H] (its own gate, its output
+/// gate, the words' gate bias from the sentence state), a [`packed`] state), it gives
+/// [2, B, H]: the new cell, then the new state.
 #[derive(Debug)]
 pub(crate) struct SentenceCell {
     pub(crate) words: Words,
@@ -362,15 +498,15 @@ struct SentenceUnits {
 
 impl SentenceCell {
     /// Sentence `b`'s arithmetic from its words' products `from_words` [N, H], its
-    /// pre-activations [3H] and its cells [N + 1, H].
+    /// pre-activations [3H], its word cells [N, H] and its own cell [H].
     fn units(
         &self,
         b: usize,
         from_words: &[f32],
         sentence: &[f32],
-        cells: &[f32],
+        (cells, own_cell): (&[f32], &[f32]),
     ) -> SentenceUnits {
-        let (len, h) = (self.words.len, sentence.len() / 3);
+        let (len, h) = (self.words.len, own_cell.len());
         let mut total = vec![0f32; h];
         let mut mixed = vec![0f32; h];
         for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
@@ -384,7 +520,7 @@ impl SentenceCell {
         let own: Vec<f32> = own_gate.iter().map(|d| d.exp()).collect();
         for k in 0..h {
             total[k] += own[k];
-            mixed[k] = (mixed[k] + own[k] * cells[len * h + k]) / total[k];
+            mixed[k] = (mixed[k] + own[k] * own_cell[k]) / total[k];
         }
         SentenceUnits {
             total,
@@ -393,6 +529,17 @@ impl SentenceCell {
             own,
             own_gate,
         }
+    }
+
+    fn parts(&self, op: &str, from_words: &Shape, sentence: &Shape, state: usize) -> Result<Parts> {
+        let (batch, len, h) = from_words.dims3()?;
+        if sentence.dims2()? != (batch, 3 * h) {
+            candle_core::bail!("{op}: shapes {from_words:?} and {sentence:?}");
+        }
+        self.words.check(op, batch, len)?;
+        let parts = Parts { batch, len, h };
+        parts.check(op, state)?;
+        Ok(parts)
     }
 }
 
@@ -411,19 +558,11 @@ impl CustomOp3 for SentenceCell {
         l3: &Layout,
     ) -> Result<(CpuStorage, Shape)> {
         let op = "slstm sentence cell";
-        let (batch, len, h) = l1.shape().dims3()?;
-        if l2.shape().dims2()? != (batch, 3 * h) || l3.shape().dims3()? != (batch, len + 1, h) {
-            candle_core::bail!(
-                "{op}: shapes {:?}, {:?}, {:?}",
-                l1.shape(),
-                l2.shape(),
-                l3.shape()
-            );
-        }
-        self.words.check(op, batch, len)?;
+        let parts = self.parts(op, l1.shape(), l2.shape(), l3.shape().elem_count())?;
+        let (batch, len, h) = (parts.batch, parts.len, parts.h);
         let from_words = contiguous(op, s1, l1, "from_words")?;
         let sentence = contiguous(op, s2, l2, "sentence")?;
-        let cells = contiguous(op, s3, l3, "cells")?;
+        let state = contiguous(op, s3, l3, "state")?;
         let mut out = vec![0f32; 2 * batch * h];
         let (new_cg, new_g) = out.split_at_mut(batch * h);
         for b in 0..batch {
@@ -431,11 +570,11 @@ impl CustomOp3 for SentenceCell {
                 b,
                 &from_words[b * len * h..(b + 1) * len * h],
                 &sentence[b * 3 * h..(b + 1) * 3 * h],
-                &cells[b * (len + 1) * h..(b + 1) * (len + 1) * h],
+                (&state[parts.cells(b)], &state[parts.sentence_cell(b)]),
             );
             for k in 0..h {
                 new_cg[b * h + k] = units.cell[k];
-                new_g[b * h + k] = units.output[k] * units.cell[k].tanh();
+                new_g[b * h + k] = units.output[k] * tanh(units.cell[k]);
             }
         }
         Ok((CpuStorage::F32(out), Shape::from((2, batch, h))))
@@ -445,44 +584,48 @@ impl CustomOp3 for SentenceCell {
         &self,
         from_words: &Tensor,
         sentence: &Tensor,
-        cells: &Tensor,
+        state: &Tensor,
         _res: &Tensor,
         grad_res: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
-        let (batch, len, h) = from_words.dims3()?;
-        self.words.check("slstm sentence cell", batch, len)?;
-        let (wordv, sentencev, cellv, g) = (
+        let parts = self.parts(
+            "slstm sentence cell",
+            from_words.shape(),
+            sentence.shape(),
+            state.elem_count(),
+        )?;
+        let (batch, len, h) = (parts.batch, parts.len, parts.h);
+        let (wordv, sentencev, statev, g) = (
             values(from_words)?,
             values(sentence)?,
-            values(cells)?,
+            values(state)?,
             values(grad_res)?,
         );
         let (grad_cg, grad_g) = g.split_at(batch * h);
         let mut grad_words = vec![0f32; wordv.len()];
         let mut grad_sentence = vec![0f32; sentencev.len()];
-        let mut grad_cells = vec![0f32; cellv.len()];
+        let mut grad_state = vec![0f32; statev.len()];
         let mut d_cell = vec![0f32; h];
         for b in 0..batch {
             let words = b * len * h..(b + 1) * len * h;
-            let (sentence, cells) = (
-                &sentencev[b * 3 * h..(b + 1) * 3 * h],
-                &cellv[b * (len + 1) * h..(b + 1) * (len + 1) * h],
-            );
-            let units = self.units(b, &wordv[words.clone()], sentence, cells);
+            let sentence = &sentencev[b * 3 * h..(b + 1) * 3 * h];
+            let (cells, own_cell) = (&statev[parts.cells(b)], &statev[parts.sentence_cell(b)]);
+            let units = self.units(b, &wordv[words.clone()], sentence, (cells, own_cell));
             let grad_sentence = &mut grad_sentence[b * 3 * h..(b + 1) * 3 * h];
-            let grad_cells = &mut grad_cells[b * (len + 1) * h..(b + 1) * (len + 1) * h];
             // new_g = o · tanh(new_cg); new_cg = Σ_j w_j x_j / Σ_j w_j, w = exp(σ(·)).
+            let grad_own_cell = &mut grad_state[parts.sentence_cell(b)];
             for k in 0..h {
-                let (o, t) = (units.output[k], units.cell[k].tanh());
+                let (o, t) = (units.output[k], tanh(units.cell[k]));
                 let grad_g = grad_g[b * h + k];
                 d_cell[k] = grad_cg[b * h + k] + grad_g * o * (1.0 - t * t);
                 grad_sentence[h + k] = grad_g * t * o * (1.0 - o);
-                let d_weight = d_cell[k] * (cells[len * h + k] - units.cell[k]) / units.total[k];
+                let d_weight = d_cell[k] * (own_cell[k] - units.cell[k]) / units.total[k];
                 let d = units.own_gate[k];
                 grad_sentence[k] = d_weight * units.own[k] * d * (1.0 - d);
-                grad_cells[len * h + k] = d_cell[k] * units.own[k] / units.total[k];
+                grad_own_cell[k] = d_cell[k] * units.own[k] / units.total[k];
             }
             let (from_words, grad_words) = (&wordv[words.clone()], &mut grad_words[words]);
+            let grad_cells = &mut grad_state[parts.cells(b)];
             for i in (0..len).filter(|&i| self.words.present[b * len + i]) {
                 for k in 0..h {
                     let gate = sigmoid(from_words[i * h + k] + sentence[2 * h + k]);
@@ -499,7 +642,7 @@ impl CustomOp3 for SentenceCell {
         Ok((
             Some(Tensor::from_vec(grad_words, from_words.shape(), device)?),
             Some(Tensor::from_vec(grad_sentence, sentence.shape(), device)?),
-            Some(Tensor::from_vec(grad_cells, cells.shape(), device)?),
+            Some(Tensor::from_vec(grad_state, state.shape(), device)?),
         ))
     }
 }
@@ -602,17 +745,22 @@ mod tests {
 
     #[test]
     fn the_word_cells_gradient_matches_finite_differences_whatever_the_padding() {
+        // 3 sentences of 4 positions, H = 3; the packed state: cells, sentence cells, terms.
+        let state = 3 * 4 * 3 + 3 * 3 + 3 * 18;
         for window in [1, 2] {
-            gradients_match_finite_differences(&[&[3, 4, 18], &[3, 5, 3], &[3, 4, 3]], |t| {
-                let words = words();
-                t[0].apply_op3(&t[1], &t[2], WordCells { window, words })
-            });
+            for keep in [false, true] {
+                gradients_match_finite_differences(&[&[3, 4, 18], &[3, 4, 21], &[state]], |t| {
+                    let op = WordCells::new(window, words(), keep);
+                    t[0].apply_op3(&t[1], &t[2], op)
+                });
+            }
         }
     }
 
     #[test]
     fn the_sentence_cells_gradient_matches_finite_differences_whatever_the_padding() {
-        gradients_match_finite_differences(&[&[3, 4, 3], &[3, 9], &[3, 5, 3]], |t| {
+        let state = 3 * 4 * 3 + 3 * 3 + 3 * 18;
+        gradients_match_finite_differences(&[&[3, 4, 3], &[3, 9], &[state]], |t| {
             let words = words();
             t[0].apply_op3(&t[1], &t[2], SentenceCell { words })
         });
