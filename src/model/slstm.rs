@@ -22,6 +22,12 @@
 //! reference averages over the padded batch, so its outputs depend on the batch).
 //! The hidden size is the word vectors' dimension, as in the reference code. Tensors are
 //! declared once, in [`Slstm::declare`] (names in `models/README.md`).
+//!
+//! On the CPU a step's element-wise work (everything between its matrix products) runs in
+//! three fused operations with their own backward passes (`slstm_cells.rs`), about half
+//! the time of a training step as tensor operations (docs/performance.md); on other devices
+//! the step is the chain of tensor operations of `Step::tensors`, which the tests also run
+//! on the CPU to check the fused path against it.
 
 use super::batch::Batch;
 use super::dropout::dropped;
