@@ -27,6 +27,7 @@ mod rng;
 mod scorer;
 mod settings;
 mod slstm;
+mod slstm_cells;
 pub mod sopa;
 mod train;
 mod viterbi;

@@ -22,6 +22,12 @@
 //! reference averages over the padded batch, so its outputs depend on the batch).
 //! The hidden size is the word vectors' dimension, as in the reference code. Tensors are
 //! declared once, in [`Slstm::declare`] (names in `models/README.md`).
+//!
+//! On the CPU a step's element-wise work (everything between its matrix products) runs in
+//! three fused operations with their own backward passes (`slstm_cells.rs`), about half
+//! the time of a training step as tensor operations (docs/performance.md); on other devices
+//! the step is the chain of tensor operations of `Step::tensors`, which the tests also run
+//! on the CPU to check the fused path against it.
 
 use super::batch::Batch;
 use super::dropout::dropped;
@@ -30,7 +36,8 @@ use super::network::Network;
 use super::parameters::{Init, Parameters};
 use super::rng::SplitMix64;
 use super::settings::TrainingSettings;
-use candle_core::{DType, Result, Tensor, Var};
+use super::slstm_cells::{SentenceCell, Window, WordCells, Words, packed};
+use candle_core::{DType, Device, Result, Tensor, Var};
 
 /// The reference code's initialisation of every weight: N(0, 0.1²).
 const INIT_STD: f64 = 0.1;
@@ -182,12 +189,14 @@ impl Slstm {
         self.weights.embedding.dim(1).unwrap_or(0)
     }
 
-    /// Label logits [B, C] with the weights `w`, with dropout when `rng` is given (training).
+    /// Label logits [B, C] with the weights `w`, with dropout when `rng` is given (training),
+    /// the steps' element-wise work run as `path` says.
     fn forward(
         &self,
         w: &Weights,
         batch: &Batch,
         mut rng: Option<&mut SplitMix64>,
+        path: Path,
     ) -> Result<Tensor> {
         let device = w.embedding.device();
         let b = batch.lengths.len();
@@ -205,9 +214,6 @@ impl Slstm {
         let mask = mask.unsqueeze(2)?;
         let lengths: Vec<f32> = batch.lengths.iter().map(|&len| len as f32).collect();
         let lengths = Tensor::from_vec(lengths, (b, 1), device)?;
-        let mean_over_words = |x: &Tensor| -> Result<Tensor> {
-            x.sum(1)?.broadcast_div(&lengths.clamp(1f32, f32::MAX)?)
-        };
         let vectors = w
             .embedding
             .index_select(&words.flatten_all()?, 0)?
@@ -221,62 +227,193 @@ impl Slstm {
             .matmul(&w.word_input)?
             .broadcast_add(&w.word_bias)?
             .reshape((b, n, gates * h_dim))?;
-        let (mut h, mut c) = (xh.clone(), xc.clone());
-        let (mut g, mut cg) = (mean_over_words(&h)?, mean_over_words(&c)?);
+        // The fused word cells read the word vectors' terms and the vectors themselves
+        // side by side.
+        let fused = match path {
+            Path::Fused => Some((
+                Words::new(&mask.flatten_all()?.to_vec1()?, n),
+                Tensor::cat(&[&word_input, &xc], 2)?,
+            )),
+            Path::Tensors => None,
+        };
+        let step = Step {
+            w,
+            mask,
+            lengths: lengths.clamp(1f32, f32::MAX)?,
+            word_input,
+            xc,
+            window: self.window,
+        };
+        let mut state = State {
+            g: step.mean_over_words(&xh)?,
+            cg: step.mean_over_words(&step.xc)?,
+            h: xh,
+            c: step.xc.clone(),
+        };
         for _ in 0..self.steps {
-            // The sentence state, from the previous round's states.
-            let own = g.matmul(&w.sentence_own)?.broadcast_add(&w.sentence_bias)?;
-            let from_mean = mean_over_words(&h)?.matmul(&w.sentence_mean)?;
-            let sentence_gate = (own.narrow(1, 0, h_dim)? + from_mean.narrow(1, 0, h_dim)?)?;
-            let output_gate =
-                (own.narrow(1, h_dim, h_dim)? + from_mean.narrow(1, h_dim, h_dim)?)?;
-            let word_gates = h
-                .reshape((b * n, h_dim))?
-                .matmul(&w.sentence_word)?
-                .reshape((b, n, h_dim))?
-                .broadcast_add(&own.narrow(1, 2 * h_dim, h_dim)?.unsqueeze(1)?)?;
-            // A softmax over the words' sigmoid gates and the sentence's, per dimension;
-            // padding takes no share.
-            let word_weights = candle_nn::ops::sigmoid(&word_gates)?
-                .exp()?
-                .broadcast_mul(&mask)?;
-            let sentence_weight = candle_nn::ops::sigmoid(&sentence_gate)?.exp()?;
-            let total = (word_weights.sum(1)? + &sentence_weight)?;
-            let new_cg = ((word_weights * &c)?.sum(1)? + (&sentence_weight * &cg)?)?
-                .broadcast_div(&total)?;
-            let new_g = (candle_nn::ops::sigmoid(&output_gate)? * new_cg.tanh()?)?;
-
-            // The word states.
-            let (h_left, h_right) = self.neighbours(&h)?;
-            let (c_left, c_right) = self.neighbours(&c)?;
-            let pre = Tensor::cat(&[&h, &h_left, &h_right], 2)?
-                .reshape((b * n, 3 * h_dim))?
-                .matmul(&w.word_recurrent)?
-                .reshape((b, n, gates * h_dim))?
-                .add(&word_input)?
-                .broadcast_add(&g.matmul(&w.word_sentence)?.unsqueeze(1)?)?;
-            let activated = candle_nn::ops::sigmoid(&pre)?;
-            let mix = activated
-                .narrow(2, 0, WORD_CANDIDATES * h_dim)?
-                .reshape((b, n, WORD_CANDIDATES, h_dim))?
-                .exp()?;
-            let mix = mix.broadcast_div(&mix.sum_keepdim(2)?)?;
-            let output = activated.narrow(2, WORD_CANDIDATES * h_dim, h_dim)?;
-            let sentence_cell = cg.unsqueeze(1)?.broadcast_as((b, n, h_dim))?;
-            let candidates = Tensor::stack(&[&c_left, &c_right, &xc, &sentence_cell, &c], 2)?;
-            let new_c = (mix * candidates)?.sum(2)?.broadcast_mul(&mask)?;
-            let new_h = (output * new_c.tanh()?)?.broadcast_mul(&mask)?;
-            (h, c, g, cg) = (new_h, new_c, new_g, new_cg);
+            state = match &fused {
+                Some((words, inputs)) => step.fused(&state, words, inputs)?,
+                None => step.tensors(&state)?,
+            };
         }
-        let h = dropped(&h, self.dropout, rng)?;
+        let h = dropped(&state.h, self.dropout, rng)?;
         // The mean of the word states and the sentence state.
-        let representation = (h.sum(1)? + g)?.broadcast_div(&(lengths + 1.0)?)?;
+        let representation = (h.sum(1)? + state.g)?.broadcast_div(&(lengths + 1.0)?)?;
         representation
             .matmul(&w.head_hidden)?
             .broadcast_add(&w.head_hidden_bias)?
             .tanh()?
             .matmul(&w.head_output)?
             .broadcast_add(&w.head_output_bias)
+    }
+}
+
+/// How the steps' element-wise work runs: fused operations (`slstm_cells.rs`) on the CPU,
+/// tensor operations on other devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    Fused,
+    Tensors,
+}
+
+impl Path {
+    fn on(device: &Device) -> Path {
+        if device.is_cpu() {
+            Path::Fused
+        } else {
+            Path::Tensors
+        }
+    }
+}
+
+/// The word states [B, N, H] (h, c) and the sentence state [B, H] (g, c_g) after a step.
+struct State {
+    h: Tensor,
+    c: Tensor,
+    g: Tensor,
+    cg: Tensor,
+}
+
+/// What every step of a batch reads besides the previous states.
+struct Step<'a> {
+    w: &'a Weights,
+    /// [B, N, 1], 1 on words.
+    mask: Tensor,
+    /// [B, 1], each sentence's length, at least 1.
+    lengths: Tensor,
+    /// [B, N, 6H]: the word gates' terms from the word vectors, with their bias.
+    word_input: Tensor,
+    /// [B, N, H]: the word vectors as the words' cell candidate (with their dropout mask).
+    xc: Tensor,
+    window: usize,
+}
+
+impl Step<'_> {
+    fn mean_over_words(&self, x: &Tensor) -> Result<Tensor> {
+        x.sum(1)?.broadcast_div(&self.lengths)
+    }
+
+    /// The sentence state's terms from the previous states: its own gate's and its output
+    /// gate's pre-activations [B, H] each, and the words' gate bias from the sentence
+    /// state [B, H], side by side [B, 3H].
+    fn sentence_terms(&self, s: &State) -> Result<Tensor> {
+        let h_dim = s.g.dim(1)?;
+        let own =
+            s.g.matmul(&self.w.sentence_own)?
+                .broadcast_add(&self.w.sentence_bias)?;
+        let from_mean = self.mean_over_words(&s.h)?.matmul(&self.w.sentence_mean)?;
+        own + from_mean.pad_with_zeros(1, 0, h_dim)?
+    }
+
+    /// The word gates' products with each word's state [B, N, H].
+    fn word_terms(&self, h: &Tensor) -> Result<Tensor> {
+        let (b, n, h_dim) = h.dims3()?;
+        h.reshape((b * n, h_dim))?
+            .matmul(&self.w.sentence_word)?
+            .reshape((b, n, h_dim))
+    }
+
+    /// The word gates' products with the words' [h, left, right] [B, N, 3H]: [B, N, 6H].
+    fn word_products(&self, window: &Tensor) -> Result<Tensor> {
+        let (b, n, three_h) = window.dims3()?;
+        window
+            .reshape((b * n, three_h))?
+            .matmul(&self.w.word_recurrent)?
+            .reshape((b, n, ()))
+    }
+
+    /// A step in fused operations (CPU); `inputs` [B, N, 7H] are the word gates' terms from
+    /// the word vectors and the vectors as cell candidates, side by side.
+    fn fused(&self, s: &State, words: &Words, inputs: &Tensor) -> Result<State> {
+        let state = packed(&s.c, &s.cg, &s.g.matmul(&self.w.word_sentence)?)?;
+        let sentence = self.word_terms(&s.h)?.apply_op3(
+            &self.sentence_terms(s)?,
+            &state,
+            SentenceCell {
+                words: words.clone(),
+            },
+        )?;
+        let products = self.word_products(&s.h.apply_op1(Window { width: self.window })?)?;
+        let keep = [&products, inputs, &state].iter().any(|t| t.track_op());
+        let word = products.apply_op3(
+            inputs,
+            &state,
+            WordCells::new(self.window, words.clone(), keep),
+        )?;
+        Ok(State {
+            h: word.get(1)?,
+            c: word.get(0)?,
+            g: sentence.get(1)?,
+            cg: sentence.get(0)?,
+        })
+    }
+
+    /// A step in tensor operations (any device).
+    fn tensors(&self, s: &State) -> Result<State> {
+        let (b, n, h_dim) = s.h.dims3()?;
+        let mask = &self.mask;
+        // The sentence state, from the previous round's states.
+        let terms = self.sentence_terms(s)?;
+        let sentence_gate = terms.narrow(1, 0, h_dim)?;
+        let output_gate = terms.narrow(1, h_dim, h_dim)?;
+        let word_gates = self
+            .word_terms(&s.h)?
+            .broadcast_add(&terms.narrow(1, 2 * h_dim, h_dim)?.unsqueeze(1)?)?;
+        // A softmax over the words' sigmoid gates and the sentence's, per dimension;
+        // padding takes no share.
+        let word_weights = candle_nn::ops::sigmoid(&word_gates)?
+            .exp()?
+            .broadcast_mul(mask)?;
+        let sentence_weight = candle_nn::ops::sigmoid(&sentence_gate)?.exp()?;
+        let total = (word_weights.sum(1)? + &sentence_weight)?;
+        let new_cg = ((word_weights * &s.c)?.sum(1)? + (&sentence_weight * &s.cg)?)?
+            .broadcast_div(&total)?;
+        let new_g = (candle_nn::ops::sigmoid(&output_gate)? * new_cg.tanh()?)?;
+
+        // The word states.
+        let (h_left, h_right) = self.neighbours(&s.h)?;
+        let (c_left, c_right) = self.neighbours(&s.c)?;
+        let pre = self
+            .word_products(&Tensor::cat(&[&s.h, &h_left, &h_right], 2)?)?
+            .add(&self.word_input)?
+            .broadcast_add(&s.g.matmul(&self.w.word_sentence)?.unsqueeze(1)?)?;
+        let activated = candle_nn::ops::sigmoid(&pre)?;
+        let mix = activated
+            .narrow(2, 0, WORD_CANDIDATES * h_dim)?
+            .reshape((b, n, WORD_CANDIDATES, h_dim))?
+            .exp()?;
+        let mix = mix.broadcast_div(&mix.sum_keepdim(2)?)?;
+        let output = activated.narrow(2, WORD_CANDIDATES * h_dim, h_dim)?;
+        let sentence_cell = s.cg.unsqueeze(1)?.broadcast_as((b, n, h_dim))?;
+        let candidates = Tensor::stack(&[&c_left, &c_right, &self.xc, &sentence_cell, &s.c], 2)?;
+        let new_c = (mix * candidates)?.sum(2)?.broadcast_mul(mask)?;
+        let new_h = (output * new_c.tanh()?)?.broadcast_mul(mask)?;
+        Ok(State {
+            h: new_h,
+            c: new_c,
+            g: new_g,
+            cg: new_cg,
+        })
     }
 
     /// The sums of the states 1..=window positions to the left and to the right of each
@@ -296,11 +433,13 @@ impl Slstm {
 
 impl Network for Slstm {
     fn logits(&self, batch: &Batch) -> Result<Tensor> {
-        self.forward(&self.weights.detached(), batch, None)
+        let device = self.weights.embedding.device();
+        self.forward(&self.weights.detached(), batch, None, Path::on(device))
     }
 
     fn training_logits(&self, batch: &Batch, rng: &mut SplitMix64) -> Result<Tensor> {
-        self.forward(&self.weights, batch, Some(rng))
+        let device = self.weights.embedding.device();
+        self.forward(&self.weights, batch, Some(rng), Path::on(device))
     }
 
     fn parameters(&self) -> Vec<Var> {
@@ -521,6 +660,73 @@ mod tests {
                     (a - b).abs() < 1e-5,
                     "{sentence:?}: {alone:?} against {got:?}"
                 );
+            }
+        }
+    }
+
+    /// The logits and every parameter's gradient (of the cross-entropy against labels 0, 1,
+    /// 2, 0, …) of `net` on `sentences` with the steps run as `path`, with dropout drawn from
+    /// `seed` when one is given.
+    fn logits_and_gradients(
+        net: &Slstm,
+        sentences: &[&[u32]],
+        seed: Option<u64>,
+        path: Path,
+    ) -> (Vec<f32>, Vec<Vec<f32>>) {
+        let input = batch(sentences, &Device::Cpu);
+        let mut rng = seed.map(SplitMix64::new);
+        let logits = net
+            .forward(&net.weights, &input, rng.as_mut(), path)
+            .unwrap();
+        let targets: Vec<u32> = (0..sentences.len() as u32)
+            .map(|i| i % N_LABELS as u32)
+            .collect();
+        let targets = Tensor::new(targets.as_slice(), &Device::Cpu).unwrap();
+        let loss = candle_nn::loss::cross_entropy(&logits, &targets).unwrap();
+        let grads = loss.backward().unwrap();
+        let gradients = net
+            .parameters()
+            .iter()
+            .map(|p| {
+                let grad = grads.get(p.as_tensor()).expect("a parameter's gradient");
+                grad.flatten_all().unwrap().to_vec1().unwrap()
+            })
+            .collect();
+        (logits.flatten_all().unwrap().to_vec1().unwrap(), gradients)
+    }
+
+    fn assert_close(got: &[f32], want: &[f32], what: &str) {
+        assert_eq!(got.len(), want.len(), "{what}");
+        for (a, b) in got.iter().zip(want) {
+            assert!(
+                (a - b).abs() <= 1e-5 + 1e-4 * b.abs(),
+                "{what}: {got:?} against {want:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_fused_steps_give_the_tensor_steps_logits_and_gradients() {
+        let batches: [&[&[u32]]; 2] = [&[&[1, 2, 3, 4, 5, 6], &[3], &[6, 2, 2], &[]], &[&[], &[]]];
+        for (steps, window) in [(1, 1), (3, 2), (2, 7)] {
+            let net = network(steps, window, &Device::Cpu);
+            for sentences in batches {
+                for seed in [None, Some(4)] {
+                    let (logits, gradients) =
+                        logits_and_gradients(&net, sentences, seed, Path::Fused);
+                    let (want_logits, want_gradients) =
+                        logits_and_gradients(&net, sentences, seed, Path::Tensors);
+                    let case = format!("steps {steps}, window {window}, dropout seed {seed:?}");
+                    assert_close(&logits, &want_logits, &format!("{case}: logits"));
+                    for ((name, got), want) in net
+                        .parameter_names()
+                        .iter()
+                        .zip(&gradients)
+                        .zip(&want_gradients)
+                    {
+                        assert_close(got, want, &format!("{case}: ∂{name}"));
+                    }
+                }
             }
         }
     }
