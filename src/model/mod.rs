@@ -48,7 +48,7 @@ pub use fit::{
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use matmul::times_transposed;
-pub use mvma::Mvma;
+pub use mvma::{Mvma, MvmaReading, MvmaScorer};
 pub use network::Network;
 pub use parameters::{Init, Parameters};
 pub use rng::SplitMix64;

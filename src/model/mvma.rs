@@ -27,6 +27,10 @@ use super::rng::SplitMix64;
 use super::settings::TrainingSettings;
 use candle_core::{D, Result, Tensor, Var};
 
+mod scorer;
+
+pub use scorer::{MvmaReading, MvmaScorer};
+
 /// An MVMA-G's tensors.
 #[derive(Clone)]
 struct Weights {
@@ -262,7 +266,7 @@ mod tests {
     const N_WORDS: usize = 7;
     const N_LABELS: usize = 3;
 
-    fn network(device: &Device) -> Mvma {
+    pub(super) fn network(device: &Device) -> Mvma {
         let settings = TrainingSettings {
             model: ModelKind::MvmaG,
             ..TrainingSettings::DEFAULT
@@ -320,7 +324,7 @@ mod tests {
             .collect()
     }
 
-    fn batch(sentences: &[&[u32]], device: &Device) -> Batch {
+    pub(super) fn batch(sentences: &[&[u32]], device: &Device) -> Batch {
         let sentences: Vec<Sentence> = sentences
             .iter()
             .map(|words| Sentence {
