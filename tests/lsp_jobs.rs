@@ -275,6 +275,103 @@ fn a_save_trains_a_sopa_after_the_rule_network_and_its_view_joins_the_line_hover
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn with_the_model_mvma_g_a_save_trains_it_and_the_line_hover_shows_its_exact_ngram_parts() {
+    let dir = temp_dir("mvma");
+    let cache = dir.join("cache");
+    let (rules, paths) = project(&dir, &["tiny.rules".to_string()]);
+    let rules_uri = uri(&paths[0]);
+    let train_uri = uri(&dir.join("train.tsv"));
+    let train = std::fs::read_to_string(dir.join("train.tsv")).unwrap();
+    let options = || {
+        let mut options = training(&cache, 0.0);
+        options["training"]["model"] = json!("mvma-g");
+        options["training"]["learnPatterns"] = json!(false);
+        options
+    };
+    let mut server = Server::start();
+    server.initialize(json!({ "window": { "workDoneProgress": true } }), options());
+    server.open(&rules_uri, "rules", &rules);
+    server.open(&train_uri, "tsv", &train);
+    save(&mut server, &rules_uri);
+    assert_eq!(
+        server.progress_title("rulelens/mvma/"),
+        "Full training of MVMA-G (black box)"
+    );
+    server.wait_for(progress_end("rulelens/mvma/"));
+    // The first line, `claim at free prize cash`: the MVMA-G's verdict, and the logit of its
+    // prediction (and of the gold label, spam, when it predicts ham) as the sum of the five
+    // suffix n-grams' parts, the strongest listed.
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": train_uri }, "position": { "line": 0, "character": 6 } }),
+    );
+    let value = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(value.contains("**MVMA-G** **"), "{value}");
+    let logits = value.matches("The logit of ").count();
+    let gold_shown = usize::from(value.contains("The logit of spam (gold)"));
+    assert_eq!(logits, 1 + gold_shown, "{value}");
+    assert_eq!(
+        value
+            .matches(
+                " is the sum of 5 parts, one per suffix n-gram (`wᵀ v_{i:N}`: from word i to \
+                 the end), exactly; the strongest:"
+            )
+            .count(),
+        logits,
+        "{value}"
+    );
+    assert_eq!(
+        value.matches("\n- from word ").count(),
+        3 * logits,
+        "{value}"
+    );
+    assert_eq!(
+        value.matches("\n- 2 other parts ").count(),
+        logits,
+        "{value}"
+    );
+    // Each sum of parts is its logit, as the network computes it.
+    let sums: Vec<(f64, f64)> = value
+        .split("The parts sum to ")
+        .skip(1)
+        .map(|rest| {
+            let (sum, rest) = rest.split_once("; the logit is ").expect("a logit");
+            let logit = rest.split_once(".\n").map_or(rest, |(logit, _)| logit);
+            (sum.parse().unwrap(), logit.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(sums.len(), logits, "{value}");
+    for (sum, logit) in sums {
+        assert!((sum - logit).abs() <= 1e-4, "{value}");
+    }
+    assert!(
+        !value.contains("FA-RNN") && !value.contains("No trained"),
+        "{value}"
+    );
+    let logs = logs_until(&mut server, |logs| count(logs, "checkpoint written") == 1);
+    assert_eq!(count(&logs, "training MVMA-G (dropout 0.5"), 1, "{logs:#?}");
+    assert_eq!(count(&logs, "rule network"), 0, "{logs:#?}");
+    assert_eq!(count(&logs, "SoPa"), 0, "{logs:#?}");
+    assert_eq!(server.stop(), 0);
+
+    // Another server: the MVMA-G comes from the cache, and nothing trains.
+    let mut server = Server::start();
+    server.initialize(json!({}), options());
+    server.open(&rules_uri, "rules", &rules);
+    save(&mut server, &rules_uri);
+    let logs = logs_until(&mut server, |logs| {
+        count(logs, "loaded the trained black box") == 1
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    let logs = [logs, logs_until(&mut server, |_| true)].concat();
+    assert_eq!(count(&logs, "training "), 0, "{logs:#?}");
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Replaces the rules document's text with `text` as `version`, and saves it.
 fn edit_and_save(server: &mut Server, uri: &str, text: &str, version: i64) {
     server.notify(

@@ -12,7 +12,10 @@
 //!   a trained network, its prediction and probabilities, its top patterns with the span
 //!   whose deletion lowers each one's score the most, and the n-grams whose deletion
 //!   changes the probability of the prediction the most, by how much (occlusion, measured
-//!   with the network: `explain::ngrams`, `explain::strongest_ngrams`).
+//!   with the network: `explain::ngrams`, `explain::strongest_ngrams`); with a trained SoPa,
+//!   its view ([`patterns_view`]); with a trained MVMA-G, its prediction and the exact
+//!   decomposition of its logits into the parts of the line's suffix n-grams
+//!   ([`mvma_view`]).
 //!
 //! Figures come from the analysis of the saved rules, looked up by [`PatternKey`] and label
 //! name; a pattern edited since the save shows its regex and DFA size only. Cost: a rules
@@ -24,6 +27,7 @@
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::findings::describe;
 use super::trained::TrainedModel;
+use super::trained_mvma::TrainedMvma;
 use super::trained_patterns::TrainedPatterns;
 use crate::automata::{
     ElementKind, Failure, LabelMetrics, PatternElements, PatternMetrics, RuleSystem, Scratch,
@@ -31,6 +35,7 @@ use crate::automata::{
 use crate::corpus::Example;
 use crate::explain::LearnedPattern;
 use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
+use crate::model::softmax;
 use crate::model::sopa::{Contribution, PatternRef};
 use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::ast::{Formula, FormulaKind, StatementKind};
@@ -182,6 +187,8 @@ pub enum LineNetwork<'a> {
     TrainingOff,
     /// The rules train as a SoPa only (`training.model`).
     SopaOnly,
+    /// The save trains an MVMA-G (`training.model`), a black box with no rule network.
+    MvmaOnly,
 }
 
 /// Why a corpus line's hover has no network view.
@@ -191,6 +198,8 @@ pub enum AbsentNetwork {
     TrainingOff,
     /// The rules train as a SoPa (`training.model`), whose view is [`LineHover::patterns`].
     SopaOnly,
+    /// The save trains an MVMA-G (`training.model`), whose view is [`LineHover::mvma`].
+    MvmaOnly,
 }
 
 /// A corpus line's hover.
@@ -207,6 +216,53 @@ pub struct LineHover {
     pub network: Result<NetworkView, AbsentNetwork>,
     /// The trained SoPa's view ([`patterns_view`]), when there is one.
     pub patterns: Option<PatternsView>,
+    /// The trained MVMA-G's view ([`mvma_view`]), when there is one.
+    pub mvma: Option<MvmaView>,
+}
+
+/// A trained MVMA-G's view of a corpus line: its prediction, and the logits of the
+/// prediction (and of the gold label, when it is another) as the exact sum of the parts of
+/// the line's suffix n-grams, `v_{i:N}·W` (Sun and Lu's context polarity of the last
+/// position, split by the n-gram's start i). Only those n-grams, the ones that end at the
+/// last token the network reads, are parts of the logits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MvmaView {
+    /// Whether the network was trained from other rules than the ones being edited.
+    pub stale: bool,
+    pub prediction: String,
+    /// (label, probability), labels in the network's order.
+    pub probabilities: Vec<(String, f64)>,
+    /// The prediction's logit, then the gold label's when the network predicts another.
+    pub logits: Vec<LogitParts>,
+    /// The tokens the network reads: the line's first `max_sentence_tokens`.
+    pub n_tokens: usize,
+    /// Whether the line has more tokens than that.
+    pub truncated: bool,
+}
+
+/// One label's logit and the parts it is the sum of.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogitParts {
+    pub label: String,
+    /// `h_N·W` for the label, as the network's recurrence computes it.
+    pub logit: f32,
+    /// The sum of all the parts (one per token), computed apart from the logit: equal to it
+    /// up to rounding.
+    pub sum: f32,
+    /// At most [`HoverConfig::max_listed`] parts, the largest in absolute value first.
+    pub strongest: Vec<SuffixPart>,
+    /// The number of parts not listed, and their sum.
+    pub rest: (usize, f32),
+}
+
+/// The part of a label's logit that one suffix n-gram contributes: `v_{i:N}·W`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SuffixPart {
+    /// Its first token i (0-based).
+    pub start: usize,
+    /// From token i to the last token read, in bytes of the line's text.
+    pub range: TextRange,
+    pub score: f32,
 }
 
 /// A trained SoPa's view of a corpus line: its prediction and the patterns whose
@@ -711,6 +767,7 @@ pub fn hover_line(
         missed: Vec::new(),
         network: Err(AbsentNetwork::NotYetTrained),
         patterns: None,
+        mvma: None,
     };
     if let Some(gold) = example
         .label
@@ -730,6 +787,10 @@ pub fn hover_line(
         }
         LineNetwork::SopaOnly => {
             hover.network = Err(AbsentNetwork::SopaOnly);
+            return hover;
+        }
+        LineNetwork::MvmaOnly => {
+            hover.network = Err(AbsentNetwork::MvmaOnly);
             return hover;
         }
     };
@@ -875,6 +936,84 @@ pub fn patterns_view(
             .zip(explanation.probabilities)
             .collect(),
         contributions,
+    }
+}
+
+/// A trained MVMA-G's view of the line `text`, whose gold label is `gold` (`stale` when the
+/// network was trained from other rules than the ones being edited). Cost: one pass of the
+/// network over the line each way (`model::MvmaScorer`).
+pub fn mvma_view(
+    text: &str,
+    gold: Option<&str>,
+    mvma: &TrainedMvma,
+    stale: bool,
+    config: &HoverConfig,
+) -> MvmaView {
+    let reading = mvma.scorer.read_text(text);
+    let labels = mvma.labels();
+    let probabilities = softmax(
+        &reading.logits,
+        mvma.manifest.settings.effective_logit_scale(),
+    );
+    let prediction = (0..reading.logits.len()).fold(0, |best, c| {
+        if reading.logits[c] > reading.logits[best] {
+            c
+        } else {
+            best
+        }
+    });
+    let tokens = tokenize(text);
+    let last = reading
+        .n_tokens
+        .checked_sub(1)
+        .and_then(|last| tokens.get(last));
+    let logit_parts = |c: usize| {
+        let mut parts: Vec<SuffixPart> = reading
+            .parts
+            .iter()
+            .enumerate()
+            .map(|(start, part)| SuffixPart {
+                start,
+                range: match (tokens.get(start), last) {
+                    (Some(first), Some(last)) => first.range.cover(last.range),
+                    _ => TextRange::empty(0.into()),
+                },
+                score: part[c],
+            })
+            .collect();
+        let sum = parts.iter().map(|p| p.score).sum();
+        parts.sort_by(|a, b| {
+            b.score
+                .abs()
+                .total_cmp(&a.score.abs())
+                .then(a.start.cmp(&b.start))
+        });
+        let rest = parts.split_off(config.max_listed.min(parts.len()));
+        LogitParts {
+            label: labels.get(c).cloned().unwrap_or_default(),
+            logit: reading.logits[c],
+            sum,
+            strongest: parts,
+            rest: (rest.len(), rest.iter().map(|p| p.score).sum()),
+        }
+    };
+    let mut logits = Vec::new();
+    if !reading.logits.is_empty() {
+        logits.push(logit_parts(prediction));
+        if let Some(gold) = gold.and_then(|gold| labels.iter().position(|l| l == gold))
+            && gold != prediction
+            && gold < reading.logits.len()
+        {
+            logits.push(logit_parts(gold));
+        }
+    }
+    MvmaView {
+        stale,
+        prediction: labels.get(prediction).cloned().unwrap_or_default(),
+        probabilities: labels.iter().cloned().zip(probabilities).collect(),
+        logits,
+        n_tokens: reading.n_tokens,
+        truncated: tokens.len() > reading.n_tokens,
     }
 }
 

@@ -8,8 +8,8 @@
 //! the layout; long corpus lines are cut to a window around the span they are shown for.
 
 use super::hover::{
-    AbsentNetwork, LabelHover, LineHover, MatchExample, Miss, MissedPattern, NetworkView,
-    PatternHover, PatternsView, RulesHover,
+    AbsentNetwork, LabelHover, LineHover, LogitParts, MatchExample, Miss, MissedPattern, MvmaView,
+    NetworkView, PatternHover, PatternsView, RulesHover,
 };
 use crate::explain::{LearnedPattern, NEGLIGIBLE};
 use std::fmt::Write;
@@ -370,11 +370,84 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
             out.push_str("\n_No trained SoPa yet: save the rules to train one._\n");
         }
         Err(AbsentNetwork::SopaOnly) => {}
+        Err(AbsentNetwork::MvmaOnly) if hover.mvma.is_none() => {
+            out.push_str("\n_No trained MVMA-G yet: save the rules to train one._\n");
+        }
+        Err(AbsentNetwork::MvmaOnly) => {}
+    }
+    if let Some(mvma) = &hover.mvma {
+        render_mvma(&mut out, mvma, gold, text);
     }
     if let Some(patterns) = &hover.patterns {
         render_patterns(&mut out, patterns, gold, text);
     }
     out
+}
+
+/// The MVMA-G's view of a line: its prediction, and each logit shown as the exact sum of
+/// its suffix n-grams' parts, the strongest listed.
+fn render_mvma(out: &mut String, view: &MvmaView, gold: Option<&str>, text: &str) {
+    render_verdict(
+        out,
+        ("MVMA-G", "The MVMA-G"),
+        &view.prediction,
+        &view.probabilities,
+        gold,
+        false,
+    );
+    if view.stale {
+        out.push_str(
+            "\n_The MVMA-G is of an earlier save of the rules; saving trains it again._\n",
+        );
+    }
+    if view.truncated {
+        let _ = writeln!(
+            out,
+            "\n_The network reads the first {} tokens of this line._",
+            view.n_tokens
+        );
+    }
+    for logit in &view.logits {
+        let gold = logit.label != view.prediction;
+        render_logit_parts(out, logit, gold, text);
+    }
+}
+
+/// A label's logit (the gold label's, marked, when `gold`) as the sum of its suffix
+/// n-grams' parts.
+fn render_logit_parts(out: &mut String, logit: &LogitParts, gold: bool, text: &str) {
+    let n_parts = logit.strongest.len() + logit.rest.0;
+    let _ = writeln!(
+        out,
+        "\nThe logit of {}{} is the sum of {n_parts} part{}, one per suffix n-gram \
+         (`wᵀ v_{{i:N}}`: from word i to the end), exactly; the strongest:",
+        escape(&logit.label),
+        if gold { " (gold)" } else { "" },
+        if n_parts == 1 { "" } else { "s" }
+    );
+    for part in &logit.strongest {
+        let _ = writeln!(
+            out,
+            "- from word {} on {:+.3}: {}",
+            part.start + 1,
+            part.score,
+            snippet(text, part.range)
+        );
+    }
+    if logit.rest.0 > 0 {
+        let _ = writeln!(
+            out,
+            "- {} other part{} {:+.3}",
+            logit.rest.0,
+            if logit.rest.0 == 1 { "" } else { "s" },
+            logit.rest.1
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\nThe parts sum to {:.4}; the logit is {:.4}.",
+        logit.sum, logit.logit
+    );
 }
 
 /// A network's verdict on a line: `**KIND** **LABEL** ✓ · label p · …`, and a note when it

@@ -15,7 +15,8 @@
 //!
 //! Corpus- and model-level features read what the server computed in the background:
 //! [`analyze`] (the rule system on every line of the bound corpora, on save),
-//! [`TrainedModel`] (a trained network prepared for the editor), the findings and corpus-line
+//! [`TrainedModel`] (a trained network prepared for the editor; [`TrainedPatterns`] and
+//! [`TrainedMvma`] for a SoPa and an MVMA-G), the findings and corpus-line
 //! diagnostics, hovers ([`hover_rules`], [`hover_line`] and their Markdown), code actions
 //! ([`rules_actions`], [`line_actions`], and the suggestion engine's edits:
 //! [`rules_suggestion_actions`], [`line_suggestion_actions`]), code lenses and inlay hints.
@@ -37,6 +38,7 @@ mod semantic_tokens;
 mod suggestions;
 mod symbols;
 mod trained;
+mod trained_mvma;
 mod trained_patterns;
 
 pub use analysis::{Cancelled, CorpusRun, Outcome, PatternKey, RulesAnalysis, analyze};
@@ -54,10 +56,10 @@ pub use findings::{
 };
 pub use hover::{
     AbsentNetwork, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, Figures,
-    HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, MAX_EXPLAINED_PATTERNS,
-    MatchExample, Miss, MissedPattern, NetworkView, NgramContribution, PatternContribution,
-    PatternFigures, PatternHover, PatternScore, PatternsView, RulesHover, hover_line, hover_rules,
-    patterns_view,
+    HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
+    MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
+    NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
+    PatternsView, RulesHover, SuffixPart, hover_line, hover_rules, mvma_view, patterns_view,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
 pub use markdown::{render_line_hover, render_rules_hover};
@@ -71,6 +73,7 @@ pub use suggestions::{
 };
 pub use symbols::{Symbol, SymbolKind, document_symbols};
 pub use trained::{ReconstructedPattern, TrainedModel, TrainedModelError};
+pub use trained_mvma::TrainedMvma;
 pub use trained_patterns::TrainedPatterns;
 
 use crate::syntax::ast::{self, FormulaKind, StatementKind};

@@ -152,6 +152,19 @@ pub fn trained_patterns(
     .expect("prepared")
 }
 
+/// An MVMA-G trained `epochs` epochs on the analysis's `train` corpus (early stopping on
+/// `dev`) with the word vectors of `vectors` (a GloVe text file).
+pub fn fitted_mvma(analysis: &RulesAnalysis, vectors: &std::path::Path, epochs: usize) -> Fitted {
+    let config = TrainingSettings {
+        model: ModelKind::MvmaG,
+        embeddings: Some(vectors.to_path_buf()),
+        epochs,
+        batch_size: 8,
+        ..TrainingSettings::default()
+    };
+    fit_on(analysis, &config)
+}
+
 /// The byte range of the `nth` (0-based) occurrence of `needle` in `text`.
 pub fn find_nth(text: &str, needle: &str, nth: usize) -> TextRange {
     let start = text

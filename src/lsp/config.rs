@@ -42,13 +42,20 @@ pub struct Training {
 
 impl Training {
     /// The rule network a save trains: the settings as they are, when they name one of the
-    /// FA-RNN family (SoPa is then the only network, [`Training::patterns_network`]; a
-    /// black box is no view of the rules, and none trains on save).
+    /// FA-RNN family (SoPa is then the only network, [`Training::patterns_network`]; an
+    /// MVMA-G trains instead, [`Training::mvma_network`]; the S-LSTM does not train on save).
     pub fn rules_network(&self) -> Option<&TrainingSettings> {
         self.settings
             .model
             .is_rule_network()
             .then_some(&self.settings)
+    }
+
+    /// The MVMA-G a save trains in place of a rule network: the settings as they are, when
+    /// they name it (a black box that reads no rules, whose exact n-gram parts join the
+    /// corpus-line hover).
+    pub fn mvma_network(&self) -> Option<&TrainingSettings> {
+        (self.settings.model == ModelKind::MvmaG).then_some(&self.settings)
     }
 
     /// The SoPa a save trains after the rule network: the settings with the model SoPa,
@@ -299,7 +306,7 @@ mod tests {
     };
 
     #[test]
-    fn a_save_trains_a_rule_network_only_for_the_fa_rnn_family() {
+    fn a_save_trains_a_rule_network_only_for_the_fa_rnn_family_and_of_black_boxes_the_mvma_g() {
         let with_model = |model: ModelKind| Training {
             settings: TrainingSettings {
                 model,
@@ -309,15 +316,29 @@ mod tests {
         };
         for model in [ModelKind::FaRnn, ModelKind::BiFaGru] {
             assert!(with_model(model).rules_network().is_some(), "{model:?}");
+            assert!(with_model(model).mvma_network().is_none(), "{model:?}");
         }
-        // The S-LSTM is no view of the rules; the SoPa of `learnPatterns` still trains.
+        // The S-LSTM is no view of the rules and does not train on save; the SoPa of
+        // `learnPatterns` still trains.
         let slstm = with_model(ModelKind::Slstm);
-        assert!(slstm.rules_network().is_none());
+        assert!(slstm.rules_network().is_none() && slstm.mvma_network().is_none());
         assert_eq!(
             slstm.patterns_network().map(|settings| settings.model),
             Some(ModelKind::Sopa)
         );
-        assert!(with_model(ModelKind::Sopa).rules_network().is_none());
+        // The MVMA-G trains in place of a rule network, the SoPa still after it.
+        let mvma = with_model(ModelKind::MvmaG);
+        assert!(mvma.rules_network().is_none());
+        assert_eq!(
+            mvma.mvma_network().map(|settings| settings.model),
+            Some(ModelKind::MvmaG)
+        );
+        assert_eq!(
+            mvma.patterns_network().map(|settings| settings.model),
+            Some(ModelKind::Sopa)
+        );
+        let sopa = with_model(ModelKind::Sopa);
+        assert!(sopa.rules_network().is_none() && sopa.mvma_network().is_none());
     }
     use serde_json::json;
 

@@ -5,10 +5,11 @@
 //! superseded. A job analyzes the saved rules on their corpora (`project::analyze_save`)
 //! and publishes the corpus-aware diagnostics; beside the rest of the job, a task measures
 //! the suggestion engine's edits (`project::suggest_save`) for code actions and
-//! `rulelens/suggest`; then the job gets the network the save calls for
-//! (`project::network_plan`): the one in memory, the checkpoint in the cache, or a new
-//! training, reported through `$/progress` when the client supports it, and publishes what
-//! the network adds.
+//! `rulelens/suggest`; then the job gets the networks the save calls for
+//! (`project::network_plan`): the rule network, or the MVMA-G when the settings name that
+//! black box, then the SoPa that learns patterns; each the one in memory, the checkpoint in
+//! the cache, or a new training, reported through `$/progress` when the client supports it;
+//! and publishes what each adds.
 //!
 //! Networks are shared: a [`Networks`] registry hands every project whose rules, settings
 //! and corpora are identical the same network, trained or loaded once, and one training
@@ -24,13 +25,13 @@ use super::config::Settings;
 use super::report::{Progress, name, refresh_views};
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use super::yardstick;
-use crate::ide::{RulesAnalysis, TrainedModel, TrainedPatterns, model_findings};
+use crate::ide::{RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns, model_findings};
 use crate::model::checkpoint::Manifest;
 use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource, WARM_SCHEDULE};
 use crate::project::{
     self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
-    analyze_save, load_network, load_patterns, network_plan, save_vectors, suggest_learned_save,
-    suggest_save, train_network, train_patterns,
+    analyze_save, load_mvma, load_network, load_patterns, network_plan, save_vectors,
+    suggest_learned_save, suggest_save, train_mvma, train_network, train_patterns,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -79,6 +80,11 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     let settings = session.snapshot().settings.clone();
     if let Some(training) = settings.training.rules_network()
         && !rule_network(session, networks, &job, &saved, training).await
+    {
+        return;
+    }
+    if let Some(training) = settings.training.mvma_network()
+        && !black_box(session, networks, &job, &saved, training).await
     {
         return;
     }
@@ -175,6 +181,39 @@ async fn rule_network(
         unfinished.end().await;
     }
     stored
+}
+
+/// Step 2, when the settings name an MVMA-G instead of a rule network: the MVMA-G of the
+/// save, stored for the corpus-line hover; whether the job goes on (as for
+/// [`rule_network`]).
+async fn black_box(
+    session: &Arc<Session>,
+    networks: &Arc<Networks>,
+    job: &JobRequest,
+    saved: &SavedAnalysis,
+    training: &TrainingSettings,
+) -> bool {
+    let Some(plan) = plan(session, job, saved, training) else {
+        return false;
+    };
+    let Some((mvma, unfinished)) =
+        obtain::<TrainedMvma>(session, networks, job, saved, &plan, training).await
+    else {
+        return false;
+    };
+    let stored = session.update(|state| {
+        let held = TrainedMvma::held(state.project_of_job(&job.key, &job.ticket)?);
+        *held.network = Some(mvma);
+        *held.key = Some(plan.memory_key.clone());
+        Some(())
+    });
+    if stored.is_some() {
+        session.refresh_project(&job.key);
+    }
+    if let Some(unfinished) = unfinished {
+        unfinished.end().await;
+    }
+    stored.is_some()
 }
 
 /// Step 3: the SoPa that learns patterns beside the rule network, stored, then its learned
@@ -557,7 +596,7 @@ async fn make<T: Prepared>(
 }
 
 /// Whether some project's newest job still wants the network with this memory key (a rule
-/// network's or a SoPa's: their settings, and so their keys, differ).
+/// network's, a SoPa's or an MVMA-G's: their settings, and so their keys, differ).
 fn wanted_by_someone(
     session: &Arc<Session>,
     memory_key: &str,
@@ -569,7 +608,8 @@ fn wanted_by_someone(
             state.projects.values().any(|project: &Project| {
                 let key = Some(memory_key.as_str());
                 (project.wanted_model.as_deref() == key
-                    || project.wanted_patterns.as_deref() == key)
+                    || project.wanted_patterns.as_deref() == key
+                    || project.wanted_mvma.as_deref() == key)
                     && project.job.as_ref().is_some_and(|job| !job.is_cancelled())
             })
         })
@@ -636,8 +676,10 @@ async fn train<T: Prepared>(
         Some(_) => None,
     };
     // The settings that shape this model: β for the FA-RNN family, the free patterns and
-    // the semiring for SoPa.
-    let shape = if training.model == ModelKind::Sopa {
+    // the semiring for SoPa, the dropout for a black box.
+    let shape = if training.model.is_black_box() {
+        format!("dropout {}", training.dropout())
+    } else if training.model == ModelKind::Sopa {
         format!(
             "patterns {}, semiring {}",
             training.patterns,
@@ -854,7 +896,8 @@ impl Unfinished {
 }
 
 /// A network prepared for the editor, as the jobs make it: the rule network
-/// ([`TrainedModel`]) or the SoPa that learns patterns beside it ([`TrainedPatterns`]).
+/// ([`TrainedModel`]), the MVMA-G trained in its place ([`TrainedMvma`]), or the SoPa that
+/// learns patterns beside it ([`TrainedPatterns`]).
 trait Prepared: Send + Sync + Sized + 'static {
     /// What messages call it.
     const ROLE: &'static str;
@@ -869,7 +912,7 @@ trait Prepared: Send + Sync + Sized + 'static {
     fn manifest(&self) -> &Manifest;
 
     /// The checkpoint a training of this kind may start from: the folder of the network
-    /// the project holds (`None` for SoPa, which always trains from scratch).
+    /// the project holds (`None` for SoPa and MVMA-G, which always train from scratch).
     fn previous(project: &Project) -> Option<PathBuf>;
 
     /// Loads and prepares the checkpoint in `dir`, trained from exactly `text`.
@@ -1022,6 +1065,60 @@ impl Prepared for TrainedPatterns {
     }
 }
 
+impl Prepared for TrainedMvma {
+    const ROLE: &'static str = "black box";
+    const PROGRESS_TOKEN: &'static str = "rulelens/mvma";
+
+    fn registry(networks: &Networks) -> &Registry<Self> {
+        &networks.mvma
+    }
+
+    fn held(project: &mut Project) -> Held<'_, Self> {
+        Held {
+            network: &mut project.mvma,
+            key: &mut project.mvma_key,
+            wanted: &mut project.wanted_mvma,
+        }
+    }
+
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn previous(_: &Project) -> Option<PathBuf> {
+        None
+    }
+
+    fn load(
+        dir: &Path,
+        text: &str,
+        _: &RulesAnalysis,
+        settings: &Settings,
+        _: &dyn Fn() -> bool,
+    ) -> Result<Self, String> {
+        load_mvma(dir, text, &settings.limits)
+    }
+
+    fn train(
+        dir: &Path,
+        analysis: &RulesAnalysis,
+        training: &TrainingSettings,
+        settings: &Settings,
+        _: Option<&Path>,
+        on_event: &mut dyn FnMut(FitEvent),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedNetwork<Self>, String> {
+        train_mvma(
+            dir,
+            analysis,
+            training,
+            &settings.limits,
+            on_event,
+            cancelled,
+        )
+    }
+}
+
 /// A finished network, or `None` when making it failed or was given up.
 type Finished<T> = Option<Option<Arc<T>>>;
 
@@ -1045,6 +1142,7 @@ impl<T> Default for Registry<T> {
 struct Networks {
     rules: Registry<TrainedModel>,
     patterns: Registry<TrainedPatterns>,
+    mvma: Registry<TrainedMvma>,
     training: Semaphore,
     /// The black-box yardsticks training beside the networks (`yardstick.rs`).
     yardsticks: Arc<yardstick::InFlight>,
@@ -1055,6 +1153,7 @@ impl Default for Networks {
         Networks {
             rules: Registry::default(),
             patterns: Registry::default(),
+            mvma: Registry::default(),
             training: Semaphore::new(1),
             yardsticks: Arc::default(),
         }

@@ -15,7 +15,9 @@ use super::config::{Options, Settings};
 use super::convert::{Encoding, Text};
 use super::documents::{Document, Kind};
 use crate::corpus::Format;
-use crate::ide::{Finding, Measure, RulesAnalysis, TrainedModel, TrainedPatterns, WordFrequencies};
+use crate::ide::{
+    Finding, Measure, RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns, WordFrequencies,
+};
 use crate::model::ModelKind;
 use crate::project::{self, Binding, OpenCorpus};
 use crate::rules_file::RulesFile;
@@ -111,12 +113,17 @@ pub struct Project {
     /// and what it was prepared under.
     pub patterns: Option<Arc<TrainedPatterns>>,
     pub patterns_key: Option<String>,
+    /// The MVMA-G a save trains in place of a rule network (`training.model` `mvma-g`), and
+    /// what it was prepared under.
+    pub mvma: Option<Arc<TrainedMvma>>,
+    pub mvma_key: Option<String>,
     /// The newest save job.
     pub job: Option<Ticket>,
     /// The networks the newest save job wants, once it knows (their memory keys): the rule
-    /// network and the SoPa.
+    /// network, the SoPa and the MVMA-G.
     pub wanted_model: Option<String>,
     pub wanted_patterns: Option<String>,
+    pub wanted_mvma: Option<String>,
     /// The epoch and dev accuracy of a training run in progress, for hovers.
     pub training: Option<Arc<str>>,
     /// The suggestions of a save, once computed.
@@ -147,9 +154,12 @@ impl Project {
             model_dir: None,
             patterns: None,
             patterns_key: None,
+            mvma: None,
+            mvma_key: None,
             job: None,
             wanted_model: None,
             wanted_patterns: None,
+            wanted_mvma: None,
             training: None,
             suggestions: None,
             yardstick: None,
@@ -277,6 +287,7 @@ impl State {
         project.job = Some(ticket.clone());
         project.wanted_model = None;
         project.wanted_patterns = None;
+        project.wanted_mvma = None;
         Some(JobRequest {
             key: key.to_path_buf(),
             text,

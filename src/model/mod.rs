@@ -19,7 +19,6 @@ mod gates;
 mod leaky_clamp;
 mod matmul;
 mod mvma;
-mod mvma_recurrence;
 mod network;
 mod parameters;
 mod recurrence;
@@ -50,7 +49,7 @@ pub use fit::{
 pub use gates::{GATE_BIAS, GATE_SLOPE};
 pub use leaky_clamp::LEAK;
 pub use matmul::times_transposed;
-pub use mvma::Mvma;
+pub use mvma::{Mvma, MvmaReading, MvmaScorer};
 pub use network::Network;
 pub use parameters::{Init, Parameters};
 pub use rng::SplitMix64;

@@ -21,12 +21,17 @@
 use super::batch::Batch;
 use super::dropout::dropped;
 use super::fa_rnn::FaRnn;
-use super::mvma_recurrence::MvmaRecurrence;
 use super::network::Network;
 use super::parameters::{Init, Parameters};
 use super::rng::SplitMix64;
 use super::settings::TrainingSettings;
 use candle_core::{D, Result, Tensor, Var};
+use recurrence::MvmaRecurrence;
+
+mod recurrence;
+mod scorer;
+
+pub use scorer::{MvmaReading, MvmaScorer};
 
 /// An MVMA-G's tensors.
 #[derive(Clone)]
@@ -278,7 +283,7 @@ mod tests {
     const N_WORDS: usize = 7;
     const N_LABELS: usize = 3;
 
-    fn network(device: &Device) -> Mvma {
+    pub(super) fn network(device: &Device) -> Mvma {
         let settings = TrainingSettings {
             model: ModelKind::MvmaG,
             ..TrainingSettings::DEFAULT
@@ -336,7 +341,7 @@ mod tests {
             .collect()
     }
 
-    fn batch(sentences: &[&[u32]], device: &Device) -> Batch {
+    pub(super) fn batch(sentences: &[&[u32]], device: &Device) -> Batch {
         let sentences: Vec<Sentence> = sentences
             .iter()
             .map(|words| Sentence {

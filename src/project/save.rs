@@ -4,13 +4,15 @@
 //! cache key and checkpoint folder), or why none; [`load_network`] and [`train_network`]
 //! get it from the cache or by training, and prepare it for the editor; [`load_patterns`]
 //! and [`train_patterns`] do the same for the SoPa that learns patterns beside it, and
-//! [`suggest_learned_save`] measures its learned patterns as the suggestion engine's edits.
+//! [`suggest_learned_save`] measures its learned patterns as the suggestion engine's edits;
+//! [`load_mvma`] and [`train_mvma`] get the MVMA-G a save trains instead of a rule network
+//! when the settings name it.
 
 use super::bindings::{CorpusOrigin, OpenCorpus, bindings, read_corpus};
 use super::cache::{cache_key, checkpoint_dir};
 use crate::explain::ReconstructConfig;
 use crate::ide::{
-    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, TrainedPatterns,
+    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns,
     WordFrequencies, analyze, corpus_findings,
 };
 use crate::limits::ReadLimits;
@@ -273,8 +275,20 @@ pub fn load_patterns(
     .map_err(|error| error.to_string())
 }
 
-/// A network trained for a save, prepared for the editor (a [`TrainedModel`] or a
-/// [`TrainedPatterns`]).
+/// Loads the MVMA-G checkpoint in `dir`, which must have been trained from exactly
+/// `rules_text`, and prepares it for the editor.
+pub fn load_mvma(dir: &Path, rules_text: &str, limits: &ReadLimits) -> Result<TrainedMvma, String> {
+    let loaded = load(dir, rules_text, limits)?;
+    TrainedMvma::new(
+        loaded.manifest,
+        loaded.net.as_ref(),
+        loaded.vocabulary.as_ref(),
+    )
+    .map_err(|error| error.to_string())
+}
+
+/// A network trained for a save, prepared for the editor (a [`TrainedModel`], a
+/// [`TrainedPatterns`] or a [`TrainedMvma`]).
 #[derive(Debug)]
 pub struct TrainedNetwork<T> {
     pub model: T,
@@ -345,6 +359,27 @@ pub fn train_patterns(
         fitted.vocabulary.as_ref(),
         analysis,
         cancelled,
+    )
+    .map_err(|error| error.to_string())?;
+    Ok(TrainedNetwork { model, cached })
+}
+
+/// Trains the MVMA-G of `analysis` (`settings.model` is MVMA-G) from scratch, writes its
+/// checkpoint into `dir`, and prepares it for the editor.
+pub fn train_mvma(
+    dir: &Path,
+    analysis: &RulesAnalysis,
+    settings: &TrainingSettings,
+    limits: &ReadLimits,
+    on_event: &mut dyn FnMut(FitEvent),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainedNetwork<TrainedMvma>, String> {
+    let (fitted, cached) =
+        fit_and_cache(dir, analysis, settings, limits, None, on_event, cancelled)?;
+    let model = TrainedMvma::new(
+        fitted.manifest,
+        fitted.net.as_ref(),
+        fitted.vocabulary.as_ref(),
     )
     .map_err(|error| error.to_string())?;
     Ok(TrainedNetwork { model, cached })

@@ -81,6 +81,11 @@ fn a_line_hover_says_whether_a_network_is_coming() {
 
     _Training is off (`rulelens.training.enabled`): the rules' view only._
     ");
+    insta::assert_snapshot!(render(LineNetwork::MvmaOnly), @r"
+    gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
+
+    _No trained MVMA-G yet: save the rules to train one._
+    ");
 }
 
 fn rules_hover(
@@ -366,6 +371,7 @@ fn line_hover_without_a_network_shows_the_rules_view() {
             }],
             network: Err(AbsentNetwork::NotYetTrained),
             patterns: None,
+            mvma: None,
         }
     );
     assert_eq!(
@@ -693,4 +699,224 @@ fn a_misclassified_line_says_why_its_gold_patterns_missed_it_closest_first() {
         &HoverConfig::default(),
     );
     assert!(hover.missed.is_empty());
+}
+
+/// The tiny spam filter of `tests/data/train` analyzed on its corpora, and the path of its
+/// word vectors.
+fn tiny_spam_filter() -> (RulesAnalysis, std::path::PathBuf) {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/train");
+    let read = |name: &str| std::fs::read_to_string(data.join(name)).unwrap();
+    let rules = read("tiny.rules")
+        .lines()
+        .filter(|line| !line.starts_with("corpus"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let analysis = analysis_of(
+        &rules,
+        &[("train", &read("train.tsv")), ("dev", &read("dev.tsv"))],
+    );
+    (analysis, data.join("vectors.txt"))
+}
+
+#[test]
+fn an_mvma_gs_line_view_is_its_prediction_and_logits_split_exactly_into_suffix_ngrams() {
+    use crate::model::{Batch, Network, Sentence, softmax};
+    let (analysis, vectors) = tiny_spam_filter();
+    let fitted = fitted_mvma(&analysis, &vectors, 3);
+    let mvma = TrainedMvma::new(
+        fitted.manifest.clone(),
+        fitted.net.as_ref(),
+        fitted.vocabulary.as_ref(),
+    )
+    .expect("prepared");
+    let net = fitted.net.mvma().expect("an MVMA-G");
+    let labels = &fitted.manifest.labels;
+    let config = HoverConfig::default();
+    let system = &analysis.rules.system;
+    let dev = &analysis.corpus("dev").unwrap().file.examples;
+    let mut listed_gold = 0;
+    for example in dev {
+        let text = example.text.as_str();
+        let view = mvma_view(text, example.label.as_deref(), &mvma, false, &config);
+        // What the tensor network computes for the line.
+        let sentence = Sentence::new(
+            system,
+            fitted.vocabulary.as_ref(),
+            &tokenize(text),
+            fitted.manifest.settings.max_sentence_tokens,
+        );
+        let batch = Batch::from_sentences(&[&sentence], &candle_core::Device::Cpu).unwrap();
+        let logits: Vec<f32> = net
+            .logits(&batch)
+            .unwrap()
+            .squeeze(0)
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        let ngrams = net.ngram_scores(&sentence.words).unwrap();
+        let predicted = (0..logits.len()).fold(0, |b, c| if logits[c] > logits[b] { c } else { b });
+        assert_eq!(view.prediction, labels[predicted], "{text}");
+        for ((label, p), want) in view.probabilities.iter().zip(softmax(&logits, 1.0)) {
+            assert!(
+                (p - want).abs() < 1e-5,
+                "{text}: P({label}) {p} against {want}"
+            );
+        }
+        assert_eq!(view.n_tokens, sentence.words.len());
+        let gold_differs = example.label.as_deref() != Some(labels[predicted].as_str());
+        assert_eq!(view.logits.len(), 1 + usize::from(gold_differs), "{text}");
+        listed_gold += usize::from(gold_differs);
+        for parts in &view.logits {
+            let c = labels.iter().position(|l| *l == parts.label).unwrap();
+            // The parts shown and left out sum to the network's logit, and so does `sum`.
+            let shown: f32 = parts.strongest.iter().map(|p| p.score).sum::<f32>() + parts.rest.1;
+            for total in [shown, parts.sum, parts.logit] {
+                assert!(
+                    (total - logits[c]).abs() < 1e-4,
+                    "{text}: {parts:?} against {logits:?}"
+                );
+            }
+            assert_eq!(parts.strongest.len() + parts.rest.0, sentence.words.len());
+            assert_eq!(
+                parts.strongest.len(),
+                config.max_listed.min(sentence.words.len())
+            );
+            // Each listed part is the network's own n-gram score, from word i to the end,
+            // and no part left out is stronger.
+            let weakest = parts
+                .strongest
+                .iter()
+                .map(|p| p.score.abs())
+                .fold(f32::INFINITY, f32::min);
+            for part in &parts.strongest {
+                assert!(
+                    (part.score - ngrams[part.start][c]).abs() < 1e-5,
+                    "{text}: {part:?}"
+                );
+                let (start, end) = (
+                    usize::from(part.range.start()),
+                    usize::from(part.range.end()),
+                );
+                assert_eq!(
+                    start,
+                    usize::from(tokenize(text).get(part.start).unwrap().range.start())
+                );
+                assert_eq!(end, text.trim_end().len(), "{text}: {part:?}");
+            }
+            let listed: Vec<usize> = parts.strongest.iter().map(|p| p.start).collect();
+            for (i, scores) in ngrams.iter().enumerate() {
+                assert!(
+                    listed.contains(&i) || scores[c].abs() <= weakest,
+                    "{text}: {i}"
+                );
+            }
+        }
+    }
+    assert!(
+        listed_gold > 0,
+        "the network makes no mistake on dev: no gold logit was shown"
+    );
+
+    // As the editor shows it: the verdict, then each logit and its parts.
+    let example = &dev[0];
+    let view = mvma_view(
+        &example.text,
+        example.label.as_deref(),
+        &mvma,
+        false,
+        &config,
+    );
+    let markdown = render_line_hover(
+        &LineHover {
+            mvma: Some(view.clone()),
+            ..hover_line(example, &analysis.rules, LineNetwork::MvmaOnly, &config)
+        },
+        &example.text,
+    );
+    let first = &view.logits[0];
+    for needle in [
+        format!("**MVMA-G** **{}**", view.prediction),
+        format!(
+            "The logit of {} is the sum of {} parts, one per suffix n-gram",
+            first.label, view.n_tokens
+        ),
+        format!(
+            "- from word {} on {:+.3}: ",
+            first.strongest[0].start + 1,
+            first.strongest[0].score
+        ),
+        format!(
+            "The parts sum to {:.4}; the logit is {:.4}.",
+            first.sum, first.logit
+        ),
+    ] {
+        assert!(markdown.contains(&needle), "{needle:?} not in {markdown}");
+    }
+    assert!(!markdown.contains("No trained"), "{markdown}");
+}
+
+#[test]
+fn an_mvma_gs_view_renders_each_logit_as_its_parts() {
+    let text = "claim your free prize now";
+    let part = |start: usize, score: f32| SuffixPart {
+        start,
+        range: TextRange::new(
+            tokenize(text).get(start).unwrap().range.start(),
+            TextSize::from(text.len() as u32),
+        ),
+        score,
+    };
+    let view = MvmaView {
+        stale: true,
+        prediction: "ham".into(),
+        probabilities: vec![("spam".into(), 0.25), ("ham".into(), 0.75)],
+        logits: vec![
+            LogitParts {
+                label: "ham".into(),
+                logit: 1.5,
+                sum: 1.5,
+                strongest: vec![part(4, 1.25), part(2, -0.5)],
+                rest: (3, 0.75),
+            },
+            LogitParts {
+                label: "spam".into(),
+                logit: 0.4,
+                sum: 0.4,
+                strongest: vec![part(2, 0.4)],
+                rest: (0, 0.0),
+            },
+        ],
+        n_tokens: 5,
+        truncated: true,
+    };
+    let hover = LineHover {
+        gold: Some("spam".into()),
+        rules_prediction: Some("spam".into()),
+        fired: vec!["the `spam` rule of line 2".into()],
+        missed: Vec::new(),
+        network: Err(AbsentNetwork::MvmaOnly),
+        patterns: None,
+        mvma: Some(view),
+    };
+    insta::assert_snapshot!(render_line_hover(&hover, text), @r"
+    gold **spam** · rules **spam** ✓ (fired: the `spam` rule of line 2)
+
+    **MVMA-G** **ham** ✗ · spam 0.25 · ham 0.75
+
+    _The MVMA-G is of an earlier save of the rules; saving trains it again._
+
+    _The network reads the first 5 tokens of this line._
+
+    The logit of ham is the sum of 5 parts, one per suffix n-gram (`wᵀ v_{i:N}`: from word i to the end), exactly; the strongest:
+    - from word 5 on +1.250: claim your free prize **now**
+    - from word 3 on -0.500: claim your **free prize now**
+    - 3 other parts +0.750
+
+    The parts sum to 1.5000; the logit is 1.5000.
+
+    The logit of spam (gold) is the sum of 1 part, one per suffix n-gram (`wᵀ v_{i:N}`: from word i to the end), exactly; the strongest:
+    - from word 3 on +0.400: claim your **free prize now**
+
+    The parts sum to 0.4000; the logit is 0.4000.
+    ");
 }

@@ -3,8 +3,8 @@
 //! `ide::render_*`; hovers read the last finished network and never wait for training.
 
 use crate::ide::{
-    Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, patterns_view,
-    render_line_hover, render_rules_hover,
+    Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, mvma_view,
+    patterns_view, render_line_hover, render_rules_hover,
 };
 use crate::lsp::state::Snapshot;
 use text_size::TextRange;
@@ -53,11 +53,17 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                             model,
                             stale: !model.is_trained_on(current),
                         },
+                        None if training.mvma_network().is_some() => LineNetwork::MvmaOnly,
                         None if training.rules_network().is_none() => LineNetwork::SopaOnly,
                         None if training.enabled => LineNetwork::NotYetTrained,
                         None => LineNetwork::TrainingOff,
                     };
                     let mut hover = hover_line(&example, &project.current, network, &config);
+                    hover.mvma = project.mvma.as_deref().map(|mvma| {
+                        let stale = !mvma.is_trained_on(current);
+                        let gold = example.label.as_deref();
+                        mvma_view(&example.text, gold, mvma, stale, &config)
+                    });
                     hover.patterns = project.patterns.as_deref().map(|patterns| {
                         let stale = !patterns.is_trained_on(current);
                         patterns_view(&example.text, &project.current, patterns, stale, &config)

@@ -80,6 +80,19 @@ fn standings(snapshot: &Snapshot, project: &Project, analysis: &RulesAnalysis) -
             ),
         });
     }
+    if let Some(settings) = training.mvma_network() {
+        standings.push(Standing {
+            name: settings.model.display_name().to_string(),
+            dev: network(
+                project
+                    .mvma
+                    .as_ref()
+                    .map(|m| m.manifest.metrics.dev_accuracy),
+                &project.mvma_key,
+                &project.wanted_mvma,
+            ),
+        });
+    }
     if training.patterns_network().is_some() {
         standings.push(Standing {
             name: ModelKind::Sopa.display_name().to_string(),

@@ -17,8 +17,8 @@
 //! O(B · T · H²) time each way, O(T · B · H) memory. CPU only: on other devices the model
 //! uses the unfused path.
 
-use super::matmul::{View, matmul, transposed};
-use super::recurrence::contiguous;
+use crate::model::matmul::{View, matmul, transposed};
+use crate::model::recurrence::contiguous;
 use candle_core::{CpuStorage, CustomOp2, Layout, Result, Shape, Tensor};
 use std::sync::Mutex;
 
