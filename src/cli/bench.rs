@@ -206,21 +206,26 @@ fn markdown(plan: &BenchPlan, cells: &[Cell], results: &[RunResult]) -> String {
             let cell = cells
                 .iter()
                 .find(|c| c.model == contender && c.fraction == fraction);
+            let values = |cell: &Cell| -> String {
+                let values: Vec<String> = cell.values.iter().map(|v| format!("{v:.1}")).collect();
+                // Seeds not all measured (a bench stopped early, --cached-only): say which.
+                if cell.seeds.len() == plan.seeds.len() {
+                    values.join(", ")
+                } else {
+                    let seeds: Vec<String> = cell.seeds.iter().map(u64::to_string).collect();
+                    format!("{}; seed {}", values.join(", "), seeds.join(", "))
+                }
+            };
             out += &match cell {
                 None => " – |".to_string(),
-                Some(cell) if cell.values.len() == 1 || contender == Contender::Rules => {
+                Some(cell) if contender == Contender::Rules => format!(" {:.2} |", cell.mean),
+                Some(cell) if cell.values.len() == 1 && plan.seeds.len() == 1 => {
                     format!(" {:.2} |", cell.mean)
                 }
-                Some(cell) => format!(
-                    " {:.2} ± {:.2} ({}) |",
-                    cell.mean,
-                    cell.sd,
-                    cell.values
-                        .iter()
-                        .map(|v| format!("{v:.1}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                Some(cell) if cell.values.len() == 1 => {
+                    format!(" {:.2} ({}) |", cell.mean, values(cell))
+                }
+                Some(cell) => format!(" {:.2} ± {:.2} ({}) |", cell.mean, cell.sd, values(cell)),
             };
         }
         let seconds: Vec<f64> = results

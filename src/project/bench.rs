@@ -447,8 +447,9 @@ fn write_result(path: &Path, result: &RunResult) -> std::io::Result<()> {
 pub struct Cell {
     pub model: Contender,
     pub fraction: f64,
-    /// Dev accuracy in percent, by seed.
+    /// Dev accuracy in percent, by seed, and the seeds.
     pub values: Vec<f64>,
+    pub seeds: Vec<u64>,
     pub mean: f64,
     /// The sample standard deviation (0 for one value).
     pub sd: f64,
@@ -460,14 +461,14 @@ pub fn summarize(plan: &BenchPlan, results: &[RunResult]) -> Vec<Cell> {
     let mut cells = Vec::new();
     for &contender in &plan.contenders {
         for &fraction in &plan.fractions {
-            let values: Vec<f64> = results
+            let runs: Vec<&RunResult> = results
                 .iter()
                 .filter(|r| {
                     r.model == contender
                         && (contender == Contender::Rules || r.fraction == fraction)
                 })
-                .map(|r| 100.0 * r.dev_accuracy)
                 .collect();
+            let values: Vec<f64> = runs.iter().map(|r| 100.0 * r.dev_accuracy).collect();
             if values.is_empty() {
                 continue;
             }
@@ -482,6 +483,7 @@ pub fn summarize(plan: &BenchPlan, results: &[RunResult]) -> Vec<Cell> {
                 model: contender,
                 fraction,
                 values,
+                seeds: runs.iter().map(|r| r.seed).collect(),
                 mean,
                 sd,
             });
@@ -585,5 +587,9 @@ mod tests {
         assert!((cells[2].mean - 85.0).abs() < 1e-9);
         assert!((cells[2].sd - 50f64.sqrt()).abs() < 1e-9);
         assert_eq!((cells[3].mean, cells[3].sd), (70.0, 0.0));
+        assert_eq!(
+            (cells[2].seeds.as_slice(), cells[3].seeds.as_slice()),
+            (&[0, 1][..], &[0][..])
+        );
     }
 }

@@ -720,7 +720,7 @@ fn tiny_spam_filter() -> (RulesAnalysis, std::path::PathBuf) {
 
 #[test]
 fn an_mvma_gs_line_view_is_its_prediction_and_logits_split_exactly_into_suffix_ngrams() {
-    use crate::model::{Batch, Network, Sentence, softmax};
+    use crate::model::{Batch, DeviceKind, Network, Sentence, softmax};
     let (analysis, vectors) = tiny_spam_filter();
     let fitted = fitted_mvma(&analysis, &vectors, 3);
     let mvma = TrainedMvma::new(
@@ -735,6 +735,7 @@ fn an_mvma_gs_line_view_is_its_prediction_and_logits_split_exactly_into_suffix_n
     let system = &analysis.rules.system;
     let dev = &analysis.corpus("dev").unwrap().file.examples;
     let mut listed_gold = 0;
+    let cpu = DeviceKind::Cpu.open().unwrap();
     for example in dev {
         let text = example.text.as_str();
         let view = mvma_view(text, example.label.as_deref(), &mvma, false, &config);
@@ -745,7 +746,7 @@ fn an_mvma_gs_line_view_is_its_prediction_and_logits_split_exactly_into_suffix_n
             &tokenize(text),
             fitted.manifest.settings.max_sentence_tokens,
         );
-        let batch = Batch::from_sentences(&[&sentence], &candle_core::Device::Cpu).unwrap();
+        let batch = Batch::from_sentences(&[&sentence], &cpu).unwrap();
         let logits: Vec<f32> = net
             .logits(&batch)
             .unwrap()
