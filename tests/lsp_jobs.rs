@@ -450,6 +450,8 @@ fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and
                 logs,
                 "warm start: 71 patterns keep their parameters, 2 new or changed, 2 gone",
             ) == 1
+            // Log lines are sent each from its own task: wait for this one too.
+            && count(logs, "(warm start ") >= 1
     });
     assert_eq!(count(&logs, "(warm start "), 1, "{logs:#?}");
     // The cached checkpoint says what it started from.
