@@ -5,7 +5,7 @@
 
 use crate::ide::{Measure, RulesAnalysis, Standing, line_hints, pattern_lenses, yardstick_lens};
 use crate::lsp::state::{Project, Snapshot};
-use crate::model::ModelKind;
+use crate::model::checkpoint::Manifest;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
     CodeLens, CodeLensParams, Command, InlayHint, InlayHintLabel, InlayHintParams, InlayHintTooltip,
@@ -58,52 +58,43 @@ fn standings(snapshot: &Snapshot, project: &Project, analysis: &RulesAnalysis) -
         },
     }];
     let training = &snapshot.settings.training;
-    // A network in memory, of this save or (until this save's is in) of an earlier one.
-    let network = |held: Option<f64>, key: &Option<String>, wanted: &Option<String>| match held {
-        Some(value) => Measure::Accuracy {
-            value,
-            earlier: key != wanted,
-        },
-        None if training.enabled => Measure::Training,
-        None => Measure::NotMeasured,
-    };
-    if let Some(settings) = training.rules_network() {
+    // Each network the settings train on save, with the one the project holds: of this save
+    // or (until this save's is in) of an earlier one.
+    let accuracy = |manifest: Option<&Manifest>| manifest.map(|m| m.metrics.dev_accuracy);
+    let networks = [
+        (
+            training.rules_network().map(|s| s.model),
+            accuracy(project.model.as_ref().map(|m| &m.manifest)),
+            &project.model_key,
+            &project.wanted_model,
+        ),
+        (
+            training.mvma_network().map(|s| s.model),
+            accuracy(project.mvma.as_ref().map(|m| &m.manifest)),
+            &project.mvma_key,
+            &project.wanted_mvma,
+        ),
+        (
+            training.patterns_network().map(|s| s.model),
+            accuracy(project.patterns.as_ref().map(|p| &p.manifest)),
+            &project.patterns_key,
+            &project.wanted_patterns,
+        ),
+    ];
+    for (model, held, key, wanted) in networks {
+        let Some(model) = model else {
+            continue;
+        };
         standings.push(Standing {
-            name: settings.model.display_name().to_string(),
-            dev: network(
-                project
-                    .model
-                    .as_ref()
-                    .map(|m| m.manifest.metrics.dev_accuracy),
-                &project.model_key,
-                &project.wanted_model,
-            ),
-        });
-    }
-    if let Some(settings) = training.mvma_network() {
-        standings.push(Standing {
-            name: settings.model.display_name().to_string(),
-            dev: network(
-                project
-                    .mvma
-                    .as_ref()
-                    .map(|m| m.manifest.metrics.dev_accuracy),
-                &project.mvma_key,
-                &project.wanted_mvma,
-            ),
-        });
-    }
-    if training.patterns_network().is_some() {
-        standings.push(Standing {
-            name: ModelKind::Sopa.display_name().to_string(),
-            dev: network(
-                project
-                    .patterns
-                    .as_ref()
-                    .map(|p| p.manifest.metrics.dev_accuracy),
-                &project.patterns_key,
-                &project.wanted_patterns,
-            ),
+            name: model.display_name().to_string(),
+            dev: match held {
+                Some(value) => Measure::Accuracy {
+                    value,
+                    earlier: key != wanted,
+                },
+                None if training.enabled => Measure::Training,
+                None => Measure::NotMeasured,
+            },
         });
     }
     if let Some(yardstick) = &project.yardstick {
