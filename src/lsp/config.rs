@@ -106,7 +106,7 @@ impl Default for Suggest {
 #[serde(rename_all = "camelCase", default)]
 pub struct Yardstick {
     /// Train the black box in the background after a save whose corpora the bench cache
-    /// has no figure for (minutes of one core: the S-LSTM on SMS takes about 13), beside
+    /// has no figure for (minutes of one core: the S-LSTM on SMS takes about 8), beside
     /// the save's networks. Off: the lens shows what `rulelens bench` measured.
     pub train: bool,
     /// The black box: `slstm` or `mvma-g`.
