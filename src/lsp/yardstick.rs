@@ -16,7 +16,7 @@ use crate::ide::RulesAnalysis;
 use crate::limits::ReadLimits;
 use crate::model::{FitEvent, ModelKind, training_data_sha256};
 use crate::project::bench::{
-    BenchData, BenchEvent, BenchPlan, Contender, RunSpec, cached_results, run_bench, run_key,
+    BenchData, BenchEvent, BenchPlan, Contender, RunSpec, cached_result, run_bench, run_key,
 };
 use crate::project::{self, SavedAnalysis};
 use std::collections::HashSet;
@@ -64,10 +64,10 @@ pub fn spawn(
 ) {
     let settings = session.snapshot().settings.clone();
     let analysis = saved.analysis.clone();
-    let (Some(train), Some(dev)) = (analysis.corpus("train"), analysis.corpus("dev")) else {
+    if analysis.corpus("train").is_none() || analysis.corpus("dev").is_none() {
         set(session, job, None);
         return;
-    };
+    }
     if analysis.rules.has_errors() {
         // Keep what was shown: the labels may not be what they were.
         return;
@@ -84,39 +84,35 @@ pub fn spawn(
         seeds: vec![run.seed],
         settings: settings.training.settings.clone(),
     };
-    let data_sha256 = training_data_sha256(&train.file.examples, &dev.file.examples);
-    let key = run_key(&analysis.rules, &plan.settings_of(run), &data_sha256, run);
     let cache = settings
         .yardstick
         .cache
         .clone()
         .unwrap_or_else(project::default_bench_root);
-    let yardstick = Plan {
-        plan,
-        model,
-        key,
-        cache,
-    };
     let (session, in_flight, job) = (session.clone(), in_flight.clone(), job.clone());
     let train_it = settings.yardstick.train;
     let limits = settings.limits;
     tokio::spawn(async move {
-        let (lookup, lookup_plan) = (analysis.clone(), yardstick.plan.clone());
-        let cache = yardstick.cache.clone();
-        let cached = tokio::task::spawn_blocking(move || {
+        // The key hashes the corpora: on the blocking pool, with the cache's one read.
+        let (lookup, run_settings, folder) =
+            (analysis.clone(), plan.settings_of(run), cache.clone());
+        let Ok(Some((key, cached))) = tokio::task::spawn_blocking(move || {
             let (train, dev) = (lookup.corpus("train")?, lookup.corpus("dev")?);
-            let data = BenchData {
-                rules: &lookup.rules,
-                train: &train.file.examples,
-                dev: &dev.file.examples,
-            };
-            cached_results(&data, &lookup_plan, &cache, &limits)
-                .into_iter()
-                .next()
+            let data_sha256 = training_data_sha256(&train.file.examples, &dev.file.examples);
+            let key = run_key(&lookup.rules, &run_settings, &data_sha256, run);
+            let cached = cached_result(&folder, &key, &limits);
+            Some((key, cached))
         })
         .await
-        .ok()
-        .flatten();
+        else {
+            return;
+        };
+        let yardstick = Plan {
+            plan,
+            model,
+            key,
+            cache,
+        };
         let measure = match (cached, train_it) {
             (Some(result), _) => Measure::Accuracy {
                 value: result.dev_accuracy,

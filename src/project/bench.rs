@@ -299,12 +299,18 @@ pub fn cached_results(
         .into_iter()
         .filter_map(|run| {
             let settings = plan.settings_of(run);
-            read_result(
-                &result_file(cache, &run_key(data.rules, &settings, &data_sha256, run)),
+            cached_result(
+                cache,
+                &run_key(data.rules, &settings, &data_sha256, run),
                 limits,
             )
         })
         .collect()
+}
+
+/// The result `cache` holds under the key `key` ([`run_key`]), if it has a readable one.
+pub fn cached_result(cache: &Path, key: &str, limits: &ReadLimits) -> Option<RunResult> {
+    read_result(&result_file(cache, key), limits)
 }
 
 /// Trains and measures one run.
