@@ -18,7 +18,6 @@ use crate::model::{
 use crate::rules_file::RulesFile;
 use crate::text::tokenize;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -87,12 +86,6 @@ impl Contender {
     }
 }
 
-impl fmt::Display for Contender {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// What a bench runs: each contender at each fraction of train with each seed, every other
 /// training setting from `settings` (each model's own step size and dropout unless
 /// `settings` names one).
@@ -108,17 +101,6 @@ pub struct BenchPlan {
 pub const MAX_BENCH_RUNS: usize = 10_000;
 
 impl BenchPlan {
-    /// The FA-RNN paper's layout: every contender, 100 %, 10 % and 1 % of train, seeds 0,
-    /// 1 and 2, the default settings.
-    pub fn default_plan() -> BenchPlan {
-        BenchPlan {
-            contenders: Contender::ALL.to_vec(),
-            fractions: vec![1.0, 0.1, 0.01],
-            seeds: vec![0, 1, 2],
-            settings: TrainingSettings::DEFAULT,
-        }
-    }
-
     /// The runs in the order they are made: for each seed, each fraction, each contender
     /// (so that the first seed's whole table comes first, and a bench stopped early has
     /// every cell); the rule system once, trained on nothing.
