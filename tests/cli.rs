@@ -898,6 +898,114 @@ fn sopa_learns_from_a_corpus_with_no_rules_at_all() {
 }
 
 #[test]
+fn fa_rnn_learns_labels_no_rule_names_and_train_and_eval_count_every_dev_line() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-unnamed-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let train = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "tests/data/train/bare.rules",
+            "--embeddings",
+            "tests/data/train/vectors.txt",
+            "--learning-rate",
+            "0.01",
+            "--epochs",
+            "30",
+            "--out",
+            out,
+        ];
+        args.extend(extra);
+        rulelens(&args)
+    };
+    let eval = || {
+        json(&rulelens(&[
+            "eval",
+            out,
+            "--corpus",
+            "tests/data/train/dev.tsv",
+            "--format",
+            "json",
+        ]))
+    };
+    let manifest = || -> Value {
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
+    };
+
+    // `spam` has no rule: the FA-RNN learns it from word vectors and says so.
+    let output = train(&[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("the train corpus has 1 label the rules do not name (spam); the FA-RNN"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("90 training and 30 dev sentences"),
+        "{stderr}"
+    );
+    assert_eq!(manifest()["labels"], serde_json::json!(["ham", "spam"]));
+    let report = eval();
+    assert!(percent(&report["rules_accuracy"]) < 70.0, "{report}");
+    assert!(percent(&report["accuracy"]) >= 85.0, "{report}");
+    assert_eq!(
+        report["accuracy"],
+        manifest()["metrics"]["dev_accuracy"],
+        "{report}"
+    );
+
+    // Without word vectors it cannot: the error names the label and the flag.
+    let output = train(&["--beta", "1"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("(spam)") && stderr.contains("--drop-unnamed-labels"),
+        "{stderr}"
+    );
+
+    // With the flag, the spam lines are left out of train; in dev they are errors, for
+    // `train` as for `eval`, whose tables count them.
+    let output = train(&["--beta", "1", "--drop-unnamed-labels"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("60 training and 30 dev sentences"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("30 train lines of labels the rules do not name left out"),
+        "{stderr}"
+    );
+    assert_eq!(manifest()["labels"], serde_json::json!(["ham"]));
+    let report = eval();
+    assert_eq!(
+        report["accuracy"],
+        manifest()["metrics"]["dev_accuracy"],
+        "{report}"
+    );
+    assert!(
+        (percent(&report["accuracy"]) - 66.67).abs() < 0.01,
+        "{report}"
+    );
+    let supports: Vec<(String, u64)> = report["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|label| {
+            (
+                label["name"].as_str().unwrap().to_string(),
+                label["support"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        supports,
+        [("ham".to_string(), 20), ("spam".to_string(), 10)]
+    );
+    assert_eq!(report["confusion"]["spam"]["ham"], 10, "{report}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn black_boxes_learn_the_corpus_without_rules_and_eval_predict_read_them_back() {
     for (model, name) in [("slstm", "S-LSTM"), ("mvma-g", "MVMA-G")] {
         black_box_learns_the_corpus(model, name);

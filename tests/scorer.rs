@@ -1,12 +1,13 @@
 //! The plain-loop scorer (`model::Scorer`) computes what the tensor networks compute, for
 //! every architecture and scoring: FA-RNN and FA-GRU, forward and Viterbi, one and two
 //! directions, on the bundled SMS rules with word embeddings and without (where most token
-//! vectors are sparse), and with every trained parameter moved off its initial value, as
-//! training leaves them; and its occlusions (`Scorer::occlusions`) are what the tensor
+//! vectors are sparse), with a label no rule names (learned from word vectors), and with
+//! every trained parameter moved off its initial value, as training leaves them; and its
+//! occlusions (`Scorer::occlusions`) are what the tensor
 //! network computes for the sentence with a span's tokens taken out.
 
 use candle_core::{Device, Tensor};
-use rulelens::automata::compile_reversed;
+use rulelens::automata::{RuleSystem, compile_reversed};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
     Batch, BiFaRnn, FaRnn, Network, Scorer, Scoring, Sentence, SplitMix64, Vocabulary,
@@ -21,6 +22,8 @@ const MAX_TOKENS: usize = rulelens::model::TrainingSettings::DEFAULT.max_sentenc
 
 struct Fixture {
     file: RulesFile,
+    /// The rules' system with a label no rule names, as networks with word vectors learn it.
+    system: RuleSystem,
     words: WordInput,
     texts: Vec<String>,
 }
@@ -44,6 +47,7 @@ fn fixture() -> Fixture {
     // Unknown words, numbers, punctuation only, and nothing at all.
     texts.extend(["zzqx 12,5 !!".to_string(), "?".to_string(), String::new()]);
     Fixture {
+        system: file.system.with_labels(["promo"]),
         file,
         words: WordInput {
             vocabulary: vocab.clone(),
@@ -60,6 +64,16 @@ fn fixture() -> Fixture {
     }
 }
 
+impl Fixture {
+    /// The labels a network learns: with word vectors, those no rule names too.
+    fn system_for(&self, vocab: Option<&Vocabulary>) -> &RuleSystem {
+        match vocab {
+            Some(_) => &self.system,
+            None => &self.file.system,
+        }
+    }
+}
+
 fn direction(fixture: &Fixture, reversed: bool, scoring: Scoring, gated: bool) -> FaRnn {
     direction_with(fixture, reversed, scoring, gated, Some(&fixture.words))
 }
@@ -71,15 +85,11 @@ fn direction_with(
     gated: bool,
     words: Option<&WordInput>,
 ) -> FaRnn {
+    let system = fixture.system_for(words.map(|input| &input.vocabulary));
     let system = if reversed {
-        compile_reversed(
-            &fixture.file.rules,
-            &fixture.file.system,
-            &Default::default(),
-        )
-        .0
+        compile_reversed(&fixture.file.rules, system, &Default::default()).0
     } else {
-        fixture.file.system.clone()
+        system.clone()
     };
     let automaton = WeightedAutomaton::new(&system);
     let exact = decompose::exact(&automaton);
@@ -93,8 +103,9 @@ fn direction_with(
     net
 }
 
-/// Moves every trained parameter off its initial value: factors and G by noise of a size
-/// that changes predictions, gate biases down to where the gates are half open.
+/// Moves every trained parameter off its initial value: factors, G and the path of the
+/// labels no rule names by noise of a size that changes predictions, gate biases down to
+/// where the gates are half open.
 fn perturb(net: &FaRnn, seed: u64) {
     let mut rng = SplitMix64::new(seed);
     for (name, var) in net.trainable_names().into_iter().zip(net.trainable()) {
@@ -108,6 +119,8 @@ fn perturb(net: &FaRnn, seed: u64) {
                     "update_state" | "reset_state" | "update_token" | "reset_token" => {
                         x + 0.3 * noise
                     }
+                    "g" => x + 0.5 * noise,
+                    "corpus_labels.weight" => x + 4.0 * noise,
                     _ => x + 0.05 * noise,
                 }
             })
@@ -125,7 +138,7 @@ fn assert_same(fixture: &Fixture, net: &dyn Network, what: &str) {
 }
 
 fn assert_same_with(fixture: &Fixture, net: &dyn Network, vocab: Option<&Vocabulary>, what: &str) {
-    let system = &fixture.file.system;
+    let system = fixture.system_for(vocab);
     let scorer = Scorer::new(net, system, vocab, MAX_TOKENS).unwrap();
     let viterbi = net.directions()[0].scoring() == Scoring::Viterbi;
     let n = fixture.texts.len();
@@ -179,6 +192,17 @@ fn assert_same_with(fixture: &Fixture, net: &dyn Network, vocab: Option<&Vocabul
         })
         .count();
     assert!(rules_differ > 0, "{what}: still the rules");
+    if !system.corpus_labels().is_empty() {
+        let named = system.labels().len() - system.corpus_labels().len();
+        let unnamed = expected
+            .iter()
+            .filter(|logits| {
+                let best = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                logits[named..].contains(&best)
+            })
+            .count();
+        assert!(unnamed > 0, "{what}: no label without rules predicted");
+    }
     assert!(predictions_differ <= 1, "{what}: {predictions_differ} ties");
 }
 
@@ -194,7 +218,7 @@ fn assert_occlusions_same(
     texts: std::ops::Range<usize>,
     what: &str,
 ) {
-    let system = &fixture.file.system;
+    let system = fixture.system_for(vocab);
     let scorer = Scorer::new(net, system, vocab, MAX_TOKENS).unwrap();
     let mut sentences = Vec::new();
     let mut occluded = Vec::new();
@@ -299,7 +323,7 @@ fn a_sentence_of_another_vocabulary_is_refused() {
     let net = direction(&fixture, false, Scoring::Forward, false);
     let scorer = Scorer::new(
         &net,
-        &fixture.file.system,
+        &fixture.system,
         Some(&fixture.words.vocabulary),
         MAX_TOKENS,
     )
@@ -310,5 +334,5 @@ fn a_sentence_of_another_vocabulary_is_refused() {
     };
     assert_eq!(scorer.score(&sentence).unwrap_err().position, 2);
     // Built for no vocabulary, the scorer refuses a network that reads word embeddings.
-    assert!(Scorer::new(&net, &fixture.file.system, None, MAX_TOKENS).is_err());
+    assert!(Scorer::new(&net, &fixture.system, None, MAX_TOKENS).is_err());
 }

@@ -174,6 +174,7 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
             })
             .collect(),
         default: rules.default,
+        named_labels: rules.labels.len(),
     };
     if config.lints {
         diagnostics.extend(lint::check(&system, rules, config));
@@ -219,6 +220,7 @@ pub fn compile_reversed(
         labels: system.labels.clone(),
         label_formulas: system.label_formulas.clone(),
         default: system.default,
+        named_labels: system.named_labels,
     };
     (reversed, too_large)
 }

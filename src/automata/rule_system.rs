@@ -47,6 +47,9 @@ pub struct RuleSystem {
     /// Per label: the OR of its rules.
     pub(crate) label_formulas: Vec<Formula>,
     pub(crate) default: Option<LabelId>,
+    /// How many of `labels` the rules name; those after are a corpus's
+    /// ([`RuleSystem::with_labels`]).
+    pub(crate) named_labels: usize,
 }
 
 /// Reusable buffers for classification.
@@ -108,8 +111,14 @@ impl RuleSystem {
         self.default
     }
 
+    /// The labels [`RuleSystem::with_labels`] appended: a corpus's labels the rules do not
+    /// name, which a network learns from the corpus alone.
+    pub fn corpus_labels(&self) -> &[String] {
+        &self.labels[self.named_labels..]
+    }
+
     /// This system with `names` it lacks appended to its labels, each never true: for a
-    /// network that learns labels the rules do not name yet.
+    /// network that learns labels the rules do not name yet ([`RuleSystem::corpus_labels`]).
     pub fn with_labels<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> RuleSystem {
         let mut system = self.clone();
         for name in names {

@@ -37,9 +37,16 @@ pub fn run(
     let refs: Vec<&Sentence> = sentences.iter().collect();
     let predictions = predict(net.as_ref(), &refs, 256, device)?;
 
-    let n_labels = system.labels().len();
-    let mut labels = vec![LabelMetrics::default(); n_labels];
-    let mut confusion = vec![vec![0usize; n_labels]; n_labels];
+    // The network's labels, then the gold labels it does not know, in order of first
+    // appearance: their lines count in every table, as lines it cannot get right.
+    let mut names: Vec<String> = system.labels().to_vec();
+    for gold in file.examples.iter().filter_map(|e| e.label.as_deref()) {
+        if !names.iter().any(|name| name == gold) {
+            names.push(gold.to_string());
+        }
+    }
+    let mut labels = vec![LabelMetrics::default(); names.len()];
+    let mut confusion = vec![vec![0usize; names.len()]; names.len()];
     let (mut n_labeled, mut correct, mut rules_correct, mut agree) =
         (0usize, 0usize, 0usize, 0usize);
     for (example, &predicted) in file.examples.iter().zip(&predictions) {
@@ -49,16 +56,15 @@ pub fn run(
             continue;
         };
         n_labeled += 1;
-        let gold = system.label_by_name(gold_name).map(|l| l.0);
-        correct += usize::from(gold == Some(predicted));
-        rules_correct += usize::from(gold.is_some() && gold == rule_prediction);
-        labels[predicted as usize].predicted += 1;
-        if let Some(gold) = gold {
-            labels[gold as usize].support += 1;
-            confusion[gold as usize][predicted as usize] += 1;
-            if gold == predicted {
-                labels[gold as usize].true_positives += 1;
-            }
+        let gold = names.iter().position(|name| name == gold_name).unwrap_or(0);
+        let predicted = predicted as usize;
+        correct += usize::from(gold == predicted);
+        rules_correct += usize::from(rule_prediction.map(|l| l as usize) == Some(gold));
+        labels[predicted].predicted += 1;
+        labels[gold].support += 1;
+        confusion[gold][predicted] += 1;
+        if gold == predicted {
+            labels[gold].true_positives += 1;
         }
     }
     let ratio = |a: usize, b: usize| (b > 0).then(|| a as f64 / b as f64);
@@ -76,7 +82,7 @@ pub fn run(
             "accuracy": accuracy,
             "rules_accuracy": rules_accuracy,
             "agreement_with_rules": agreement,
-            "labels": system.labels().iter().zip(&labels).map(|(name, m)| json!({
+            "labels": names.iter().zip(&labels).map(|(name, m)| json!({
                 "name": name,
                 "support": m.support,
                 "predicted": m.predicted,
@@ -84,8 +90,8 @@ pub fn run(
                 "recall": m.recall(),
                 "f1": m.f1(),
             })).collect::<Vec<_>>(),
-            "confusion": system.labels().iter().zip(&confusion).map(|(gold, row)| {
-                (gold.clone(), json!(system.labels().iter().zip(row).map(|(p, n)| (p.clone(), json!(n))).collect::<serde_json::Map<_, _>>()))
+            "confusion": names.iter().zip(&confusion).map(|(gold, row)| {
+                (gold.clone(), json!(names.iter().zip(row).map(|(p, n)| (p.clone(), json!(n))).collect::<serde_json::Map<_, _>>()))
             }).collect::<serde_json::Map<_, _>>(),
         });
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -109,7 +115,7 @@ pub fn run(
             percent(agreement)
         );
         let mut table = Table::new(&["label", "support", "predicted", "precision", "recall", "f1"]);
-        for (name, m) in system.labels().iter().zip(&labels) {
+        for (name, m) in names.iter().zip(&labels) {
             table.row(vec![
                 name.clone(),
                 m.support.to_string(),

@@ -86,25 +86,23 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             chained,
             exact,
             free,
-            corpus_labels,
-        } => {
-            eprintln!(
-                "{rules_name}: {chained} of {} rule patterns are soft patterns (the others keep their DFA), {free} free patterns",
-                chained + exact
-            );
-            say_corpus_labels(corpus_labels);
-        }
-        FitEvent::BuiltBlackBox {
-            model,
-            parameters,
-            corpus_labels,
-        } => {
-            eprintln!(
-                "{}: {parameters} trained numbers, reading the words alone (the rules name the corpora and labels)",
-                model.display_name()
-            );
-            say_corpus_labels(corpus_labels);
-        }
+        } => eprintln!(
+            "{rules_name}: {chained} of {} rule patterns are soft patterns (the others keep their DFA), {free} free patterns",
+            chained + exact
+        ),
+        FitEvent::BuiltBlackBox { model, parameters } => eprintln!(
+            "{}: {parameters} trained numbers, reading the words alone (the rules name the corpora and labels)",
+            model.display_name()
+        ),
+        FitEvent::CorpusLabels { labels } => eprintln!(
+            "the train corpus has {} label{} the rules do not name ({}); the {} learns {} {}",
+            labels.len(),
+            if labels.len() == 1 { "" } else { "s" },
+            labels.join(", "),
+            args.settings.model.display_name(),
+            if labels.len() == 1 { "it" } else { "them" },
+            args.settings.model.how_it_learns_unnamed_labels()
+        ),
         FitEvent::ReversedTooLarge { pattern } => eprintln!(
             "warning: the reversed automaton of pattern `{pattern}` passes the state cap; the backward direction ignores the pattern"
         ),
@@ -112,8 +110,15 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             n_train,
             n_dev,
             n_truncated,
+            n_dropped,
         } => {
             eprintln!("{n_train} training and {n_dev} dev sentences");
+            if n_dropped > 0 {
+                eprintln!(
+                    "{n_dropped} train line{} of labels the rules do not name left out (--drop-unnamed-labels); dev lines of such labels count as errors",
+                    if n_dropped == 1 { "" } else { "s" }
+                );
+            }
             // A warm start's progress counts dev measurements.
             if let (true, Some(bar)) = (warm, &progress) {
                 bar.set_length(
@@ -220,16 +225,4 @@ fn epoch_line(report: &EpochReport) -> String {
             n => format!("  ({n} batches skipped: loss not finite)"),
         }
     )
-}
-
-/// Says how many labels of the train corpus the rules do not name (a SoPa or a black box
-/// learns them too).
-fn say_corpus_labels(corpus_labels: usize) {
-    if corpus_labels > 0 {
-        eprintln!(
-            "the train corpus has {corpus_labels} label{} the rules do not name; the network learns {} too",
-            if corpus_labels == 1 { "" } else { "s" },
-            if corpus_labels == 1 { "it" } else { "them" }
-        );
-    }
 }

@@ -333,6 +333,9 @@ pub struct NetworkView {
     /// Whether the network was trained from other rules than the ones being edited.
     pub stale: bool,
     pub prediction: String,
+    /// Whether the prediction is a label no rule names, whose logit the network's
+    /// word-vector path alone gives (`model::FaRnn`).
+    pub prediction_from_words: bool,
     /// (label, probability), labels in priority order.
     pub probabilities: Vec<(String, f64)>,
     pub top_patterns: Vec<PatternScore>,
@@ -844,6 +847,8 @@ pub fn hover_line(
         kind: model.manifest.settings.model.display_name(),
         stale,
         prediction: labels.get(prediction).cloned().unwrap_or_default(),
+        prediction_from_words: prediction + model.rules.system.corpus_labels().len()
+            >= labels.len(),
         probabilities: labels.iter().cloned().zip(probabilities).collect(),
         top_patterns,
         ngrams,

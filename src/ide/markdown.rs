@@ -494,6 +494,14 @@ fn render_network(out: &mut String, network: &NetworkView, gold: Option<&str>, t
         gold,
         network.stale,
     );
+    if network.prediction_from_words {
+        let _ = writeln!(
+            out,
+            "\n_No rule names {}: the network learned it from the corpus, and its logit comes \
+             from the line's mean word vector alone._",
+            escape(&network.prediction)
+        );
+    }
     if !network.top_patterns.is_empty() {
         out.push_str("\nTop patterns:\n");
         for pattern in &network.top_patterns {

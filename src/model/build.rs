@@ -60,6 +60,28 @@ pub fn vocabulary<'a>(
     Vocabulary::new(words.iter().map(String::as_str))
 }
 
+/// The label index of a dev line whose gold label the network does not know: no
+/// prediction equals it, so accuracy counts the line as an error.
+pub const UNKNOWN_LABEL: u32 = u32::MAX;
+
+/// Every labeled example as network input (its first `max_tokens` tokens), with
+/// [`UNKNOWN_LABEL`] for a gold label the rule system does not know, and how many are longer
+/// than that: for measuring accuracy over all labeled lines.
+pub fn labeled_or_unknown(
+    system: &RuleSystem,
+    vocabulary: Option<&Vocabulary>,
+    examples: &[Example],
+    max_tokens: usize,
+) -> (Vec<LabeledSentence>, usize) {
+    sentences(
+        system,
+        vocabulary,
+        examples,
+        max_tokens,
+        Some(UNKNOWN_LABEL),
+    )
+}
+
 /// The examples whose gold label the rule system knows, as network input (their first
 /// `max_tokens` tokens), and how many of them are longer than that.
 pub fn labeled(
@@ -68,22 +90,33 @@ pub fn labeled(
     examples: &[Example],
     max_tokens: usize,
 ) -> (Vec<LabeledSentence>, usize) {
+    sentences(system, vocabulary, examples, max_tokens, None)
+}
+
+/// The labeled examples as network input, those whose label `system` does not know with
+/// `unknown`'s label index or left out.
+fn sentences(
+    system: &RuleSystem,
+    vocabulary: Option<&Vocabulary>,
+    examples: &[Example],
+    max_tokens: usize,
+    unknown: Option<u32>,
+) -> (Vec<LabeledSentence>, usize) {
     let mut data = Vec::with_capacity(examples.len());
     let mut n_truncated = 0;
     let mut tokens = Tokens::default();
     for example in examples {
-        let Some(label) = example
-            .label
-            .as_deref()
-            .and_then(|l| system.label_by_name(l))
-        else {
+        let Some(gold) = example.label.as_deref() else {
+            continue;
+        };
+        let Some(label) = system.label_by_name(gold).map(|l| l.0).or(unknown) else {
             continue;
         };
         tokens.tokenize(&example.text);
         n_truncated += usize::from(tokens.len() > max_tokens);
         data.push(LabeledSentence {
             sentence: Sentence::new(system, vocabulary, &tokens, max_tokens),
-            label: label.0,
+            label,
         });
     }
     (data, n_truncated)

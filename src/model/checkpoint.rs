@@ -19,8 +19,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The version of the checkpoint format this build reads and writes.
-pub const FORMAT_VERSION: u32 = 2;
+/// The version of the checkpoint format this build reads and writes. Version 3: an FA-RNN's
+/// word-vector path is added to the rules' symbols (`fa_rnn.rs`), where version 2 mixed
+/// them by β; the same tensors mean another network, so a version-2 checkpoint is refused.
+pub const FORMAT_VERSION: u32 = 3;
 /// The manifest's file name inside a checkpoint folder.
 pub const MANIFEST_FILE: &str = "manifest.json";
 /// The weights' file name inside a checkpoint folder.
@@ -190,7 +192,7 @@ impl fmt::Display for CheckpointError {
             }
             CheckpointError::UnsupportedVersion { path, found } => write!(
                 f,
-                "{}: checkpoint format version {found}, this rulelens reads version {FORMAT_VERSION}",
+                "{}: checkpoint format version {found}, this rulelens reads version {FORMAT_VERSION}; train the network again",
                 path.display()
             ),
             CheckpointError::Write { path, message } => {

@@ -13,7 +13,7 @@
 //! the word vectors, pick the training data, build the network, train, describe it.
 
 use super::bidirectional::BiFaRnn;
-use super::build::{decomposition, labeled, vocabulary};
+use super::build::{decomposition, labeled, labeled_or_unknown, vocabulary};
 use super::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
     RulesIdentity, WarmStartRecord,
@@ -62,29 +62,27 @@ pub enum FitEvent<'a> {
         relative_error: f64,
     },
     /// A SoPa was built: the rules' patterns that became soft patterns, those that kept
-    /// their DFA, the free patterns, and the labels of the train corpus the rules do not
-    /// name (the network learns them too).
+    /// their DFA, and the free patterns.
     BuiltSopa {
         chained: usize,
         exact: usize,
         free: usize,
-        corpus_labels: usize,
     },
-    /// A black box was built: its trained numbers, and the labels of the train corpus the
-    /// rules do not name.
-    BuiltBlackBox {
-        model: ModelKind,
-        parameters: usize,
-        corpus_labels: usize,
-    },
+    /// A black box was built: its trained numbers.
+    BuiltBlackBox { model: ModelKind, parameters: usize },
+    /// The labels of the train corpus the rules do not name, which the network learns too
+    /// ([`ModelKind::how_it_learns_unnamed_labels`]).
+    CorpusLabels { labels: &'a [String] },
     /// A reversed pattern passed the state cap; the backward direction ignores it.
     ReversedTooLarge { pattern: &'a str },
-    /// The data training will use, and how many of its sentences are longer than the
-    /// network reads (the setting `max_sentence_tokens`).
+    /// The data training will use, how many of its sentences are longer than the network
+    /// reads (the setting `max_sentence_tokens`), and how many train lines were left out
+    /// for a label no rule names (the setting `drop_unnamed_labels`).
     Data {
         n_train: usize,
         n_dev: usize,
         n_truncated: usize,
+        n_dropped: usize,
     },
     /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
     /// measurement (0 is the warm-started network before fine-tuning).
@@ -108,6 +106,11 @@ pub enum FitError {
     NoData {
         split: &'static str,
     },
+    /// The train corpus has labels the rules do not name and the network cannot learn them
+    /// (an FA-RNN without word vectors).
+    UnnamedLabels {
+        labels: Vec<String>,
+    },
     Embeddings(EmbeddingsError),
     Train(TrainError),
 }
@@ -124,6 +127,13 @@ impl fmt::Display for FitError {
             FitError::NoData { split } => write!(
                 f,
                 "no {split} example has a label the rules know (a label with a rule or the default)"
+            ),
+            FitError::UnnamedLabels { labels } => write!(
+                f,
+                "the train corpus has {} label{} the rules do not name ({}), which the FA-RNN family learns from word vectors, and beta 1 reads none; lower --beta, or pass --drop-unnamed-labels to leave their lines out",
+                labels.len(),
+                if labels.len() == 1 { "" } else { "s" },
+                labels.join(", ")
             ),
             FitError::Embeddings(error) => write!(f, "{error}"),
             FitError::Train(error) => write!(f, "{error}"),
@@ -167,7 +177,9 @@ impl Fitted {
 }
 
 /// Compiles `rules` to the network `settings` ask for and trains it on `train_examples`,
-/// stopping early on `dev_examples`. Examples whose label the rules do not know are left out.
+/// stopping early on `dev_examples`. The network learns every label of `train_examples`,
+/// those the rules do not name too, unless `drop_unnamed_labels` leaves their lines out;
+/// dev lines of a label the network does not know count as errors.
 /// A word-vectors file is read within `limits`.
 pub fn fit(
     rules: &RulesFile,
@@ -209,10 +221,15 @@ pub fn fit_from(
     check(rules, settings)?;
     let device = settings.device.open().map_err(FitError::Config)?;
     let system = network_system(&rules.system, train_examples, settings)?;
+    if !system.corpus_labels().is_empty() {
+        on_event(FitEvent::CorpusLabels {
+            labels: system.corpus_labels(),
+        });
+    }
     let words = word_input(&system, train_examples, dev_examples, settings, limits)?;
     let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
-    let (train_data, dev_data, n_truncated) =
-        training_data(&system, vocabulary, train_examples, dev_examples, settings)?;
+    let data = training_data(&system, vocabulary, train_examples, dev_examples, settings)?;
+    let (train_data, dev_data) = (data.train, data.dev);
     // A newer save may have come while the vectors were read.
     if cancelled() {
         return Err(TrainError::Cancelled.into());
@@ -231,7 +248,9 @@ pub fn fit_from(
                 settings,
                 &data_sha256,
             ) {
-                Ok(reuse) => build_warm(previous, rules, &reuse, input, settings, &device)?,
+                Ok(reuse) => {
+                    build_warm(previous, rules, &system, &reuse, input, settings, &device)?
+                }
                 Err(why) => Err(why),
             };
             match attempt {
@@ -265,7 +284,8 @@ pub fn fit_from(
     on_event(FitEvent::Data {
         n_train: train_data.len(),
         n_dev: dev_data.len(),
-        n_truncated,
+        n_truncated: data.n_truncated,
+        n_dropped: data.n_dropped,
     });
     // The plain-loop scorer measures dev faster, where it applies.
     let dev_scoring = if !settings.model.is_rule_network() || !device.is_cpu() {
@@ -307,21 +327,23 @@ pub fn fit_from(
     })
 }
 
-/// The network of `rules` started from `previous` with the patterns `reuse` keeps, each
-/// direction on its own, and its record; `Err(WhyFull)` when the rank would grow too large.
+/// The network of `rules` (whose network labels are `system`'s) started from `previous` with
+/// the patterns `reuse` keeps, each direction on its own, and its record; `Err(WhyFull)` when
+/// the rank would grow too large.
 fn build_warm(
     previous: &LoadedModel,
     rules: &RulesFile,
+    system: &RuleSystem,
     reuse: &warm::Reuse,
     words: Option<&WordInput>,
     settings: &TrainingSettings,
     device: &Device,
 ) -> Result<Result<(Built, WarmStartRecord), WhyFull>, FitError> {
-    let mut systems = vec![(rules.system.clone(), previous.rules.system.clone())];
+    let mut systems = vec![(system.clone(), previous.rules.system.clone())];
     if settings.model.is_bidirectional() {
         let config = CompileConfig::default();
         systems.push((
-            compile_reversed(&rules.rules, &rules.system, &config).0,
+            compile_reversed(&rules.rules, system, &config).0,
             compile_reversed(&previous.rules.rules, &previous.rules.system, &config).0,
         ));
     }
@@ -430,19 +452,20 @@ fn check_slstm_batch(
     Ok(())
 }
 
-/// The most labels of a train corpus that the rules do not name a SoPa or a black box
-/// learns: beyond it a mislabeled column, not a task (each is a logit).
+/// The most labels of a train corpus that the rules do not name a network learns: beyond
+/// it a mislabeled column, not a task (each is a logit).
 pub const MAX_CORPUS_LABELS: usize = 1_000;
 
-/// The rule system the network predicts the labels of: the rules' own for the FA-RNN family;
-/// for SoPa, which learns free patterns, and for a black box, the rules' labels then those
-/// of the train corpus the rules do not name, in order of first appearance.
+/// The rule system the network predicts the labels of: the rules' labels, then those of
+/// the train corpus the rules do not name, in order of first appearance, which every
+/// network learns (the FA-RNN family through its word-vector path, which β 1 turns off);
+/// the rules' own with `drop_unnamed_labels`.
 fn network_system(
     system: &RuleSystem,
     train_examples: &[Example],
     settings: &TrainingSettings,
 ) -> Result<RuleSystem, FitError> {
-    if settings.model.is_rule_network() {
+    if settings.drop_unnamed_labels {
         return Ok(system.clone());
     }
     let mut extra: Vec<&str> = Vec::new();
@@ -455,6 +478,11 @@ fn network_system(
             }
             extra.push(label);
         }
+    }
+    if !extra.is_empty() && settings.model.is_rule_network() && settings.beta >= 1.0 {
+        return Err(FitError::UnnamedLabels {
+            labels: extra.iter().map(|label| label.to_string()).collect(),
+        });
     }
     Ok(system.with_labels(extra))
 }
@@ -508,37 +536,55 @@ fn word_input(
     Ok(Some((input, identity)))
 }
 
+/// What training reads: the labeled train and dev sentences, how many of them the network
+/// reads only in part, and how many train lines were left out for a label the network does
+/// not know.
+struct TrainingData {
+    train: Vec<LabeledSentence>,
+    dev: Vec<LabeledSentence>,
+    n_truncated: usize,
+    n_dropped: usize,
+}
+
 /// The labeled train and dev sentences training uses: `fraction` of train (evenly spaced)
 /// and all of dev, or, at 1 % or less, as many dev sentences as train ones (evenly spaced
-/// too), as in the reference code.
+/// too), as in the reference code. A train line whose label the network does not know is
+/// left out; a dev line keeps [`UNKNOWN_LABEL`] for its label, so that dev accuracy
+/// counts it as an error, as `rulelens eval` does.
 fn training_data(
     system: &RuleSystem,
     vocabulary: Option<&Vocabulary>,
     train_examples: &[Example],
     dev_examples: &[Example],
     settings: &TrainingSettings,
-) -> Result<(Vec<LabeledSentence>, Vec<LabeledSentence>, usize), FitError> {
+) -> Result<TrainingData, FitError> {
     let max_tokens = settings.max_sentence_tokens;
     let (all_train, train_truncated) = labeled(system, vocabulary, train_examples, max_tokens);
-    let (all_dev, dev_truncated) = labeled(system, vocabulary, dev_examples, max_tokens);
+    let (all_dev, dev_truncated) = labeled_or_unknown(system, vocabulary, dev_examples, max_tokens);
+    let n_dropped = train_examples.iter().filter(|e| e.label.is_some()).count() - all_train.len();
     let fraction = settings.fraction;
     let pick = |data: &[LabeledSentence], indices: Vec<usize>| -> Vec<LabeledSentence> {
         indices.into_iter().map(|i| data[i].clone()).collect()
     };
-    let train_data = pick(&all_train, evenly_spaced(all_train.len(), fraction));
-    let dev_data = if fraction <= 0.01 {
-        let share = train_data.len() as f64 / all_dev.len().max(1) as f64;
+    let train = pick(&all_train, evenly_spaced(all_train.len(), fraction));
+    let dev = if fraction <= 0.01 {
+        let share = train.len() as f64 / all_dev.len().max(1) as f64;
         pick(&all_dev, evenly_spaced(all_dev.len(), share))
     } else {
         all_dev
     };
-    if train_data.is_empty() {
+    if train.is_empty() {
         return Err(FitError::NoData { split: "train" });
     }
-    if dev_data.is_empty() {
+    if dev.is_empty() {
         return Err(FitError::NoData { split: "dev" });
     }
-    Ok((train_data, dev_data, train_truncated + dev_truncated))
+    Ok(TrainingData {
+        train,
+        dev,
+        n_truncated: train_truncated + dev_truncated,
+        n_dropped,
+    })
 }
 
 /// A network built from the rules, untrained, with its decompositions (none for SoPa and the
@@ -580,7 +626,6 @@ fn build(
             chained,
             exact: rules.system.patterns().len() - chained,
             free: net.n_free_patterns(),
-            corpus_labels: system.labels().len() - rules.system.labels().len(),
         });
         return Ok(Built {
             net: Box::new(net),
@@ -602,7 +647,6 @@ fn build(
         on_event(FitEvent::BuiltBlackBox {
             model: settings.model,
             parameters: net.n_parameters(),
-            corpus_labels: system.labels().len() - rules.system.labels().len(),
         });
         return Ok(Built {
             net,
@@ -637,7 +681,7 @@ fn build(
         Ok((net, decomposed))
     };
     let seed = settings.seed;
-    let (forward, forward_decomposed) = direction(&rules.system, Reading::LeftToRight, seed)?;
+    let (forward, forward_decomposed) = direction(system, Reading::LeftToRight, seed)?;
     if !settings.model.is_bidirectional() {
         return Ok(Built {
             net: Box::new(forward),
@@ -645,8 +689,7 @@ fn build(
             backward: None,
         });
     }
-    let (reversed, too_large) =
-        compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
+    let (reversed, too_large) = compile_reversed(&rules.rules, system, &CompileConfig::default());
     network_size(&reversed)?;
     let (backward, backward_decomposed) =
         direction(&reversed, Reading::RightToLeft, seed.wrapping_add(1))?;
@@ -850,12 +893,12 @@ fn assemble(
     let vocabulary = (!manifest.vocabulary.is_empty())
         .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
     let model = manifest.settings.model;
+    // The labels the rules name, then those the network learned from the corpus.
+    let known = rules.system.labels().len();
+    rules.system = rules
+        .system
+        .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
     if !model.is_rule_network() {
-        // The labels the rules name, then those the network learned from the corpus.
-        let known = rules.system.labels().len();
-        rules.system = rules
-            .system
-            .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
         check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
         let dim = manifest
             .embeddings

@@ -35,7 +35,9 @@ mod weighted;
 
 pub use batch::{Batch, Sentence};
 pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
-pub use build::{MAX_EXACT_RANK, decomposition, labeled, vocabulary};
+pub use build::{
+    MAX_EXACT_RANK, UNKNOWN_LABEL, decomposition, labeled, labeled_or_unknown, vocabulary,
+};
 pub use decompose::{AlsConfig, Decomposition, Method};
 pub use embeddings::{
     BUNDLED_NAME, EmbeddingsError, VectorSource, Vocabulary, WordVectors, bundled_sha256,

@@ -3,7 +3,7 @@
 //! time dispatching small operations.
 //!
 //! A [`Scorer`] copies a network's parameters out of its tensors once, precomputing the
-//! parts of the token vectors that do not depend on the sentence (β·E_R for each symbol and
+//! parts of the token vectors that do not depend on the sentence (E_R for each symbol and
 //! (1 − β)·E_w·G for each vocabulary word, so a token's z is one sum of two rows), and packs
 //! D1 and D2ᵀ ([`PackedMatrix`]) so that both products of a step stream through memory in
 //! order. It then computes exactly what [`Network::logits`] computes for a batch of that one
@@ -142,7 +142,7 @@ struct PlainGate {
 struct Direction {
     states: usize,
     rank: usize,
-    /// β·E_R [S, r].
+    /// E_R [S, r].
     symbol_z: Vec<f32>,
     /// (1 − β)·E_w·G [V, r]; empty without word embeddings.
     word_z: Vec<f32>,
@@ -176,6 +176,40 @@ struct Direction {
     gates: Option<[PlainGate; 2]>,
     scoring: Scoring,
     aggregation: Aggregation,
+    /// The labels no rule names: their logits from the sentence's mean word vector.
+    corpus_labels: Option<PlainCorpusLabels>,
+}
+
+/// The word-vector path of the labels no rule names, per vocabulary word.
+#[derive(Debug, Clone)]
+struct PlainCorpusLabels {
+    /// E_w·U [V, C'].
+    rows: Vec<f32>,
+    /// [C'].
+    bias: Vec<f32>,
+}
+
+impl PlainCorpusLabels {
+    /// The logits of the labels no rule names for a sentence of `words` (vocabulary ids)
+    /// without its tokens `deleted`: the kept words' mean row, plus the bias.
+    fn logits(&self, words: &[usize], deleted: Range<usize>) -> Vec<f32> {
+        let c = self.bias.len();
+        let mut sum = vec![0f32; c];
+        let mut n = 0usize;
+        for (t, &w) in words.iter().enumerate() {
+            if !deleted.contains(&t) {
+                for (s, &x) in sum.iter_mut().zip(&self.rows[w * c..(w + 1) * c]) {
+                    *s += x;
+                }
+                n += 1;
+            }
+        }
+        let scale = 1.0 / n.max(1) as f32;
+        sum.iter()
+            .zip(&self.bias)
+            .map(|(s, b)| s * scale + b)
+            .collect()
+    }
 }
 
 /// A network's scores for one sentence.
@@ -293,10 +327,7 @@ impl Direction {
         let plain_net = net.plain()?;
         let (k, r) = (plain_net.n_states, plain_net.rank);
         let beta = net.beta().unwrap_or(1.0);
-        let symbol_z: Vec<f32> = plain(net.symbol_embedding())?
-            .into_iter()
-            .map(|x| x * beta as f32)
-            .collect();
+        let symbol_z = plain(net.symbol_embedding())?;
         let word_z = match net.word_parts() {
             Some((embedding, g)) => {
                 let (v, d) = embedding.dims2()?;
@@ -362,6 +393,23 @@ impl Direction {
             gates,
             scoring: net.scoring(),
             aggregation: net.aggregation().clone(),
+            corpus_labels: match net.corpus_label_parts() {
+                Some((embedding, weight, bias)) => {
+                    let ((v, d), c) = (embedding.dims2()?, bias.dim(0)?);
+                    let mut rows = vec![0f32; v * c];
+                    matmul(
+                        &mut rows,
+                        View::row_major(&plain(embedding)?, v, d),
+                        View::row_major(&plain(weight)?, d, c),
+                        false,
+                    );
+                    Some(PlainCorpusLabels {
+                        rows,
+                        bias: plain(bias)?,
+                    })
+                }
+                None => None,
+            },
         })
     }
 
@@ -801,10 +849,14 @@ impl Scorer {
         Occlusions {
             n_tokens: n,
             max_len,
-            scores: self.combine(whole),
+            scores: self.combine(whole, ids, 0..0),
             deleted: deleted
                 .into_iter()
-                .map(|scores| (!scores.is_empty()).then(|| self.combine(scores)))
+                .enumerate()
+                .map(|(i, scores)| {
+                    let (start, len) = (i / max_len, i % max_len + 1);
+                    (!scores.is_empty()).then(|| self.combine(scores, ids, start..start + len))
+                })
                 .collect(),
         }
     }
@@ -832,14 +884,29 @@ impl Scorer {
             };
             direction.pattern_scores(&h)
         });
-        self.combine(finals.collect())
+        self.combine(finals.collect(), ids, 0..0)
     }
 
-    /// The scores from each direction's pattern scores: each direction's logits, averaged.
-    fn combine(&self, pattern_scores: Vec<Vec<f32>>) -> Scores {
+    /// The scores from each direction's pattern scores for the sentence `ids` without its
+    /// tokens `deleted`: each direction's logits (the aggregation's, and the word-vector
+    /// path's for the labels no rule names), averaged.
+    fn combine(
+        &self,
+        pattern_scores: Vec<Vec<f32>>,
+        ids: &[(usize, usize)],
+        deleted: Range<usize>,
+    ) -> Scores {
+        let words: Vec<usize> = ids.iter().map(|&(_, w)| w).collect();
         let mut logits: Vec<f32> = Vec::new();
         for (direction, scores) in self.directions.iter().zip(&pattern_scores) {
-            let direction_logits = direction.aggregation.logits(scores);
+            let mut direction_logits = direction.aggregation.logits(scores);
+            if let Some(labels) = &direction.corpus_labels {
+                let path = labels.logits(&words, deleted.clone());
+                let named = direction_logits.len() - path.len();
+                for (l, x) in direction_logits[named..].iter_mut().zip(path) {
+                    *l += x;
+                }
+            }
             if logits.is_empty() {
                 logits = direction_logits;
             } else {

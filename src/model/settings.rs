@@ -75,6 +75,17 @@ impl ModelKind {
         matches!(self, ModelKind::Slstm | ModelKind::MvmaG)
     }
 
+    /// How the network learns the labels of a train corpus that no rule names.
+    pub fn how_it_learns_unnamed_labels(self) -> &'static str {
+        if self.is_rule_network() {
+            "from the sentence's mean word vector, through a linear layer that starts under the default label"
+        } else if self == ModelKind::Sopa {
+            "from its free patterns, through its head"
+        } else {
+            "as it learns every label"
+        }
+    }
+
     /// Whether a second network reads the sentence right to left.
     pub fn is_bidirectional(self) -> bool {
         matches!(self, ModelKind::BiFaRnn | ModelKind::BiFaGru)
@@ -153,8 +164,9 @@ pub struct TrainingSettings {
     /// the 100,000 most frequent words (models/README.md).
     #[arg(long, value_name = "FILE")]
     pub embeddings: Option<PathBuf>,
-    /// Weight of the rules' symbol embedding against the word vectors, in [0, 1]: a token
-    /// enters the network as β·E_R[symbol] + (1−β)·E_w[word]·G.
+    /// How little the FA-RNN family weighs the word vectors, in [0, 1]: a token enters the
+    /// network as E_R[symbol] + (1−β)·E_w[word]·G, with G starting at zero so that the
+    /// untrained network predicts what the rules predict; at 1 no word vectors are read.
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.beta)]
     pub beta: f64,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
@@ -181,6 +193,11 @@ pub struct TrainingSettings {
     /// probabilities (a black box's logits are its own).
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.logit_scale)]
     pub logit_scale: f64,
+    /// Leaves out the train lines whose label no rule names, where the network would learn
+    /// it (the FA-RNN family from word vectors, SoPa from its free patterns, a black box as
+    /// any label); dev lines of such labels then count as errors.
+    #[arg(long)]
+    pub drop_unnamed_labels: bool,
     /// Seed of the batch order (and of FA-GRU's gates and ALS); runs are reproducible.
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.seed)]
     pub seed: u64,
@@ -254,6 +271,7 @@ impl TrainingSettings {
         learning_rate: None,
         patience: 10,
         logit_scale: 10.0,
+        drop_unnamed_labels: false,
         seed: 0,
         device: DeviceKind::Cpu,
         max_sentence_tokens: 1024,

@@ -421,6 +421,32 @@ pub fn warm_network(
         let (data, dims) = values(&new, name)?;
         put(name, data, &dims)?;
     }
+    if new.contains_key("corpus_labels.bias") {
+        // Per label no rule names: the previous network's column where it learned the
+        // label too, else the fresh one's.
+        let previous_labels = previous_system.corpus_labels();
+        let from: Vec<Option<usize>> = system
+            .corpus_labels()
+            .iter()
+            .map(|label| previous_labels.iter().position(|l| l == label))
+            .collect();
+        let learned = old.contains_key("corpus_labels.bias");
+        for name in ["corpus_labels.weight", "corpus_labels.bias"] {
+            let (mut data, dims) = values(&new, name)?;
+            if learned {
+                let (old_values, old_dims) = values(&old, name)?;
+                let (c, old_c) = (from.len(), old_dims[old_dims.len() - 1]);
+                for (row, values) in data.chunks_mut(c).enumerate() {
+                    for (column, value) in values.iter_mut().enumerate() {
+                        if let Some(o) = from[column] {
+                            *value = old_values[row * old_c + o];
+                        }
+                    }
+                }
+            }
+            put(name, data, &dims)?;
+        }
+    }
     if settings.model.is_gated() {
         for gate in ["update", "reset"] {
             // [K, K]: between kept states the previous entry; into a kept state from a new
