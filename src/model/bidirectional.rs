@@ -71,6 +71,10 @@ impl Network for BiFaRnn {
         (forward + backward)?.affine(0.5, 0.0)
     }
 
+    fn training_bytes_per_token(&self) -> u64 {
+        self.forward.training_bytes_per_token() + self.backward.training_bytes_per_token()
+    }
+
     fn parameters(&self) -> Vec<Var> {
         let mut vars = self.forward.trainable();
         vars.extend(self.backward.trainable());

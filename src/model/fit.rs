@@ -25,11 +25,11 @@ use super::mvma::Mvma;
 use super::network::Network;
 use super::parameters::Parameters;
 use super::settings::{ModelKind, TrainingSettings};
-use super::slstm::{self, Slstm};
+use super::slstm::Slstm;
 use super::sopa::{self, Sopa};
 use super::train::{
-    DevScoring, EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, evenly_spaced,
-    train,
+    DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
+    TrainReport, evenly_spaced, train,
 };
 use super::warm::{self, WARM_SCHEDULE, WhyFull};
 use super::weighted::{WeightedAutomaton, pattern_blocks};
@@ -234,9 +234,6 @@ pub fn fit_from(
     if cancelled() {
         return Err(TrainError::Cancelled.into());
     }
-    if let (ModelKind::Slstm, Some((input, _))) = (settings.model, &words) {
-        check_slstm_batch(&train_data, input.vectors.dim, settings)?;
-    }
     let data_sha256 = warm::data_sha256(train_examples, dev_examples);
     let input = words.as_ref().map(|(input, _)| input);
     let warm = match previous {
@@ -281,6 +278,7 @@ pub fn fit_from(
             (cold, initial, Schedule::SETTINGS, None)
         }
     };
+    check_longest_sentence(&train_data, built.net.as_ref(), settings)?;
     on_event(FitEvent::Data {
         n_train: train_data.len(),
         n_dev: dev_data.len(),
@@ -427,26 +425,31 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
     network_size(&rules.system)
 }
 
-/// Refuses an S-LSTM whose longest training batch would keep more than
-/// [`slstm::MAX_SLSTM_TRAINING_BYTES`] for the gradient.
-fn check_slstm_batch(
+/// Refuses a train sentence that would keep more than [`MAX_TRAINING_BYTES`] for the
+/// gradient on its own, in a batch of one (a larger batch is split, `train.rs`).
+fn check_longest_sentence(
     train_data: &[LabeledSentence],
-    hidden: usize,
+    net: &dyn Network,
     settings: &TrainingSettings,
 ) -> Result<(), FitError> {
     let longest = train_data
         .iter()
-        .map(|d| d.sentence.words.len())
+        .map(|d| d.sentence.symbols.len())
         .max()
         .unwrap_or(0);
-    let batch_size = settings.batch_size.min(train_data.len());
-    let bytes = slstm::training_bytes(batch_size, longest, hidden, settings.slstm_steps);
-    if bytes > slstm::MAX_SLSTM_TRAINING_BYTES {
+    let bytes = net
+        .training_bytes_per_token()
+        .saturating_mul(longest as u64);
+    if bytes > MAX_TRAINING_BYTES {
         return Err(FitError::Config(format!(
-            "an S-LSTM batch of {batch_size} sentences of up to {longest} tokens, {hidden} hidden units and {} steps keeps about {} MiB for training, more than the {} MiB allowed; lower the batch size, max sentence tokens or slstm steps",
-            settings.slstm_steps,
+            "the longest train sentence, {longest} tokens, keeps about {} MiB for training on its own, more than the {} MiB allowed; lower max sentence tokens{}",
             bytes >> 20,
-            slstm::MAX_SLSTM_TRAINING_BYTES >> 20
+            MAX_TRAINING_BYTES >> 20,
+            if settings.model == ModelKind::Slstm {
+                " or slstm steps"
+            } else {
+                ""
+            }
         )));
     }
     Ok(())

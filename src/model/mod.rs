@@ -63,8 +63,8 @@ pub use settings::{
 pub use slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, Slstm};
 pub use sopa::{PatternSpec, Semiring, Sopa};
 pub use train::{
-    DevScoring, EpochReport, LabeledSentence, Schedule, TrainError, TrainReport, accuracy,
-    evenly_spaced, predict, train,
+    DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
+    TrainReport, accuracy, evenly_spaced, predict, train,
 };
 pub use warm::{WARM_SCHEDULE, WhyFull, data_sha256 as training_data_sha256};
 

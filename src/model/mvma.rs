@@ -246,6 +246,12 @@ impl Network for Mvma {
         self.forward(&self.weights.detached(), batch, None)
     }
 
+    /// About 71 floats per hidden unit, measured with the bundled vectors (H = 50); 150
+    /// here.
+    fn training_bytes_per_token(&self) -> u64 {
+        150 * 4 * self.hidden_size() as u64
+    }
+
     fn training_logits(&self, batch: &Batch, rng: &mut SplitMix64) -> Result<Tensor> {
         self.forward(&self.weights, batch, Some(rng))
     }

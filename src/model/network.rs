@@ -22,6 +22,11 @@ pub trait Network {
     }
     /// The parameters training updates.
     fn parameters(&self) -> Vec<Var>;
+    /// About how many bytes a training batch keeps for the gradient per sentence and
+    /// (padded) token: its measured peak with a margin (`docs/performance.md`, "Long
+    /// documents"), which [`super::train`] keeps each part of a batch under
+    /// [`super::MAX_TRAINING_BYTES`] with.
+    fn training_bytes_per_token(&self) -> u64;
     /// How many numbers training updates.
     fn n_parameters(&self) -> usize {
         self.parameters().iter().map(|var| var.elem_count()).sum()
@@ -50,6 +55,10 @@ impl Network for FaRnn {
 
     fn parameters(&self) -> Vec<Var> {
         self.trainable()
+    }
+
+    fn training_bytes_per_token(&self) -> u64 {
+        self.training_bytes_per_token()
     }
 
     fn parameter_names(&self) -> Vec<String> {

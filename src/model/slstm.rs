@@ -48,19 +48,6 @@ pub const MAX_SLSTM_STEPS: usize = 64;
 /// See [`MAX_SLSTM_STEPS`].
 pub const MAX_SLSTM_WINDOW: usize = 64;
 
-/// The most bytes a training batch's gradient graph may keep, as [`training_bytes`]
-/// estimates it: beyond it a sentence length or batch size that the machine cannot hold.
-pub const MAX_SLSTM_TRAINING_BYTES: u64 = 8 << 30;
-
-/// What a training batch of `batch_size` sentences of `tokens` tokens keeps for the
-/// gradient: about 150 floats per sentence, token, hidden unit and step (measured: SMS's
-/// longest batches, 32 × 190 tokens × 50 × 9 steps, peaked at 1.5 GB).
-pub fn training_bytes(batch_size: usize, tokens: usize, hidden: usize, steps: usize) -> u64 {
-    [batch_size, tokens, hidden, steps, 150 * 4]
-        .iter()
-        .fold(1u64, |product, &n| product.saturating_mul(n as u64))
-}
-
 /// The candidates a word's new cell mixes, in the order of its gates: the left and right
 /// neighbours' cells, its word vector, the sentence's cell and its own cell.
 const WORD_CANDIDATES: usize = 5;
@@ -435,6 +422,13 @@ impl Network for Slstm {
     fn logits(&self, batch: &Batch) -> Result<Tensor> {
         let device = self.weights.embedding.device();
         self.forward(&self.weights.detached(), batch, None, Path::on(device))
+    }
+
+    /// 150 floats per hidden unit and step (measured with the fused steps: about 35 on SMS,
+    /// H = 50, 9 steps; before them, SMS's longest batches, 32 × 190 tokens, peaked at
+    /// 1.5 GB).
+    fn training_bytes_per_token(&self) -> u64 {
+        (150 * 4 * self.hidden_size() as u64).saturating_mul(self.steps as u64)
     }
 
     fn training_logits(&self, batch: &Batch, rng: &mut SplitMix64) -> Result<Tensor> {

@@ -10,6 +10,11 @@
 //! - The untrained network is the first candidate; after each epoch the dev accuracy is
 //!   measured and the best parameters are kept; training stops after `patience` epochs
 //!   without a strictly better dev accuracy, and the best parameters are restored.
+//! - A batch that would keep more than [`MAX_TRAINING_BYTES`] for the gradient (long
+//!   documents: [`Network::training_bytes_per_token`] times its sentences times its longest
+//!   one) is split, by length, into parts that each keep less; their gradients are summed
+//!   into the one update the whole batch would make. Only a sentence past the budget on its
+//!   own cannot train (`fit` refuses it before training).
 //! - A batch whose loss is not finite (a diverging network) updates nothing and is
 //!   counted in [`EpochReport::skipped_batches`]; the clamped states of `fa_rnn.rs` keep
 //!   this from happening in practice.
@@ -25,9 +30,14 @@ use super::rng::SplitMix64;
 use super::scorer::{Scorer, on_two_threads};
 use super::settings::TrainingSettings;
 use crate::automata::RuleSystem;
+use candle_core::backprop::GradStore;
 use candle_core::{Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use std::fmt;
+
+/// The most bytes a training batch may keep for the gradient: a batch past it is split
+/// into parts (the module's doc).
+pub const MAX_TRAINING_BYTES: u64 = 8 << 30;
 
 /// A sentence with its gold label (an index into the rule system's labels).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -160,7 +170,8 @@ impl Default for Round {
 }
 
 impl Round {
-    /// One update on the sentences `indices` of `data`.
+    /// One update on the sentences `indices` of `data`, in parts that each keep at most
+    /// `budget` bytes ([`parts`]).
     #[allow(clippy::too_many_arguments)]
     fn step(
         &mut self,
@@ -171,26 +182,85 @@ impl Round {
         optimizer: &mut AdamW,
         rng: &mut SplitMix64,
         device: &Device,
+        budget: u64,
     ) -> candle_core::Result<()> {
         self.batches += 1;
-        let sentences: Vec<&Sentence> = indices.iter().map(|&i| &data[i].sentence).collect();
-        let labels: Vec<u32> = indices.iter().map(|&i| data[i].label).collect();
-        let batch = Batch::from_sentences(&sentences, device)?;
-        let logits = net
-            .training_logits(&batch, rng)?
-            .affine(config.effective_logit_scale(), 0.0)?;
-        let targets = Tensor::new(labels.as_slice(), device)?;
-        let loss = candle_nn::loss::cross_entropy(&logits, &targets)?;
-        let value = f64::from(loss.to_scalar::<f32>()?);
-        if !value.is_finite() {
-            self.skipped_batches += 1;
-            return Ok(());
+        let mut gradients: Option<GradStore> = None;
+        let mut value = 0.0;
+        for part in parts(data, indices, net.training_bytes_per_token(), budget) {
+            let sentences: Vec<&Sentence> = part.iter().map(|&i| &data[i].sentence).collect();
+            let labels: Vec<u32> = part.iter().map(|&i| data[i].label).collect();
+            let batch = Batch::from_sentences(&sentences, device)?;
+            let logits = net
+                .training_logits(&batch, rng)?
+                .affine(config.effective_logit_scale(), 0.0)?;
+            let targets = Tensor::new(labels.as_slice(), device)?;
+            // The part's share of the batch's mean loss.
+            let loss = candle_nn::loss::cross_entropy(&logits, &targets)?
+                .affine(part.len() as f64 / indices.len() as f64, 0.0)?;
+            let part_value = f64::from(loss.to_scalar::<f32>()?);
+            if !part_value.is_finite() {
+                self.skipped_batches += 1;
+                return Ok(());
+            }
+            value += part_value;
+            let part_gradients = loss.backward()?;
+            gradients = Some(match gradients {
+                None => part_gradients,
+                Some(mut sum) => {
+                    for var in net.parameters() {
+                        if let Some(gradient) = part_gradients.get(&var) {
+                            let total = match sum.get(&var) {
+                                Some(previous) => (previous + gradient)?,
+                                None => gradient.clone(),
+                            };
+                            sum.insert(&var, total);
+                        }
+                    }
+                    sum
+                }
+            });
         }
-        optimizer.backward_step(&loss)?;
+        if let Some(gradients) = gradients {
+            optimizer.step(&gradients)?;
+        }
         self.loss_sum += value * indices.len() as f64;
         self.n_sentences += indices.len();
         Ok(())
     }
+}
+
+/// The sentences `indices` of `data` in parts, shortest first, each keeping at most
+/// `budget` bytes at `bytes_per_token` per sentence and padded token (a part holds at
+/// least one sentence): the whole batch when it fits.
+fn parts(
+    data: &[LabeledSentence],
+    indices: &[usize],
+    bytes_per_token: u64,
+    budget: u64,
+) -> Vec<Vec<usize>> {
+    let tokens = |i: usize| data[i].sentence.symbols.len().max(1) as u64;
+    let fits = |n: usize, longest: u64| {
+        bytes_per_token
+            .saturating_mul(longest)
+            .saturating_mul(n as u64)
+            <= budget
+    };
+    let longest = indices.iter().map(|&i| tokens(i)).max().unwrap_or(1);
+    if fits(indices.len(), longest) {
+        return vec![indices.to_vec()];
+    }
+    let mut sorted = indices.to_vec();
+    sorted.sort_by_key(|&i| tokens(i));
+    let mut parts: Vec<Vec<usize>> = Vec::new();
+    for i in sorted {
+        match parts.last_mut() {
+            // Sorted: the new sentence is the part's longest.
+            Some(part) if fits(part.len() + 1, tokens(i)) => part.push(i),
+            _ => parts.push(vec![i]),
+        }
+    }
+    parts
 }
 
 /// The batches of one epoch, as index lists into the training data.
@@ -360,6 +430,7 @@ pub fn train(
                 &mut optimizer,
                 &mut rng,
                 device,
+                MAX_TRAINING_BYTES,
             )?;
             let last = b + 1 == n_batches;
             let measure = match schedule.evaluate_every {
@@ -400,4 +471,137 @@ pub fn train(
         best_epoch: best.0,
         best_dev_accuracy: best.1,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::batch::Sentence;
+    use crate::model::decompose;
+    use crate::model::embeddings::{Vocabulary, WordVectors};
+    use crate::model::fa_rnn::{FaRnn, WordInput};
+    use crate::model::settings::Scoring;
+    use crate::model::weighted::WeightedAutomaton;
+    use crate::text::tokenize;
+
+    fn sentence(
+        system: &RuleSystem,
+        vocabulary: &Vocabulary,
+        text: &str,
+        label: u32,
+    ) -> LabeledSentence {
+        LabeledSentence {
+            sentence: Sentence::new(system, Some(vocabulary), &tokenize(text), 1024),
+            label,
+        }
+    }
+
+    /// The spam filter of the tests, with word vectors, and six sentences of 1 to 9 tokens.
+    fn network_and_data() -> (FaRnn, Vec<LabeledSentence>) {
+        let text = "default ham\nspam: $* free $* ( call | txt ) $*\n";
+        let parse = crate::syntax::parse(text);
+        let (rules, _) = crate::syntax::lower(&parse, text);
+        let (system, _) = crate::automata::compile(&rules, &Default::default());
+        let automaton = WeightedAutomaton::new(&system);
+        let vocabulary = Vocabulary::new(["free", "call", "now", "hi", "you", "txt", "mum"]);
+        let data = (0..vocabulary.len() * 3)
+            .map(|i| ((i * 7 % 11) as f32 - 5.0) / 5.0)
+            .collect();
+        let words = WordInput {
+            vocabulary,
+            vectors: WordVectors {
+                dim: 3,
+                data,
+                n_found: 7,
+                n_backed_off: 0,
+                sha256: String::new(),
+            },
+            beta: 0.5,
+        };
+        let net = FaRnn::new(
+            &system,
+            &automaton,
+            &decompose::exact(&automaton),
+            Some(&words),
+            Scoring::Forward,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let v = &words.vocabulary;
+        let data = vec![
+            sentence(&system, v, "free call now you free txt mum hi you", 1),
+            sentence(&system, v, "hi", 0),
+            sentence(&system, v, "free txt", 1),
+            sentence(&system, v, "mum call you", 0),
+            sentence(&system, v, "you free now call", 1),
+            sentence(&system, v, "hi mum hi mum hi", 0),
+        ];
+        (net, data)
+    }
+
+    #[test]
+    fn parts_cover_the_batch_shortest_first_within_the_budget() {
+        let (_, data) = network_and_data();
+        let indices: Vec<usize> = (0..data.len()).collect();
+        assert_eq!(parts(&data, &indices, 10, u64::MAX), [indices.clone()]);
+        // 10 bytes a token, 60 a part: 9 tokens alone, then sentences while n × longest ≤ 6.
+        let split = parts(&data, &indices, 10, 60);
+        assert_eq!(split, [vec![1, 2], vec![3], vec![4], vec![5], vec![0]]);
+        let mut all: Vec<usize> = split.concat();
+        all.sort();
+        assert_eq!(all, indices);
+    }
+
+    /// A batch split into parts makes the update the whole batch makes: the parts' gradients
+    /// add up to the batch's.
+    #[test]
+    fn a_split_batch_makes_the_whole_batchs_update() {
+        let config = TrainingSettings::DEFAULT;
+        let indices: Vec<usize> = (0..6).collect();
+        let updated = |budget: u64| -> Vec<Vec<f32>> {
+            let (net, data) = network_and_data();
+            let mut optimizer = AdamW::new(
+                net.parameters(),
+                ParamsAdamW {
+                    lr: 0.01,
+                    ..ParamsAdamW::default()
+                },
+            )
+            .unwrap();
+            let mut round = Round::default();
+            let mut rng = SplitMix64::new(1);
+            for _ in 0..3 {
+                round
+                    .step(
+                        &net,
+                        &data,
+                        &indices,
+                        &config,
+                        &mut optimizer,
+                        &mut rng,
+                        &Device::Cpu,
+                        budget,
+                    )
+                    .unwrap();
+            }
+            assert_eq!(round.skipped_batches, 0);
+            net.parameters()
+                .iter()
+                .map(|var| var.flatten_all().unwrap().to_vec1().unwrap())
+                .collect()
+        };
+        let (whole, split) = (updated(u64::MAX), updated(1));
+        let (untrained, _) = network_and_data();
+        let moved = untrained
+            .parameters()
+            .iter()
+            .zip(&whole)
+            .any(|(var, after)| var.flatten_all().unwrap().to_vec1::<f32>().unwrap() != *after);
+        assert!(moved, "the update changed nothing");
+        for (a, b) in whole.iter().zip(&split) {
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() < 1e-5, "{x} against {y}");
+            }
+        }
+    }
 }

@@ -547,6 +547,17 @@ impl Network for Sopa {
         self.forward(batch, None)
     }
 
+    /// About 6.7 floats per transition row, measured on SMS's rules with the default free
+    /// patterns (1,276 rows); 16 here.
+    fn training_bytes_per_token(&self) -> u64 {
+        let rows: usize = [&self.rules, &self.free]
+            .into_iter()
+            .flatten()
+            .map(|group| group.words.dims()[0])
+            .sum();
+        16 * 4 * rows as u64
+    }
+
     fn training_logits(&self, batch: &Batch, rng: &mut SplitMix64) -> Result<Tensor> {
         self.forward(batch, Some(rng))
     }
