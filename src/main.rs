@@ -123,7 +123,7 @@ enum Command {
         dev: Option<PathBuf>,
         /// The models, comma-separated.
         #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Contender::parse,
-              default_value = "rules,fa-rnn,fa-gru,bifa-rnn,bifa-gru,sopa,slstm,mvma-g")]
+              default_value = "rules,logreg-vectors,logreg-tfidf,fa-rnn,fa-gru,bifa-rnn,bifa-gru,sopa,slstm,mvma-g")]
         models: Vec<Contender>,
         /// Shares of train, comma-separated (evenly spaced lines; at 1 % or less early
         /// stopping reads as few dev lines, the figure is all of dev's).

@@ -1217,13 +1217,23 @@ fn bench_lays_every_model_side_by_side_measures_what_train_and_eval_measure_and_
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let report = json(&output);
     let models = [
-        "rules", "fa-rnn", "fa-gru", "bifa-rnn", "bifa-gru", "sopa", "slstm", "mvma-g",
+        "rules",
+        "logreg-vectors",
+        "logreg-tfidf",
+        "fa-rnn",
+        "fa-gru",
+        "bifa-rnn",
+        "bifa-gru",
+        "sopa",
+        "slstm",
+        "mvma-g",
     ];
     assert_eq!(report["models"], serde_json::json!(models));
-    // The rule system once; every network at both shares with both seeds.
+    // The rule system once; each baseline (deterministic) once per share; every network
+    // at both shares with both seeds.
     let runs = report["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 1 + 7 * 2 * 2, "{report}");
-    assert_eq!(report["cells"].as_array().unwrap().len(), 8 * 2);
+    assert_eq!(runs.len(), 1 + 2 * 2 + 7 * 2 * 2, "{report}");
+    assert_eq!(report["cells"].as_array().unwrap().len(), 10 * 2);
     let labeled = std::fs::read_to_string("tests/data/train/dev.tsv")
         .unwrap()
         .lines()
@@ -1296,7 +1306,13 @@ fn bench_lays_every_model_side_by_side_measures_what_train_and_eval_measure_and_
             (cell["mean"].as_f64().unwrap() - mean).abs() < 1e-9,
             "{cell}"
         );
-        if cell["model"] != "rules" {
+        if cell["model"].as_str().unwrap().starts_with("logreg") {
+            assert_eq!(values.len(), 1, "{cell}");
+            // The tiny fixture's spam words are easy for tf-idf.
+            if cell["model"] == "logreg-tfidf" && cell["fraction"] == 1.0 {
+                assert!(values[0] >= 80.0, "{cell}");
+            }
+        } else if cell["model"] != "rules" {
             assert_eq!(values.len(), 2, "{cell}");
             let sd = ((values[0] - mean).powi(2) + (values[1] - mean).powi(2)).sqrt();
             assert!((cell["sd"].as_f64().unwrap() - sd).abs() < 1e-9, "{cell}");
@@ -1311,6 +1327,8 @@ fn bench_lays_every_model_side_by_side_measures_what_train_and_eval_measure_and_
     assert!(table.contains("| model | 100 % | 50 % |"), "{table}");
     for (model, name) in models.iter().zip([
         "rule system",
+        "logistic regression, mean word vector",
+        "logistic regression, tf-idf 1–2-grams",
         "FA-RNN",
         "FA-GRU",
         "BiFA-RNN",

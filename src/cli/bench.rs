@@ -176,7 +176,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 fn run_name(contender: Contender, fraction: f64, seed: u64) -> String {
     match contender {
         Contender::Rules => contender.display_name().to_string(),
-        _ => format!(
+        Contender::Baseline(_) => {
+            format!("{} {}", contender.display_name(), fraction_name(fraction))
+        }
+        Contender::Network(_) => format!(
             "{} {} seed {seed}",
             contender.display_name(),
             fraction_name(fraction)
@@ -218,7 +221,7 @@ fn markdown(plan: &BenchPlan, cells: &[Cell], results: &[RunResult]) -> String {
             };
             out += &match cell {
                 None => " – |".to_string(),
-                Some(cell) if contender == Contender::Rules => format!(" {:.2} |", cell.mean),
+                Some(cell) if contender.is_deterministic() => format!(" {:.2} |", cell.mean),
                 Some(cell) if cell.values.len() == 1 && plan.seeds.len() == 1 => {
                     format!(" {:.2} |", cell.mean)
                 }

@@ -2,10 +2,12 @@
 //! FA-RNN, FA-GRU and their bidirectional versions built from it (Jiang et al. 2020); SoPa,
 //! soft patterns compiled from the rules and learned from the corpus (Schwartz et al. 2018);
 //! and two black boxes that read words alone, as yardsticks: the S-LSTM (Zhang et al. 2018)
-//! and MVMA-G (Sun and Lu 2022), whose n-grams' contributions are exact.
+//! and MVMA-G (Sun and Lu 2022), whose n-grams' contributions are exact; and the plain
+//! baselines beside them (logistic regression on mean word vectors and on tf-idf).
 //! Only this module knows candle.
 
 pub mod aggregation;
+mod baseline;
 mod batch;
 mod bidirectional;
 mod build;
@@ -33,6 +35,7 @@ mod viterbi;
 mod warm;
 mod weighted;
 
+pub use baseline::{Baseline, BaselineFit, BaselineLine, C_GRID, fit_baseline};
 pub use batch::{Batch, Sentence};
 pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use build::{

@@ -1,8 +1,10 @@
 //! Every model family on a rules file's corpora, side by side (`rulelens bench`, and the
-//! editor's yardstick lens): the rule system, the networks compiled from the rules (FA-RNN,
-//! FA-GRU and their bidirectional versions), SoPa and the black boxes that read words alone
-//! (S-LSTM, MVMA-G), each trained on fractions of train with several seeds, as the FA-RNN
-//! paper's tables are, and measured on the **whole** dev set.
+//! editor's yardstick lens): the rule system, the plain baselines any ML engineer tries
+//! first (logistic regression on mean word vectors and on tf-idf, deterministic: one run per
+//! fraction), the networks compiled from the rules (FA-RNN, FA-GRU and their bidirectional
+//! versions), SoPa and the black boxes that read words alone (S-LSTM, MVMA-G), each trained
+//! on fractions of train with several seeds, as the FA-RNN paper's tables are, and measured
+//! on the **whole** dev set.
 //!
 //! Each run's result is kept in a cache folder under a key over everything it depends on
 //! ([`run_key`]), so that a bench run again, or with more seeds, trains only what it has
@@ -13,7 +15,8 @@ use crate::automata::evaluate;
 use crate::corpus::Example;
 use crate::limits::{Limit, ReadLimits};
 use crate::model::{
-    FitEvent, ModelKind, Sentence, TrainingSettings, fit, predict, training_data_sha256,
+    Baseline, BaselineLine, FitEvent, ModelKind, Sentence, TrainingSettings, VectorSource,
+    evenly_spaced, fit, fit_baseline, predict, read_vectors, training_data_sha256, vocabulary,
 };
 use crate::rules_file::RulesFile;
 use crate::text::tokenize;
@@ -30,13 +33,18 @@ pub enum Contender {
     /// A network of this kind, trained on the corpora.
     #[serde(untagged)]
     Network(ModelKind),
+    /// A plain baseline (deterministic: the same figure for every seed).
+    #[serde(untagged)]
+    Baseline(Baseline),
 }
 
 impl Contender {
-    /// Every contender, in the order a table lists them: the rules, the networks compiled
-    /// from them, SoPa, then the black boxes.
-    pub const ALL: [Contender; 8] = [
+    /// Every contender, in the order a table lists them: the rules, the plain baselines, the
+    /// networks compiled from the rules, SoPa, then the black boxes.
+    pub const ALL: [Contender; 10] = [
         Contender::Rules,
+        Contender::Baseline(Baseline::MeanVectors),
+        Contender::Baseline(Baseline::Tfidf),
         Contender::Network(ModelKind::FaRnn),
         Contender::Network(ModelKind::FaGru),
         Contender::Network(ModelKind::BiFaRnn),
@@ -59,7 +67,14 @@ impl Contender {
                 ModelKind::Slstm => "slstm",
                 ModelKind::MvmaG => "mvma-g",
             },
+            Contender::Baseline(baseline) => baseline.name(),
         }
+    }
+
+    /// Whether every seed gives the same figure (the rule system and the baselines), so
+    /// that a bench makes one run per fraction, with the first seed.
+    pub fn is_deterministic(self) -> bool {
+        !matches!(self, Contender::Network(_))
     }
 
     /// The name a table shows: `rule system`, `FA-RNN`, `S-LSTM`, ….
@@ -67,6 +82,7 @@ impl Contender {
         match self {
             Contender::Rules => "rule system",
             Contender::Network(model) => model.display_name(),
+            Contender::Baseline(baseline) => baseline.display_name(),
         }
     }
 
@@ -103,7 +119,8 @@ pub const MAX_BENCH_RUNS: usize = 10_000;
 impl BenchPlan {
     /// The runs in the order they are made: for each seed, each fraction, each contender
     /// (so that the first seed's whole table comes first, and a bench stopped early has
-    /// every cell); the rule system once, trained on nothing.
+    /// every cell); the rule system once, trained on nothing, and a baseline once per
+    /// fraction, with the first seed.
     pub fn runs(&self) -> Vec<RunSpec> {
         let mut runs = Vec::new();
         if self.contenders.contains(&Contender::Rules) {
@@ -116,7 +133,8 @@ impl BenchPlan {
         for &seed in &self.seeds {
             for &fraction in &self.fractions {
                 for &contender in &self.contenders {
-                    if contender != Contender::Rules {
+                    let once = contender.is_deterministic() && seed != self.seeds[0];
+                    if contender != Contender::Rules && !once {
                         runs.push(RunSpec {
                             contender,
                             fraction,
@@ -156,7 +174,7 @@ impl BenchPlan {
         TrainingSettings {
             model: match run.contender {
                 Contender::Network(model) => model,
-                Contender::Rules => self.settings.model,
+                Contender::Rules | Contender::Baseline(_) => self.settings.model,
             },
             fraction: run.fraction,
             seed: run.seed,
@@ -305,6 +323,9 @@ fn measure(
     cancelled: &dyn Fn() -> bool,
 ) -> Result<RunResult, String> {
     let started = Instant::now();
+    if let Contender::Baseline(baseline) = run.contender {
+        return measure_baseline(data, run, baseline, settings, limits, started);
+    }
     let Contender::Network(_) = run.contender else {
         let system = &data.rules.system;
         let evaluation = evaluate(
@@ -386,10 +407,91 @@ fn measure(
     })
 }
 
+/// Fits and measures a baseline: on the run's share of train (as a network's `fit` takes
+/// it), C chosen on dev (at 1 % or less on as many dev lines as train lines, as a network
+/// stops early), measured on every labeled dev line; the labels are the rules' then the
+/// train corpus's others, as a network's.
+fn measure_baseline<'a>(
+    data: &BenchData<'a>,
+    run: RunSpec,
+    baseline: Baseline,
+    settings: &TrainingSettings,
+    limits: &ReadLimits,
+    started: Instant,
+) -> Result<RunResult, String> {
+    let mut labels: Vec<&str> = data
+        .rules
+        .system
+        .labels()
+        .iter()
+        .map(String::as_str)
+        .collect();
+    for label in data.train.iter().filter_map(|e| e.label.as_deref()) {
+        if !labels.contains(&label) {
+            labels.push(label);
+        }
+    }
+    let lines = |examples: &'a [Example]| -> Vec<BaselineLine<'a>> {
+        examples
+            .iter()
+            .filter_map(|e| {
+                let gold = e.label.as_deref()?;
+                Some((e.text.as_str(), labels.iter().position(|l| *l == gold)))
+            })
+            .collect()
+    };
+    let all_train = lines(data.train);
+    let train: Vec<BaselineLine> = evenly_spaced(all_train.len(), run.fraction)
+        .into_iter()
+        .map(|i| all_train[i])
+        .collect();
+    let dev = lines(data.dev);
+    let selection: Vec<BaselineLine> = if run.fraction <= 0.01 {
+        let share = train.len() as f64 / dev.len().max(1) as f64;
+        evenly_spaced(dev.len(), share)
+            .into_iter()
+            .map(|i| dev[i])
+            .collect()
+    } else {
+        dev.clone()
+    };
+    let words = match baseline {
+        Baseline::MeanVectors => {
+            let vocabulary = vocabulary(&data.rules.system, [data.train, data.dev]);
+            let source = VectorSource::of(settings.embeddings.as_deref());
+            let vectors =
+                read_vectors(source, &vocabulary, limits).map_err(|error| error.to_string())?;
+            Some((vocabulary, vectors))
+        }
+        Baseline::Tfidf => None,
+    };
+    let fitted = fit_baseline(
+        baseline,
+        labels.len(),
+        &train,
+        &selection,
+        &dev,
+        words.as_ref().map(|(v, w)| (v, w)),
+    )
+    .ok_or_else(|| "no labeled train line".to_string())?;
+    Ok(RunResult {
+        model: run.contender,
+        fraction: run.fraction,
+        seed: run.seed,
+        dev_accuracy: fitted.accuracy,
+        dev_labeled: dev.len(),
+        train_examples: train.len(),
+        epochs_run: 0,
+        best_epoch: 0,
+        seconds: started.elapsed().as_secs_f64(),
+        cached: false,
+    })
+}
+
 /// The key of one run's result: the checkpoint cache's key ([`cache_key`]) over what the
-/// run reads of the rules (a black box reads only their labels, in order, so that editing
-/// a rule keeps its yardstick), its settings and the corpora's examples, with the run's
-/// contender in front (the rule system's figure depends on nothing else).
+/// run reads of the rules (a black box and a baseline read only their labels, in order, so
+/// that editing a rule keeps its yardstick), its settings and the corpora's examples, with
+/// the run's contender in front (the rule system's figure depends on nothing else).
 pub fn run_key(
     rules: &RulesFile,
     settings: &TrainingSettings,
@@ -400,6 +502,7 @@ pub fn run_key(
         Contender::Network(model) if model.is_black_box() => {
             format!("labels:{}", rules.system.labels().join("\n"))
         }
+        Contender::Baseline(_) => format!("labels:{}", rules.system.labels().join("\n")),
         _ => rules.source.text.clone(),
     };
     let key = cache_key(&rules_part, settings, data_sha256, run.contender.name());
@@ -539,6 +642,26 @@ mod tests {
             ..plan
         };
         assert!(empty.check().is_err());
+    }
+
+    #[test]
+    fn a_baseline_runs_once_per_fraction_with_the_first_seed() {
+        let baseline = Contender::Baseline(Baseline::Tfidf);
+        let plan = BenchPlan {
+            contenders: vec![baseline, Contender::Network(ModelKind::FaRnn)],
+            fractions: vec![1.0, 0.1],
+            seeds: vec![3, 4],
+            settings: TrainingSettings::DEFAULT,
+        };
+        let runs: Vec<(f64, u64)> = plan
+            .runs()
+            .iter()
+            .filter(|run| run.contender == baseline)
+            .map(|run| (run.fraction, run.seed))
+            .collect();
+        assert_eq!(runs, [(1.0, 3), (0.1, 3)]);
+        assert!(baseline.is_deterministic() && Contender::Rules.is_deterministic());
+        assert!(!Contender::Network(ModelKind::FaRnn).is_deterministic());
     }
 
     #[test]
