@@ -36,7 +36,8 @@ pub struct ReconstructedPattern {
 #[derive(Debug, Clone)]
 pub struct TrainedModel {
     pub manifest: Manifest,
-    /// The rules the network was trained from.
+    /// The rules the network was trained from, their system's labels followed by those of
+    /// the corpus the network learned beside them (`RuleSystem::corpus_labels`).
     pub rules: Arc<RulesFile>,
     pub scorer: Scorer,
     /// Dev accuracy of the rules as they are (`None` without a dev corpus).
@@ -97,7 +98,16 @@ impl TrainedModel {
                     .to_string(),
             ));
         }
-        let rules = analysis.rules.clone();
+        // The rules' labels, then those of the corpus the network learned beside them.
+        let mut rules = analysis.rules.clone();
+        let known = rules.system.labels().len();
+        if manifest.labels.len() > known {
+            let mut extended = (*rules).clone();
+            extended.system = extended
+                .system
+                .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
+            rules = Arc::new(extended);
+        }
         let system = &rules.system;
         let max_tokens = manifest.settings.max_sentence_tokens;
         let scorer = Scorer::new(net, system, vocabulary, max_tokens).map_err(tensors)?;

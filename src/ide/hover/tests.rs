@@ -921,3 +921,61 @@ fn an_mvma_gs_view_renders_each_logit_as_its_parts() {
     The parts sum to 0.4000; the logit is 0.4000.
     ");
 }
+
+/// With only `default ham`, `spam` is a label no rule names: the FA-RNN learns it from the
+/// line's mean word vector, and the hover of a line it calls spam says so.
+#[test]
+fn a_line_hover_says_when_the_prediction_is_a_label_no_rule_names() {
+    let (_, vectors) = tiny_spam_filter();
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/train");
+    let read = |name: &str| std::fs::read_to_string(data.join(name)).unwrap();
+    let analysis = analysis_of(
+        "default ham\n",
+        &[("train", &read("train.tsv")), ("dev", &read("dev.tsv"))],
+    );
+    let config = crate::model::TrainingSettings {
+        embeddings: Some(vectors),
+        epochs: 30,
+        learning_rate: Some(0.01),
+        ..crate::model::TrainingSettings::default()
+    };
+    let fitted = crate::model::fit(
+        &analysis.rules,
+        &analysis.corpus("train").unwrap().file.examples,
+        &analysis.corpus("dev").unwrap().file.examples,
+        &config,
+        &crate::limits::ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .unwrap();
+    assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
+    let model = TrainedModel::new(
+        fitted.manifest,
+        fitted.net.as_ref(),
+        fitted.vocabulary.as_ref(),
+        &analysis,
+        &ReconstructConfig::default(),
+        &|| false,
+    )
+    .unwrap();
+    let mut seen = [false; 2];
+    for example in &analysis.corpus("dev").unwrap().file.examples {
+        let hover = hover_line(
+            example,
+            &analysis.rules,
+            LineNetwork::Trained {
+                model: &model,
+                stale: false,
+            },
+            &HoverConfig::default(),
+        );
+        let network = hover.network.as_ref().expect("a network view");
+        let spam = network.prediction == "spam";
+        assert_eq!(network.prediction_from_words, spam, "{}", example.text);
+        let rendered = render_line_hover(&hover, &example.text);
+        assert_eq!(rendered.contains("No rule names spam:"), spam, "{rendered}");
+        seen[usize::from(spam)] = true;
+    }
+    assert_eq!(seen, [true, true], "both labels predicted on dev");
+}
