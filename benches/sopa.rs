@@ -50,6 +50,7 @@ fn sopa(name: &str) -> (RulesFile, Vec<rulelens::corpus::Example>, Vocabulary, S
         &TrainingSettings::DEFAULT,
         (vocabulary.len(), dim),
         Some(&vectors),
+        &[],
     )
     .expect("network");
     (file, train, vocabulary, net)

@@ -860,6 +860,7 @@ fn sopa_trains_from_the_rules_starts_as_the_rule_system_and_learns_what_they_mis
 fn sopa_learns_from_a_corpus_with_no_rules_at_all() {
     let dir = std::env::temp_dir().join(format!("rulelens-cli-bare-{}", std::process::id()));
     let out = dir.to_str().unwrap();
+    // The default settings: its free patterns start as the corpus's informative phrases.
     let output = rulelens(&[
         "train",
         "tests/data/train/bare.rules",
@@ -867,10 +868,6 @@ fn sopa_learns_from_a_corpus_with_no_rules_at_all() {
         "sopa",
         "--embeddings",
         "tests/data/train/vectors.txt",
-        "--epochs",
-        "20",
-        "--learning-rate",
-        "0.05",
         "--out",
         out,
     ]);
@@ -891,9 +888,10 @@ fn sopa_learns_from_a_corpus_with_no_rules_at_all() {
         "--format",
         "json",
     ]));
-    // The rules say `ham` for every line (2 in 3 of dev); the network finds the spam.
+    // The rules say `ham` for every line (2 in 3 of dev); the network finds the spam (at
+    // random, the free patterns stopped at 90 % with these settings).
     assert!(percent(&report["rules_accuracy"]) < 70.0, "{report}");
-    assert!(percent(&report["accuracy"]) >= 85.0, "{report}");
+    assert!(percent(&report["accuracy"]) >= 93.0, "{report}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -263,7 +263,15 @@ pub fn fit_from(
         Some((built, record)) => {
             on_event(FitEvent::WarmStart(&record));
             // The checkpoint's untrained network is the rules' own, whole.
-            let cold = build(rules, &system, input, settings, &device, &mut |_| {})?;
+            let cold = build(
+                rules,
+                &system,
+                &train_data,
+                input,
+                settings,
+                &device,
+                &mut |_| {},
+            )?;
             let initial = cold
                 .net
                 .named_tensors()
@@ -273,7 +281,15 @@ pub fn fit_from(
             (built, initial, WARM_SCHEDULE, Some(record))
         }
         None => {
-            let cold = build(rules, &system, input, settings, &device, on_event)?;
+            let cold = build(
+                rules,
+                &system,
+                &train_data,
+                input,
+                settings,
+                &device,
+                on_event,
+            )?;
             let initial = initial_values(cold.net.as_ref())?;
             (cold, initial, Schedule::SETTINGS, None)
         }
@@ -605,10 +621,11 @@ struct Built {
 pub const MAX_NETWORK_STATES: usize = 8_192;
 
 /// Compiles the rules (and, for a bidirectional model, the reversed rules) to the network
-/// `settings` name.
+/// `settings` name (a SoPa's free patterns seeded from `train`).
 fn build(
     rules: &RulesFile,
     system: &RuleSystem,
+    train: &[LabeledSentence],
     words: Option<&WordInput>,
     settings: &TrainingSettings,
     device: &Device,
@@ -616,13 +633,30 @@ fn build(
 ) -> Result<Built, FitError> {
     if settings.model == ModelKind::Sopa {
         let words = words.ok_or_else(|| FitError::Config("SoPa reads word vectors".into()))?;
+        let (vectors, dim) = (&words.vectors.data, words.vectors.dim);
+        let has_vector = |w: u32| {
+            vectors
+                .get(w as usize * dim..(w as usize + 1) * dim)
+                .is_some_and(|v| v.iter().any(|&x| x != 0.0))
+        };
+        let sentences: Vec<(&[u32], u32)> = train
+            .iter()
+            .map(|d| (d.sentence.words.as_slice(), d.label))
+            .collect();
+        let phrases = sopa::informative_phrases(
+            &sentences,
+            &settings.patterns.lengths(),
+            system.labels().len(),
+            &has_vector,
+        );
         let net = Sopa::declare(
             Parameters::fresh(settings.seed ^ SOPA_STREAM, device),
             system,
             &rules.rules,
             settings,
-            (words.vocabulary.len(), words.vectors.dim),
-            Some(&words.vectors.data),
+            (words.vocabulary.len(), dim),
+            Some(vectors),
+            &phrases,
         )?;
         let chained = net.chained_patterns().len();
         on_event(FitEvent::BuiltSopa {
@@ -925,6 +959,7 @@ fn assemble(
                 &manifest.settings,
                 (n_words, dim),
                 None,
+                &[],
             )
             .map(|net| Box::new(net) as Box<dyn Network>),
         };

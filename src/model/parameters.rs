@@ -23,6 +23,12 @@ pub enum Init {
     UnitRows,
     /// The given values, row-major.
     Values(Vec<f32>),
+    /// `base`'s values (drawn as `base` draws them) with the given rows, each as wide as
+    /// the last dimension (one entry of a vector), in place.
+    Overriding {
+        base: Box<Init>,
+        rows: Vec<(usize, Vec<f32>)>,
+    },
 }
 
 /// Where declared tensors come from.
@@ -176,8 +182,13 @@ fn normal(rng: &mut SplitMix64) -> f64 {
 }
 
 fn make(init: Init, dims: &[usize], rng: &mut SplitMix64, device: &Device) -> Result<Tensor> {
+    Tensor::from_vec(values(init, dims, rng)?, dims, device)
+}
+
+/// A fresh tensor's values, row-major.
+fn values(init: Init, dims: &[usize], rng: &mut SplitMix64) -> Result<Vec<f32>> {
     let n: usize = dims.iter().product();
-    let values = match init {
+    Ok(match init {
         Init::Zeros => vec![0f32; n],
         Init::Normal { std } => (0..n).map(|_| (normal(rng) * std) as f32).collect(),
         Init::Uniform { bound } => (0..n)
@@ -200,13 +211,65 @@ fn make(init: Init, dims: &[usize], rng: &mut SplitMix64, device: &Device) -> Re
             }
             values
         }
-    };
-    Tensor::from_vec(values, dims, device)
+        Init::Overriding { base, rows } => {
+            // A vector's rows are its entries.
+            let width = match dims {
+                [.., last] if dims.len() > 1 => *last,
+                _ => 1,
+            };
+            let mut values = values(*base, dims, rng)?;
+            for (row, given) in rows {
+                match values.get_mut(row * width..(row + 1) * width) {
+                    Some(slot) if given.len() == width => slot.copy_from_slice(&given),
+                    _ => candle_core::bail!("row {row} of {width} values does not fit {dims:?}"),
+                }
+            }
+            values
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn overriding_rows_keeps_the_bases_other_draws() {
+        let draw = |init: Init, dims: &[usize]| {
+            make(init, dims, &mut SplitMix64::new(9), &Device::Cpu)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap()
+        };
+        let base = draw(Init::UnitRows, &[3, 2]);
+        let rows = vec![(1, vec![5.0, 6.0])];
+        let overridden = draw(
+            Init::Overriding {
+                base: Box::new(Init::UnitRows),
+                rows,
+            },
+            &[3, 2],
+        );
+        assert_eq!(overridden[..2], base[..2]);
+        assert_eq!(overridden[2..4], [5.0, 6.0]);
+        assert_eq!(overridden[4..], base[4..]);
+        // A vector's rows are its entries.
+        let vector = draw(
+            Init::Overriding {
+                base: Box::new(Init::Zeros),
+                rows: vec![(2, vec![7.0])],
+            },
+            &[4],
+        );
+        assert_eq!(vector, [0.0, 0.0, 7.0, 0.0]);
+        let misfit = Init::Overriding {
+            base: Box::new(Init::Zeros),
+            rows: vec![(4, vec![7.0])],
+        };
+        assert!(make(misfit, &[4], &mut SplitMix64::new(9), &Device::Cpu).is_err());
+    }
 
     #[test]
     fn a_checkpoint_gives_back_what_was_declared_and_refuses_other_shapes() {

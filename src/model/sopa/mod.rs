@@ -14,7 +14,8 @@
 //!   scores ≈ 1 exactly where the rule's DFA matches; trainable unless frozen. Other rules
 //!   keep their exact DFA as a fixed 0/1 feature.
 //! - `free.*`: the settings' free patterns, w rows unit-normalised N(0, 1) as in the
-//!   reference code, u zero, b N(0, 0.1²).
+//!   reference code, u zero, b N(0, 0.1²); a fresh network's main paths start as the train
+//!   corpus's most informative n-grams (`seed.rs`).
 //!
 //! The logits are the FA-RNN's soft-logic aggregation of the rules' pattern truths plus a
 //! linear head (or one ReLU layer, `mlp_hidden`) over every pattern's feature. The head's
@@ -25,6 +26,7 @@ pub mod compile;
 mod explain;
 mod plain;
 mod recurrence;
+mod seed;
 mod semiring;
 mod spec;
 #[cfg(test)]
@@ -34,6 +36,7 @@ mod transitions;
 pub use compile::{Accepts, Chain, Padded};
 pub use explain::{BestPath, Contribution, Explanation, PathStep, PatternRef, Step};
 pub use plain::{SopaReading, SopaScorer};
+pub use seed::{SEED_GAIN, SEED_THRESHOLD, informative_phrases};
 pub use semiring::{HARD_LOGIT, Semiring};
 pub use spec::{MAX_FREE_PATTERNS, MAX_PATTERN_STATES, PatternSpec};
 
@@ -149,7 +152,8 @@ impl Sopa {
     /// Declares a SoPa's tensors in `parameters` and builds it: `system` is the rule system
     /// (with every label the network predicts), `rules` its rule set (the patterns' regexes),
     /// `vocabulary` the word vectors' table size and dimension, `vectors` their values for a
-    /// fresh network (a checkpoint has its own).
+    /// fresh network (a checkpoint has its own), and `phrases` the word ids each free
+    /// pattern's main path starts as ([`informative_phrases`]; none: all at random).
     pub fn declare(
         mut parameters: Parameters,
         system: &RuleSystem,
@@ -157,6 +161,7 @@ impl Sopa {
         settings: &TrainingSettings,
         (n_words, dim): (usize, usize),
         vectors: Option<&[f32]>,
+        phrases: &[Option<Vec<u32>>],
     ) -> Result<Sopa> {
         let device = parameters.device().clone();
         let semiring = settings.semiring;
@@ -194,12 +199,17 @@ impl Sopa {
         let free = if free_lengths.is_empty() {
             None
         } else {
+            let l = free_lengths.iter().copied().max().unwrap_or(2);
+            let seeded = match vectors {
+                Some(values) => seed::seeded_rows(phrases, l, values, dim),
+                None => (Vec::new(), Vec::new()),
+            };
             Some(declare_group(
                 &mut parameters,
                 "free",
                 &free_lengths,
                 (n_symbols, dim),
-                GroupInit::Random,
+                GroupInit::Random(seeded),
                 true,
             )?)
         };
@@ -601,8 +611,12 @@ fn unit_rows(values: &[f32], dim: usize) -> Vec<f32> {
 enum GroupInit {
     /// The rules' hard transitions: u [S + 2, R], b [R], ε [P, L − 1].
     Hard((Vec<f32>, Vec<f32>, Vec<f32>)),
-    Random,
+    /// At random, but for the given rows of w and b (`seed.rs`).
+    Random(SeededRows),
 }
+
+/// Rows of w and of b, each with its values.
+type SeededRows = (Vec<(usize, Vec<f32>)>, Vec<(usize, Vec<f32>)>);
 
 /// Declares a group's tensors under `prefix`.
 fn declare_group(
@@ -624,10 +638,16 @@ fn declare_group(
             Init::Values(bias),
             Init::Values(epsilon),
         ),
-        GroupInit::Random => (
-            Init::UnitRows,
+        GroupInit::Random((words, bias)) => (
+            Init::Overriding {
+                base: Box::new(Init::UnitRows),
+                rows: words,
+            },
             Init::Zeros,
-            Init::Normal { std: 0.1 },
+            Init::Overriding {
+                base: Box::new(Init::Normal { std: 0.1 }),
+                rows: bias,
+            },
             Init::Normal { std: 1.0 },
         ),
     };

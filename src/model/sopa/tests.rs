@@ -132,6 +132,7 @@ fn sopa(file: &RulesFile, settings: &TrainingSettings, n_words: usize, dim: usiz
         settings,
         (n_words, dim),
         Some(&vectors(n_words, dim)),
+        &[],
     )
     .unwrap()
 }
