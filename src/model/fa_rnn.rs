@@ -765,11 +765,30 @@ impl FaRnn {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::decompose::{AlsConfig, als};
 
     const NETWORK_RULES: &str = "default ham\nspam: $* free $* ( call | txt ) $*\nham: $* hi % $*\nspam <- p & !q\npattern p = won &? $*\npattern q = $* \"!\"\n";
+
+    /// `words` with three-dimensional word vectors of a fixed pattern, β 0.5.
+    pub(crate) fn tiny_word_input(words: &[&str]) -> WordInput {
+        let vocabulary = Vocabulary::new(words.iter().copied());
+        let data = (0..vocabulary.len() * 3)
+            .map(|i| ((i * 7 % 11) as f32 - 5.0) / 5.0)
+            .collect();
+        WordInput {
+            vocabulary,
+            vectors: WordVectors {
+                dim: 3,
+                data,
+                n_found: words.len(),
+                n_backed_off: 0,
+                sha256: String::new(),
+            },
+            beta: 0.5,
+        }
+    }
 
     /// A small network with dense (ALS) factors, so every entry matters.
     fn network() -> (FaRnn, Batch) {
@@ -780,21 +799,7 @@ mod tests {
         let automaton = WeightedAutomaton::new(&system);
         let decomposition = als(&automaton, 4, &AlsConfig::default());
         // Word vectors too, so that gradients reach G through the recurrence.
-        let vocabulary = Vocabulary::new(["free", "call", "now", "hi", "you", "won", "txt"]);
-        let data = (0..vocabulary.len() * 3)
-            .map(|i| ((i * 7 % 11) as f32 - 5.0) / 5.0)
-            .collect();
-        let words = WordInput {
-            vocabulary,
-            vectors: WordVectors {
-                dim: 3,
-                data,
-                n_found: 7,
-                n_backed_off: 0,
-                sha256: String::new(),
-            },
-            beta: 0.5,
-        };
+        let words = tiny_word_input(&["free", "call", "now", "hi", "you", "won", "txt"]);
         let net = FaRnn::new(
             &system,
             &automaton,

@@ -478,8 +478,9 @@ mod tests {
     use super::*;
     use crate::model::batch::Sentence;
     use crate::model::decompose;
-    use crate::model::embeddings::{Vocabulary, WordVectors};
-    use crate::model::fa_rnn::{FaRnn, WordInput};
+    use crate::model::embeddings::Vocabulary;
+    use crate::model::fa_rnn::FaRnn;
+    use crate::model::fa_rnn::tests::tiny_word_input;
     use crate::model::settings::Scoring;
     use crate::model::weighted::WeightedAutomaton;
     use crate::text::tokenize;
@@ -503,21 +504,7 @@ mod tests {
         let (rules, _) = crate::syntax::lower(&parse, text);
         let (system, _) = crate::automata::compile(&rules, &Default::default());
         let automaton = WeightedAutomaton::new(&system);
-        let vocabulary = Vocabulary::new(["free", "call", "now", "hi", "you", "txt", "mum"]);
-        let data = (0..vocabulary.len() * 3)
-            .map(|i| ((i * 7 % 11) as f32 - 5.0) / 5.0)
-            .collect();
-        let words = WordInput {
-            vocabulary,
-            vectors: WordVectors {
-                dim: 3,
-                data,
-                n_found: 7,
-                n_backed_off: 0,
-                sha256: String::new(),
-            },
-            beta: 0.5,
-        };
+        let words = tiny_word_input(&["free", "call", "now", "hi", "you", "txt", "mum"]);
         let net = FaRnn::new(
             &system,
             &automaton,
