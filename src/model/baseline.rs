@@ -59,6 +59,9 @@ pub const C_GRID: [f64; 5] = [0.01, 0.1, 1.0, 10.0, 100.0];
 /// The most L-BFGS iterations of one fit.
 const MAX_ITERATIONS: usize = 300;
 
+/// A line's features: (feature index, value), sparse.
+type Row = Vec<(u32, f32)>;
+
 /// A line as a baseline reads it: its text and its label's index, `None` for a label the
 /// baseline does not know (it then counts as an error).
 pub type BaselineLine<'a> = (&'a str, Option<usize>);
@@ -95,13 +98,13 @@ pub fn fit_baseline(
         Baseline::Tfidf => Features::Tfidf(Tfidf::new(train.iter().map(|(text, _)| *text))),
     };
     let n_features = features.len();
-    let rows = |lines: &[BaselineLine]| -> Vec<(Vec<(u32, f32)>, Option<usize>)> {
+    let rows = |lines: &[BaselineLine]| -> Vec<(Row, Option<usize>)> {
         lines
             .iter()
             .map(|(text, label)| (features.row(text), *label))
             .collect()
     };
-    let train_rows: Vec<(Vec<(u32, f32)>, usize)> = rows(train)
+    let train_rows: Vec<(Row, usize)> = rows(train)
         .into_iter()
         .filter_map(|(row, label)| Some((row, label?)))
         .collect();
@@ -140,7 +143,7 @@ impl Features<'_> {
         }
     }
 
-    fn row(&self, text: &str) -> Vec<(u32, f32)> {
+    fn row(&self, text: &str) -> Row {
         match self {
             Features::MeanVector(vocabulary, vectors) => mean_vector(text, vocabulary, vectors),
             Features::Tfidf(tfidf) => tfidf.row(text),
@@ -149,7 +152,7 @@ impl Features<'_> {
 }
 
 /// The mean of `text`'s tokens' word vectors, as a sparse row of every dimension.
-fn mean_vector(text: &str, vocabulary: &Vocabulary, vectors: &WordVectors) -> Vec<(u32, f32)> {
+fn mean_vector(text: &str, vocabulary: &Vocabulary, vectors: &WordVectors) -> Row {
     let dim = vectors.dim;
     let mut sum = vec![0f32; dim];
     let mut tokens = Tokens::default();
@@ -207,7 +210,7 @@ impl Tfidf {
     }
 
     /// `text`'s tf-idf row, unit length (empty when it has no train n-gram).
-    fn row(&self, text: &str) -> Vec<(u32, f32)> {
+    fn row(&self, text: &str) -> Row {
         let mut counts: HashMap<u32, (f32, f32)> = HashMap::new();
         for gram in ngrams(text) {
             if let Some(&(index, idf)) = self.features.get(&gram) {
@@ -255,12 +258,7 @@ impl Softmax {
     /// Minimises Σ log-loss + ‖W‖² / (2c) by L-BFGS (memory 10) with Armijo backtracking,
     /// from zero, until the gradient's largest entry is under 1e-5 per train line or
     /// [`MAX_ITERATIONS`].
-    fn fit(
-        rows: &[(Vec<(u32, f32)>, usize)],
-        n_features: usize,
-        n_labels: usize,
-        c: f64,
-    ) -> Softmax {
+    fn fit(rows: &[(Row, usize)], n_features: usize, n_labels: usize, c: f64) -> Softmax {
         let mut model = Softmax {
             theta: vec![0.0; (n_features + 1) * n_labels],
             n_features,
@@ -351,7 +349,7 @@ impl Softmax {
     }
 
     /// The objective and its gradient at `theta`.
-    fn loss(&self, rows: &[(Vec<(u32, f32)>, usize)], theta: &[f64]) -> (f64, Vec<f64>) {
+    fn loss(&self, rows: &[(Row, usize)], theta: &[f64]) -> (f64, Vec<f64>) {
         let k = self.n_labels;
         let weights = self.n_features * k;
         let mut gradient = vec![0.0; theta.len()];
@@ -386,7 +384,7 @@ impl Softmax {
 
     /// The share of `rows` predicted right (a row without a label the model knows is wrong;
     /// 0 for none).
-    fn accuracy(&self, rows: &[(Vec<(u32, f32)>, Option<usize>)]) -> f64 {
+    fn accuracy(&self, rows: &[(Row, Option<usize>)]) -> f64 {
         if rows.is_empty() {
             return 0.0;
         }
@@ -444,7 +442,7 @@ mod tests {
     #[test]
     fn logistic_regression_reaches_the_optimum_and_separates_what_is_separable() {
         // Label 1 exactly when feature 0 is larger than feature 1.
-        let rows: Vec<(Vec<(u32, f32)>, usize)> = (0..40)
+        let rows: Vec<(Row, usize)> = (0..40)
             .map(|i| {
                 let (x, y) = ((i % 7) as f32 / 7.0, (i % 5) as f32 / 5.0 + 0.01);
                 (vec![(0, x), (1, y)], usize::from(x > y))
@@ -456,7 +454,7 @@ mod tests {
             gradient.iter().all(|g| g.abs() <= 1e-5 * rows.len() as f64),
             "{gradient:?}"
         );
-        let labeled: Vec<(Vec<(u32, f32)>, Option<usize>)> = rows
+        let labeled: Vec<(Row, Option<usize>)> = rows
             .iter()
             .map(|(row, label)| (row.clone(), Some(*label)))
             .collect();

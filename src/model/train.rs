@@ -530,7 +530,7 @@ mod tests {
     fn parts_cover_the_batch_shortest_first_within_the_budget() {
         let (_, data) = network_and_data();
         let indices: Vec<usize> = (0..data.len()).collect();
-        assert_eq!(parts(&data, &indices, 10, u64::MAX), [indices.clone()]);
+        assert_eq!(parts(&data, &indices, 10, u64::MAX), [indices.as_slice()]);
         // 10 bytes a token, 60 a part: 9 tokens alone, then sentences while n × longest ≤ 6.
         let split = parts(&data, &indices, 10, 60);
         assert_eq!(split, [vec![1, 2], vec![3], vec![4], vec![5], vec![0]]);

@@ -612,11 +612,8 @@ enum GroupInit {
     /// The rules' hard transitions: u [S + 2, R], b [R], ε [P, L − 1].
     Hard((Vec<f32>, Vec<f32>, Vec<f32>)),
     /// At random, but for the given rows of w and b (`seed.rs`).
-    Random(SeededRows),
+    Random(seed::SeededRows),
 }
-
-/// Rows of w and of b, each with its values.
-type SeededRows = (Vec<(usize, Vec<f32>)>, Vec<(usize, Vec<f32>)>);
 
 /// Declares a group's tensors under `prefix`.
 fn declare_group(

@@ -93,6 +93,9 @@ fn information(by_label: &[f64], prior: &[f64]) -> f64 {
     n * kl
 }
 
+/// Rows of a group's w and of its b, each with its values.
+pub type SeededRows = (Vec<(usize, Vec<f32>)>, Vec<(usize, Vec<f32>)>);
+
 /// The rows of a group's w [R, D] and b [R] that the `phrases` of its patterns set (rows
 /// `(p·2 + 1)·l + i`, `l` the group's most states), from `vectors` [V, D].
 pub fn seeded_rows(
@@ -100,7 +103,7 @@ pub fn seeded_rows(
     l: usize,
     vectors: &[f32],
     dim: usize,
-) -> (Vec<(usize, Vec<f32>)>, Vec<(usize, Vec<f32>)>) {
+) -> SeededRows {
     let mut words = Vec::new();
     let mut bias = Vec::new();
     for (p, phrase) in phrases.iter().enumerate() {
