@@ -1,0 +1,95 @@
+//! One training epoch of the FA-RNN (forward pass, backward pass and Adam step per batch)
+//! over a tenth of SMS train, with forward and with Viterbi scoring, so that the ratio of the
+//! two (issue 32's target for Viterbi: within 3×) is read off one run. Targets and results:
+//! docs/performance.md.
+
+use candle_core::{Device, Tensor};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use rulelens::limits::ReadLimits;
+use rulelens::model::{
+    DevScoring, FaRnn, LabeledSentence, Schedule, Scoring, SplitMix64, TrainingSettings,
+    WeightedAutomaton, decompose, evenly_spaced, labeled, train,
+};
+use rulelens::rules_file::RulesFile;
+use std::hint::black_box;
+use std::path::Path;
+
+/// Adds small seeded noise to every entry of D1 and D2, as training leaves them: the exact
+/// decomposition's factors and the states they produce are mostly zeros, which the stepwise
+/// Viterbi step's backward pass skips, so timing them would flatter it.
+fn densify(net: &FaRnn) {
+    let mut rng = SplitMix64::new(11);
+    for var in &net.trainable()[..2] {
+        let values: Vec<f32> = var.flatten_all().expect("factor").to_vec1().expect("f32");
+        let noisy: Vec<f32> = values
+            .iter()
+            .map(|x| x + 1e-3 * (rng.next_f64() as f32 - 0.5))
+            .collect();
+        let tensor = Tensor::from_vec(noisy, var.shape(), &Device::Cpu);
+        var.set(&tensor.expect("same shape")).expect("set");
+    }
+}
+
+/// One epoch as `rulelens train examples/sms/sms.rules` runs it (FA-RNN, exact
+/// decomposition, no word vectors, batches of 32 bucketed by length, Adam), over every tenth
+/// sentence of SMS train (451 sentences, 15 batches), with forward and with Viterbi scoring;
+/// the factors start dense ([`densify`]). There is no dev data, so that only the updates
+/// are timed; [`train`] then restores the untrained parameters (the best dev accuracy is the
+/// first), and every iteration starts from the same network.
+fn train_epoch(c: &mut Criterion) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
+    let file = RulesFile::read(
+        &root.join("sms.rules"),
+        &Default::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .expect("rules");
+    let examples = rulelens::corpus::read_file(&root.join("train.tsv"), &ReadLimits::DEFAULT)
+        .expect("bundled corpus")
+        .examples;
+    let config = TrainingSettings {
+        epochs: 1,
+        ..TrainingSettings::default()
+    };
+    let (all, _) = labeled(&file.system, None, &examples, config.max_sentence_tokens);
+    let tenth: Vec<LabeledSentence> = evenly_spaced(all.len(), 0.1)
+        .into_iter()
+        .map(|i| all[i].clone())
+        .collect();
+    let automaton = WeightedAutomaton::new(&file.system);
+    let exact = decompose::exact(&automaton);
+    let mut group = c.benchmark_group("train-epoch-sms-tenth");
+    group.sample_size(10);
+    for (name, scoring) in [("forward", Scoring::Forward), ("viterbi", Scoring::Viterbi)] {
+        let net = FaRnn::new(
+            &file.system,
+            &automaton,
+            &exact,
+            None,
+            scoring,
+            &Device::Cpu,
+        )
+        .expect("network");
+        densify(&net);
+        group.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| {
+                train(
+                    &net,
+                    black_box(&tenth),
+                    &[],
+                    &config,
+                    Schedule::SETTINGS,
+                    DevScoring::Tensors,
+                    &Device::Cpu,
+                    &mut |_| {},
+                    &|| false,
+                )
+                .expect("trained")
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, train_epoch);
+criterion_main!(benches);
