@@ -31,14 +31,15 @@
 //! learns every label of the corpus.
 //! With an exact decomposition the untrained network computes, on every sentence, exactly
 //! the rule system's pattern matches, and so its predictions ("zero-shot").
-//! Forward scoring on the CPU runs the fused recurrence of `recurrence.rs`; Viterbi
-//! scoring, and any scoring on other devices, is a chain of tensor operations, one step per
-//! token ([`FaRnn::final_states_unfused`]), as is FA-GRU, the FA-RNN step inside the
-//! update and reset gates of `gates.rs`. Trainable by default, as in the paper: D1, D2, G and
-//! the gates (and the corpus labels' U and bias); E_R, E_w, W, h₀, α∞ and the aggregation
-//! stay fixed. The tensors are declared
-//! once, in [`declare`] (and the gates' in `gates.rs`), in a [`Parameters`] store that makes
-//! them for a new network or takes them from a checkpoint.
+//! On the CPU, FA-RNN's whole recurrence over a batch is one fused operation:
+//! `recurrence.rs` for forward scoring, `viterbi_recurrence.rs` for Viterbi scoring. On
+//! other devices it is a chain of tensor operations, one step per token
+//! ([`FaRnn::final_states_unfused`]), as is FA-GRU, the FA-RNN step inside the update and
+//! reset gates of `gates.rs`, on every device (its Viterbi step on the CPU the fused step of
+//! `viterbi.rs`). Trainable by default, as in the paper: D1, D2, G and the gates (and the
+//! corpus labels' U and bias); E_R, E_w, W, h₀, α∞ and the aggregation stay fixed. The
+//! tensors are declared once, in [`declare`] (and the gates' in `gates.rs`), in a
+//! [`Parameters`] store that makes them for a new network or takes them from a checkpoint.
 
 use super::aggregation::{Aggregation, DEFAULT_LOGIT};
 use super::batch::Batch;
@@ -50,6 +51,7 @@ use super::parameters::{Init, Parameters};
 use super::recurrence::Recurrence;
 use super::settings::Scoring;
 use super::viterbi::ViterbiStep;
+use super::viterbi_recurrence::ViterbiRecurrence;
 use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::RuleSystem;
 use crate::automata::{Alphabet, SymbolId};
@@ -293,9 +295,9 @@ pub const CORPUS_LABEL_LOGIT: f64 = DEFAULT_LOGIT - 0.1;
 /// The bound on every state of the recurrence: |h_t[i]| ≤ `STATE_BOUND` after each step.
 pub const STATE_BOUND: f64 = 1.0;
 
-/// What a Viterbi step reads beside the state: on the CPU, D1 and D2 side by side for the
-/// fused step ([`ViterbiStep`]); elsewhere, the mask that keeps the dense product's
-/// maximum inside each block ([`FaRnn::between_blocks`]).
+/// What a Viterbi step of the stepwise path reads beside the state: on the CPU, D1 and D2
+/// side by side for the fused step ([`ViterbiStep`]); elsewhere, the mask that keeps the
+/// dense product's maximum inside each block ([`FaRnn::between_blocks`]).
 enum ViterbiInput {
     SideBySide(Tensor),
     BetweenBlocks(Tensor),
@@ -623,7 +625,10 @@ impl FaRnn {
         z.reshape((size, len, rank))
     }
 
-    /// The state after each sentence's last token: [batch, K].
+    /// The state after each sentence's last token: [batch, K]. FA-RNN on the CPU runs one
+    /// fused operation for the batch (forward: [`Recurrence`]; Viterbi:
+    /// [`ViterbiRecurrence`] where its pair products fit), everything else the stepwise
+    /// path ([`FaRnn::final_states_unfused`]).
     pub fn final_states(&self, batch: &Batch) -> Result<Tensor> {
         let z = self.token_vectors(batch)?;
         let k = self.wildcard.dim(0)?;
@@ -631,13 +636,21 @@ impl FaRnn {
             // Rules without patterns: the state is empty, whatever the sentence.
             return Tensor::zeros((z.dim(0)?, 0), DType::F32, z.device());
         }
-        if self.scoring == Scoring::Forward && self.gates.is_none() && z.device().is_cpu() {
-            let recurrence = Recurrence::new(
-                self.start.flatten_all()?.to_vec1()?,
-                self.wildcard_edges.clone(),
-                batch.lengths.clone(),
-            );
-            return z.apply_op3(&self.d1, &self.d2, recurrence);
+        if self.gates.is_none() && z.device().is_cpu() {
+            let start = self.start.flatten_all()?.to_vec1()?;
+            let lengths = batch.lengths.clone();
+            match self.scoring {
+                Scoring::Forward => {
+                    let recurrence = Recurrence::new(start, self.wildcard_edges.clone(), lengths);
+                    return z.apply_op3(&self.d1, &self.d2, recurrence);
+                }
+                Scoring::Viterbi if ViterbiRecurrence::fits(&self.blocks, self.rank()) => {
+                    let recurrence =
+                        ViterbiRecurrence::new(start, &self.blocks, &self.block_wildcard, lengths);
+                    return z.apply_op3(&self.d1, &self.d2, recurrence);
+                }
+                Scoring::Viterbi => {}
+            }
         }
         self.final_states_unfused(&z, &batch.mask)
     }
@@ -890,9 +903,21 @@ pub(crate) mod tests {
 
     /// The fused recurrence's states and gradients equal the chain of tensor operations'.
     fn assert_fused_matches_unfused(net: &FaRnn, batch: &Batch) -> Tensor {
+        assert_fused_matches(net, batch, |z| {
+            net.final_states_unfused(z, &batch.mask).unwrap()
+        })
+    }
+
+    /// The fused recurrence's states and gradients (w.r.t. D1, D2, E_R and G) equal those of
+    /// `stepwise`, a chain of tensor operations from the token vectors to the final states.
+    fn assert_fused_matches(
+        net: &FaRnn,
+        batch: &Batch,
+        stepwise: impl Fn(&Tensor) -> Tensor,
+    ) -> Tensor {
         let z = net.token_vectors(batch).unwrap();
         let fused = net.final_states(batch).unwrap();
-        let unfused = net.final_states_unfused(&z, &batch.mask).unwrap();
+        let unfused = stepwise(&z);
         assert!(
             max_difference(&fused, &unfused) < 1e-5,
             "{fused}\n{unfused}"
@@ -978,22 +1003,71 @@ pub(crate) mod tests {
         }
     }
 
+    /// The largest |h_t[i]| over the sentences, states and steps t ≥ 1 of a batch.
+    fn largest_state(net: &FaRnn, batch: &Batch) -> f32 {
+        let z = net.token_vectors(batch).unwrap();
+        let len = z.dim(1).unwrap();
+        (1..=len)
+            .map(|t| {
+                let (z, mask) = (
+                    z.narrow(1, 0, t).unwrap(),
+                    batch.mask.narrow(1, 0, t).unwrap(),
+                );
+                let states = net.final_states_unfused(&z, &mask).unwrap();
+                states
+                    .abs()
+                    .unwrap()
+                    .max_all()
+                    .unwrap()
+                    .to_scalar()
+                    .unwrap()
+            })
+            .fold(0.0, f32::max)
+    }
+
+    /// The fused Viterbi recurrence's states and gradients equal those of the stepwise path
+    /// with the fused step and with the dense product masked between blocks, on a batch with
+    /// padding and an empty sentence. The point is generic: the factors are dense and off the
+    /// rules' structured values (no ties in a maximum) and no state comes near the clamp's
+    /// bound, where rounding would decide between the clamp's gradient and its leak.
+    #[test]
+    fn fused_viterbi_recurrence_matches_the_stepwise_paths_with_gradients() {
+        let (mut net, batch) = network();
+        net.scoring = Scoring::Viterbi;
+        // The start states at 1 and their wildcard loops, of weight 1 + D1 z D2ᵀ, would keep
+        // states at the bound.
+        net.start = net.start.affine(0.25, 0.0).unwrap();
+        let largest = largest_state(&net, &batch);
+        assert!(largest < 0.9 * STATE_BOUND as f32, "{largest}");
+        let side_by_side = ViterbiInput::SideBySide(Tensor::cat(&[&net.d1, &net.d2], 1).unwrap());
+        let masked = ViterbiInput::BetweenBlocks(net.between_blocks(&Device::Cpu).unwrap());
+        for input in [side_by_side, masked] {
+            assert_fused_matches(&net, &batch, |z| {
+                net.final_states_stepwise(z, &batch.mask, Some(&input))
+                    .unwrap()
+            });
+        }
+    }
+
     #[test]
     fn states_are_bounded_and_the_bound_is_the_same_in_both_recurrences() {
-        let (net, batch) = network();
-        // Factors three times too large: unbounded, the states would grow as 9^t.
-        // D1 and D2, the first trainable tensors.
-        for var in &net.trainable()[..2] {
-            var.set(&var.as_tensor().affine(3.0, 0.0).unwrap()).unwrap();
+        for scoring in [Scoring::Forward, Scoring::Viterbi] {
+            let (mut net, batch) = network();
+            net.scoring = scoring;
+            // Factors three times too large: unbounded, the states would grow as 9^t.
+            // D1 and D2, the first trainable tensors.
+            for var in &net.trainable()[..2] {
+                var.set(&var.as_tensor().affine(3.0, 0.0).unwrap()).unwrap();
+            }
+            let states = assert_fused_matches_unfused(&net, &batch);
+            let largest: f32 = states
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar()
+                .unwrap();
+            assert_eq!(largest, STATE_BOUND as f32, "{scoring:?}: {states}");
         }
-        let states = assert_fused_matches_unfused(&net, &batch);
-        let largest: f32 = states
-            .abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar()
-            .unwrap();
-        assert_eq!(largest, STATE_BOUND as f32, "{states}");
     }
 }

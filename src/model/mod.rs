@@ -32,6 +32,7 @@ mod slstm_cells;
 pub mod sopa;
 mod train;
 mod viterbi;
+mod viterbi_recurrence;
 mod warm;
 mod weighted;
 

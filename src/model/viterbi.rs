@@ -15,7 +15,9 @@
 //! Backward, with g = ∂L/∂h', a_j the argmax of state j and d = g_j · h[a_j]:
 //! ∂h[a_j] += g_j · T[a_j, j], ∂D1[a_j] += d · z ⊙ D2[j], ∂D2[j] += d · z ⊙ D1[a_j] and
 //! ∂z += d · D1[a_j] ⊙ D2[j]: O(B · K · r). CPU only; on other devices the model masks the
-//! dense product instead.
+//! dense product instead. FA-GRU's Viterbi scoring takes this step, inside its gates; the
+//! ungated FA-RNN runs its whole recurrence at once (`viterbi_recurrence.rs`, which computes
+//! T for every token in one matrix product), unless its patterns are too large for that.
 
 use super::recurrence::contiguous;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
