@@ -153,16 +153,17 @@ async def code_actions(client: LanguageClient, uri: str, line: int):
 async def test_the_reconstruct_action_keeps_the_file_parsing(
     client: LanguageClient, request, workspace: pathlib.Path
 ):
-    # The action is offered only where the reconstruction raises dev accuracy. At the
-    # highest threshold every pattern reads back as nothing, so a rule far too wide for
-    # spam (line 16, in place of `spam: $* ( call | ringtone ) $* free $*`) gets it.
+    # The action is offered only where the reconstruction raises dev accuracy. A literal's
+    # transition weighs 1 in the compiled network and stays near it in training, so at a
+    # threshold of 2 every pattern reads back as nothing, and a rule far too wide for spam
+    # (line 16, in place of `spam: $* ( call | ringtone ) $* free $*`) gets it.
     path = workspace / "sms.rules"
     lines = path.read_text().split("\n")
     assert lines[15].startswith("spam: $* ( call | ringtone ) $* free $*")
     lines[15] = "spam: $* you $*"
     path.write_text("\n".join(lines))
     rules, _ = await trained_session(
-        client, request, workspace, reconstructThreshold=1.0
+        client, request, workspace, reconstructThreshold=2.0
     )
     for line in range(RULES_LINES):
         actions = await code_actions(client, rules, line)
