@@ -6,18 +6,16 @@
 //! in GloVe format, so that the benchmark needs nothing outside the repository) and with
 //! dense factors, as after training ([`densify`]): by the plain-loop [`Scorer`] on the
 //! bundled rules' networks and on one of the PyTorch reference's default sizes
-//! ([`sized_network`]), and, for comparison, by the tensor network as a batch of one; and
-//! a corpus-line hover's n-gram explanation by occlusion ([`explain_ngrams`]) with a
-//! network trained on the SMS example. Targets and results: docs/performance.md.
+//! ([`sized_network`]), and, for comparison, by the tensor network as a batch of one.
+//! (A corpus-line hover's n-gram explanation: `benches/explain.rs`.) Targets and results:
+//! docs/performance.md.
 
 use candle_core::Device;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rulelens::explain::{OCCLUSION_BUDGET, ngrams, strongest_ngrams};
-use rulelens::ide::DEFAULT_MAX_NGRAM_LEN;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    Batch, FaRnn, Scorer, Scoring, SplitMix64, TrainingSettings, Vocabulary, WeightedAutomaton,
-    WordInput, decompose, fit, read_glove, vocabulary,
+    Batch, FaRnn, Scorer, Scoring, SplitMix64, Vocabulary, WeightedAutomaton, WordInput, decompose,
+    read_glove, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
@@ -233,84 +231,10 @@ fn score_one_sentence_as_a_batch(c: &mut Criterion) {
     group.finish();
 }
 
-/// The n-gram explanation of a corpus-line hover, with an FA-RNN trained on the SMS example
-/// as the language server trains one (forward scoring, no word vectors) but briefly (two
-/// epochs over a quarter of train, early stopping on dev): the line scored with each of its
-/// spans of up to 6 tokens deleted, as far as [`OCCLUSION_BUDGET`] allows
-/// ([`Scorer::occlusions_within`]), every span's contribution toward the prediction
-/// ([`ngrams`]) and the three strongest ([`strongest_ngrams`]), on the longest SMS dev line
-/// (122 tokens), the one at the 99th percentile of length and one of median length; and,
-/// for the cost without the budget, every span of up to 6 tokens of the longest line
-/// ([`Scorer::occlusions`]).
-fn explain_ngrams(c: &mut Criterion) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
-    let file = RulesFile::read(
-        &root.join("sms.rules"),
-        &Default::default(),
-        &ReadLimits::DEFAULT,
-    )
-    .expect("rules");
-    let read = |name: &str| {
-        rulelens::corpus::read_file(&root.join(name), &ReadLimits::DEFAULT)
-            .expect("bundled corpus")
-            .examples
-    };
-    let (train, dev) = (read("train.tsv"), read("dev.tsv"));
-    let config = TrainingSettings {
-        fraction: 0.25,
-        epochs: 2,
-        ..TrainingSettings::default()
-    };
-    let fitted = fit(
-        &file,
-        &train,
-        &dev,
-        &config,
-        &ReadLimits::DEFAULT,
-        &mut |_| {},
-        &|| false,
-    )
-    .expect("fitted");
-    let scorer = Scorer::new(
-        fitted.net.as_ref(),
-        &file.system,
-        fitted.vocabulary.as_ref(),
-        MAX_TOKENS,
-    )
-    .expect("scorer");
-    let scale = fitted.manifest.settings.logit_scale;
-    let mut lines: Vec<&str> = dev.iter().map(|e| e.text.as_str()).collect();
-    lines.sort_by_key(|text| rulelens::text::tokenize(text).len());
-    let mut group = c.benchmark_group("corpus-line-ngrams");
-    let explain = |line: &str, all: bool| {
-        let occlusions = if all {
-            scorer.occlusions(line, DEFAULT_MAX_NGRAM_LEN)
-        } else {
-            scorer.occlusions_within(line, DEFAULT_MAX_NGRAM_LEN, OCCLUSION_BUDGET)
-        };
-        let prediction = occlusions.scores.prediction();
-        strongest_ngrams(ngrams(line, &occlusions, prediction, scale), 3)
-    };
-    let n = lines.len();
-    for (name, line, all) in [
-        ("sms-longest", lines[n - 1], false),
-        ("sms-p99", lines[n * 99 / 100], false),
-        ("sms-median", lines[n / 2], false),
-        ("sms-longest-every-span", lines[n - 1], true),
-    ] {
-        let name = format!("{name}-{}-tokens", rulelens::text::tokenize(line).len());
-        group.bench_function(BenchmarkId::from_parameter(name), |b| {
-            b.iter(|| explain(black_box(line), all))
-        });
-    }
-    group.finish();
-}
-
 criterion_group!(
     benches,
     compile_to_network,
     score_one_sentence,
-    score_one_sentence_as_a_batch,
-    explain_ngrams
+    score_one_sentence_as_a_batch
 );
 criterion_main!(benches);
