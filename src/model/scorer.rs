@@ -20,7 +20,10 @@
 //! [`Scorer::occlusions`] scores a sentence with each of its short spans deleted, for
 //! explanations by occlusion (`explain::ngrams`): it keeps the state after every prefix, so
 //! a deletion re-runs only the tokens after the span, and stops a re-run as soon as its
-//! state equals the one the whole sentence had at that point.
+//! state equals the one the whole sentence had at that point. With word vectors every
+//! token vector is dense, and the re-runs go side by side, a matrix of states through two
+//! matrix products per token, instead of one state through two vector products per token
+//! and span (2 to 3 times faster on SMS lines of 40 tokens and more: docs/performance.md).
 
 use super::aggregation::Aggregation;
 use super::batch::Sentence;
@@ -40,6 +43,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// A token vector with at most 1/`SPARSE_TOKEN` of its entries nonzero takes the sparse
 /// path of a forward step (dot products with the columns of D1 it needs).
 const SPARSE_TOKEN: usize = 8;
+
+/// How many times faster a multiply-add of the side-by-side re-runs' matrix products
+/// ([`Direction::rerun_side_by_side`]) is than one of a single sentence's step, as
+/// `occlusions_within` counts its budget (measured: docs/performance.md).
+const SIDE_BY_SIDE_SPEEDUP: u64 = 2;
+
+/// The fewest re-runs [`Direction::rerun_side_by_side`] steps with matrix products: below
+/// it, the products' packing of D1 and D2 costs more than the rows' arithmetic.
+const SIDE_BY_SIDE_MIN_ROWS: usize = 12;
 
 /// `next[..k] = Σ_{j ∈ active} z[j]·(h · D1[:, j])·D2ᵀ[j, :]`: the products of a forward
 /// step with a sparse token vector, `d1t` and `d2t` being D1ᵀ and D2ᵀ [r, K] row-major;
@@ -148,6 +160,10 @@ struct Direction {
     word_z: Vec<f32>,
     /// D1 [K, r].
     d1: PackedMatrix,
+    /// D1 [K, r], row-major: the right operand of the side-by-side re-runs' first product.
+    d1_rows: Vec<f32>,
+    /// D2ᵀ [r, K padded], row-major, zero in the padding: their second product's.
+    d2t_padded: Vec<f32>,
     /// D1ᵀ [r, K], row-major: the columns of D1 a sparse token vector needs.
     d1t: Vec<f32>,
     /// D2ᵀ [r, K].
@@ -377,10 +393,19 @@ impl Direction {
             word_z,
             d2t: PackedMatrix::new(&transposed(&plain_net.d2, k, r), r, k),
             d2t_rows: transposed(&plain_net.d2, k, r),
+            d2t_padded: {
+                let (rows, width) = (transposed(&plain_net.d2, k, r), padded(k));
+                let mut out = vec![0f32; r * width];
+                for (out, row) in out.chunks_exact_mut(width).zip(rows.chunks_exact(k)) {
+                    out[..k].copy_from_slice(row);
+                }
+                out
+            },
             d2_rows: plain_net.d2,
             blocks: plain_net.blocks,
             d1: PackedMatrix::new(&plain_net.d1, k, r),
             d1t: transposed(&plain_net.d1, k, r),
+            d1_rows: plain_net.d1,
             wildcard_first,
             wildcard_rest,
             wildcard: plain_net.wildcard,
@@ -445,13 +470,7 @@ impl Direction {
                             .left_multiply(&work.u[..r], next, false, &mut work.nonzero);
                     }
                 }
-                // A state without an edge in adds h[0]·0, which changes no sum.
-                for (n, &(from, weight)) in next[..k].iter_mut().zip(&self.wildcard_first) {
-                    *n += h[from as usize] * weight;
-                }
-                for &(to, from, weight) in &self.wildcard_rest {
-                    next[to as usize] += h[from as usize] * weight;
-                }
+                self.add_wildcard_edges(h, next);
             }
             Scoring::Viterbi => {
                 // next[j] = max h[i]·T[i, j] over the states i of j's pattern,
@@ -483,6 +502,17 @@ impl Direction {
                     }
                 }
             }
+        }
+    }
+
+    /// `next[..K] += h W`, W's edges as forward scoring lists them.
+    fn add_wildcard_edges(&self, h: &[f32], next: &mut [f32]) {
+        // A state without an edge in adds h[0]·0, which changes no sum.
+        for (n, &(from, weight)) in next[..self.states].iter_mut().zip(&self.wildcard_first) {
+            *n += h[from as usize] * weight;
+        }
+        for &(to, from, weight) in &self.wildcard_rest {
+            next[to as usize] += h[from as usize] * weight;
         }
     }
 
@@ -541,8 +571,10 @@ impl Direction {
     }
 
     /// The multiply-adds of a step reading each token of `ids`: the products (only the
-    /// columns a sparse token vector keeps), the gates, the wildcard edges and the K states.
-    fn step_costs(&self, ids: &[(usize, usize)]) -> Vec<u64> {
+    /// columns a sparse token vector keeps), the gates, the wildcard edges and the K states;
+    /// and of a re-run's step of a deletion, where the products of re-runs side by side
+    /// count at 1/[`SIDE_BY_SIDE_SPEEDUP`] of theirs (in time, what the budget stands for).
+    fn step_costs(&self, ids: &[(usize, usize)]) -> Vec<(u64, u64)> {
         let (k, r) = (self.states as u64, self.rank as u64);
         let edges = (self.wildcard_first.len() + self.wildcard_rest.len()) as u64;
         // A Viterbi step: each state's row of D1 ⊙ z, then its block's entries of T.
@@ -569,9 +601,24 @@ impl Direction {
                     Scoring::Forward => 2 * k * r,
                     Scoring::Viterbi => viterbi,
                 };
-                product + gates + edges + k
+                let rest = gates + edges + k;
+                let rerun = if self.reruns_side_by_side() {
+                    product / SIDE_BY_SIDE_SPEEDUP
+                } else {
+                    product
+                };
+                (product + rest, rerun + rest)
             })
             .collect()
+    }
+
+    /// Whether [`Direction::occluded`] re-runs its deletions side by side
+    /// ([`Direction::rerun_side_by_side`]): forward scoring without gates, with word vectors,
+    /// whose token vectors are dense, so that every step of a re-run is two K × r products.
+    /// Without word vectors most token vectors are sparse and a re-run soon meets the whole
+    /// sentence's states again, which one re-run at a time exploits better.
+    fn reruns_side_by_side(&self) -> bool {
+        self.scoring == Scoring::Forward && self.gates.is_none() && !self.word_z.is_empty()
     }
 
     /// The pattern scores after reading `ids` (in this direction's reading order), and
@@ -614,6 +661,10 @@ impl Direction {
             );
         }
         let prefix = |t: usize| &prefixes[t * width..t * width + k];
+        if self.reruns_side_by_side() {
+            self.rerun_side_by_side(token, &prefixes, max_len, &mut emit);
+            return self.pattern_scores(prefix(n));
+        }
         let (mut h, mut next) = (vec![0f32; width], vec![0f32; width]);
         for start in 0..n {
             for end in start + 1..=(start + max_len).min(n) {
@@ -629,6 +680,93 @@ impl Direction {
             }
         }
         self.pattern_scores(prefix(n))
+    }
+
+    /// [`Direction::occluded`]'s re-runs side by side, for dense token vectors
+    /// ([`Direction::reruns_side_by_side`]): before token t, every span that ends at t joins
+    /// as a row of a state matrix H [B, K] holding the state before the span, and with
+    /// [`SIDE_BY_SIDE_MIN_ROWS`] rows or more one step of every row is two matrix products,
+    /// `((H D1) ⊙ z_t) D2ᵀ`, then the wildcard edges and the clamp, row by row (with fewer,
+    /// each row takes [`Direction::step`]). One re-run at a time streams D1 and D2 from
+    /// memory at every step of every span; side by side they are read once per token for
+    /// all spans, and the products run at the matrix kernels' speed. A row leaves where its
+    /// state equals the whole sentence's, as there. `prefixes` holds the state after each
+    /// prefix of the sentence [n + 1, K padded].
+    fn rerun_side_by_side<'a>(
+        &self,
+        token: impl Fn(usize) -> TokenInput<'a>,
+        prefixes: &[f32],
+        max_len: usize,
+        emit: &mut dyn FnMut(usize, usize, Vec<f32>),
+    ) {
+        let (k, r) = (self.states, self.rank);
+        let width = padded(k);
+        let n = prefixes.len() / width - 1;
+        let prefix = |t: usize| &prefixes[t * width..(t + 1) * width];
+        let bound = STATE_BOUND as f32;
+        let mut work = Work::new(k, r, false);
+        // rows[i]: the span (start, len) whose re-run is row i of h [B, K padded].
+        let mut rows: Vec<(usize, usize)> = Vec::new();
+        let (mut h, mut u, mut next) = (Vec::new(), Vec::new(), Vec::new());
+        for t in 0..n {
+            for len in 1..=max_len.min(t) {
+                rows.push((t - len, len));
+                h.extend_from_slice(prefix(t - len));
+            }
+            let b = rows.len();
+            next.resize(b * width, 0.0);
+            if b < SIDE_BY_SIDE_MIN_ROWS {
+                for (state, next) in h.chunks_exact(width).zip(next.chunks_exact_mut(width)) {
+                    self.step(state, token(t), next, &mut work);
+                }
+            } else {
+                u.resize(b * r, 0.0);
+                matmul(
+                    &mut u,
+                    View::strided(&h, b, k, width, 1),
+                    View::row_major(&self.d1_rows, k, r),
+                    false,
+                );
+                let z = token(t).z;
+                for row in u.chunks_exact_mut(r) {
+                    for (u, &z) in row.iter_mut().zip(z) {
+                        *u *= z;
+                    }
+                }
+                matmul(
+                    &mut next,
+                    View::row_major(&u, b, r),
+                    View::row_major(&self.d2t_padded, r, width),
+                    false,
+                );
+                for (state, next) in h.chunks_exact(width).zip(next.chunks_exact_mut(width)) {
+                    self.add_wildcard_edges(state, next);
+                    for x in &mut next[..k] {
+                        *x = x.clamp(-bound, bound);
+                    }
+                }
+            }
+            std::mem::swap(&mut h, &mut next);
+            let mut i = 0;
+            while i < rows.len() {
+                if h[i * width..i * width + k] == prefix(t + 1)[..k] {
+                    let (start, len) = rows.swap_remove(i);
+                    emit(start, len, self.pattern_scores(&prefix(n)[..k]));
+                    let last = rows.len();
+                    h.copy_within(last * width..(last + 1) * width, i * width);
+                    h.truncate(last * width);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        for (&(start, len), state) in rows.iter().zip(h.chunks_exact(width)) {
+            emit(start, len, self.pattern_scores(&state[..k]));
+        }
+        // The spans at the sentence's end: the sentence without one is its prefix.
+        for len in 1..=max_len.min(n) {
+            emit(n - len, len, self.pattern_scores(&prefix(n - len)[..k]));
+        }
     }
 
     /// A gate's value σ(SLOPE·(h U + z V + b)) into `out` [K padded].
@@ -793,7 +931,7 @@ impl Scorer {
     /// no span at all ([`Occlusions::max_len`] 0) when deleting single tokens costs more.
     pub fn occlusions_within(&self, text: &str, max_len: usize, budget: u64) -> Occlusions {
         let ids = self.ids(text);
-        let costs: Vec<Vec<u64>> = self
+        let costs: Vec<Vec<(u64, u64)>> = self
             .directions
             .iter()
             .enumerate()
@@ -809,16 +947,16 @@ impl Scorer {
             costs
                 .iter()
                 .map(|costs| {
-                    // after[i]: reading the tokens from i on; a span ending at `end` re-runs
-                    // the tokens from `end` on.
+                    // after[i]: re-running the tokens from i on; a span ending at `end`
+                    // re-runs the tokens from `end` on.
                     let mut after = vec![0u64; costs.len() + 1];
                     for i in (0..costs.len()).rev() {
-                        after[i] = after[i + 1] + costs[i];
+                        after[i] = after[i + 1] + costs[i].1;
                     }
                     let reruns: u64 = (1..=max_len.min(costs.len()))
                         .map(|len| after[len..].iter().sum::<u64>())
                         .sum();
-                    after[0] + reruns
+                    costs.iter().map(|c| c.0).sum::<u64>() + reruns
                 })
                 .sum()
         };
