@@ -2,14 +2,16 @@
 //! `Scorer::occlusions_within`), with a network trained on the SMS example: the cost that
 //! `OCCLUSION_BUDGET` bounds. Targets and results: docs/performance.md.
 
+#[path = "support/sms_example.rs"]
+mod sms_example;
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rulelens::explain::{OCCLUSION_BUDGET, ngrams, strongest_ngrams};
 use rulelens::ide::DEFAULT_MAX_NGRAM_LEN;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{Scorer, TrainingSettings, fit};
-use rulelens::rules_file::RulesFile;
+use sms_example::sms_example;
 use std::hint::black_box;
-use std::path::Path;
 
 /// The most tokens of a sentence a network reads, by default.
 const MAX_TOKENS: usize = TrainingSettings::DEFAULT.max_sentence_tokens;
@@ -26,19 +28,7 @@ const MAX_TOKENS: usize = TrainingSettings::DEFAULT.max_sentence_tokens;
 /// every single token and every span of up to 6 tokens of the longest line
 /// ([`Scorer::occlusions`]).
 fn explain_ngrams(c: &mut Criterion) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
-    let file = RulesFile::read(
-        &root.join("sms.rules"),
-        &Default::default(),
-        &ReadLimits::DEFAULT,
-    )
-    .expect("rules");
-    let read = |name: &str| {
-        rulelens::corpus::read_file(&root.join(name), &ReadLimits::DEFAULT)
-            .expect("bundled corpus")
-            .examples
-    };
-    let (train, dev) = (read("train.tsv"), read("dev.tsv"));
+    let (file, train, dev) = sms_example();
     let config = TrainingSettings {
         fraction: 0.25,
         epochs: 2,

@@ -10,8 +10,12 @@
 //! (A corpus-line hover's n-gram explanation: `benches/explain.rs`.) Targets and results:
 //! docs/performance.md.
 
+#[path = "support/densify.rs"]
+mod densify;
+
 use candle_core::Device;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use densify::densify;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
     Batch, FaRnn, Scorer, Scoring, SplitMix64, Vocabulary, WeightedAutomaton, WordInput, decompose,
@@ -86,22 +90,6 @@ fn word_input(name: &str, text: &str) -> WordInput {
         vocabulary,
         vectors,
         beta: 0.7,
-    }
-}
-
-/// Adds small seeded noise to every entry of D1 and D2, as training leaves them: the exact
-/// decomposition's factors and the states they produce are mostly zeros, which the
-/// scoring kernels skip, so timing them would flatter a trained network's speed.
-fn densify(net: &FaRnn) {
-    let mut rng = SplitMix64::new(11);
-    for var in &net.trainable()[..2] {
-        let values: Vec<f32> = var.flatten_all().expect("factor").to_vec1().expect("f32");
-        let noisy: Vec<f32> = values
-            .iter()
-            .map(|x| x + 1e-3 * (rng.next_f64() as f32 - 0.5))
-            .collect();
-        let tensor = candle_core::Tensor::from_vec(noisy, var.shape(), &Device::Cpu);
-        var.set(&tensor.expect("same shape")).expect("set");
     }
 }
 

@@ -3,33 +3,22 @@
 //! without, so that the ratio of the two scorings (issue 32's target for Viterbi: within 3×)
 //! is read off one run. Targets and results: docs/performance.md.
 
-use candle_core::{Device, Tensor};
+#[path = "support/densify.rs"]
+mod densify;
+#[path = "support/sms_example.rs"]
+mod sms_example;
+
+use candle_core::Device;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use densify::densify;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    DevScoring, FaRnn, LabeledSentence, Schedule, Scoring, SplitMix64, TrainingSettings,
-    VectorSource, WeightedAutomaton, WordInput, decompose, evenly_spaced, labeled, read_vectors,
-    train, vocabulary,
+    DevScoring, FaRnn, LabeledSentence, Schedule, Scoring, TrainingSettings, VectorSource,
+    WeightedAutomaton, WordInput, decompose, evenly_spaced, labeled, read_vectors, train,
+    vocabulary,
 };
-use rulelens::rules_file::RulesFile;
+use sms_example::sms_example;
 use std::hint::black_box;
-use std::path::Path;
-
-/// Adds small seeded noise to every entry of D1 and D2, as training leaves them: the exact
-/// decomposition's factors and the states they produce are mostly zeros, which the stepwise
-/// Viterbi step's backward pass skips, so timing them would flatter it.
-fn densify(net: &FaRnn) {
-    let mut rng = SplitMix64::new(11);
-    for var in &net.trainable()[..2] {
-        let values: Vec<f32> = var.flatten_all().expect("factor").to_vec1().expect("f32");
-        let noisy: Vec<f32> = values
-            .iter()
-            .map(|x| x + 1e-3 * (rng.next_f64() as f32 - 0.5))
-            .collect();
-        let tensor = Tensor::from_vec(noisy, var.shape(), &Device::Cpu);
-        var.set(&tensor.expect("same shape")).expect("set");
-    }
-}
 
 /// One epoch as `rulelens train examples/sms/sms.rules` runs it (FA-RNN, exact
 /// decomposition, the bundled word vectors at β = 0.7, batches of 32 bucketed by length,
@@ -39,19 +28,7 @@ fn densify(net: &FaRnn) {
 /// [`train`] then restores the untrained parameters (the best dev accuracy is the first),
 /// and every iteration starts from the same network.
 fn train_epoch(c: &mut Criterion) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
-    let file = RulesFile::read(
-        &root.join("sms.rules"),
-        &Default::default(),
-        &ReadLimits::DEFAULT,
-    )
-    .expect("rules");
-    let read = |name: &str| {
-        rulelens::corpus::read_file(&root.join(name), &ReadLimits::DEFAULT)
-            .expect("bundled corpus")
-            .examples
-    };
-    let (train_examples, dev_examples) = (read("train.tsv"), read("dev.tsv"));
+    let (file, train_examples, dev_examples) = sms_example();
     let config = TrainingSettings {
         epochs: 1,
         ..TrainingSettings::default()
