@@ -396,8 +396,8 @@ impl Direction {
             d2t_padded: {
                 let (rows, width) = (transposed(&plain_net.d2, k, r), padded(k));
                 let mut out = vec![0f32; r * width];
-                for (out, row) in out.chunks_exact_mut(width).zip(rows.chunks_exact(k)) {
-                    out[..k].copy_from_slice(row);
+                for q in 0..r {
+                    out[q * width..q * width + k].copy_from_slice(&rows[q * k..(q + 1) * k]);
                 }
                 out
             },
@@ -614,11 +614,15 @@ impl Direction {
 
     /// Whether [`Direction::occluded`] re-runs its deletions side by side
     /// ([`Direction::rerun_side_by_side`]): forward scoring without gates, with word vectors,
-    /// whose token vectors are dense, so that every step of a re-run is two K × r products.
+    /// whose token vectors are dense, so that every step of a re-run is two K × r products
+    /// (and with states: a network of a `default`-only file has none).
     /// Without word vectors most token vectors are sparse and a re-run soon meets the whole
     /// sentence's states again, which one re-run at a time exploits better.
     fn reruns_side_by_side(&self) -> bool {
-        self.scoring == Scoring::Forward && self.gates.is_none() && !self.word_z.is_empty()
+        self.scoring == Scoring::Forward
+            && self.gates.is_none()
+            && !self.word_z.is_empty()
+            && self.states > 0
     }
 
     /// The pattern scores after reading `ids` (in this direction's reading order), and
