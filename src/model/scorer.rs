@@ -33,6 +33,7 @@ use super::gates::GATE_SLOPE;
 use super::matmul::{PackedMatrix, View, matmul, padded, transposed};
 use super::network::Network;
 use super::settings::Scoring;
+use super::viterbi::dot;
 use crate::automata::{Alphabet, RuleSystem};
 use crate::text::Tokens;
 use candle_core::{Result, Tensor};
@@ -491,7 +492,7 @@ impl Direction {
                         }
                         for j in block.clone() {
                             let d2 = &self.d2_rows[j * r..(j + 1) * r];
-                            let t: f32 = work.u[..r].iter().zip(d2).map(|(u, d)| u * d).sum();
+                            let t = dot(&work.u[..r], d2);
                             next[j] = next[j].max(hi * (t + self.wildcard[i * k + j]));
                         }
                     }

@@ -46,9 +46,9 @@ struct Argmax {
 }
 
 /// `Σ a[i]·b[i]` with eight running sums, so that the loop vectorizes (one sum could not be
-/// reordered).
+/// reordered): a Viterbi step's entry of T, here and in the plain-loop scorer.
 #[inline(always)]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     const LANES: usize = 8;
     let mut sums = [0f32; LANES];
     let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
