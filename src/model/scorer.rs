@@ -47,8 +47,21 @@ const SPARSE_TOKEN: usize = 8;
 
 /// How many times faster a multiply-add of the side-by-side re-runs' matrix products
 /// ([`Direction::rerun_side_by_side`]) is than one of a single sentence's step, as
-/// `occlusions_within` counts its budget (measured: docs/performance.md).
-const SIDE_BY_SIDE_SPEEDUP: u64 = 2;
+/// `occlusions_within` counts its budget (measured 3.1 to 3.8: docs/performance.md).
+const SIDE_BY_SIDE_SPEEDUP: u64 = 3;
+
+/// A step's fixed work (the token's vector, finding its nonzero entries, the loops'
+/// overheads), in multiply-adds as `occlusions_within` counts them: on the development
+/// machine a step costs about 0.72 µs plus its multiply-adds at 19.6 billion a second
+/// (fitted to `score_text` on SMS with and without word vectors: 1.0 µs a token at about
+/// 5,500 multiply-adds, 6.1 µs at 105,000; docs/performance.md), and 0.72 µs is 14,000 of
+/// them.
+const STEP_OVERHEAD: u64 = 14_000;
+
+/// A Viterbi step's multiply-adds (a dot product per entry of T inside the patterns'
+/// blocks) run at about half that rate (26 µs a token for 247,000 of them on SMS), so
+/// `occlusions_within` counts each this many times.
+const VITERBI_WEIGHT: u64 = 2;
 
 /// The fewest re-runs [`Direction::rerun_side_by_side`] steps with matrix products: below
 /// it, the products' packing of D1 and D2 costs more than the rows' arithmetic.
@@ -572,9 +585,10 @@ impl Direction {
     }
 
     /// The multiply-adds of a step reading each token of `ids`: the products (only the
-    /// columns a sparse token vector keeps), the gates, the wildcard edges and the K states;
-    /// and of a re-run's step of a deletion, where the products of re-runs side by side
-    /// count at 1/[`SIDE_BY_SIDE_SPEEDUP`] of theirs (in time, what the budget stands for).
+    /// columns a sparse token vector keeps), the gates, the wildcard edges, the K states and
+    /// [`STEP_OVERHEAD`]; and of a re-run's step of a deletion, where the products of
+    /// re-runs side by side count at 1/[`SIDE_BY_SIDE_SPEEDUP`] of theirs (in time, what the
+    /// budget stands for).
     fn step_costs(&self, ids: &[(usize, usize)]) -> Vec<(u64, u64)> {
         let (k, r) = (self.states as u64, self.rank as u64);
         let edges = (self.wildcard_first.len() + self.wildcard_rest.len()) as u64;
@@ -600,9 +614,9 @@ impl Direction {
                         2 * k * active.len() as u64
                     }
                     Scoring::Forward => 2 * k * r,
-                    Scoring::Viterbi => viterbi,
+                    Scoring::Viterbi => VITERBI_WEIGHT * viterbi,
                 };
-                let rest = gates + edges + k;
+                let rest = gates + edges + k + STEP_OVERHEAD;
                 let rerun = if self.reruns_side_by_side() {
                     product / SIDE_BY_SIDE_SPEEDUP
                 } else {
