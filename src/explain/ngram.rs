@@ -29,14 +29,14 @@ use std::ops::Range;
 use text_size::TextRange;
 
 /// The most multiply-adds an editor feature spends on deleting a line's spans, a step's
-/// fixed work counted as multiply-adds too (`Scorer::occlusions_within`): about 4.6 ms of
+/// fixed work counted as multiply-adds too (`Scorer::occlusions_within`): about 3 ms of
 /// one of the development machine's cores, so that a hover stays within its 10 ms at the
-/// 99th percentile (`docs/performance.md`). Over the SMS lines (train and dev), a line's
-/// deletions within it took at the 99th percentile 4.2 ms with a network trained with the
-/// default settings (all 6 n-gram lengths on 73 % of the lines, none on 67 lines of 60
-/// tokens or more), 3.0 ms without word vectors (94 %; 15 lines of 79 or more), 4.8 ms
-/// with Viterbi scoring and 6.1 ms for an FA-GRU.
-pub const OCCLUSION_BUDGET: u64 = 90_000_000;
+/// 99th percentile (`docs/performance.md`; at 90 million the hover's p99 was 9.4 ms). Over
+/// the SMS lines (train and dev), a line's deletions within it took at the 99th percentile
+/// 3.0 ms with a network trained with the default settings (all 6 n-gram lengths on 65 %
+/// of the lines, none on 127 lines of 48 tokens or more), 1.9 ms without word vectors
+/// (85 %; 30 lines of 53 or more), 3.1 ms with Viterbi scoring and 3.8 ms for an FA-GRU.
+pub const OCCLUSION_BUDGET: u64 = 60_000_000;
 
 /// One span of a sentence and what deleting it does to one label's probability.
 #[derive(Debug, Clone, PartialEq)]
