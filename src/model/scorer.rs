@@ -390,6 +390,7 @@ impl Direction {
             None => None,
         };
         let p = plain_net.n_patterns;
+        let d2t_rows = transposed(&plain_net.d2, k, r);
         let (mut wildcard_first, mut wildcard_rest) = (vec![(0, 0.0); k], Vec::new());
         for (to, first) in wildcard_first.iter_mut().enumerate() {
             let mut edges = (0..k)
@@ -405,16 +406,16 @@ impl Direction {
             rank: r,
             symbol_z,
             word_z,
-            d2t: PackedMatrix::new(&transposed(&plain_net.d2, k, r), r, k),
-            d2t_rows: transposed(&plain_net.d2, k, r),
+            d2t: PackedMatrix::new(&d2t_rows, r, k),
             d2t_padded: {
-                let (rows, width) = (transposed(&plain_net.d2, k, r), padded(k));
+                let width = padded(k);
                 let mut out = vec![0f32; r * width];
                 for q in 0..r {
-                    out[q * width..q * width + k].copy_from_slice(&rows[q * k..(q + 1) * k]);
+                    out[q * width..q * width + k].copy_from_slice(&d2t_rows[q * k..(q + 1) * k]);
                 }
                 out
             },
+            d2t_rows,
             d2_rows: plain_net.d2,
             blocks: plain_net.blocks,
             d1: PackedMatrix::new(&plain_net.d1, k, r),
@@ -554,10 +555,7 @@ impl Direction {
                 work.gated = gated;
             }
         }
-        let bound = STATE_BOUND as f32;
-        for x in &mut next[..k] {
-            *x = x.clamp(-bound, bound);
-        }
+        clamp_state(&mut next[..k]);
     }
 
     /// The final state [K] after reading the tokens `(symbol, word)`.
@@ -681,7 +679,7 @@ impl Direction {
         }
         let prefix = |t: usize| &prefixes[t * width..t * width + k];
         if self.reruns_side_by_side() {
-            self.rerun_side_by_side(token, &prefixes, max_len, &mut emit);
+            self.rerun_side_by_side(token, &prefixes, max_len, &mut work, &mut emit);
             return self.pattern_scores(prefix(n));
         }
         let (mut h, mut next) = (vec![0f32; width], vec![0f32; width]);
@@ -716,14 +714,13 @@ impl Direction {
         token: impl Fn(usize) -> TokenInput<'a>,
         prefixes: &[f32],
         max_len: usize,
+        work: &mut Work,
         emit: &mut dyn FnMut(usize, usize, Vec<f32>),
     ) {
         let (k, r) = (self.states, self.rank);
         let width = padded(k);
         let n = prefixes.len() / width - 1;
         let prefix = |t: usize| &prefixes[t * width..(t + 1) * width];
-        let bound = STATE_BOUND as f32;
-        let mut work = Work::new(k, r, false);
         // rows[i]: the span (start, len) whose re-run is row i of h [B, K padded].
         let mut rows: Vec<(usize, usize)> = Vec::new();
         let (mut h, mut u, mut next) = (Vec::new(), Vec::new(), Vec::new());
@@ -736,7 +733,7 @@ impl Direction {
             next.resize(b * width, 0.0);
             if b < SIDE_BY_SIDE_MIN_ROWS {
                 for (state, next) in h.chunks_exact(width).zip(next.chunks_exact_mut(width)) {
-                    self.step(state, token(t), next, &mut work);
+                    self.step(state, token(t), next, work);
                 }
             } else {
                 u.resize(b * r, 0.0);
@@ -760,9 +757,7 @@ impl Direction {
                 );
                 for (state, next) in h.chunks_exact(width).zip(next.chunks_exact_mut(width)) {
                     self.add_wildcard_edges(state, next);
-                    for x in &mut next[..k] {
-                        *x = x.clamp(-bound, bound);
-                    }
+                    clamp_state(&mut next[..k]);
                 }
             }
             std::mem::swap(&mut h, &mut next);
@@ -811,6 +806,14 @@ impl Direction {
             scores[pattern] += h[state] * weight;
         }
         scores
+    }
+}
+
+/// Clamps a state to [−[`STATE_BOUND`], `STATE_BOUND`], as every step does.
+fn clamp_state(state: &mut [f32]) {
+    let bound = STATE_BOUND as f32;
+    for x in state {
+        *x = x.clamp(-bound, bound);
     }
 }
 
