@@ -201,9 +201,6 @@ enum Command {
         /// accuracy.
         #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
         format: RulesFormat,
-        /// The most edits `--format rules` applies.
-        #[arg(long, value_name = "N", default_value_t = 30)]
-        max_edits: usize,
         /// A checkpoint of a network trained from this very rules file (`rulelens train`):
         /// its rules read back as regexes become suggestions too.
         #[arg(long, value_name = "MODEL_DIR")]
@@ -215,6 +212,8 @@ enum Command {
         embeddings: Option<PathBuf>,
         #[command(flatten)]
         config: rulelens::suggest::SuggestConfig,
+        #[command(flatten)]
+        refining: rulelens::suggest::RefineConfig,
     },
     /// Serve the Language Server Protocol on stdin and stdout (for editors; see docs/lsp.md).
     Serve {
@@ -307,8 +306,10 @@ fn main() -> ExitCode {
         eprintln!("error: {message}");
         return ExitCode::from(2);
     }
-    if let Command::Suggest { config, .. } = &args.command
-        && let Err(message) = config.check()
+    if let Command::Suggest {
+        config, refining, ..
+    } = &args.command
+        && let Err(message) = config.check().and_then(|()| refining.check(config))
     {
         eprintln!("error: {message}");
         return ExitCode::from(2);
@@ -423,16 +424,16 @@ fn main() -> ExitCode {
         Command::Suggest {
             rules,
             format,
-            max_edits,
             model,
             embeddings,
             config,
+            refining,
         } => cli::suggest::run(
             &rules,
             model.as_deref(),
             embeddings.as_deref(),
             &config,
-            max_edits,
+            &refining,
             match format {
                 RulesFormat::Text => cli::suggest::Output::Text,
                 RulesFormat::Json => cli::suggest::Output::Json,

@@ -1,5 +1,5 @@
 //! `rulelens suggest RULES [--model MODEL_DIR] [--embeddings F] [--max-edits N]
-//! [--format text|json|rules]`:
+//! [--fallback-precision P] [--format text|json|rules]`:
 //! edits of the rules learned from the rules file's `train` corpus (and read back from a
 //! network trained from it: an FA-RNN's rewrites of the rules, a SoPa's learned patterns as
 //! new rules) and validated on its `dev` corpus, each with its evidence;
@@ -15,7 +15,8 @@ use rulelens::rules_file::RulesFile;
 use rulelens::suggest::lines::Lines;
 use rulelens::suggest::reconstruct::read_back;
 use rulelens::suggest::{
-    Corpora, LearnedRule, ReadBack, SuggestConfig, Suggestion, WordNeighbours, refine, suggest,
+    Corpora, LearnedRule, ReadBack, RefineConfig, SuggestConfig, Suggestion, WordNeighbours,
+    refine, suggest,
 };
 use serde_json::json;
 use std::path::Path;
@@ -34,7 +35,7 @@ pub fn run(
     model_dir: Option<&Path>,
     embeddings: Option<&Path>,
     config: &SuggestConfig,
-    max_edits: usize,
+    refining: &RefineConfig,
     output: Output,
     read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
@@ -59,7 +60,7 @@ pub fn run(
     };
     match output {
         Output::Rules => {
-            let refined = refine(&loaded, &corpora, &read_back, &learned, config, max_edits);
+            let refined = refine(&loaded, &corpora, &read_back, &learned, config, refining);
             print!("{}", refined.text);
             match (refined.applied.first(), refined.applied.last()) {
                 (Some(first), Some(last)) => eprint!(

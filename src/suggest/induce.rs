@@ -1,6 +1,7 @@
 //! Rule induction from the misclassified lines, in the spirit of RIPPER and Snuba: for each
 //! label, the short rules (n-grams, a sentence's first words, two words with a `$*` gap;
-//! numbers read as `%`) that occur in the train lines the rules get wrong for that label,
+//! numbers read as `%`; word sets, of a slot's precise fillers or of a precise word's
+//! neighbours in meaning) that occur in the train lines the rules get wrong for that label,
 //! each then counted over the whole train corpus: the lines it would fix, the lines it
 //! would break, and its precision, exactly as the rule system would decide them
 //! ([`Standing`]). Only rules that pass the precision and support floors of
@@ -183,7 +184,8 @@ pub(super) fn estimate_of(
 }
 
 /// The induced rules for every label, best first; with `neighbours`, word sets take words
-/// near them in meaning that fix a single line.
+/// near them in meaning that fix a single line, and precise words grow sets of their
+/// neighbours ([`grown_sets`]).
 pub fn induce(
     lines: &Lines,
     standing: &Standing,
@@ -206,7 +208,17 @@ pub fn induce(
                 *support.entry(shape).or_default() += 1;
             }
         }
-        let sets = word_sets(lines, standing, &support, (gold, rank), config, neighbours);
+        let mut sets = word_sets(lines, standing, &support, (gold, rank), config, neighbours);
+        if let Some(neighbours) = neighbours {
+            sets.extend(grown_sets(
+                lines,
+                standing,
+                &support,
+                (gold, rank),
+                config,
+                neighbours,
+            ));
+        }
         let mut shapes: Vec<(Shape, usize)> = support
             .into_iter()
             .filter(|&(_, n)| n >= config.min_fixed)
@@ -260,12 +272,13 @@ fn is_subset(small: &[u32], large: &[u32]) -> bool {
     })
 }
 
-/// Word sets: the second word of a pair (at a sentence's start, or anywhere) generalised
-/// to every word that fills the slot precisely, at most [`MAX_SET_WORDS`] of them, the ones
-/// fixing the most lines first: `what ( actress | company | painter ) $*`. A word fixing
-/// [`MIN_FIXED_PER_WORD`] lines on its own joins; with `neighbours`, so does a word fixing
-/// one line whose vector is near the mean of theirs (`min_similarity` of [`SuggestConfig`]),
-/// the nearest first, after them.
+/// Word sets: a slot, the second word of a pair (at a sentence's start, or anywhere) or a
+/// word alone, generalised to the words that fill it precisely, the ones fixing the most
+/// lines first, each joining only where it pays ([`paying_words`], at most
+/// [`MAX_SET_WORDS`]): `what ( actress | company | painter ) $*`, `$* ( refund | waste |
+/// cheap ) $*`. A word fixing [`MIN_FIXED_PER_WORD`] lines on its own may join; with
+/// `neighbours`, so may a word fixing one line whose vector is near the mean of theirs
+/// (`min_similarity` of [`SuggestConfig`]), the nearest first, after them.
 fn word_sets(
     lines: &Lines,
     standing: &Standing,
@@ -279,25 +292,33 @@ fn word_sets(
     } else {
         MIN_FIXED_PER_WORD
     };
-    let mut slots: HashMap<(bool, Element), Vec<(u32, usize)>> = HashMap::new();
+    // A slot: anchored or not, and the element before the set (none: a set alone); its
+    // fillers with the lines each fixes.
+    type Slot = (bool, Option<Element>);
+    let mut slots: HashMap<Slot, Vec<(u32, usize)>> = HashMap::new();
+    let punct = |element: &Element| matches!(element, Element::Token(id) if lines.is_punct(*id));
     for shape in support.keys() {
         let [part] = shape.parts.as_slice() else {
             continue;
         };
-        let [first, Element::Token(word)] = part.as_slice() else {
-            continue;
+        let (first, word) = match part.as_slice() {
+            [Element::Token(word)] if !shape.anchored => (None, *word),
+            [first, Element::Token(word)]
+                if !matches!(first, Element::AnyOf(_)) && !punct(first) =>
+            {
+                (Some(first), *word)
+            }
+            _ => continue,
         };
-        let punct =
-            |element: &Element| matches!(element, Element::Token(id) if lines.is_punct(*id));
-        if matches!(first, Element::AnyOf(_)) || punct(first) || lines.is_punct(*word) {
+        if lines.is_punct(word) {
             continue;
         }
         let estimate = estimate(lines, standing, shape, gold, rank);
         if estimate.fixed >= min_fixed && estimate.precision() >= config.min_precision {
             slots
-                .entry((shape.anchored, first.clone()))
+                .entry((shape.anchored, first.cloned()))
                 .or_default()
-                .push((*word, estimate.fixed));
+                .push((word, estimate.fixed));
         }
     }
     let mut out = Vec::new();
@@ -309,10 +330,7 @@ fn word_sets(
                 .into_iter()
                 .partition(|&(_, fixed)| fixed >= MIN_FIXED_PER_WORD);
             (
-                core.into_iter()
-                    .map(|(id, _)| id)
-                    .take(MAX_SET_WORDS)
-                    .collect(),
+                core.into_iter().map(|(id, _)| id).collect(),
                 single.into_iter().map(|(id, _)| id).collect(),
             )
         };
@@ -325,20 +343,122 @@ fn word_sets(
                 .filter(|&(similarity, _)| f64::from(similarity) >= config.min_similarity)
                 .collect();
             near.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            let room = MAX_SET_WORDS - ids.len();
-            ids.extend(near.into_iter().take(room).map(|(_, id)| id));
+            ids.extend(near.into_iter().map(|(_, id)| id));
         }
+        let shape_of = |ids: Vec<u32>| {
+            let set = Element::AnyOf(ids);
+            Shape {
+                anchored,
+                parts: vec![match &first {
+                    Some(first) => vec![first.clone(), set],
+                    None => vec![set],
+                }],
+            }
+        };
+        let ids = paying_words(lines, standing, (gold, rank), config, &ids, &shape_of);
         if ids.len() < 2 {
             continue;
         }
-        ids.sort_unstable();
-        let shape = Shape {
-            anchored,
-            parts: vec![vec![first, Element::AnyOf(ids)]],
-        };
-        out.push(shape);
+        out.push(shape_of(ids));
     }
     out
+}
+
+/// How many of a label's most fixing precise words seed a set grown from their neighbours.
+const GROWN_SEEDS: usize = 20;
+/// How many of a seed's nearest corpus words (by word vector) may join its set.
+const GROWN_NEIGHBOURS: usize = 40;
+
+/// Word sets grown by meaning: each of the [`GROWN_SEEDS`] words that fix the most lines
+/// precisely on their own seeds a set `$* ( SEED | … ) $*`, which its [`GROWN_NEIGHBOURS`]
+/// nearest train words (by word vector) join where each pays ([`paying_words`]):
+/// `$* ( disappointed | disappointing | unhappy ) $*`.
+fn grown_sets(
+    lines: &Lines,
+    standing: &Standing,
+    support: &HashMap<Shape, usize>,
+    (gold, rank): (usize, usize),
+    config: &SuggestConfig,
+    neighbours: &WordNeighbours,
+) -> Vec<Shape> {
+    let text = |id: u32| lines.vocabulary[id as usize].0.as_str();
+    let mut seeds: Vec<(usize, u32)> = support
+        .keys()
+        .filter_map(|shape| match shape.parts.as_slice() {
+            [part] if !shape.anchored => match part.as_slice() {
+                [Element::Token(word)] if !lines.is_punct(*word) => Some(*word),
+                _ => None,
+            },
+            _ => None,
+        })
+        .filter_map(|word| {
+            let shape = Shape {
+                anchored: false,
+                parts: vec![vec![Element::Token(word)]],
+            };
+            let estimate = estimate(lines, standing, &shape, gold, rank);
+            (estimate.fixed >= MIN_FIXED_PER_WORD && estimate.precision() >= config.min_precision)
+                .then_some((estimate.fixed, word))
+        })
+        .collect();
+    seeds.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    seeds.truncate(GROWN_SEEDS);
+    let shape_of = |ids: Vec<u32>| Shape {
+        anchored: false,
+        parts: vec![vec![Element::AnyOf(ids)]],
+    };
+    let mut out: Vec<Shape> = Vec::new();
+    for (_, seed) in seeds {
+        let Some(centroid) = neighbours.centroid([text(seed)]) else {
+            continue;
+        };
+        let mut near: Vec<(f32, u32)> = (0..lines.vocabulary.len() as u32)
+            .filter(|&id| id != seed && !lines.is_punct(id) && lines.element(id) != Element::Number)
+            .filter_map(|id| Some((neighbours.similarity(text(id), &centroid)?, id)))
+            .filter(|&(similarity, _)| f64::from(similarity) >= config.min_similarity)
+            .collect();
+        near.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let words: Vec<u32> = std::iter::once(seed)
+            .chain(near.into_iter().take(GROWN_NEIGHBOURS).map(|(_, id)| id))
+            .collect();
+        let ids = paying_words(lines, standing, (gold, rank), config, &words, &shape_of);
+        let shape = shape_of(ids);
+        if matches!(&shape.parts[0][0], Element::AnyOf(ids) if ids.len() >= 2)
+            && !out.contains(&shape)
+        {
+            out.push(shape);
+        }
+    }
+    out
+}
+
+/// Of `words` (in order of preference), those that pay in the set `shape_of` builds: each
+/// joins, in turn, only when the set's train gain rises with it and the set stays above the
+/// precision floor; at most [`MAX_SET_WORDS`], ascending.
+fn paying_words(
+    lines: &Lines,
+    standing: &Standing,
+    (gold, rank): (usize, usize),
+    config: &SuggestConfig,
+    words: &[u32],
+    shape_of: &dyn Fn(Vec<u32>) -> Shape,
+) -> Vec<u32> {
+    let mut kept: Vec<u32> = Vec::new();
+    let mut gain = 0;
+    for &word in words {
+        if kept.len() == MAX_SET_WORDS {
+            break;
+        }
+        let mut ids = kept.clone();
+        ids.push(word);
+        ids.sort_unstable();
+        let estimate = estimate(lines, standing, &shape_of(ids.clone()), gold, rank);
+        if estimate.gain() > gain && estimate.precision() >= config.min_precision {
+            gain = estimate.gain();
+            kept = ids;
+        }
+    }
+    kept
 }
 
 #[cfg(test)]
@@ -356,9 +476,9 @@ mod tests {
         }
     }
 
-    /// Questions where `what ( actor | painter )` is a precise slot of `hum`, and `scoundrel`
-    /// fills it on one line.
-    const ACTORS: [(&str, &str); 7] = [
+    /// Questions where `what ( actor | painter )` is a precise slot of `hum` (the words alone
+    /// are not), and `scoundrel` fills it on one line.
+    const ACTORS: [(&str, &str); 8] = [
         ("hum", "what actor played rocky ?"),
         ("hum", "what actor won in 1990 ?"),
         ("hum", "what painter cut off his ear ?"),
@@ -366,6 +486,7 @@ mod tests {
         ("hum", "what scoundrel stole it ?"),
         ("enty", "what color is the sky ?"),
         ("enty", "what color are roses ?"),
+        ("enty", "which painter or actor in town has a yacht ?"),
     ];
 
     /// The `hum` rules induced from `lines` against `default enty` alone, with `min_fixed` 2.
@@ -445,6 +566,111 @@ mod tests {
             "{found:?}"
         );
         assert!(!found.iter().any(|r| r.contains("scoundrel")), "{found:?}");
+    }
+
+    /// Reviews where `refund`, `waste` and `cheap` each mark `neg` lines precisely on their
+    /// own; `junk` is precise too, but only on lines `waste` already fixes; `fine` fixes one
+    /// `neg` line and breaks two `pos` ones.
+    const REVIEWS: [(&str, &str); 13] = [
+        ("neg", "refund please"),
+        ("neg", "want a refund"),
+        ("neg", "what a waste , junk"),
+        ("neg", "waste , junk"),
+        ("neg", "cheap stitching"),
+        ("neg", "looks cheap , feels fine"),
+        ("neg", "the zipper broke"),
+        ("pos", "fits fine , looks great"),
+        ("pos", "fine quality"),
+        ("pos", "love the colour"),
+        ("pos", "want more"),
+        ("pos", "a great gift"),
+        ("pos", "a delight"),
+    ];
+
+    /// `lines` against `default pos` alone, and `neg`'s (gold, rank).
+    fn against_default_pos(lines: &Lines) -> (Standing, (usize, usize)) {
+        let rules = crate::rules_file::RulesFile::analyze(
+            crate::text::SourceText::from_bytes(b"default pos\n"),
+            None,
+            &Default::default(),
+        );
+        let standing = Standing::new(&rules.system, lines);
+        let neg = (lines.label("neg").unwrap(), standing.rank_for("neg"));
+        (standing, neg)
+    }
+
+    #[test]
+    fn precise_words_alone_become_a_set_of_the_words_that_pay() {
+        let lines = Lines::new(&REVIEWS.map(|(label, text)| example(label, text)));
+        let (standing, _) = against_default_pos(&lines);
+        let config = SuggestConfig {
+            min_fixed: 2,
+            ..SuggestConfig::DEFAULT
+        };
+        let regexes: Vec<String> = induce(&lines, &standing, &config, None)
+            .into_iter()
+            .filter_map(|candidate| match candidate.edit {
+                Edit::AddRule { label, regex } if label == "neg" => Some(regex),
+                _ => None,
+            })
+            .collect();
+        // `junk` fixes two lines alone but none that `waste` leaves: it does not join.
+        assert_eq!(
+            regexes.first().map(String::as_str),
+            Some("$* ( refund | waste | cheap ) $*"),
+            "{regexes:?}"
+        );
+        assert!(
+            !regexes
+                .iter()
+                .any(|r| r.contains("junk |") || r.contains("| junk")),
+            "{regexes:?}"
+        );
+        assert!(!regexes.iter().any(|r| r.contains("fine")), "{regexes:?}");
+    }
+
+    #[test]
+    fn a_precise_word_grows_a_set_of_its_neighbours_that_pay() {
+        // `shoddy` and `flimsy` (one line each) are near `broke` in meaning; `ugly` too, but
+        // it breaks more lines than it fixes; `great` is far.
+        let mut examples = REVIEWS.map(|(label, text)| example(label, text)).to_vec();
+        examples.extend([
+            example("neg", "the heel broke off"),
+            example("neg", "shoddy seams"),
+            example("neg", "flimsy strap"),
+            example("neg", "ugly"),
+            example("pos", "ugly but i love them"),
+            example("pos", "ugly christmas sweater , great fun"),
+        ]);
+        let lines = Lines::new(&examples);
+        let (standing, neg) = against_default_pos(&lines);
+        let mut support = HashMap::new();
+        let mut found = HashSet::new();
+        for line in (0..lines.len()).filter(|&line| lines.gold[line] == neg.0) {
+            shapes_of(&lines, line, &mut found);
+            for shape in found.drain() {
+                *support.entry(shape).or_default() += 1;
+            }
+        }
+        let near = WordNeighbours::from_vectors([
+            ("broke", vec![1.0, 0.0, 0.0]),
+            ("shoddy", vec![0.9, 0.2, 0.0]),
+            ("flimsy", vec![0.8, 0.3, 0.1]),
+            ("ugly", vec![0.9, 0.1, 0.1]),
+            ("great", vec![0.0, 0.0, 1.0]),
+        ]);
+        let grown: Vec<String> = grown_sets(
+            &lines,
+            &standing,
+            &support,
+            neg,
+            &SuggestConfig::DEFAULT,
+            &near,
+        )
+        .iter()
+        .map(|shape| shape.regex(&lines))
+        .collect();
+        assert_eq!(grown, ["$* ( broke | shoddy | flimsy ) $*"]);
     }
 
     #[test]

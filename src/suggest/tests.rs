@@ -76,16 +76,30 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         vectors: None,
     };
     let file = rules("default ham\n");
-    let refined = refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 30);
+    let refined = refine(
+        &file,
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        &RefineConfig::default(),
+    );
     assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
     assert_eq!(refined.applied.len(), 1);
     // The result reads back without errors, and a second round finds nothing to add.
     let again = rules(&refined.text);
     assert!(!again.has_errors());
     assert!(
-        refine(&again, &corpora, &[], &[], &SuggestConfig::default(), 30)
-            .applied
-            .is_empty()
+        refine(
+            &again,
+            &corpora,
+            &[],
+            &[],
+            &SuggestConfig::default(),
+            &RefineConfig::default()
+        )
+        .applied
+        .is_empty()
     );
     // A dev corpus where the rule is wrong: nothing is applied.
     let contrary = examples(&[("ham", "call 0900 to win"), ("spam", "can you call mum")]);
@@ -94,7 +108,14 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         dev: &contrary,
         vectors: None,
     };
-    let kept = refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 30);
+    let kept = refine(
+        &file,
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        &RefineConfig::default(),
+    );
     assert_eq!(kept.text, "default ham\n");
     assert!(kept.applied.is_empty());
     // At most `max_edits`.
@@ -104,9 +125,19 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         vectors: None,
     };
     assert!(
-        refine(&file, &corpora, &[], &[], &SuggestConfig::default(), 0)
-            .applied
-            .is_empty()
+        refine(
+            &file,
+            &corpora,
+            &[],
+            &[],
+            &SuggestConfig::default(),
+            &RefineConfig {
+                max_edits: 0,
+                ..RefineConfig::DEFAULT
+            },
+        )
+        .applied
+        .is_empty()
     );
 }
 
@@ -209,7 +240,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
         &[],
         &[],
         &SuggestConfig::default(),
-        30,
+        &RefineConfig::default(),
     );
     assert_eq!(refined.applied.len(), 1);
     assert_eq!(refined.applied[0].evidence.fixed, 4);
@@ -415,7 +446,7 @@ fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
         &read_back,
         &[],
         &SuggestConfig::default(),
-        30,
+        &RefineConfig::default(),
     );
     assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
     let edited = rules("default ham\nspam: $* call 0900 $*\n");
@@ -647,4 +678,76 @@ fn a_label_that_loses_where_it_is_right_is_raised_above_the_label_that_wins() {
     // Raised, `num` wins every line both fire on: nothing more to raise.
     let again = suggest_on(&raised, train, dev);
     assert!(again.iter().all(|s| s.source != Source::Priority));
+}
+
+#[test]
+fn a_round_with_nothing_precise_enough_falls_back_to_the_lower_floor() {
+    // `call` is right on 6 of its 7 train matches (86 %): under the 0.9 floor, above 0.8.
+    let train = examples(&[
+        ("spam", "call now"),
+        ("spam", "please call"),
+        ("spam", "call us today"),
+        ("spam", "you should call"),
+        ("spam", "call and win"),
+        ("spam", "call for prizes"),
+        ("ham", "call me later"),
+        ("ham", "see you soon"),
+        ("ham", "thanks a lot"),
+        ("ham", "good night"),
+    ]);
+    let dev = examples(&[("spam", "call today"), ("ham", "see you")]);
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+        vectors: None,
+    };
+    let file = rules("default ham\n");
+    let refined = refine(
+        &file,
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        &RefineConfig::default(),
+    );
+    assert_eq!(refined.text, "default ham\nspam: $* call $*\n");
+    let evidence = refined.applied[0].evidence;
+    assert_eq!((evidence.fixed, evidence.broken), (6, 1));
+    // With the fallback at the floor itself there is no second try.
+    let strict = RefineConfig {
+        fallback_precision: SuggestConfig::DEFAULT.min_precision,
+        ..RefineConfig::DEFAULT
+    };
+    let kept = refine(
+        &file,
+        &corpora,
+        &[],
+        &[],
+        &SuggestConfig::default(),
+        &strict,
+    );
+    assert!(kept.applied.is_empty(), "{:?}", kept.text);
+    // Nor is it offered where it is listed: `suggest` keeps the floor.
+    assert!(
+        suggest(
+            &file,
+            &corpora,
+            &[],
+            &[],
+            &SuggestConfig::default(),
+            &|| false
+        )
+        .unwrap()
+        .iter()
+        .all(|suggestion| !matches!(&suggestion.edit, Edit::AddRule { regex, .. } if regex == "$* call $*"))
+    );
+    assert!(RefineConfig::DEFAULT.check(&SuggestConfig::DEFAULT).is_ok());
+    let above = RefineConfig {
+        fallback_precision: 0.95,
+        ..RefineConfig::DEFAULT
+    };
+    assert_eq!(
+        above.check(&SuggestConfig::DEFAULT).unwrap_err(),
+        "--fallback-precision must be in (0, --min-precision = 0.9], not 0.95"
+    );
 }
