@@ -104,11 +104,36 @@ fn compile_to_network(c: &mut Criterion) {
     group.finish();
 }
 
-/// A network over `file`'s rules (alphabet, patterns, aggregation) with `k` states and rank
-/// `r` whatever the rules' automata: seeded random parameters shaped as the PyTorch
-/// reference's `random_params` shapes them (a shared start state with a wildcard self-loop,
-/// one accepting state per pattern with a self-loop, a few forward wildcard edges), so that
-/// scoring can be timed at the reference's own sizes.
+/// Rules whose automata have `k` states in all (`k` even): `k / 2` rules `spam: $* WORD $*`
+/// (two states each) over the first words of `vocabulary`, beside `default ham`, so that a
+/// network of the PyTorch reference's sizes has the SMS labels and vocabulary.
+fn sized_rules(vocabulary: &Vocabulary, k: usize) -> RulesFile {
+    let mut text = String::from("default ham\n");
+    let words = vocabulary.words().iter().skip(1);
+    for word in words
+        .filter(|word| word.chars().all(|c| c.is_ascii_lowercase()))
+        .take(k / 2)
+    {
+        text.push_str(&format!("spam: $* {word} $*\n"));
+    }
+    let file = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &Default::default(),
+    );
+    let states = rulelens::model::pattern_blocks(&file.system)
+        .last()
+        .map_or(0, |block| block.end);
+    assert_eq!(states, k, "the sized rules' automata");
+    file
+}
+
+/// A network over `file`'s rules (alphabet, patterns, aggregation) with `k` states (the
+/// rules' automata's, [`sized_rules`]) and rank `r`: seeded random factors at the PyTorch
+/// reference's `random_params` scale, and each pattern's block of states as `$* WORD $*`
+/// compiles (a start state and an accepting one, each with a wildcard self-loop; no edge
+/// between patterns, which `FaRnn::from_tensors` refuses), so that scoring can be timed at
+/// the reference's own sizes.
 fn sized_network(file: &RulesFile, words: &WordInput, k: usize, r: usize) -> FaRnn {
     let mut rng = SplitMix64::new(13);
     let mut normal = |scale: f64| -> f32 {
@@ -127,18 +152,15 @@ fn sized_network(file: &RulesFile, words: &WordInput, k: usize, r: usize) -> FaR
     let mut wildcard = vec![0f32; k * k];
     let mut finals = vec![0f32; k * p];
     let mut start = vec![0f32; k];
-    start[0] = 1.0;
-    wildcard[0] = 1.0;
-    for pattern in 0..p {
-        let state = 1 + pattern % (k - 1);
-        finals[state * p + pattern] = 1.0;
-        wildcard[state * k + state] = 1.0;
-    }
-    for i in 0..k / 4 {
-        let (from, to) = (i, (i * 7 + 3) % k);
-        if from < to {
-            wildcard[from * k + to] = 1.0;
+    for (pattern, block) in rulelens::model::pattern_blocks(&file.system)
+        .into_iter()
+        .enumerate()
+    {
+        start[block.start] = 1.0;
+        for state in block.clone() {
+            wildcard[state * k + state] = 1.0;
         }
+        finals[(block.end - 1) * p + pattern] = 1.0;
     }
     let mut tensors = std::collections::HashMap::new();
     tensors.insert(
@@ -181,10 +203,16 @@ fn score_one_sentence(c: &mut Criterion) {
             b.iter(|| scorer.score_text(black_box(SENTENCE)))
         });
         if name == "sms" {
-            // The PyTorch reference's default sizes (K 52, r 150), on the SMS rules.
-            let sized = sized_network(&file, &words, 52, 150);
-            let scorer = Scorer::new(&sized, &file.system, Some(&words.vocabulary), MAX_TOKENS)
-                .expect("scorer");
+            // The PyTorch reference's default sizes (K 52, r 150), on SMS's vocabulary.
+            let sized_file = sized_rules(&words.vocabulary, 52);
+            let sized = sized_network(&sized_file, &words, 52, 150);
+            let scorer = Scorer::new(
+                &sized,
+                &sized_file.system,
+                Some(&words.vocabulary),
+                MAX_TOKENS,
+            )
+            .expect("scorer");
             group.bench_function(BenchmarkId::from_parameter("sms-k52-r150"), |b| {
                 b.iter(|| scorer.score_text(black_box(SENTENCE)))
             });
