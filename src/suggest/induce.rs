@@ -208,12 +208,14 @@ pub fn induce(
                 *support.entry(shape).or_default() += 1;
             }
         }
-        let mut sets = word_sets(lines, standing, &support, (gold, rank), config, neighbours);
+        let slots = slots(lines, standing, &support, (gold, rank), config, neighbours);
+        let mut sets = word_sets(lines, standing, &slots, (gold, rank), config, neighbours);
         if let Some(neighbours) = neighbours {
+            let alone = slots.get(&(false, None)).map_or(&[][..], Vec::as_slice);
             sets.extend(grown_sets(
                 lines,
                 standing,
-                &support,
+                alone,
                 (gold, rank),
                 config,
                 neighbours,
@@ -272,30 +274,31 @@ fn is_subset(small: &[u32], large: &[u32]) -> bool {
     })
 }
 
-/// Word sets: a slot, the second word of a pair (at a sentence's start, or anywhere) or a
-/// word alone, generalised to the words that fill it precisely, the ones fixing the most
-/// lines first, each joining only where it pays ([`paying_words`], at most
-/// [`MAX_SET_WORDS`]): `what ( actress | company | painter ) $*`, `$* ( refund | waste |
-/// cheap ) $*`. A word fixing [`MIN_FIXED_PER_WORD`] lines on its own may join; with
-/// `neighbours`, so may a word fixing one line whose vector is near the mean of theirs
-/// (`min_similarity` of [`SuggestConfig`]), the nearest first, after them.
-fn word_sets(
+/// A slot of a word set: anchored or not, and the element before the set (none: a set
+/// alone).
+type Slot = (bool, Option<Element>);
+
+/// Per slot, its fillers with the train lines each fixes, the most first.
+type Slots = HashMap<Slot, Vec<(u32, usize)>>;
+
+/// The slots of `support`'s shapes (the second word of a pair, at a sentence's start or
+/// anywhere, or a word alone) and the words that fill them precisely: each fixing
+/// [`MIN_FIXED_PER_WORD`] lines on its own, or one with `neighbours` (such a word joins a
+/// set only by its meaning, [`word_sets`]).
+fn slots(
     lines: &Lines,
     standing: &Standing,
     support: &HashMap<Shape, usize>,
     (gold, rank): (usize, usize),
     config: &SuggestConfig,
     neighbours: Option<&WordNeighbours>,
-) -> Vec<Shape> {
+) -> Slots {
     let min_fixed = if neighbours.is_some() {
         1
     } else {
         MIN_FIXED_PER_WORD
     };
-    // A slot: anchored or not, and the element before the set (none: a set alone); its
-    // fillers with the lines each fixes.
-    type Slot = (bool, Option<Element>);
-    let mut slots: HashMap<Slot, Vec<(u32, usize)>> = HashMap::new();
+    let mut slots: Slots = HashMap::new();
     let punct = |element: &Element| matches!(element, Element::Token(id) if lines.is_punct(*id));
     for shape in support.keys() {
         let [part] = shape.parts.as_slice() else {
@@ -321,14 +324,33 @@ fn word_sets(
                 .push((word, estimate.fixed));
         }
     }
+    for words in slots.values_mut() {
+        words.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
+    slots
+}
+
+/// Word sets: each slot of [`slots`] generalised to the words that fill it, the ones fixing
+/// the most lines first, each joining only where it pays ([`paying_words`], at most
+/// [`MAX_SET_WORDS`]): `what ( actress | company | painter ) $*`, `$* ( refund | waste |
+/// cheap ) $*`. A word fixing [`MIN_FIXED_PER_WORD`] lines on its own may join; with
+/// `neighbours`, so may a word fixing one line whose vector is near the mean of theirs
+/// (`min_similarity` of [`SuggestConfig`]), the nearest first, after them.
+fn word_sets(
+    lines: &Lines,
+    standing: &Standing,
+    slots: &Slots,
+    (gold, rank): (usize, usize),
+    config: &SuggestConfig,
+    neighbours: Option<&WordNeighbours>,
+) -> Vec<Shape> {
     let mut out = Vec::new();
     let text = |id: u32| lines.vocabulary[id as usize].0.as_str();
-    for ((anchored, first), mut words) in slots {
-        words.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (&(anchored, ref first), words) in slots {
         let (mut ids, single): (Vec<u32>, Vec<u32>) = {
             let (core, single): (Vec<_>, Vec<_>) = words
-                .into_iter()
-                .partition(|&(_, fixed)| fixed >= MIN_FIXED_PER_WORD);
+                .iter()
+                .partition(|&&(_, fixed)| fixed >= MIN_FIXED_PER_WORD);
             (
                 core.into_iter().map(|(id, _)| id).collect(),
                 single.into_iter().map(|(id, _)| id).collect(),
@@ -369,46 +391,30 @@ const GROWN_SEEDS: usize = 20;
 /// How many of a seed's nearest corpus words (by word vector) may join its set.
 const GROWN_NEIGHBOURS: usize = 40;
 
-/// Word sets grown by meaning: each of the [`GROWN_SEEDS`] words that fix the most lines
-/// precisely on their own seeds a set `$* ( SEED | … ) $*`, which its [`GROWN_NEIGHBOURS`]
+/// Word sets grown by meaning: each of the [`GROWN_SEEDS`] words alone that fix the most
+/// lines precisely on their own (`alone`, the fillers of [`slots`]' slot of a word alone,
+/// the most fixing first) seeds a set `$* ( SEED | … ) $*`, which its [`GROWN_NEIGHBOURS`]
 /// nearest train words (by word vector) join where each pays ([`paying_words`]):
 /// `$* ( disappointed | disappointing | unhappy ) $*`.
 fn grown_sets(
     lines: &Lines,
     standing: &Standing,
-    support: &HashMap<Shape, usize>,
+    alone: &[(u32, usize)],
     (gold, rank): (usize, usize),
     config: &SuggestConfig,
     neighbours: &WordNeighbours,
 ) -> Vec<Shape> {
     let text = |id: u32| lines.vocabulary[id as usize].0.as_str();
-    let mut seeds: Vec<(usize, u32)> = support
-        .keys()
-        .filter_map(|shape| match shape.parts.as_slice() {
-            [part] if !shape.anchored => match part.as_slice() {
-                [Element::Token(word)] if !lines.is_punct(*word) => Some(*word),
-                _ => None,
-            },
-            _ => None,
-        })
-        .filter_map(|word| {
-            let shape = Shape {
-                anchored: false,
-                parts: vec![vec![Element::Token(word)]],
-            };
-            let estimate = estimate(lines, standing, &shape, gold, rank);
-            (estimate.fixed >= MIN_FIXED_PER_WORD && estimate.precision() >= config.min_precision)
-                .then_some((estimate.fixed, word))
-        })
-        .collect();
-    seeds.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    seeds.truncate(GROWN_SEEDS);
+    let seeds = alone
+        .iter()
+        .filter(|&&(_, fixed)| fixed >= MIN_FIXED_PER_WORD)
+        .take(GROWN_SEEDS);
     let shape_of = |ids: Vec<u32>| Shape {
         anchored: false,
         parts: vec![vec![Element::AnyOf(ids)]],
     };
     let mut out: Vec<Shape> = Vec::new();
-    for (_, seed) in seeds {
+    for &(seed, _) in seeds {
         let Some(centroid) = neighbours.centroid([text(seed)]) else {
             continue;
         };
@@ -659,17 +665,13 @@ mod tests {
             ("ugly", vec![0.9, 0.1, 0.1]),
             ("great", vec![0.0, 0.0, 1.0]),
         ]);
-        let grown: Vec<String> = grown_sets(
-            &lines,
-            &standing,
-            &support,
-            neg,
-            &SuggestConfig::DEFAULT,
-            &near,
-        )
-        .iter()
-        .map(|shape| shape.regex(&lines))
-        .collect();
+        let config = SuggestConfig::DEFAULT;
+        let slots = slots(&lines, &standing, &support, neg, &config, Some(&near));
+        let alone = &slots[&(false, None)];
+        let grown: Vec<String> = grown_sets(&lines, &standing, alone, neg, &config, &near)
+            .iter()
+            .map(|shape| shape.regex(&lines))
+            .collect();
         assert_eq!(grown, ["$* ( broke | shoddy | flimsy ) $*"]);
     }
 
