@@ -65,10 +65,24 @@ fn network(
     let shape = (vocabulary.len(), dim);
     let net: Box<dyn Network> = match model {
         ModelKind::MvmaG => Box::new(
-            Mvma::declare(parameters, labels, shape, Some(&vectors), &settings).expect("network"),
+            Mvma::declare(
+                parameters,
+                labels,
+                shape,
+                Some(&vectors),
+                &settings.mvma_config(),
+            )
+            .expect("network"),
         ),
         _ => Box::new(
-            Slstm::declare(parameters, labels, shape, Some(&vectors), &settings).expect("network"),
+            Slstm::declare(
+                parameters,
+                labels,
+                shape,
+                Some(&vectors),
+                &settings.slstm_config(),
+            )
+            .expect("network"),
         ),
     };
     (file, train, vocabulary, net)

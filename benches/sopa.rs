@@ -47,7 +47,7 @@ fn sopa(name: &str) -> (RulesFile, Vec<rulelens::corpus::Example>, Vocabulary, S
         Parameters::fresh(1, &Device::Cpu),
         &file.system,
         &file.rules,
-        &TrainingSettings::DEFAULT,
+        &TrainingSettings::DEFAULT.sopa_config(),
         (vocabulary.len(), dim),
         Some(&vectors),
         &[],

@@ -6,6 +6,7 @@
 mod cli;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use cli::output::RulesFormat;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{DeviceKind, TrainingSettings};
 use rulelens::project::bench::{BenchPlan, Contender};
@@ -238,14 +239,6 @@ fn open(device: DeviceKind) -> anyhow::Result<candle_core::Device> {
     device.open().map_err(anyhow::Error::msg)
 }
 
-/// The output of the commands that can print a rules file.
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum RulesFormat {
-    Text,
-    Json,
-    Rules,
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
@@ -401,11 +394,6 @@ fn main() -> ExitCode {
             backward,
             device,
         } => open(device).and_then(|device| {
-            let output = match format {
-                RulesFormat::Text => cli::reconstruct::Output::Text,
-                RulesFormat::Json => cli::reconstruct::Output::Json,
-                RulesFormat::Rules => cli::reconstruct::Output::Rules,
-            };
             let config = rulelens::explain::ReconstructConfig {
                 threshold,
                 max_listed,
@@ -414,7 +402,7 @@ fn main() -> ExitCode {
                 model_dir: &model_dir,
                 corpus: corpus.as_deref(),
                 config,
-                output,
+                output: format,
                 zero_shot,
                 backward,
                 device: &device,
@@ -434,11 +422,7 @@ fn main() -> ExitCode {
             embeddings.as_deref(),
             &config,
             &refining,
-            match format {
-                RulesFormat::Text => cli::suggest::Output::Text,
-                RulesFormat::Json => cli::suggest::Output::Json,
-                RulesFormat::Rules => cli::suggest::Output::Rules,
-            },
+            format,
             read_limits,
         ),
         Command::Bench {

@@ -82,76 +82,119 @@ fn the_check_finds_what_it_looks_for() {
     assert!(!names("let tokio_like = 1;", "tokio"));
 }
 
-/// The modules a file's top-level `use` items name, as paths from the crate root: `super::x`
-/// and `crate::…` resolved against `module` (the file's own path, `["lsp", "handlers",
-/// "hover"]`), each cut at the first segment that is not one of `modules`.
+/// The modules a file's code outside its tests names, as paths from the crate root: the
+/// paths of its top-level `use` items and every `crate::…` or `super::…` path written
+/// in place, resolved against `module` (the file's own path, `["lsp", "handlers",
+/// "hover"]`), each cut at the first segment that is not one of `modules`. A file's tests
+/// (from its first `#[cfg(test)]` on) are left out.
 fn imports(source: &str, module: &[String], modules: &[Vec<String>]) -> Vec<Vec<String>> {
-    let mut statements = Vec::new();
+    let code: Vec<&str> = source
+        .lines()
+        .take_while(|line| line.trim() != "#[cfg(test)]")
+        .map(|line| line.split("//").next().unwrap_or(""))
+        .collect();
+    let mut paths = Vec::new();
     let mut current: Option<String> = None;
-    for line in source.lines() {
+    for line in &code {
         if current.is_none() && (line.starts_with("use ") || line.starts_with("pub use ")) {
             current = Some(String::new());
         }
-        if let Some(statement) = &mut current {
-            statement.push_str(line.split("//").next().unwrap_or(""));
-            statement.push(' ');
-            if line.trim_end().ends_with(';') {
-                statements.push(current.take().unwrap());
+        match &mut current {
+            Some(statement) => {
+                statement.push_str(line);
+                statement.push(' ');
+                if line.trim_end().ends_with(';') {
+                    paths.extend(use_paths(&current.take().unwrap()));
+                }
             }
+            None => paths.extend(paths_in_place(line)),
         }
     }
-    let mut found = Vec::new();
-    for statement in statements {
-        let path = statement
-            .trim_start_matches("pub ")
-            .trim_start_matches("use ")
+    paths
+        .iter()
+        .filter_map(|path| resolve(path, module, modules))
+        .collect()
+}
+
+/// The paths of a `use` statement: every path of a `{…}` group, flattened one level deep
+/// (the groups of this crate list names, not nested paths with modules inside).
+fn use_paths(statement: &str) -> Vec<String> {
+    let path = statement
+        .trim()
+        .trim_start_matches("pub ")
+        .trim_start_matches("use ")
+        .trim_end()
+        .trim_end_matches(';');
+    match path.split_once('{') {
+        Some((prefix, rest)) => rest
             .trim_end()
-            .trim_end_matches(';');
-        // Every path of a `{…}` group, flattened one level deep is enough here: the groups
-        // of this crate list names, not nested paths with modules inside.
-        let (prefix, names) = match path.split_once('{') {
-            Some((prefix, rest)) => (prefix, rest.trim_end_matches('}').split(',').collect()),
-            None => ("", vec![path]),
-        };
-        for name in names {
-            let full = format!("{prefix}{}", name.trim());
-            let mut segments: Vec<&str> = full.split("::").map(str::trim).collect();
-            let mut base: Vec<String> = match segments.first() {
-                Some(&"crate") => {
-                    segments.remove(0);
-                    Vec::new()
-                }
-                Some(&"super") => {
-                    let mut base = module.to_vec();
-                    while segments.first() == Some(&"super") {
-                        segments.remove(0);
-                        base.pop();
-                    }
-                    base
-                }
-                _ => continue,
-            };
-            for segment in segments {
-                let mut next = base.clone();
-                next.push(segment.to_string());
-                if !modules.contains(&next) {
-                    break;
-                }
-                base = next;
+            .trim_end_matches('}')
+            .split(',')
+            .map(|name| format!("{prefix}{}", name.trim()))
+            .collect(),
+        None => vec![path.to_string()],
+    }
+}
+
+/// The `crate::…` and `super::…` paths written in a line of code (outside `use` items).
+fn paths_in_place(line: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for root in ["crate::", "super::"] {
+        for (at, _) in line.match_indices(root) {
+            let before = line[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
             }
-            if base != module && !module.starts_with(&base) {
-                found.push(base);
-            }
+            let path: String = line[at..]
+                .chars()
+                .take_while(|&c| c.is_alphanumeric() || c == '_' || c == ':')
+                .collect();
+            found.push(path);
         }
     }
     found
 }
 
+/// The module `path` (`crate::a::b::Name`, `super::x`) names, resolved against `module`
+/// and cut at the first segment that is not one of `modules`; `None` for a path from
+/// elsewhere, or for the module itself or one that holds it.
+fn resolve(path: &str, module: &[String], modules: &[Vec<String>]) -> Option<Vec<String>> {
+    let mut segments: Vec<&str> = path
+        .split("::")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let mut base: Vec<String> = match segments.first() {
+        Some(&"crate") => {
+            segments.remove(0);
+            Vec::new()
+        }
+        Some(&"super") => {
+            let mut base = module.to_vec();
+            while segments.first() == Some(&"super") {
+                segments.remove(0);
+                base.pop();
+            }
+            base
+        }
+        _ => return None,
+    };
+    for segment in segments {
+        let mut next = base.clone();
+        next.push(segment.to_string());
+        if !modules.contains(&next) {
+            break;
+        }
+        base = next;
+    }
+    (base != module && !module.starts_with(&base)).then_some(base)
+}
+
 #[test]
-fn the_lsp_modules_import_one_another_without_a_cycle() {
+fn the_modules_import_one_another_without_a_cycle() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    rust_files(&src.join("lsp"), &mut files);
+    rust_files(&src, &mut files);
     let module_of = |file: &Path| -> Vec<String> {
         let relative = file.strip_prefix(&src).unwrap().with_extension("");
         let mut path: Vec<String> = relative
@@ -169,57 +212,117 @@ fn the_lsp_modules_import_one_another_without_a_cycle() {
         .map(|file| {
             let source = std::fs::read_to_string(file).unwrap();
             imports(&source, &module_of(file), &modules)
-                .into_iter()
-                .filter(|target| target.first().is_some_and(|root| root == "lsp"))
-                .collect()
         })
         .collect();
     assert!(
         edges.iter().flatten().count() > 20,
         "found too few imports: {edges:?}"
     );
-    // Depth-first search for a back edge: 0 unvisited, 1 on the stack, 2 done.
-    fn visit(
-        at: usize,
-        modules: &[Vec<String>],
-        edges: &[Vec<Vec<String>>],
-        state: &mut [u8],
-        stack: &mut Vec<usize>,
-    ) -> Option<Vec<String>> {
-        state[at] = 1;
-        stack.push(at);
-        for target in &edges[at] {
-            let Some(next) = modules.iter().position(|m| m == target) else {
-                continue;
-            };
-            if state[next] == 1 {
-                let from = stack.iter().position(|&m| m == next).unwrap();
-                return Some(
-                    stack[from..]
-                        .iter()
-                        .chain([&next])
-                        .map(|&m| modules[m].join("::"))
-                        .collect(),
-                );
+    let graph: Vec<Vec<usize>> = edges
+        .iter()
+        .map(|targets| {
+            targets
+                .iter()
+                .filter_map(|target| modules.iter().position(|m| m == target))
+                .collect()
+        })
+        .collect();
+    let found: Vec<String> = circles(&graph)
+        .into_iter()
+        .map(|circle| {
+            let mut names: Vec<String> = circle.iter().map(|&m| modules[m].join("::")).collect();
+            names.sort();
+            format!("{} modules: {}", names.len(), names.join(", "))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "modules that import one another in a circle:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The circles of a directed graph (`graph[a]` lists the nodes `a` points to): its strongly
+/// connected components of more than one node, or of one node pointing to itself (Tarjan's
+/// algorithm).
+fn circles(graph: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    struct Search<'a> {
+        graph: &'a [Vec<usize>],
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on_stack: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        found: Vec<Vec<usize>>,
+    }
+    impl Search<'_> {
+        fn visit(&mut self, at: usize) {
+            self.index[at] = Some(self.next);
+            self.low[at] = self.next;
+            self.next += 1;
+            self.stack.push(at);
+            self.on_stack[at] = true;
+            for &to in &self.graph[at] {
+                match self.index[to] {
+                    None => {
+                        self.visit(to);
+                        self.low[at] = self.low[at].min(self.low[to]);
+                    }
+                    Some(index) if self.on_stack[to] => self.low[at] = self.low[at].min(index),
+                    Some(_) => {}
+                }
             }
-            if state[next] == 0
-                && let Some(cycle) = visit(next, modules, edges, state, stack)
-            {
-                return Some(cycle);
+            if Some(self.low[at]) == self.index[at] {
+                let mut component = Vec::new();
+                while let Some(node) = self.stack.pop() {
+                    self.on_stack[node] = false;
+                    component.push(node);
+                    if node == at {
+                        break;
+                    }
+                }
+                if component.len() > 1 || self.graph[at].contains(&at) {
+                    component.sort();
+                    self.found.push(component);
+                }
             }
         }
-        stack.pop();
-        state[at] = 2;
-        None
     }
-    let mut state = vec![0u8; modules.len()];
-    for start in 0..modules.len() {
-        if state[start] == 0
-            && let Some(cycle) = visit(start, &modules, &edges, &mut state, &mut Vec::new())
-        {
-            panic!("an import cycle in src/lsp: {}", cycle.join(" → "));
+    let n = graph.len();
+    let mut search = Search {
+        graph,
+        index: vec![None; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        found: Vec::new(),
+    };
+    for node in 0..n {
+        if search.index[node].is_none() {
+            search.visit(node);
         }
     }
+    search.found
+}
+
+#[test]
+fn circles_are_the_strongly_connected_parts() {
+    // 0 → 1 → 2 → 0 is a circle, 3 → 4 is not, 5 points to itself, 6 → 7 → 6 is another.
+    let graph = vec![
+        vec![1],
+        vec![2, 3],
+        vec![0],
+        vec![4],
+        vec![],
+        vec![5],
+        vec![7, 0],
+        vec![6],
+    ];
+    let mut found = circles(&graph);
+    found.sort();
+    assert_eq!(found, [vec![0, 1, 2], vec![5], vec![6, 7]]);
+    assert!(circles(&[vec![1], vec![2], vec![]]).is_empty());
 }
 
 #[test]
@@ -235,10 +338,19 @@ fn imports_resolve_super_crate_and_groups() {
     .map(|m| m.split("::").map(str::to_string).collect())
     .collect();
     let here: Vec<String> = vec!["lsp".into(), "handlers".into(), "hover".into()];
-    let source = "use super::super::state::Snapshot;\nuse crate::lsp::{sync, state::Session};\nuse crate::ide::x;\n    use super::*;\npub use super::hover::Thing;\n";
+    let source = "use super::super::state::Snapshot;\nuse crate::lsp::{sync, state::Session};\nuse crate::ide::x;\n    use super::*;\npub use super::hover::Thing;\nfn f() { super::super::sync::run(crate::lsp::state::X) } // crate::lsp::handlers\n#[cfg(test)]\nfn g() { crate::lsp::sync::y() }\n";
     let found: Vec<String> = imports(source, &here, &modules)
         .iter()
         .map(|m| m.join("::"))
         .collect();
-    assert_eq!(found, ["lsp::state", "lsp::sync", "lsp::state"]);
+    assert_eq!(
+        found,
+        [
+            "lsp::state",
+            "lsp::sync",
+            "lsp::state",
+            "lsp::state",
+            "lsp::sync"
+        ]
+    );
 }

@@ -18,10 +18,10 @@
 //! nothing is reported.
 
 use super::alphabet::{Alphabet, SymbolId};
-use super::compile::CompileConfig;
+use super::config::CompileConfig;
 use super::dfa::Dfa;
 use super::rule_system::RuleSystem;
-use super::search::{Query, Search, search, short_words, witness_text};
+use super::search::{Query, Search, patterns_of, product, search, short_words, witness_text};
 use super::sets::{self, Budget, Open, RuleRef};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::syntax::{Formula, Literal, PatternId, RuleSet, ast, classify_literal};
@@ -169,34 +169,6 @@ fn has_unproducible_literal(regex: &ast::Regex) -> bool {
         }
         _ => false,
     })
-}
-
-/// The DFAs of the given patterns (those that compiled), and each pattern's position.
-pub(super) fn product<'s>(
-    system: &'s RuleSystem,
-    patterns: &[PatternId],
-) -> (Vec<&'s Dfa>, HashMap<PatternId, usize>) {
-    let mut dfas = Vec::new();
-    let mut position = HashMap::new();
-    for &pattern in patterns {
-        if position.contains_key(&pattern) {
-            continue;
-        }
-        if let Some(dfa) = &system.patterns[pattern.index()].dfa {
-            position.insert(pattern, dfas.len());
-            dfas.push(dfa);
-        }
-    }
-    (dfas, position)
-}
-
-/// The patterns the formulas read, with repeats.
-pub(super) fn patterns_of<'f>(formulas: impl IntoIterator<Item = &'f Formula>) -> Vec<PatternId> {
-    let mut patterns = Vec::new();
-    for formula in formulas {
-        formula.visit(true, &mut |pattern, _| patterns.push(pattern));
-    }
-    patterns
 }
 
 fn missing_default(

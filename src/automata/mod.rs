@@ -11,6 +11,7 @@
 
 mod alphabet;
 mod compile;
+mod config;
 mod determinize;
 mod dfa;
 mod dot;
@@ -24,9 +25,9 @@ mod sets;
 mod why_not;
 
 pub use alphabet::{Alphabet, Atom, SymbolId};
-pub use compile::{
+pub use compile::{compile, compile_reversed};
+pub use config::{
     CompileConfig, DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_NFA_STATES, DEFAULT_MAX_SEARCH_STEPS,
-    compile, compile_reversed,
 };
 pub use dfa::{Dfa, StateId};
 pub use dot::{pattern_dot, system_dot};

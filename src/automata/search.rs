@@ -13,6 +13,7 @@
 
 use super::alphabet::{Alphabet, SymbolId};
 use super::dfa::{Dfa, StateId};
+use super::rule_system::RuleSystem;
 use crate::syntax::{Formula, PatternId};
 use crate::text::TokenKind;
 use std::cmp::Reverse;
@@ -314,4 +315,32 @@ pub(crate) fn witness_text(alphabet: &Alphabet, word: &[SymbolId]) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The DFAs of the given patterns (those that compiled), and each pattern's position.
+pub(super) fn product<'s>(
+    system: &'s RuleSystem,
+    patterns: &[PatternId],
+) -> (Vec<&'s Dfa>, HashMap<PatternId, usize>) {
+    let mut dfas = Vec::new();
+    let mut position = HashMap::new();
+    for &pattern in patterns {
+        if position.contains_key(&pattern) {
+            continue;
+        }
+        if let Some(dfa) = &system.patterns[pattern.index()].dfa {
+            position.insert(pattern, dfas.len());
+            dfas.push(dfa);
+        }
+    }
+    (dfas, position)
+}
+
+/// The patterns the formulas read, with repeats.
+pub(super) fn patterns_of<'f>(formulas: impl IntoIterator<Item = &'f Formula>) -> Vec<PatternId> {
+    let mut patterns = Vec::new();
+    for formula in formulas {
+        formula.visit(true, &mut |pattern, _| patterns.push(pattern));
+    }
+    patterns
 }

@@ -30,11 +30,13 @@
 //! transitions per pattern. The explanations of W0308 share one such budget.
 
 use super::alphabet::{Alphabet, SymbolId};
-use super::compile::CompileConfig;
+use super::config::CompileConfig;
 use super::dfa::{Dfa, StateId};
-use super::lint::{patterns_of, product};
 use super::rule_system::RuleSystem;
-use super::search::{Query, Search, search_counting, short_words, shortest_length, witness_text};
+use super::search::{
+    Query, Search, patterns_of, product, search_counting, short_words, shortest_length,
+    witness_text,
+};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::syntax::{Formula, PatternId, RuleSet};
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -23,7 +23,7 @@
 //! token, each way, and is refused past [`MAX_RUN_WORK`] visits.
 
 use super::alphabet::{Alphabet, SymbolId};
-use super::compile::DEFAULT_MAX_NFA_STATES;
+use super::config::DEFAULT_MAX_NFA_STATES;
 use super::nfa::{self, Nfa, NfaState};
 use crate::syntax::ast::{Regex, RegexKind};
 use crate::syntax::{Literal, classify_literal, print_regex};

@@ -5,7 +5,7 @@
 //! `--format rules` prints the rules file with the learned patterns added as rules.
 
 use super::files::{corpus_path, read_corpus};
-use super::reconstruct::Output;
+use super::output::RulesFormat;
 use super::table::percent;
 use rulelens::automata::CompileConfig;
 use rulelens::explain::{ReadBack, read_back};
@@ -24,7 +24,7 @@ pub fn run(
     model: &LoadedModel,
     sopa: &Sopa,
     dev: Option<&Path>,
-    output: Output,
+    output: RulesFormat,
     read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
     let LoadedModel {
@@ -47,14 +47,14 @@ pub fn run(
     let read = read_back(&scorer, &train, &dev);
     let labels = rules.system.labels();
     match output {
-        Output::Rules => {
+        RulesFormat::Rules => {
             let (text, refused) = with_learned_rules(&rules.source.text, model_dir, labels, &read);
             for line in refused {
                 eprintln!("warning: left out `{line}`: the rules file would not accept it");
             }
             print!("{text}");
         }
-        Output::Json => {
+        RulesFormat::Json => {
             let report = json!({
                 "model": model_dir.display().to_string(),
                 "train": train_path.display().to_string(),
@@ -74,7 +74,7 @@ pub fn run(
             });
             println!("{report:#}");
         }
-        Output::Text => {
+        RulesFormat::Text => {
             println!(
                 "{}: {} learned patterns read back on {} ({} sentences) and {} ({})",
                 model_dir.display(),

@@ -6,6 +6,7 @@ pub mod dot;
 pub mod eval;
 mod files;
 mod learned;
+pub mod output;
 pub mod polarity;
 pub mod predict;
 pub mod reconstruct;

@@ -4,6 +4,7 @@
 //! network, either direction: the backward one is read against the reversed rules and its
 //! regexes reversed again. A SoPa's learned patterns are read back by `learned.rs`.
 
+use super::output::RulesFormat;
 use super::table::{Table, percent};
 use anyhow::Context;
 use candle_core::Device;
@@ -18,14 +19,6 @@ use rulelens::text::SourceText;
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
-
-/// The output of `rulelens reconstruct`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    Text,
-    Json,
-    Rules,
-}
 
 fn accuracy(text: &str, path: &Path, examples: &[corpus::Example]) -> (Option<f64>, usize) {
     let file = RulesFile::analyze(
@@ -48,7 +41,7 @@ pub struct ReconstructArgs<'a> {
     pub model_dir: &'a Path,
     pub corpus: Option<&'a Path>,
     pub config: ReconstructConfig,
-    pub output: Output,
+    pub output: RulesFormat,
     pub zero_shot: bool,
     pub backward: bool,
     pub device: &'a Device,
@@ -133,7 +126,7 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
         .map(|r| (r.pattern, r.text()))
         .collect();
     let rewritten = rewrite_rules(text, &rules.rules, &replacements);
-    if output == Output::Rules {
+    if output == RulesFormat::Rules {
         print!("{rewritten}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -169,7 +162,7 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
         ));
     }
 
-    if output == Output::Json {
+    if output == RulesFormat::Json {
         let report = json!({
             "model": model_dir.display().to_string(),
             "corpus": corpus_path.display().to_string(),

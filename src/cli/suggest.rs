@@ -7,6 +7,7 @@
 //! dev accuracy).
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
+use super::output::RulesFormat;
 use super::table::{Table, percent};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
@@ -22,21 +23,13 @@ use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The output of `rulelens suggest`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    Text,
-    Json,
-    Rules,
-}
-
 pub fn run(
     rules_path: &Path,
     model_dir: Option<&Path>,
     embeddings: Option<&Path>,
     config: &SuggestConfig,
     refining: &RefineConfig,
-    output: Output,
+    output: RulesFormat,
     read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
     let loaded = load_rules(rules_path, &CompileConfig::default(), read_limits)?;
@@ -59,7 +52,7 @@ pub fn run(
         None => (Vec::new(), Vec::new()),
     };
     match output {
-        Output::Rules => {
+        RulesFormat::Rules => {
             let refined = refine(&loaded, &corpora, &read_back, &learned, config, refining);
             print!("{}", refined.text);
             match (refined.applied.first(), refined.applied.last()) {
@@ -78,7 +71,7 @@ pub fn run(
                 ),
             }
         }
-        Output::Json => {
+        RulesFormat::Json => {
             let suggestions = suggest(&loaded, &corpora, &read_back, &learned, config, &|| false)
                 .unwrap_or_default();
             println!(
@@ -89,7 +82,7 @@ pub fn run(
                 }))?
             );
         }
-        Output::Text => {
+        RulesFormat::Text => {
             let suggestions = suggest(&loaded, &corpora, &read_back, &learned, config, &|| false)
                 .unwrap_or_default();
             print!("{}", text_report(rules_path, &suggestions));

@@ -14,8 +14,8 @@
 //! loses to every true one. The reference code's aggregation is a frozen linear layer
 //! (papers-brief §1.9); a linear layer cannot express `&`, `!` or priority exactly.
 
-use super::leaky_clamp::leaky_clamp;
 use crate::automata::RuleSystem;
+use crate::model::nn::leaky_clamp::leaky_clamp;
 use crate::syntax::{Formula, LabelId};
 use candle_core::{Result, Tensor};
 

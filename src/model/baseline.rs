@@ -17,7 +17,7 @@
 //! Features are sparse rows in plain loops (candle has no sparse product, and a tf-idf
 //! matrix of reviews would be dense in the hundreds of megabytes).
 
-use super::embeddings::{Vocabulary, WordVectors};
+use crate::model::nn::embeddings::{Vocabulary, WordVectors};
 use crate::text::Tokens;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

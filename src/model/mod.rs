@@ -8,69 +8,54 @@
 
 pub mod aggregation;
 mod baseline;
-mod batch;
-mod bidirectional;
-mod build;
-pub mod checkpoint;
-pub mod decompose;
-mod dropout;
-mod embeddings;
-mod fa_rnn;
-mod fit;
-mod gates;
-mod leaky_clamp;
-mod matmul;
-mod mvma;
-mod network;
-mod parameters;
-mod recurrence;
-mod rng;
-mod scorer;
-mod settings;
-mod slstm;
-mod slstm_cells;
+pub(crate) mod fa_rnn;
+pub(crate) mod mvma;
+pub(crate) mod nn;
+pub(crate) mod slstm;
 pub mod sopa;
-mod train;
-mod viterbi;
-mod viterbi_recurrence;
-mod warm;
-mod weighted;
+pub(crate) mod train;
+
+pub use fa_rnn::decompose;
+pub use train::checkpoint;
 
 pub use baseline::{Baseline, BaselineFit, BaselineLine, C_GRID, fit_baseline};
-pub use batch::{Batch, Sentence};
-pub use bidirectional::{BACKWARD_PREFIX, BiFaRnn};
-pub use build::{
-    MAX_EXACT_RANK, UNKNOWN_LABEL, decomposition, labeled, labeled_or_unknown, vocabulary,
-};
-pub use decompose::{AlsConfig, Decomposition, Method};
-pub use embeddings::{
+pub use fa_rnn::bidirectional::{BACKWARD_PREFIX, BiFaRnn};
+pub use fa_rnn::decompose::{AlsConfig, Decomposition, Method};
+pub use fa_rnn::gates::{GATE_BIAS, GATE_SLOPE};
+pub use fa_rnn::recurrence::STATE_BOUND;
+pub use fa_rnn::scorer::{ForeignSentence, Occlusions, Scorer, Scores};
+pub use fa_rnn::{FaRnn, PlainNetwork, Scoring, TokenVector, WordInput};
+pub use mvma::{Mvma, MvmaConfig, MvmaReading, MvmaScorer};
+pub use nn::batch::{Batch, Sentence};
+pub use nn::embeddings::{
     BUNDLED_NAME, EmbeddingsError, VectorSource, Vocabulary, WordVectors, bundled_sha256,
     read_glove, read_vectors,
 };
-pub use fa_rnn::{FaRnn, PlainNetwork, STATE_BOUND, TokenVector, WordInput};
-pub use fit::{
+pub use nn::leaky_clamp::LEAK;
+pub use nn::matmul::times_transposed;
+pub use nn::network::Network;
+pub use nn::parameters::{Init, Parameters};
+pub use nn::probabilities::softmax;
+pub use nn::rng::SplitMix64;
+pub use nn::threads::on_two_threads;
+pub use slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, Slstm, SlstmConfig};
+pub use sopa::{PatternSpec, Semiring, Sopa, SopaConfig};
+pub use train::build::{
+    MAX_EXACT_RANK, UNKNOWN_LABEL, decomposition, labeled, labeled_or_unknown, vocabulary,
+};
+pub use train::fit::{
     FitError, FitEvent, Fitted, LoadedModel, MAX_NETWORK_STATES, Reading, fit, fit_from,
     load_model, load_model_for, load_previous,
 };
-pub use gates::{GATE_BIAS, GATE_SLOPE};
-pub use leaky_clamp::LEAK;
-pub use matmul::times_transposed;
-pub use mvma::{Mvma, MvmaReading, MvmaScorer};
-pub use network::Network;
-pub use parameters::{Init, Parameters};
-pub use rng::SplitMix64;
-pub use scorer::{ForeignSentence, Occlusions, Scorer, Scores, on_two_threads, softmax};
-pub use settings::{
-    DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind, Scoring,
-    TrainingSettings,
-};
-pub use slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, Slstm};
-pub use sopa::{PatternSpec, Semiring, Sopa};
-pub use train::{
+pub use train::learn::{
     DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
     TrainReport, accuracy, evenly_spaced, predict, train,
 };
-pub use warm::{WARM_SCHEDULE, WhyFull, data_sha256 as training_data_sha256};
+pub use train::settings::{
+    DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind,
+    TrainingSettings,
+};
+pub use train::warm::{WARM_SCHEDULE, WhyFull, data_sha256 as training_data_sha256};
 
 /// The devices the device-parametric tests run on: the CPU, and in a build with the `cuda`
 /// feature the first GPU where one answers.
@@ -84,4 +69,4 @@ pub(crate) fn test_devices() -> Vec<candle_core::Device> {
     }
     devices
 }
-pub use weighted::{Transition, WeightedAutomaton, pattern_blocks};
+pub use fa_rnn::weighted::{Transition, WeightedAutomaton, pattern_blocks};

@@ -3,10 +3,10 @@
 //! `h_t = g_t + n_t ⊙ (h_{t−1}·U_n) − z_t ⊙ (h_{t−1}·U_z) + o_t ⊙ h_{t−1}`, h_0 = 0, for
 //! every sentence of a batch, run to each sentence's own length, returning the final
 //! states; the token terms g, n, z, o (each [B, T, H], computed from the word vectors
-//! alone, `mvma.rs`) come side by side as one [B, T, 4H] input, U = [U_z, U_n] as [H, 2H].
+//! alone, `mvma/mod.rs`) come side by side as one [B, T, 4H] input, U = [U_z, U_n] as [H, 2H].
 //! As a chain of tensor operations each step is about ten dispatches over [B, H], which
 //! dominate at H = 50 (`docs/performance.md`); here a step is one matrix product over the
-//! batch ([B, H]·[H, 2H], `matmul.rs`) and one pass over its elements. A sentence that has
+//! batch ([B, H]·[H, 2H], `nn/matmul.rs`) and one pass over its elements. A sentence that has
 //! ended keeps its state.
 //!
 //! The backward pass takes the forward pass's states and products (kept in the operation)
@@ -17,8 +17,8 @@
 //! O(B · T · H²) time each way, O(T · B · H) memory. CPU only: on other devices the model
 //! uses the unfused path.
 
-use crate::model::matmul::{View, matmul, transposed};
-use crate::model::recurrence::contiguous;
+use crate::model::nn::fused::contiguous;
+use crate::model::nn::matmul::{View, matmul, transposed};
 use candle_core::{CpuStorage, CustomOp2, Layout, Result, Shape, Tensor};
 use std::sync::Mutex;
 

@@ -8,8 +8,8 @@
 
 use super::{Semiring, Sopa};
 use crate::automata::SymbolId;
-use crate::model::batch::Batch;
-use crate::model::scorer::softmax;
+use crate::model::nn::batch::Batch;
+use crate::model::nn::probabilities::softmax;
 use crate::syntax::PatternId;
 use candle_core::{Result, Tensor};
 use std::ops::Range;

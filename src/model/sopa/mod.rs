@@ -43,15 +43,14 @@ pub use spec::{MAX_FREE_PATTERNS, MAX_PATTERN_STATES, PatternSpec};
 use self::recurrence::BestPaths;
 use self::transitions::TransitionWeights;
 use super::aggregation::Aggregation;
-use super::batch::Batch;
-use super::fa_rnn::FaRnn;
-use super::network::Network;
-use super::parameters::{Init, Parameters};
-use super::rng::SplitMix64;
-use super::settings::TrainingSettings;
 use crate::automata::{RuleSystem, SymbolId};
+use crate::model::nn::batch::Batch;
+use crate::model::nn::network::Network;
+use crate::model::nn::parameters::{Init, Parameters};
+use crate::model::nn::rng::SplitMix64;
 use crate::syntax::RuleSet;
 use candle_core::{DType, Device, Result, Tensor, Var};
+use std::any::Any;
 
 /// The most hidden units of the head's ReLU layer.
 pub const MAX_MLP_HIDDEN: usize = 4_096;
@@ -148,6 +147,23 @@ struct PaddedBatch {
     lengths: Vec<usize>,
 }
 
+/// What a SoPa is built with beyond its rules and sizes (from the training settings).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SopaConfig {
+    pub semiring: Semiring,
+    /// The free patterns learned beside the rules' own.
+    pub patterns: PatternSpec,
+    /// Whether the rules' patterns stay as compiled.
+    pub freeze_rules: bool,
+    /// The hidden layer of the MLP over the pattern scores (0: none, at most
+    /// [`MAX_MLP_HIDDEN`]).
+    pub mlp_hidden: usize,
+    /// Dropout on the transition weights while training.
+    pub dropout: f64,
+    /// The share of words read as unknown while training.
+    pub word_dropout: f64,
+}
+
 impl Sopa {
     /// Declares a SoPa's tensors in `parameters` and builds it: `system` is the rule system
     /// (with every label the network predicts), `rules` its rule set (the patterns' regexes),
@@ -158,13 +174,13 @@ impl Sopa {
         mut parameters: Parameters,
         system: &RuleSystem,
         rules: &RuleSet,
-        settings: &TrainingSettings,
+        config: &SopaConfig,
         (n_words, dim): (usize, usize),
         vectors: Option<&[f32]>,
         phrases: &[Option<Vec<u32>>],
     ) -> Result<Sopa> {
         let device = parameters.device().clone();
-        let semiring = settings.semiring;
+        let semiring = config.semiring;
         let embedding = parameters.declare(
             "word_embedding",
             &[n_words, dim],
@@ -192,10 +208,10 @@ impl Sopa {
                 &lengths,
                 (n_symbols, dim),
                 GroupInit::Hard(hard),
-                !settings.freeze_rules,
+                !config.freeze_rules,
             )?)
         };
-        let free_lengths = settings.patterns.lengths();
+        let free_lengths = config.patterns.lengths();
         let free = if free_lengths.is_empty() {
             None
         } else {
@@ -218,7 +234,7 @@ impl Sopa {
         let head = if n_features == 0 || n_labels == 0 {
             None
         } else {
-            let hidden = match settings.mlp_hidden {
+            let hidden = match config.mlp_hidden {
                 0 => None,
                 h => Some((
                     parameters.declare(
@@ -232,8 +248,8 @@ impl Sopa {
                     parameters.declare("head.hidden_bias", &[h], Init::Zeros, true)?,
                 )),
             };
-            let width = if settings.mlp_hidden > 0 {
-                settings.mlp_hidden
+            let width = if config.mlp_hidden > 0 {
+                config.mlp_hidden
             } else {
                 n_features
             };
@@ -261,8 +277,8 @@ impl Sopa {
             order,
             aggregation: Aggregation::from_system(system),
             head,
-            dropout: settings.dropout() as f32,
-            word_dropout: settings.word_dropout,
+            dropout: config.dropout as f32,
+            word_dropout: config.word_dropout,
         })
     }
 
@@ -584,12 +600,8 @@ impl Network for Sopa {
         self.parameters.named_tensors()
     }
 
-    fn directions(&self) -> Vec<&FaRnn> {
-        Vec::new()
-    }
-
-    fn sopa(&self) -> Option<&Sopa> {
-        Some(self)
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 

@@ -12,7 +12,7 @@ use super::{BestPath, Contribution, Explanation, Group, PatternRef, Semiring, So
 use crate::automata::{RuleSystem, SymbolId};
 use crate::model::Vocabulary;
 use crate::model::aggregation::Aggregation;
-use crate::model::scorer::softmax;
+use crate::model::nn::probabilities::softmax;
 use crate::syntax::PatternId;
 use crate::text::Tokens;
 use candle_core::{Result, Tensor};

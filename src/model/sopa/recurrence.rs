@@ -14,7 +14,7 @@
 //! O(B · T · P · L) time and bytes each way. CPU only: on other devices, and for
 //! sum-product, the model uses the chain of tensor operations.
 
-use crate::model::recurrence::contiguous;
+use crate::model::nn::fused::contiguous;
 use candle_core::{CpuStorage, CustomOp2, Layout, Result, Shape, Tensor};
 use std::sync::Mutex;
 

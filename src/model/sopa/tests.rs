@@ -6,9 +6,10 @@ use super::*;
 use crate::automata::CompileConfig;
 use crate::corpus::{Example, read_file};
 use crate::limits::ReadLimits;
+use crate::model::TrainingSettings;
 use crate::model::Vocabulary;
-use crate::model::batch::Sentence;
-use crate::model::build::vocabulary;
+use crate::model::nn::batch::Sentence;
+use crate::model::train::build::vocabulary;
 use crate::rules_file::RulesFile;
 use crate::text::{SourceText, Tokens};
 use std::path::Path;
@@ -129,7 +130,7 @@ fn sopa(file: &RulesFile, settings: &TrainingSettings, n_words: usize, dim: usiz
         Parameters::fresh(3, &Device::Cpu),
         &file.system,
         &file.rules,
-        settings,
+        &settings.sopa_config(),
         (n_words, dim),
         Some(&vectors(n_words, dim)),
         &[],

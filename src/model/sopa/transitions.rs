@@ -11,7 +11,7 @@
 //! and `y(1 − y)` for sum-product; u's gradient sums the rows of each symbol and b's all rows.
 
 use super::Semiring;
-use crate::model::recurrence::contiguous;
+use crate::model::nn::fused::contiguous;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 
 /// The fused weights of one batch's padded tokens (see the module doc).

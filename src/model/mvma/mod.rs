@@ -18,15 +18,14 @@
 //! S-LSTM; every weight starts U(±1/√H) as the reference's input weights do. Tensors are
 //! declared once, in [`Mvma::declare`] (names in `models/README.md`).
 
-use super::batch::Batch;
-use super::dropout::dropped;
-use super::fa_rnn::FaRnn;
-use super::network::Network;
-use super::parameters::{Init, Parameters};
-use super::rng::SplitMix64;
-use super::settings::TrainingSettings;
+use crate::model::nn::batch::Batch;
+use crate::model::nn::dropout::dropped;
+use crate::model::nn::network::Network;
+use crate::model::nn::parameters::{Init, Parameters};
+use crate::model::nn::rng::SplitMix64;
 use candle_core::{D, Result, Tensor, Var};
 use recurrence::MvmaRecurrence;
+use std::any::Any;
 
 mod recurrence;
 mod scorer;
@@ -74,16 +73,23 @@ pub struct Mvma {
     dropout: f64,
 }
 
+/// What an MVMA-G is built with beyond its sizes (from the training settings).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MvmaConfig {
+    /// Dropout on the word vectors while training.
+    pub dropout: f64,
+}
+
 impl Mvma {
     /// Declares an MVMA-G's tensors in `parameters`: `n_labels` outputs, word vectors of
     /// `(n_words, dim)` whose values `vectors` gives for a fresh network (a checkpoint has
-    /// its own), dropout from `settings`.
+    /// its own), dropout from `config`.
     pub fn declare(
         mut parameters: Parameters,
         n_labels: usize,
         (n_words, dim): (usize, usize),
         vectors: Option<&[f32]>,
-        settings: &TrainingSettings,
+        config: &MvmaConfig,
     ) -> Result<Mvma> {
         let h = dim;
         let embedding = parameters.declare(
@@ -111,7 +117,7 @@ impl Mvma {
                 recurrent,
                 output,
             },
-            dropout: settings.dropout(),
+            dropout: config.dropout,
         })
     }
 
@@ -268,20 +274,16 @@ impl Network for Mvma {
         self.parameters.named_tensors()
     }
 
-    fn directions(&self) -> Vec<&FaRnn> {
-        Vec::new()
-    }
-
-    fn mvma(&self) -> Option<&Mvma> {
-        Some(self)
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::batch::Sentence;
-    use crate::model::settings::ModelKind;
+    use crate::model::nn::batch::Sentence;
+    use crate::model::train::settings::{ModelKind, TrainingSettings};
     use candle_core::{DType, Device};
     use std::collections::HashMap;
 
@@ -303,7 +305,7 @@ mod tests {
             N_LABELS,
             (N_WORDS, H),
             Some(&vectors),
-            &settings,
+            &settings.mvma_config(),
         )
         .unwrap()
     }

@@ -119,7 +119,7 @@ impl Vocabulary {
 /// The word vectors compiled into the binary, in the layout `models/make_default_vectors.py`
 /// writes: the magic `RLWV0001`, then little-endian u32 word count N, dimension D and byte
 /// length B of the word list, the words (UTF-8, each followed by `\n`), and N·D float16.
-pub const BUNDLED: &[u8] = include_bytes!("../../models/glove.6B.50d.top100k.f16");
+pub const BUNDLED: &[u8] = include_bytes!("../../../models/glove.6B.50d.top100k.f16");
 
 /// How [`BUNDLED`] is named in manifests and messages.
 pub const BUNDLED_NAME: &str = "GloVe 6B 50d, 100,000 most frequent words (bundled)";

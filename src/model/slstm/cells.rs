@@ -1,5 +1,5 @@
 //! The S-LSTM step's element-wise work as three fused operations with their own backward
-//! passes, on the CPU (`slstm.rs` keeps the tensor operations for other devices).
+//! passes, on the CPU (`slstm/mod.rs` keeps the tensor operations for other devices).
 //!
 //! As a chain of tensor operations a step is about sixty dispatches forward and as many
 //! backward, each reading and writing whole [B, N, 6H] operands on one thread; they took
@@ -20,13 +20,13 @@
 //! cell and the sentence state's gate terms travel [`packed`] into one. The sums run in the
 //! order the tensor operations add, e^x is a polynomial within 2 ulp of `expf` that
 //! vectorises over a word's units, and tanh goes through it (within 2·10⁻⁷ of `tanhf`), so
-//! the fused path equals the tensor path up to float rounding (tested in `slstm.rs`; each
+//! the fused path equals the tensor path up to float rounding (tested in `slstm/mod.rs`; each
 //! operation's gradient against finite differences below). In training the word cells keep
 //! their forward arithmetic for the backward pass (12 floats a word and unit, where the
 //! tensor chain kept about 150); the window and the sentence cell, cheaper, recompute
 //! theirs. O(B · N · H · window) time and memory each way, one thread.
 
-use super::recurrence::contiguous;
+use crate::model::nn::fused::contiguous;
 use candle_core::{CpuStorage, CustomOp1, CustomOp3, Layout, Result, Shape, Tensor};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -686,7 +686,7 @@ impl CustomOp3 for SentenceCell {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::rng::SplitMix64;
+    use crate::model::nn::rng::SplitMix64;
     use candle_core::{Device, Var};
 
     /// The step of the central differences.

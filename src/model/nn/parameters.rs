@@ -4,7 +4,7 @@
 //! checkpoint's names and the shape checks all follow from the declarations, the way
 //! candle's `VarBuilder` serves both training and loading in `candle-transformers`' models.
 
-use super::rng::SplitMix64;
+use crate::model::nn::rng::SplitMix64;
 use candle_core::{DType, Device, Result, Tensor, Var};
 use std::collections::HashMap;
 

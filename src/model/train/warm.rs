@@ -23,14 +23,14 @@
 //! - Fine-tuning is [`WARM_SCHEDULE`]: a smaller step, dev measured every few hundred
 //!   sentences, and training stopped soon after the measurements stop improving.
 
-use super::checkpoint::{Manifest, sha256_of_parts};
-use super::decompose;
-use super::fa_rnn::{FaRnn, WordInput};
-use super::settings::{ModelKind, TrainingSettings};
-use super::train::Schedule;
-use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::{Alphabet, Dfa, RuleSystem, StateId, SymbolId};
 use crate::corpus::Example;
+use crate::model::fa_rnn::decompose;
+use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
+use crate::model::fa_rnn::{FaRnn, WordInput};
+use crate::model::train::checkpoint::{Manifest, sha256_of_parts};
+use crate::model::train::learn::Schedule;
+use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::rules_file::RulesFile;
 use crate::syntax::print_regex;
 use candle_core::{Device, Result, Tensor};
@@ -90,7 +90,7 @@ impl fmt::Display for WhyFull {
             WhyFull::RankTooLarge { rank } => write!(
                 f,
                 "the warm network's rank {rank} would pass {}",
-                super::build::MAX_EXACT_RANK
+                crate::model::train::build::MAX_EXACT_RANK
             ),
         }
     }
@@ -360,7 +360,7 @@ pub fn warm_network(
         .filter(|&r| used(&old_d1, r) && used(&old_d2, r))
         .collect();
     let rank = kept.len() + new_rank;
-    if rank > super::build::MAX_EXACT_RANK {
+    if rank > crate::model::train::build::MAX_EXACT_RANK {
         return Ok(Err(WhyFull::RankTooLarge { rank }));
     }
     // A column of the warm network: a kept previous one, or one of the fresh network's.

@@ -5,8 +5,10 @@
 //! value of [`TrainingSettings::DEFAULT`], the best setting measured on the SMS and TREC dev
 //! sets (`docs/results.md`).
 
-use super::slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW};
-use super::sopa::{MAX_MLP_HIDDEN, PatternSpec, Semiring};
+use crate::model::fa_rnn::Scoring;
+use crate::model::mvma::MvmaConfig;
+use crate::model::slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, SlstmConfig};
+use crate::model::sopa::{MAX_MLP_HIDDEN, PatternSpec, Semiring, SopaConfig};
 use candle_core::Device;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -110,16 +112,6 @@ impl ModelKind {
             _ => 0.0,
         }
     }
-}
-
-/// How the network combines the weights of the paths through its automaton.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Scoring {
-    /// Sum over paths (the forward algorithm).
-    Forward,
-    /// Best path (max-product).
-    Viterbi,
 }
 
 /// Where a network is trained and run.
@@ -304,6 +296,34 @@ impl TrainingSettings {
     /// The share dropped in training: the one asked for, else the model's default.
     pub fn dropout(&self) -> f64 {
         self.dropout.unwrap_or(self.model.default_dropout())
+    }
+
+    /// What a SoPa is built with.
+    pub fn sopa_config(&self) -> SopaConfig {
+        SopaConfig {
+            semiring: self.semiring,
+            patterns: self.patterns.clone(),
+            freeze_rules: self.freeze_rules,
+            mlp_hidden: self.mlp_hidden,
+            dropout: self.dropout(),
+            word_dropout: self.word_dropout,
+        }
+    }
+
+    /// What an S-LSTM is built with.
+    pub fn slstm_config(&self) -> SlstmConfig {
+        SlstmConfig {
+            steps: self.slstm_steps,
+            window: self.slstm_window,
+            dropout: self.dropout(),
+        }
+    }
+
+    /// What an MVMA-G is built with.
+    pub fn mvma_config(&self) -> MvmaConfig {
+        MvmaConfig {
+            dropout: self.dropout(),
+        }
     }
 
     /// The factor on the logits inside the loss and the probabilities: `logit_scale` for

@@ -1,5 +1,5 @@
 //! Checkpoints: a folder holding `weights.safetensors` (the network's tensors under the
-//! names of [`FaRnn::tensors`](super::FaRnn::tensors), plus the untrained values under
+//! names of [`Network::named_tensors`](crate::model::Network::named_tensors), plus the untrained values under
 //! `initial.NAME`) and `manifest.json` (what the weights belong to and how they were made).
 //!
 //! The manifest records the SHA-256 of the rules text and of the weights file. Loading
@@ -9,8 +9,8 @@
 //! temporary name in the same folder and renamed into place, weights first, so a folder
 //! never pairs a manifest with weights it does not describe.
 
-use super::settings::TrainingSettings;
 use crate::limits::{Limit, ReadLimits};
+use crate::model::train::settings::TrainingSettings;
 use crate::text::read_capped;
 use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The version of the checkpoint format this build reads and writes. Version 3: an FA-RNN's
-/// word-vector path is added to the rules' symbols (`fa_rnn.rs`), where version 2 mixed
+/// word-vector path is added to the rules' symbols (`fa_rnn/mod.rs`), where version 2 mixed
 /// them by β; the same tensors mean another network, so a version-2 checkpoint is refused.
 pub const FORMAT_VERSION: u32 = 3;
 /// The manifest's file name inside a checkpoint folder.

@@ -1,10 +1,10 @@
 //! The FA-RNN forward recurrence as one fused operation with its own backward pass.
 //!
 //! `h_t = clamp(((h_{t−1} D1) ⊙ z_t) D2ᵀ + h_{t−1} W, −b, b)` for every sentence of a batch
-//! (b = [`STATE_BOUND`], the clamp leaking [`LEAK`] in gradient as in `leaky_clamp.rs`), run
+//! (b = [`STATE_BOUND`], the clamp leaking [`LEAK`] in gradient as in `nn/leaky_clamp.rs`), run
 //! to each sentence's own length, returning the final states. As a chain of small tensor
 //! operations each step costs several dispatches, which dominate at these sizes; here a
-//! step is two matrix products over the whole batch (`matmul.rs`: [B, K]·[K, r] and
+//! step is two matrix products over the whole batch (`nn/matmul.rs`: [B, K]·[K, r] and
 //! [B, r]·[r, K]), an elementwise product and a gather over the wildcard matrix's nonzeros
 //! (W is 0/1 with at most one nonzero per row). A sentence that has ended keeps its state.
 //! The backward pass takes the forward pass's states (kept in the operation) and runs
@@ -16,11 +16,14 @@
 //! O(B · L · K · r) time each way, O(L · B · (K + r)) memory.
 //! CPU only: on other devices the model uses the unfused path.
 
-use super::fa_rnn::STATE_BOUND;
-use super::leaky_clamp::LEAK;
-use super::matmul::{ROW_BY_ROW_MAX, View, matmul, transposed};
+use crate::model::nn::fused::contiguous;
+use crate::model::nn::leaky_clamp::LEAK;
+use crate::model::nn::matmul::{ROW_BY_ROW_MAX, View, matmul, transposed};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::sync::Mutex;
+
+/// The bound on every state of the recurrence: |h_t[i]| ≤ `STATE_BOUND` after each step.
+pub const STATE_BOUND: f64 = 1.0;
 
 /// The fused recurrence for one batch; the tensors it applies to are (z [B, L, r],
 /// D1 [K, r], D2 [K, r]) and its result is h_N [B, K]. Build it with [`Recurrence::new`].
@@ -35,20 +38,6 @@ pub(crate) struct Recurrence {
     /// The forward pass's states, kept for the backward pass (which otherwise recomputes
     /// them); the backward pass gets the same tensors the forward pass got.
     kept: Mutex<Option<Trace>>,
-}
-
-/// The f32 values of a contiguous input of the custom operation `op`.
-pub(crate) fn contiguous<'a>(
-    op: &str,
-    storage: &'a CpuStorage,
-    layout: &Layout,
-    what: &str,
-) -> Result<&'a [f32]> {
-    let data = storage.as_slice::<f32>()?;
-    match layout.contiguous_offsets() {
-        Some((start, end)) => Ok(&data[start..end]),
-        None => candle_core::bail!("{op}: {what} must be contiguous"),
-    }
 }
 
 /// The two state factors, row-major [K, r].

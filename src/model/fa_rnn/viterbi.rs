@@ -19,7 +19,7 @@
 //! ungated FA-RNN runs its whole recurrence at once (`viterbi_recurrence.rs`, which computes
 //! T for every token in one matrix product), unless its patterns are too large for that.
 
-use super::recurrence::contiguous;
+use crate::model::nn::fused::contiguous;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};

@@ -1,4 +1,4 @@
-//! Training a network (FA-RNN, FA-GRU, bidirectional or not) on labeled sentences: cross-entropy, Adam, minibatches, early
+//! The learning loop, for a network of any family: cross-entropy, Adam, minibatches, early
 //! stopping on dev accuracy (Jiang et al. 2020, §4 and papers-brief §1.12).
 //!
 //! - The loss is the mean cross-entropy of the aggregation's logits times
@@ -16,20 +16,21 @@
 //!   into the one update the whole batch would make. Only a sentence past the budget on its
 //!   own cannot train (`fit` refuses it before training).
 //! - A batch whose loss is not finite (a diverging network) updates nothing and is
-//!   counted in [`EpochReport::skipped_batches`]; the clamped states of `fa_rnn.rs` keep
+//!   counted in [`EpochReport::skipped_batches`]; the clamped states of `fa_rnn/mod.rs` keep
 //!   this from happening in practice.
 //! - Runs are reproducible: the same seed, data and configuration give the same weights.
 //! - [`train`] checks `cancelled` between batches and returns [`TrainError::Cancelled`].
 //! - Low-resource subsets ([`evenly_spaced`]) take the evenly spaced indices ⌊i·n/m⌋, as the
 //!   reference code does (papers-brief §1.13): the same subset for every seed.
 
-use super::batch::{Batch, Sentence};
-use super::embeddings::Vocabulary;
-use super::network::Network;
-use super::rng::SplitMix64;
-use super::scorer::{Scorer, on_two_threads};
-use super::settings::TrainingSettings;
 use crate::automata::RuleSystem;
+use crate::model::fa_rnn::scorer::Scorer;
+use crate::model::nn::batch::{Batch, Sentence};
+use crate::model::nn::embeddings::Vocabulary;
+use crate::model::nn::network::Network;
+use crate::model::nn::rng::SplitMix64;
+use crate::model::nn::threads::on_two_threads;
+use crate::model::train::settings::TrainingSettings;
 use candle_core::backprop::GradStore;
 use candle_core::{Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
@@ -476,13 +477,13 @@ pub fn train(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::batch::Sentence;
-    use crate::model::decompose;
-    use crate::model::embeddings::Vocabulary;
     use crate::model::fa_rnn::FaRnn;
+    use crate::model::fa_rnn::Scoring;
+    use crate::model::fa_rnn::decompose;
     use crate::model::fa_rnn::tests::tiny_word_input;
-    use crate::model::settings::Scoring;
-    use crate::model::weighted::WeightedAutomaton;
+    use crate::model::fa_rnn::weighted::WeightedAutomaton;
+    use crate::model::nn::batch::Sentence;
+    use crate::model::nn::embeddings::Vocabulary;
     use crate::text::tokenize;
 
     fn sentence(

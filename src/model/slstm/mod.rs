@@ -24,20 +24,21 @@
 //! declared once, in [`Slstm::declare`] (names in `models/README.md`).
 //!
 //! On the CPU a step's element-wise work (everything between its matrix products) runs in
-//! three fused operations with their own backward passes (`slstm_cells.rs`), about half
+//! three fused operations with their own backward passes (`slstm/cells.rs`), about half
 //! the time of a training step as tensor operations (docs/performance.md); on other devices
 //! the step is the chain of tensor operations of `Step::tensors`, which the tests also run
 //! on the CPU to check the fused path against it.
 
-use super::batch::Batch;
-use super::dropout::dropped;
-use super::fa_rnn::FaRnn;
-use super::network::Network;
-use super::parameters::{Init, Parameters};
-use super::rng::SplitMix64;
-use super::settings::TrainingSettings;
-use super::slstm_cells::{SentenceCell, Window, WordCells, Words, packed};
+pub(crate) mod cells;
+
+use crate::model::nn::batch::Batch;
+use crate::model::nn::dropout::dropped;
+use crate::model::nn::network::Network;
+use crate::model::nn::parameters::{Init, Parameters};
+use crate::model::nn::rng::SplitMix64;
+use crate::model::slstm::cells::{SentenceCell, Window, WordCells, Words, packed};
 use candle_core::{DType, Device, Result, Tensor, Var};
+use std::any::Any;
 
 /// The reference code's initialisation of every weight: N(0, 0.1²).
 const INIT_STD: f64 = 0.1;
@@ -110,16 +111,27 @@ pub struct Slstm {
     dropout: f64,
 }
 
+/// What an S-LSTM is built with beyond its sizes (from the training settings).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlstmConfig {
+    /// Recurrent steps over the whole sentence (at most [`MAX_SLSTM_STEPS`]).
+    pub steps: usize,
+    /// Neighbours on each side a word reads at each step (at most [`MAX_SLSTM_WINDOW`]).
+    pub window: usize,
+    /// Dropout on the word vectors and hidden states while training.
+    pub dropout: f64,
+}
+
 impl Slstm {
     /// Declares an S-LSTM's tensors in `parameters`: `n_labels` outputs, word vectors of
     /// `(n_words, dim)` whose values `vectors` gives for a fresh network (a checkpoint has
-    /// its own), steps, window and dropout from `settings`.
+    /// its own), steps, window and dropout from `config`.
     pub fn declare(
         mut parameters: Parameters,
         n_labels: usize,
         (n_words, dim): (usize, usize),
         vectors: Option<&[f32]>,
-        settings: &TrainingSettings,
+        config: &SlstmConfig,
     ) -> Result<Slstm> {
         let h = dim;
         let normal = || Init::Normal { std: INIT_STD };
@@ -165,9 +177,9 @@ impl Slstm {
                 head_output,
                 head_output_bias,
             },
-            steps: settings.slstm_steps,
-            window: settings.slstm_window,
-            dropout: settings.dropout(),
+            steps: config.steps,
+            window: config.window,
+            dropout: config.dropout,
         })
     }
 
@@ -255,7 +267,7 @@ impl Slstm {
     }
 }
 
-/// How the steps' element-wise work runs: fused operations (`slstm_cells.rs`) on the CPU,
+/// How the steps' element-wise work runs: fused operations (`slstm/cells.rs`) on the CPU,
 /// tensor operations on other devices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Path {
@@ -448,16 +460,16 @@ impl Network for Slstm {
         self.parameters.named_tensors()
     }
 
-    fn directions(&self) -> Vec<&FaRnn> {
-        Vec::new()
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::batch::Sentence;
-    use crate::model::settings::ModelKind;
+    use crate::model::nn::batch::Sentence;
+    use crate::model::train::settings::{ModelKind, TrainingSettings};
     use candle_core::Device;
     use std::collections::HashMap;
 
@@ -483,7 +495,7 @@ mod tests {
             N_LABELS,
             (N_WORDS, H),
             Some(&vectors),
-            &settings,
+            &settings.slstm_config(),
         )
         .unwrap()
     }
@@ -764,7 +776,7 @@ mod tests {
             N_LABELS,
             (N_WORDS, H),
             None,
-            &settings,
+            &settings.slstm_config(),
         )
         .unwrap();
         let input = batch(&[&[1, 2, 3], &[6]], &Device::Cpu);
@@ -778,7 +790,7 @@ mod tests {
             N_LABELS + 1,
             (N_WORDS, H),
             None,
-            &settings,
+            &settings.slstm_config(),
         );
         assert!(wrong.is_err());
     }

@@ -18,8 +18,8 @@
 //! same root-mean-square entry, which leaves the reconstruction unchanged. All arithmetic
 //! is f64 on the CPU (nalgebra); the network converts to f32.
 
-use super::rng::SplitMix64;
-use super::weighted::WeightedAutomaton;
+use crate::model::fa_rnn::weighted::WeightedAutomaton;
+use crate::model::nn::rng::SplitMix64;
 use nalgebra::{DMatrix, SymmetricEigen};
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 //! `h_t[j] = clamp(max_i h_{t−1}[i] · T_t[i, j], −b, b)` over the states i of j's pattern
 //! (`viterbi.rs` says why the maximum stays inside a pattern's block of states), with
 //! `T_t = D1 diag(z_t) D2ᵀ + W` and b = [`STATE_BOUND`] (the clamp leaking [`LEAK`] in
-//! gradient as in `leaky_clamp.rs`), run to each sentence's own length (a padded position
+//! gradient as in `nn/leaky_clamp.rs`), run to each sentence's own length (a padded position
 //! leaves the state unchanged), returning the final states. The entries of T the maximum
 //! reads, (i, j) inside one block, number N = Σ_p K_p² (K_p the states of pattern p; SMS:
 //! 891, against K² = 57,121), and each is linear in z_t: `T_t[i, j] = z_t · P[i, j] + W[i, j]`
@@ -31,10 +31,10 @@
 //! (`FaRnn::final_states_unfused`), as does a network whose pair products would pass
 //! [`MAX_PAIR_PRODUCTS`].
 
-use super::fa_rnn::STATE_BOUND;
-use super::leaky_clamp::LEAK;
-use super::matmul::{View, matmul};
-use super::recurrence::contiguous;
+use crate::model::fa_rnn::recurrence::STATE_BOUND;
+use crate::model::nn::fused::contiguous;
+use crate::model::nn::leaky_clamp::LEAK;
+use crate::model::nn::matmul::{View, matmul};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::ops::Range;
 use std::sync::Mutex;

@@ -25,21 +25,22 @@
 //! matrix products per token, instead of one state through two vector products per token
 //! and span (2 to 3 times faster on SMS lines of 40 tokens and more: docs/performance.md).
 
-use super::aggregation::Aggregation;
-use super::batch::Sentence;
-use super::embeddings::Vocabulary;
-use super::fa_rnn::{FaRnn, STATE_BOUND};
-use super::gates::GATE_SLOPE;
-use super::matmul::{PackedMatrix, View, matmul, padded, transposed};
-use super::network::Network;
-use super::settings::Scoring;
-use super::viterbi::dot;
 use crate::automata::{Alphabet, RuleSystem};
+use crate::model::aggregation::Aggregation;
+use crate::model::fa_rnn::FaRnn;
+use crate::model::fa_rnn::Scoring;
+use crate::model::fa_rnn::gates::GATE_SLOPE;
+use crate::model::fa_rnn::recurrence::STATE_BOUND;
+use crate::model::fa_rnn::viterbi::dot;
+use crate::model::nn::batch::Sentence;
+use crate::model::nn::embeddings::Vocabulary;
+use crate::model::nn::matmul::{PackedMatrix, View, matmul, padded, transposed};
+use crate::model::nn::network::Network;
+use crate::model::nn::probabilities::softmax;
 use crate::text::Tokens;
 use candle_core::{Result, Tensor};
 use std::fmt;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A token vector with at most 1/`SPARSE_TOKEN` of its entries nonzero takes the sparse
 /// path of a forward step (dot products with the columns of D1 it needs).
@@ -277,15 +278,6 @@ impl Scores {
     }
 }
 
-/// The softmax of `logits` times `scale` (the training setting `logit_scale`).
-pub fn softmax(logits: &[f32], scale: f64) -> Vec<f64> {
-    let scaled: Vec<f64> = logits.iter().map(|&l| scale * f64::from(l)).collect();
-    let max = scaled.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let exp: Vec<f64> = scaled.iter().map(|&l| (l - max).exp()).collect();
-    let sum: f64 = exp.iter().sum();
-    exp.iter().map(|e| e / sum).collect()
-}
-
 /// A sentence's scores, and its scores with each span of up to [`Occlusions::max_len`]
 /// tokens deleted ([`Scorer::occlusions`]): what occlusion explanations measure.
 #[derive(Debug, Clone, PartialEq)]
@@ -378,7 +370,7 @@ impl Direction {
         };
         let gates = match net.gates() {
             Some(gates) => {
-                let gate = |g: &super::gates::Gate| -> Result<PlainGate> {
+                let gate = |g: &crate::model::fa_rnn::gates::Gate| -> Result<PlainGate> {
                     Ok(PlainGate {
                         state: PackedMatrix::new(&plain(&g.state)?, k, k),
                         token: PackedMatrix::new(&plain(&g.token)?, r, k),
@@ -838,47 +830,6 @@ impl Work {
             nonzero: Vec::with_capacity(k.max(r)),
         }
     }
-}
-
-/// `score` of every item, in order, the items split between this thread and one more
-/// (scoring a corpus with a [`Scorer`] on the two cores of the machine this is tuned for);
-/// this thread polls `cancelled` every 256 items and tells the other. `None` when cancelled.
-pub fn on_two_threads<T: Sync, R: Send>(
-    items: &[T],
-    score: &(dyn Fn(&T) -> R + Sync),
-    cancelled: &dyn Fn() -> bool,
-) -> Option<Vec<R>> {
-    let stop = AtomicBool::new(false);
-    let run = |items: &[T], poll: &dyn Fn() -> bool| -> Option<Vec<R>> {
-        let mut out = Vec::with_capacity(items.len());
-        for (i, item) in items.iter().enumerate() {
-            if i % 256 == 0 && poll() {
-                return None;
-            }
-            out.push(score(item));
-        }
-        Some(out)
-    };
-    let (first, second) = items.split_at(items.len() / 2);
-    let (mine, theirs) = std::thread::scope(|scope| {
-        let other = scope.spawn(|| run(second, &|| stop.load(Ordering::Relaxed)));
-        let mine = run(first, &|| {
-            let now = cancelled();
-            stop.store(now, Ordering::Relaxed);
-            now
-        });
-        stop.store(mine.is_none(), Ordering::Relaxed);
-        // A panic in the other thread is the scorer's: raise it here.
-        (
-            mine,
-            other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        )
-    });
-    let mut out = mine?;
-    out.extend(theirs?);
-    (!cancelled()).then_some(out)
 }
 
 impl Scorer {

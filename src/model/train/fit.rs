@@ -1,5 +1,6 @@
-//! Fitting a rules file's network in one call: compile the rules to an FA-RNN, FA-GRU, a
-//! bidirectional one or a SoPa, train it on labeled examples with early stopping on dev, and describe
+//! Fitting a rules file's network in one call: build the network the settings name (an
+//! FA-RNN, FA-GRU or a bidirectional one compiled from the rules, a SoPa, or a black box:
+//! the S-LSTM or MVMA-G), train it on labeled examples with early stopping on dev, and describe
 //! the result in a checkpoint [`Manifest`]; and loading such a checkpoint back, verified,
 //! beside the rules file it was made from.
 //!
@@ -12,30 +13,30 @@
 //! batches (see [`train`]). [`fit`] is a sequence of named steps: check the settings, read
 //! the word vectors, pick the training data, build the network, train, describe it.
 
-use super::bidirectional::BiFaRnn;
-use super::build::{decomposition, labeled, labeled_or_unknown, vocabulary};
-use super::checkpoint::{
-    self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
-    RulesIdentity, WarmStartRecord,
-};
-use super::decompose::{Decomposition, Method};
-use super::embeddings::{EmbeddingsError, VectorSource, Vocabulary, read_vectors};
-use super::fa_rnn::{FaRnn, WordInput};
-use super::mvma::Mvma;
-use super::network::Network;
-use super::parameters::Parameters;
-use super::settings::{ModelKind, TrainingSettings};
-use super::slstm::Slstm;
-use super::sopa::{self, Sopa};
-use super::train::{
-    DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
-    TrainReport, evenly_spaced, train,
-};
-use super::warm::{self, WARM_SCHEDULE, WhyFull};
-use super::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
 use crate::corpus::Example;
 use crate::limits::{Limit, ReadLimits};
+use crate::model::fa_rnn::bidirectional::BiFaRnn;
+use crate::model::fa_rnn::decompose::{Decomposition, Method};
+use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
+use crate::model::fa_rnn::{FaRnn, WordInput};
+use crate::model::mvma::Mvma;
+use crate::model::nn::embeddings::{EmbeddingsError, VectorSource, Vocabulary, read_vectors};
+use crate::model::nn::network::Network;
+use crate::model::nn::parameters::Parameters;
+use crate::model::slstm::Slstm;
+use crate::model::sopa::{self, Sopa};
+use crate::model::train::build::{decomposition, labeled, labeled_or_unknown, vocabulary};
+use crate::model::train::checkpoint::{
+    self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
+    RulesIdentity, WarmStartRecord,
+};
+use crate::model::train::learn::{
+    DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
+    TrainReport, evenly_spaced, train,
+};
+use crate::model::train::settings::{ModelKind, TrainingSettings};
+use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
 use candle_core::{Device, Tensor};
@@ -442,7 +443,7 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
 }
 
 /// Refuses a train sentence that would keep more than [`MAX_TRAINING_BYTES`] for the
-/// gradient on its own, in a batch of one (a larger batch is split, `train.rs`).
+/// gradient on its own, in a batch of one (a larger batch is split, `learn.rs`).
 fn check_longest_sentence(
     train_data: &[LabeledSentence],
     net: &dyn Network,
@@ -653,7 +654,7 @@ fn build(
             Parameters::fresh(settings.seed ^ SOPA_STREAM, device),
             system,
             &rules.rules,
-            settings,
+            &settings.sopa_config(),
             (words.vocabulary.len(), dim),
             Some(vectors),
             &phrases,
@@ -751,10 +752,18 @@ fn black_box(
 ) -> candle_core::Result<Box<dyn Network>> {
     Ok(match model {
         ModelKind::MvmaG => Box::new(Mvma::declare(
-            parameters, n_labels, words, vectors, settings,
+            parameters,
+            n_labels,
+            words,
+            vectors,
+            &settings.mvma_config(),
         )?),
         ModelKind::Slstm => Box::new(Slstm::declare(
-            parameters, n_labels, words, vectors, settings,
+            parameters,
+            n_labels,
+            words,
+            vectors,
+            &settings.slstm_config(),
         )?),
         other => candle_core::bail!("{} is not a black box", other.display_name()),
     })
@@ -956,7 +965,7 @@ fn assemble(
                 parameters,
                 &rules.system,
                 &rules.rules,
-                &manifest.settings,
+                &manifest.settings.sopa_config(),
                 (n_words, dim),
                 None,
                 &[],

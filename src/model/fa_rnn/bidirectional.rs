@@ -6,12 +6,13 @@
 //! the rule system, so the untrained BiFA network does too.
 //! In checkpoints the backward direction's tensors carry the prefix [`BACKWARD_PREFIX`].
 
-use super::batch::Batch;
-use super::fa_rnn::FaRnn;
-use super::network::Network;
-use super::settings::Scoring;
 use crate::automata::RuleSystem;
+use crate::model::fa_rnn::FaRnn;
+use crate::model::fa_rnn::Scoring;
+use crate::model::nn::batch::Batch;
+use crate::model::nn::network::Network;
 use candle_core::{Result, Tensor, Var};
+use std::any::Any;
 use std::collections::HashMap;
 
 /// The prefix of the backward direction's tensor names.
@@ -64,6 +65,13 @@ impl BiFaRnn {
     }
 }
 
+impl BiFaRnn {
+    /// The network reading left to right, then the one reading right to left.
+    pub fn directions(&self) -> [&FaRnn; 2] {
+        [&self.forward, &self.backward]
+    }
+}
+
 impl Network for BiFaRnn {
     fn logits(&self, batch: &Batch) -> Result<Tensor> {
         let forward = self.forward.forward(batch)?;
@@ -103,7 +111,7 @@ impl Network for BiFaRnn {
         tensors
     }
 
-    fn directions(&self) -> Vec<&FaRnn> {
-        vec![&self.forward, &self.backward]
+    fn as_any(&self) -> &dyn Any {
+        self
     }
 }

@@ -9,8 +9,8 @@
 //! Xavier-normal (seeded), the biases at 7, so that both gates start at σ(≥ 20), which is
 //! 1 in f32: the untrained FA-GRU computes exactly what the FA-RNN computes.
 
-use super::parameters::{Init, Parameters};
-use super::rng::SplitMix64;
+use crate::model::nn::parameters::{Init, Parameters};
+use crate::model::nn::rng::SplitMix64;
 use candle_core::{Result, Tensor};
 
 /// The gates' sigmoid slope.

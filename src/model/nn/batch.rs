@@ -1,8 +1,8 @@
 //! Padded batches of sentences as the network reads them: symbol ids of the rules'
 //! alphabet and a padding mask, right-padded to the longest sentence of the batch.
 
-use super::embeddings::Vocabulary;
 use crate::automata::{RuleSystem, SymbolId};
+use crate::model::nn::embeddings::Vocabulary;
 use crate::text::Tokens;
 use candle_core::{Device, Result, Tensor};
 

@@ -17,7 +17,7 @@
 //!   `T(z) = D1 diag(z) D2ᵀ + W`.
 //!
 //! Every step's state is clamped to [−[`STATE_BOUND`], `STATE_BOUND`] (exact in value,
-//! leaking in gradient, `leaky_clamp.rs`): on the rules' own network states are 0 or 1, so
+//! leaking in gradient, `nn/leaky_clamp.rs`): on the rules' own network states are 0 or 1, so
 //! the clamp changes nothing there, while a trained network's sum-product scores would
 //! otherwise grow geometrically with sentence length (SMS messages run to 190 tokens) until
 //! they overflow (the reference code cuts sentences at 30 tokens, papers-brief §1.12).
@@ -41,23 +41,34 @@
 //! tensors are declared once, in [`declare`] (and the gates' in `gates.rs`), in a
 //! [`Parameters`] store that makes them for a new network or takes them from a checkpoint.
 
-use super::aggregation::{Aggregation, DEFAULT_LOGIT};
-use super::batch::Batch;
-use super::decompose::Decomposition;
-use super::embeddings::{Vocabulary, WordVectors};
-use super::gates::Gates;
-use super::leaky_clamp::leaky_clamp;
-use super::parameters::{Init, Parameters};
-use super::recurrence::Recurrence;
-use super::settings::Scoring;
-use super::viterbi::ViterbiStep;
-use super::viterbi_recurrence::ViterbiRecurrence;
-use super::weighted::{WeightedAutomaton, pattern_blocks};
+pub(crate) mod bidirectional;
+pub mod decompose;
+pub(crate) mod gates;
+pub(crate) mod recurrence;
+pub(crate) mod scorer;
+pub(crate) mod viterbi;
+pub(crate) mod viterbi_recurrence;
+pub(crate) mod weighted;
+
 use crate::automata::RuleSystem;
 use crate::automata::{Alphabet, SymbolId};
+use crate::model::aggregation::{Aggregation, DEFAULT_LOGIT};
+use crate::model::fa_rnn::decompose::Decomposition;
+use crate::model::fa_rnn::gates::Gates;
+use crate::model::fa_rnn::recurrence::{Recurrence, STATE_BOUND};
+use crate::model::fa_rnn::viterbi::ViterbiStep;
+use crate::model::fa_rnn::viterbi_recurrence::ViterbiRecurrence;
+use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
+use crate::model::nn::batch::Batch;
+use crate::model::nn::embeddings::{Vocabulary, WordVectors};
+use crate::model::nn::leaky_clamp::leaky_clamp;
+use crate::model::nn::network::Network;
+use crate::model::nn::parameters::{Init, Parameters};
 use crate::text::{TokenKind, tokenize};
 use candle_core::{DType, Device, Result, Tensor, Var};
 use nalgebra::DMatrix;
+use serde::{Deserialize, Serialize};
+use std::any::Any;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -292,8 +303,15 @@ fn declare(
 /// e⁻¹ of the default's odds).
 pub const CORPUS_LABEL_LOGIT: f64 = DEFAULT_LOGIT - 0.1;
 
-/// The bound on every state of the recurrence: |h_t[i]| ≤ `STATE_BOUND` after each step.
-pub const STATE_BOUND: f64 = 1.0;
+/// How an FA-RNN combines the weights of the paths through its automaton.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scoring {
+    /// Sum over paths (the forward algorithm).
+    Forward,
+    /// Best path (max-product).
+    Viterbi,
+}
 
 /// What a Viterbi step of the stepwise path reads beside the state: on the CPU, D1 and D2
 /// side by side for the fused step ([`ViterbiStep`]); elsewhere, the mask that keeps the
@@ -777,10 +795,36 @@ impl FaRnn {
     }
 }
 
+impl Network for FaRnn {
+    fn logits(&self, batch: &Batch) -> Result<Tensor> {
+        self.forward(batch)
+    }
+
+    fn parameters(&self) -> Vec<Var> {
+        self.trainable()
+    }
+
+    fn training_bytes_per_token(&self) -> u64 {
+        self.training_bytes_per_token()
+    }
+
+    fn parameter_names(&self) -> Vec<String> {
+        self.trainable_names()
+    }
+
+    fn named_tensors(&self) -> Vec<(String, Tensor)> {
+        self.tensors()
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::model::decompose::{AlsConfig, als};
+    use crate::model::fa_rnn::decompose::{AlsConfig, als};
 
     const NETWORK_RULES: &str = "default ham\nspam: $* free $* ( call | txt ) $*\nham: $* hi % $*\nspam <- p & !q\npattern p = won &? $*\npattern q = $* \"!\"\n";
 

@@ -1,13 +1,13 @@
 //! Building a network for a rule system and a corpus: the vocabulary, labeled sentences,
 //! the choice of decomposition, and the zero-shot network itself.
 
-use super::batch::Sentence;
-use super::decompose::{self, AlsConfig, Decomposition};
-use super::embeddings::Vocabulary;
-use super::train::LabeledSentence;
-use super::weighted::WeightedAutomaton;
 use crate::automata::RuleSystem;
 use crate::corpus::Example;
+use crate::model::fa_rnn::decompose::{self, AlsConfig, Decomposition};
+use crate::model::fa_rnn::weighted::WeightedAutomaton;
+use crate::model::nn::batch::Sentence;
+use crate::model::nn::embeddings::Vocabulary;
+use crate::model::train::learn::LabeledSentence;
 use crate::text::Tokens;
 
 /// The largest rank for which the exact decomposition is taken when no rank is asked for.

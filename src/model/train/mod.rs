@@ -1,0 +1,12 @@
+//! The training layer, above every family: the settings (common knobs, and each family's
+//! config built from them), the one place that tells a network's family, data preparation,
+//! the learning loop, fitting a rules file's network with its manifest, warm starts, and
+//! checkpoints.
+
+pub(crate) mod build;
+pub mod checkpoint;
+mod family;
+pub(crate) mod fit;
+pub(crate) mod learn;
+pub(crate) mod settings;
+pub(crate) mod warm;
