@@ -58,15 +58,7 @@ impl Contender {
     pub fn name(self) -> &'static str {
         match self {
             Contender::Rules => "rules",
-            Contender::Network(model) => match model {
-                ModelKind::FaRnn => "fa-rnn",
-                ModelKind::FaGru => "fa-gru",
-                ModelKind::BiFaRnn => "bifa-rnn",
-                ModelKind::BiFaGru => "bifa-gru",
-                ModelKind::Sopa => "sopa",
-                ModelKind::Slstm => "slstm",
-                ModelKind::MvmaG => "mvma-g",
-            },
+            Contender::Network(model) => model.name(),
             Contender::Baseline(baseline) => baseline.name(),
         }
     }

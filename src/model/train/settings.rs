@@ -14,36 +14,109 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-/// The network architecture.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
+/// The network architecture. Its names (the `--model` flag's, the JSON's and the papers')
+/// are declared once, in [`ModelKind::TABLE`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
 pub enum ModelKind {
-    /// FA-RNN (Jiang et al. 2020): the rules' automata as a recurrent network.
     FaRnn,
-    /// FA-RNN inside update and reset gates that start open, so it starts as the FA-RNN.
     FaGru,
-    /// An FA-RNN reading left to right and one reading right to left with the reversed
-    /// rules, their logits averaged.
-    #[serde(rename = "bifa-rnn")]
-    #[value(name = "bifa-rnn")]
     BiFaRnn,
-    /// The same with FA-GRUs.
-    #[serde(rename = "bifa-gru")]
-    #[value(name = "bifa-gru")]
     BiFaGru,
-    /// SoPa (Schwartz et al. 2018): the rules' chains as soft patterns, plus free patterns
-    /// learned from the corpus.
     Sopa,
-    /// S-LSTM (Zhang et al. 2018): a black-box yardstick that reads no rules.
     Slstm,
-    /// MVMA-G (Sun and Lu 2022): a black box that reads no rules and whose n-grams'
-    /// contributions to a label are exact.
-    #[serde(rename = "mvma-g")]
-    #[value(name = "mvma-g")]
     MvmaG,
 }
 
+/// One row of [`ModelKind::TABLE`].
+pub struct ModelKindRow {
+    pub kind: ModelKind,
+    /// What `--model`, `--models`, settings and manifests call it.
+    pub name: &'static str,
+    /// As the papers write it.
+    pub display_name: &'static str,
+    /// One line for `--help`.
+    pub help: &'static str,
+}
+
 impl ModelKind {
+    /// Every kind with its names, in the order tables list them: the networks compiled from
+    /// the rules, SoPa, then the black boxes.
+    pub const TABLE: [ModelKindRow; 7] = [
+        ModelKindRow {
+            kind: ModelKind::FaRnn,
+            name: "fa-rnn",
+            display_name: "FA-RNN",
+            help: "FA-RNN (Jiang et al. 2020): the rules' automata as a recurrent network",
+        },
+        ModelKindRow {
+            kind: ModelKind::FaGru,
+            name: "fa-gru",
+            display_name: "FA-GRU",
+            help: "FA-RNN inside update and reset gates that start open, so it starts as the FA-RNN",
+        },
+        ModelKindRow {
+            kind: ModelKind::BiFaRnn,
+            name: "bifa-rnn",
+            display_name: "BiFA-RNN",
+            help: "An FA-RNN reading left to right and one reading right to left with the reversed rules, their logits averaged",
+        },
+        ModelKindRow {
+            kind: ModelKind::BiFaGru,
+            name: "bifa-gru",
+            display_name: "BiFA-GRU",
+            help: "The same with FA-GRUs",
+        },
+        ModelKindRow {
+            kind: ModelKind::Sopa,
+            name: "sopa",
+            display_name: "SoPa",
+            help: "SoPa (Schwartz et al. 2018): the rules' chains as soft patterns, plus free patterns learned from the corpus",
+        },
+        ModelKindRow {
+            kind: ModelKind::Slstm,
+            name: "slstm",
+            display_name: "S-LSTM",
+            help: "S-LSTM (Zhang et al. 2018): a black-box yardstick that reads no rules",
+        },
+        ModelKindRow {
+            kind: ModelKind::MvmaG,
+            name: "mvma-g",
+            display_name: "MVMA-G",
+            help: "MVMA-G (Sun and Lu 2022): a black box that reads no rules and whose n-grams' contributions to a label are exact",
+        },
+    ];
+
+    /// Every kind, in the table's order.
+    pub const ALL: [ModelKind; 7] = {
+        let mut all = [ModelKind::FaRnn; 7];
+        let mut i = 0;
+        while i < all.len() {
+            all[i] = Self::TABLE[i].kind;
+            i += 1;
+        }
+        all
+    };
+
+    /// The kind's row: the table lists the kinds in the order they are declared (a test
+    /// checks it).
+    fn row(self) -> &'static ModelKindRow {
+        &Self::TABLE[self as usize]
+    }
+
+    /// What `--model`, settings and manifests call the kind (`fa-rnn`, `mvma-g`, …).
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The kind `name` names.
+    pub fn from_name(name: &str) -> Option<ModelKind> {
+        Self::TABLE
+            .iter()
+            .find(|row| row.name == name)
+            .map(|row| row.kind)
+    }
+
     /// Whether the network has FA-GRU's gates.
     pub fn is_gated(self) -> bool {
         matches!(self, ModelKind::FaGru | ModelKind::BiFaGru)
@@ -51,15 +124,7 @@ impl ModelKind {
 
     /// The architecture's name as the papers write it (`FA-RNN`, `BiFA-GRU`, …).
     pub fn display_name(self) -> &'static str {
-        match self {
-            ModelKind::FaRnn => "FA-RNN",
-            ModelKind::FaGru => "FA-GRU",
-            ModelKind::BiFaRnn => "BiFA-RNN",
-            ModelKind::BiFaGru => "BiFA-GRU",
-            ModelKind::Sopa => "SoPa",
-            ModelKind::Slstm => "S-LSTM",
-            ModelKind::MvmaG => "MVMA-G",
-        }
+        self.row().display_name
     }
 
     /// Whether the network is compiled from the rules' automata (FA-RNN, FA-GRU and their
@@ -111,6 +176,37 @@ impl ModelKind {
             ModelKind::Slstm | ModelKind::MvmaG => 0.5,
             _ => 0.0,
         }
+    }
+}
+
+impl From<ModelKind> for &'static str {
+    fn from(kind: ModelKind) -> &'static str {
+        kind.name()
+    }
+}
+
+impl TryFrom<String> for ModelKind {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<ModelKind, String> {
+        ModelKind::from_name(&name).ok_or_else(|| {
+            let names: Vec<&str> = ModelKind::TABLE.iter().map(|row| row.name).collect();
+            format!(
+                "unknown model `{name}`, expected one of {}",
+                names.join(", ")
+            )
+        })
+    }
+}
+
+impl clap::ValueEnum for ModelKind {
+    fn value_variants<'a>() -> &'a [ModelKind] {
+        &ModelKind::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        let row = self.row();
+        Some(clap::builder::PossibleValue::new(row.name).help(row.help))
     }
 }
 
@@ -403,6 +499,22 @@ impl Default for TrainingSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_kind_table_lists_each_kind_once_in_declaration_order() {
+        for (i, row) in ModelKind::TABLE.iter().enumerate() {
+            assert_eq!(row.kind as usize, i, "{}", row.name);
+            assert_eq!(ModelKind::from_name(row.name), Some(row.kind));
+            let json = serde_json::to_string(&row.kind).unwrap();
+            assert_eq!(json, format!("\"{}\"", row.name));
+            assert_eq!(serde_json::from_str::<ModelKind>(&json).unwrap(), row.kind);
+        }
+        let unknown = serde_json::from_str::<ModelKind>("\"fa-lstm\"").unwrap_err();
+        assert!(
+            unknown.to_string().contains("unknown model `fa-lstm`"),
+            "{unknown}"
+        );
+    }
 
     #[test]
     fn the_defaults_pass_their_own_check_and_bad_values_are_named() {
