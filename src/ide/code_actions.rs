@@ -492,8 +492,8 @@ fn train_counts(
 #[cfg(test)]
 mod tests {
     use super::super::edit::apply;
-    use super::super::test_support::fixture;
     use super::*;
+    use crate::ide::testing::fixture;
 
     /// The actions offered at the fixture's `$0`, each as `[kind] title` and the text it
     /// leaves.

@@ -535,8 +535,8 @@ fn formula_context(text: &str, start: usize, offset: usize) -> Option<Context> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::fixture;
     use super::*;
+    use crate::ide::testing::fixture;
 
     const CORPUS: &[&str] = &[
         "FREE entry in 2 a wkly comp to win FA Cup final tkts!",

@@ -32,7 +32,6 @@ mod edit;
 mod findings;
 mod hover;
 mod lens;
-mod markdown;
 mod navigation;
 mod semantic_tokens;
 mod suggestions;
@@ -60,9 +59,9 @@ pub use hover::{
     MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
     PatternsView, RulesHover, SuffixPart, hover_line, hover_rules, mvma_view, patterns_view,
+    render_line_hover, render_rules_hover,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
-pub use markdown::{render_line_hover, render_rules_hover};
 pub use navigation::{
     NameAt, NameKind, RenameError, definition, name_at, prepare_rename, references, rename,
 };
@@ -286,9 +285,6 @@ fn regex_lexemes(text: &str, start: usize) -> Vec<Lexeme> {
         res.push(lexeme);
     }
 }
-
-#[cfg(test)]
-mod test_support;
 
 #[doc(hidden)]
 pub mod testing;

@@ -344,9 +344,9 @@ fn corpus_edits(
 #[cfg(test)]
 mod tests {
     use super::super::apply;
-    use super::super::test_support::{analyze, annotate, fixture};
     use super::*;
     use crate::corpus::{Format, parse};
+    use crate::ide::testing::{annotate, fixture, rules_of};
 
     fn check_name_at(fixture_text: &str, expected: &str) {
         let (file, offset) = fixture(fixture_text);
@@ -477,15 +477,15 @@ mod tests {
 
     #[test]
     fn offsets_past_the_end_or_inside_a_character_clamp() {
-        let file = analyze("spam: $* é $*\nham <- p");
+        let file = rules_of("spam: $* é $*\nham <- p");
         let end = TextSize::of(file.source.text.as_str());
         let name = name_at(&file, end + TextSize::from(100)).map(|n| n.name);
         assert_eq!(name.as_deref(), Some("p"));
         // Inside `é` (bytes 9..11): clamps to 9, which is on no name.
         assert_eq!(name_at(&file, TextSize::from(10)), None);
-        let file = analyze("é$0");
+        let file = rules_of("é$0");
         assert_eq!(name_at(&file, TextSize::from(1)), None);
-        let file = analyze("éa: x");
+        let file = rules_of("éa: x");
         assert_eq!(
             name_at(&file, TextSize::from(1)).map(|n| n.name),
             None,
@@ -712,7 +712,7 @@ mod tests {
         // And the renamed files mean the same: same labels, same patterns, no new errors.
         let (file, offset) = fixture(text);
         let edits = rename(&file, offset, "default", &[]).unwrap();
-        let renamed = analyze(&apply(&file.source.text, &edits[0].edits));
+        let renamed = rules_of(&apply(&file.source.text, &edits[0].edits));
         assert!(!renamed.has_errors(), "{:?}", renamed.diagnostics);
         let labels: Vec<&str> = renamed
             .rules

@@ -258,12 +258,12 @@ fn formula_errors(formula: &ast::Formula, res: &mut Vec<TextRange>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::analyze;
     use super::*;
+    use crate::ide::testing::rules_of;
 
     /// Each line that has tokens, as `class(text)` per token; `*` marks definitions.
     fn check_semantic_tokens(text: &str, expected: &str) {
-        let file = analyze(text);
+        let file = rules_of(text);
         let tokens = semantic_tokens(&file);
         let mut end = 0.into();
         for token in &tokens {

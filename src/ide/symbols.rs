@@ -153,12 +153,12 @@ pub fn document_symbols(file: &RulesFile) -> Vec<Symbol> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{analyze, position};
     use super::*;
+    use crate::ide::testing::{position, rules_of};
 
     /// One line per symbol, children indented: `Kind name "detail" lines L1-L2 @ selection`.
     fn check_symbols(text: &str, expected: &str) {
-        let file = analyze(text);
+        let file = rules_of(text);
         let symbols = document_symbols(&file);
         let mut out = Vec::new();
         render(text, &symbols, None, 0, &mut out);
@@ -238,7 +238,7 @@ mod tests {
     fn long_bodies_are_shortened() {
         let words = "word ".repeat(20);
         let text = format!("spam: {words}\n");
-        let file = analyze(&text);
+        let file = rules_of(&text);
         let symbols = document_symbols(&file);
         let detail = symbols[0].children[0].detail.clone().unwrap();
         assert_eq!(detail.chars().count(), 60);

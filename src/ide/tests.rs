@@ -2,9 +2,9 @@
 //! the end, inside a character), returns without panicking and keeps its promises about
 //! ranges: inside the text, on char boundaries, sorted where promised.
 
-use super::test_support::analyze;
 use super::*;
 use crate::corpus::{Format, parse};
+use crate::ide::testing::rules_of;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::path::PathBuf;
@@ -132,7 +132,7 @@ fn check_at(file: &crate::rules_file::RulesFile, offset: TextSize, corpus: &str,
     if let (Some(name), Ok(edits)) = (&name, rename(file, offset, "renamed_0", &corpora)) {
         let rules_edits = &edits[0].edits;
         assert_eq!(rules_edits.len(), all.len());
-        let renamed = analyze(&apply(text, rules_edits));
+        let renamed = rules_of(&apply(text, rules_edits));
         let first = rules_edits[0].range.start();
         let again = references(&renamed, first, true);
         assert_eq!(again.len(), all.len(), "{name:?} renamed in {text:?}");
@@ -164,7 +164,7 @@ proptest! {
         offsets in prop::collection::vec(any::<Index>(), 4),
         new_name in "[a-z_][a-z.]{0,3}|\\PC{0,3}",
     ) {
-        let file = analyze(&text);
+        let file = rules_of(&text);
         for &comment in &file.parse.comments {
             assert_valid(&text, comment, "comment");
             assert!(slice(&text, comment).starts_with('#'));

@@ -5,9 +5,14 @@
 use super::*;
 use crate::corpus::{Example, Format, parse};
 use crate::explain::ReconstructConfig;
-use crate::ide::markdown::{render_line_hover, render_rules_hover};
-use crate::ide::test_support::fixture;
+use crate::ide::analysis::RulesAnalysis;
+use crate::ide::testing::fixture;
 use crate::ide::testing::*;
+use crate::ide::trained::TrainedModel;
+use crate::ide::trained_mvma::TrainedMvma;
+use crate::rules_file::RulesFile;
+use crate::text::tokenize;
+use text_size::TextSize;
 
 const THREE_LINES: &str = "spam\tfree prize inside\nham\tfree call me later\nham\tsee you soon\n";
 

@@ -7,7 +7,7 @@
 //! Text from the rules and corpora is escaped, so that a message with `*` or `|` cannot break
 //! the layout; long corpus lines are cut to a window around the span they are shown for.
 
-use super::hover::{
+use super::{
     AbsentNetwork, LabelHover, LineHover, LogitParts, MatchExample, Miss, MissedPattern, MvmaView,
     NetworkView, PatternHover, PatternsView, RulesHover,
 };
