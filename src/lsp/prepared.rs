@@ -1,0 +1,245 @@
+//! What the save jobs need of each kind of network they make (`jobs.rs`): the [`Prepared`]
+//! trait, and its implementations for the rule network, the SoPa that learns patterns and
+//! the MVMA-G.
+
+use super::config::Settings;
+use super::registry::{Networks, Registry};
+use super::state::Project;
+use crate::ide::{
+    Finding, RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns, model_findings,
+};
+use crate::model::FitEvent;
+use crate::model::TrainingSettings;
+use crate::model::checkpoint::Manifest;
+use crate::project::{
+    TrainedNetwork, load_mvma, load_network, load_patterns, train_mvma, train_network,
+    train_patterns,
+};
+use std::path::Path;
+use std::sync::Arc;
+
+/// A network prepared for the editor, as the jobs make it: the rule network
+/// ([`TrainedModel`]), the MVMA-G trained in its place ([`TrainedMvma`]), or the SoPa that
+/// learns patterns beside it ([`TrainedPatterns`]).
+pub(super) trait Prepared: Send + Sync + Sized + 'static {
+    /// What messages call it.
+    const ROLE: &'static str;
+    /// Its `$/progress` tokens' prefix (the save's generation follows).
+    const PROGRESS_TOKEN: &'static str;
+    /// Whether a training of this kind starts from the network the project holds, whose
+    /// checkpoint folder is `Project::model_dir` (the rule network; SoPa and MVMA-G always
+    /// train from scratch).
+    const WARM_STARTS: bool;
+
+    fn registry(networks: &Networks) -> &Registry<Self>;
+
+    /// Where a project holds this kind of network.
+    fn held(project: &mut Project) -> Held<'_, Self>;
+
+    fn manifest(&self) -> &Manifest;
+
+    /// The findings it adds to the save of `analysis`, or `None` when it adds none: the
+    /// rule network's I0504, stored with it, which also refreshes the inlay hints and code
+    /// lenses that read it.
+    fn findings(&self, _analysis: &RulesAnalysis) -> Option<Vec<Finding>> {
+        None
+    }
+
+    /// Loads and prepares the checkpoint in `dir`, trained from exactly `text`.
+    fn load(
+        dir: &Path,
+        text: &str,
+        analysis: &RulesAnalysis,
+        settings: &Settings,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Self, String>;
+
+    /// Trains, caches in `dir` and prepares the network of `analysis` under `training`,
+    /// starting from the checkpoint in `from` where that applies.
+    #[allow(clippy::too_many_arguments)]
+    fn train(
+        dir: &Path,
+        analysis: &RulesAnalysis,
+        training: &TrainingSettings,
+        settings: &Settings,
+        from: Option<&Path>,
+        on_event: &mut dyn FnMut(FitEvent),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedNetwork<Self>, String>;
+}
+
+/// A project's network of one kind: the one it holds, the key it was prepared under, and
+/// the key its newest job wants.
+pub(super) struct Held<'a, T> {
+    pub(super) network: &'a mut Option<Arc<T>>,
+    pub(super) key: &'a mut Option<String>,
+    pub(super) wanted: &'a mut Option<String>,
+}
+
+impl Prepared for TrainedModel {
+    const ROLE: &'static str = "rule network";
+    const PROGRESS_TOKEN: &'static str = "rulelens/train";
+    const WARM_STARTS: bool = true;
+
+    fn registry(networks: &Networks) -> &Registry<Self> {
+        &networks.rules
+    }
+
+    fn held(project: &mut Project) -> Held<'_, Self> {
+        Held {
+            network: &mut project.model,
+            key: &mut project.model_key,
+            wanted: &mut project.wanted_model,
+        }
+    }
+
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn findings(&self, analysis: &RulesAnalysis) -> Option<Vec<Finding>> {
+        Some(model_findings(analysis, self))
+    }
+
+    fn load(
+        dir: &Path,
+        text: &str,
+        analysis: &RulesAnalysis,
+        settings: &Settings,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Self, String> {
+        let reconstruct = settings.reconstruct();
+        load_network(
+            dir,
+            text,
+            analysis,
+            &reconstruct,
+            &settings.limits,
+            cancelled,
+        )
+    }
+
+    fn train(
+        dir: &Path,
+        analysis: &RulesAnalysis,
+        training: &TrainingSettings,
+        settings: &Settings,
+        from: Option<&Path>,
+        on_event: &mut dyn FnMut(FitEvent),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedNetwork<Self>, String> {
+        let reconstruct = settings.reconstruct();
+        train_network(
+            dir,
+            analysis,
+            training,
+            &settings.limits,
+            &reconstruct,
+            from,
+            on_event,
+            cancelled,
+        )
+    }
+}
+
+impl Prepared for TrainedPatterns {
+    const ROLE: &'static str = "learned patterns";
+    const PROGRESS_TOKEN: &'static str = "rulelens/patterns";
+    const WARM_STARTS: bool = false;
+
+    fn registry(networks: &Networks) -> &Registry<Self> {
+        &networks.patterns
+    }
+
+    fn held(project: &mut Project) -> Held<'_, Self> {
+        Held {
+            network: &mut project.patterns,
+            key: &mut project.patterns_key,
+            wanted: &mut project.wanted_patterns,
+        }
+    }
+
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn load(
+        dir: &Path,
+        text: &str,
+        analysis: &RulesAnalysis,
+        settings: &Settings,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Self, String> {
+        load_patterns(dir, text, analysis, &settings.limits, cancelled)
+    }
+
+    fn train(
+        dir: &Path,
+        analysis: &RulesAnalysis,
+        training: &TrainingSettings,
+        settings: &Settings,
+        _: Option<&Path>,
+        on_event: &mut dyn FnMut(FitEvent),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedNetwork<Self>, String> {
+        train_patterns(
+            dir,
+            analysis,
+            training,
+            &settings.limits,
+            on_event,
+            cancelled,
+        )
+    }
+}
+
+impl Prepared for TrainedMvma {
+    const ROLE: &'static str = "black box";
+    const PROGRESS_TOKEN: &'static str = "rulelens/mvma";
+    const WARM_STARTS: bool = false;
+
+    fn registry(networks: &Networks) -> &Registry<Self> {
+        &networks.mvma
+    }
+
+    fn held(project: &mut Project) -> Held<'_, Self> {
+        Held {
+            network: &mut project.mvma,
+            key: &mut project.mvma_key,
+            wanted: &mut project.wanted_mvma,
+        }
+    }
+
+    fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn load(
+        dir: &Path,
+        text: &str,
+        _: &RulesAnalysis,
+        settings: &Settings,
+        _: &dyn Fn() -> bool,
+    ) -> Result<Self, String> {
+        load_mvma(dir, text, &settings.limits)
+    }
+
+    fn train(
+        dir: &Path,
+        analysis: &RulesAnalysis,
+        training: &TrainingSettings,
+        settings: &Settings,
+        _: Option<&Path>,
+        on_event: &mut dyn FnMut(FitEvent),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainedNetwork<Self>, String> {
+        train_mvma(
+            dir,
+            analysis,
+            training,
+            &settings.limits,
+            on_event,
+            cancelled,
+        )
+    }
+}
