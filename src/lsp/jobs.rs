@@ -153,13 +153,11 @@ async fn step<T: Prepared>(
     let adds_findings = findings.is_some();
     let stored = session.update(|state| {
         let project = state.project_of_job(&job.key, &job.ticket)?;
-        let held = T::held(project);
-        *held.network = Some(network.clone());
-        *held.key = Some(plan.memory_key.clone());
-        if T::WARM_STARTS {
-            // The next save may start from it, once its checkpoint is on disk.
-            project.model_dir = plan.is_cached().then(|| plan.dir.clone());
-        }
+        let held = T::held_mut(project);
+        held.network = Some(network.clone());
+        held.key = Some(plan.memory_key.clone());
+        // The next save may start from it, once its checkpoint is on disk.
+        held.dir = plan.is_cached().then(|| plan.dir.clone());
         if let Some(findings) = findings
             && let Some(current) = &project.saved
             && current.generation == job.ticket.generation
@@ -417,8 +415,8 @@ async fn obtain<T: Prepared>(
     training: &TrainingSettings,
 ) -> Option<(Arc<T>, Option<Unfinished>)> {
     let in_memory = session.update(|state| {
-        let held = T::held(state.project_of_job(&job.key, &job.ticket)?);
-        *held.wanted = Some(plan.memory_key.clone());
+        let held = T::held_mut(state.project_of_job(&job.key, &job.ticket)?);
+        held.wanted = Some(plan.memory_key.clone());
         let same =
             held.key.as_deref() == Some(plan.memory_key.as_str()) && job.training != Training::Full;
         Some(held.network.clone().filter(|_| same))
@@ -545,9 +543,9 @@ fn wanted_by_someone(
         session.read(|state| {
             state.projects.values().any(|project: &Project| {
                 let key = Some(memory_key.as_str());
-                (project.wanted_model.as_deref() == key
-                    || project.wanted_patterns.as_deref() == key
-                    || project.wanted_mvma.as_deref() == key)
+                (project.model.wanted.as_deref() == key
+                    || project.patterns.wanted.as_deref() == key
+                    || project.mvma.wanted.as_deref() == key)
                     && project.job.as_ref().is_some_and(|job| !job.is_cancelled())
             })
         })
@@ -591,8 +589,8 @@ async fn train<T: Prepared>(
         None
     } else {
         session.read(|state| {
-            let project = state.projects.get(&job.key)?;
-            project.model_dir.clone().filter(|_| T::WARM_STARTS)
+            let held = T::held(state.projects.get(&job.key)?);
+            held.dir.clone().filter(|_| T::WARM_STARTS)
         })
     };
     // The title says whether the network starts from the previous one, which the blocking

@@ -4,7 +4,7 @@
 
 use super::config::Settings;
 use super::registry::{Networks, Registry};
-use super::state::Project;
+use super::state::{Held, Project};
 use crate::ide::{
     Finding, RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns, model_findings,
 };
@@ -16,7 +16,6 @@ use crate::project::{
     train_patterns,
 };
 use std::path::Path;
-use std::sync::Arc;
 
 /// A network prepared for the editor, as the jobs make it: the rule network
 /// ([`TrainedModel`]), the MVMA-G trained in its place ([`TrainedMvma`]), or the SoPa that
@@ -26,15 +25,15 @@ pub(super) trait Prepared: Send + Sync + Sized + 'static {
     const ROLE: &'static str;
     /// Its `$/progress` tokens' prefix (the save's generation follows).
     const PROGRESS_TOKEN: &'static str;
-    /// Whether a training of this kind starts from the network the project holds, whose
-    /// checkpoint folder is `Project::model_dir` (the rule network; SoPa and MVMA-G always
-    /// train from scratch).
+    /// Whether a training of this kind starts from the checkpoint of the network the project
+    /// holds, `Held::dir` (the rule network; SoPa and MVMA-G always train from scratch).
     const WARM_STARTS: bool;
 
     fn registry(networks: &Networks) -> &Registry<Self>;
 
     /// Where a project holds this kind of network.
-    fn held(project: &mut Project) -> Held<'_, Self>;
+    fn held(project: &Project) -> &Held<Self>;
+    fn held_mut(project: &mut Project) -> &mut Held<Self>;
 
     fn manifest(&self) -> &Manifest;
 
@@ -68,14 +67,6 @@ pub(super) trait Prepared: Send + Sync + Sized + 'static {
     ) -> Result<TrainedNetwork<Self>, String>;
 }
 
-/// A project's network of one kind: the one it holds, the key it was prepared under, and
-/// the key its newest job wants.
-pub(super) struct Held<'a, T> {
-    pub(super) network: &'a mut Option<Arc<T>>,
-    pub(super) key: &'a mut Option<String>,
-    pub(super) wanted: &'a mut Option<String>,
-}
-
 impl Prepared for TrainedModel {
     const ROLE: &'static str = "rule network";
     const PROGRESS_TOKEN: &'static str = "rulelens/train";
@@ -85,12 +76,12 @@ impl Prepared for TrainedModel {
         &networks.rules
     }
 
-    fn held(project: &mut Project) -> Held<'_, Self> {
-        Held {
-            network: &mut project.model,
-            key: &mut project.model_key,
-            wanted: &mut project.wanted_model,
-        }
+    fn held(project: &Project) -> &Held<Self> {
+        &project.model
+    }
+
+    fn held_mut(project: &mut Project) -> &mut Held<Self> {
+        &mut project.model
     }
 
     fn manifest(&self) -> &Manifest {
@@ -151,12 +142,12 @@ impl Prepared for TrainedPatterns {
         &networks.patterns
     }
 
-    fn held(project: &mut Project) -> Held<'_, Self> {
-        Held {
-            network: &mut project.patterns,
-            key: &mut project.patterns_key,
-            wanted: &mut project.wanted_patterns,
-        }
+    fn held(project: &Project) -> &Held<Self> {
+        &project.patterns
+    }
+
+    fn held_mut(project: &mut Project) -> &mut Held<Self> {
+        &mut project.patterns
     }
 
     fn manifest(&self) -> &Manifest {
@@ -202,12 +193,12 @@ impl Prepared for TrainedMvma {
         &networks.mvma
     }
 
-    fn held(project: &mut Project) -> Held<'_, Self> {
-        Held {
-            network: &mut project.mvma,
-            key: &mut project.mvma_key,
-            wanted: &mut project.wanted_mvma,
-        }
+    fn held(project: &Project) -> &Held<Self> {
+        &project.mvma
+    }
+
+    fn held_mut(project: &mut Project) -> &mut Held<Self> {
+        &mut project.mvma
     }
 
     fn manifest(&self) -> &Manifest {
