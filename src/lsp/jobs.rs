@@ -30,7 +30,7 @@ use crate::ide::{TrainedModel, TrainedMvma, TrainedPatterns};
 use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource, WARM_SCHEDULE};
 use crate::project::{
     self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save,
-    network_plan, save_vectors, suggest_learned_save, suggest_save,
+    load_network, network_plan, save_vectors, suggest_learned_save, suggest_save, train_network,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -485,9 +485,11 @@ async fn make<T: Prepared>(
     if job.training != Training::Full && plan.is_cached() {
         let (dir, text, analysis) = (plan.dir.clone(), job.text.clone(), saved.analysis.clone());
         let cancelled = wanted.clone();
-        let loaded_settings = settings.clone();
+        let (reconstruct, limits) = (settings.reconstruct(), settings.limits);
         let loaded = tokio::task::spawn_blocking(move || {
-            T::load(&dir, &text, &analysis, &loaded_settings, &|| !cancelled())
+            load_network::<T>(&dir, &text, &analysis, &reconstruct, &limits, &|| {
+                !cancelled()
+            })
         })
         .await;
         match loaded {
@@ -650,11 +652,12 @@ async fn train<T: Prepared>(
         let (analysis, dir) = (saved.analysis.clone(), plan.dir.clone());
         tokio::task::spawn_blocking(move || {
             let mut best = 0.0f64;
-            T::train(
+            train_network::<T>(
                 &dir,
                 &analysis,
                 &training,
-                &settings,
+                &settings.limits,
+                &settings.reconstruct(),
                 from.as_deref(),
                 &mut |event| match event {
                     FitEvent::WarmStart(record) => {

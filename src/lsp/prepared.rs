@@ -2,25 +2,19 @@
 //! trait, and its implementations for the rule network, the SoPa that learns patterns and
 //! the MVMA-G.
 
-use super::config::Settings;
 use super::registry::{Networks, Registry};
 use super::state::{Held, Project};
 use crate::ide::{
     Finding, RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns, model_findings,
 };
-use crate::model::FitEvent;
-use crate::model::TrainingSettings;
 use crate::model::checkpoint::Manifest;
-use crate::project::{
-    TrainedNetwork, load_mvma, load_network, load_patterns, train_mvma, train_network,
-    train_patterns,
-};
-use std::path::Path;
+use crate::project::PreparedNetwork;
 
 /// A network prepared for the editor, as the jobs make it: the rule network
 /// ([`TrainedModel`]), the MVMA-G trained in its place ([`TrainedMvma`]), or the SoPa that
-/// learns patterns beside it ([`TrainedPatterns`]).
-pub(super) trait Prepared: Send + Sync + Sized + 'static {
+/// learns patterns beside it ([`TrainedPatterns`]); loaded and trained through
+/// `project::load_network` and `project::train_network`, whatever the kind.
+pub(super) trait Prepared: PreparedNetwork + Send + Sync + 'static {
     /// What messages call it.
     const ROLE: &'static str;
     /// Its `$/progress` tokens' prefix (the save's generation follows).
@@ -43,28 +37,6 @@ pub(super) trait Prepared: Send + Sync + Sized + 'static {
     fn findings(&self, _analysis: &RulesAnalysis) -> Option<Vec<Finding>> {
         None
     }
-
-    /// Loads and prepares the checkpoint in `dir`, trained from exactly `text`.
-    fn load(
-        dir: &Path,
-        text: &str,
-        analysis: &RulesAnalysis,
-        settings: &Settings,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<Self, String>;
-
-    /// Trains, caches in `dir` and prepares the network of `analysis` under `training`,
-    /// starting from the checkpoint in `from` where that applies.
-    #[allow(clippy::too_many_arguments)]
-    fn train(
-        dir: &Path,
-        analysis: &RulesAnalysis,
-        training: &TrainingSettings,
-        settings: &Settings,
-        from: Option<&Path>,
-        on_event: &mut dyn FnMut(FitEvent),
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedNetwork<Self>, String>;
 }
 
 impl Prepared for TrainedModel {
@@ -91,46 +63,6 @@ impl Prepared for TrainedModel {
     fn findings(&self, analysis: &RulesAnalysis) -> Option<Vec<Finding>> {
         Some(model_findings(analysis, self))
     }
-
-    fn load(
-        dir: &Path,
-        text: &str,
-        analysis: &RulesAnalysis,
-        settings: &Settings,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<Self, String> {
-        let reconstruct = settings.reconstruct();
-        load_network(
-            dir,
-            text,
-            analysis,
-            &reconstruct,
-            &settings.limits,
-            cancelled,
-        )
-    }
-
-    fn train(
-        dir: &Path,
-        analysis: &RulesAnalysis,
-        training: &TrainingSettings,
-        settings: &Settings,
-        from: Option<&Path>,
-        on_event: &mut dyn FnMut(FitEvent),
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedNetwork<Self>, String> {
-        let reconstruct = settings.reconstruct();
-        train_network(
-            dir,
-            analysis,
-            training,
-            &settings.limits,
-            &reconstruct,
-            from,
-            on_event,
-            cancelled,
-        )
-    }
 }
 
 impl Prepared for TrainedPatterns {
@@ -153,35 +85,6 @@ impl Prepared for TrainedPatterns {
     fn manifest(&self) -> &Manifest {
         &self.manifest
     }
-
-    fn load(
-        dir: &Path,
-        text: &str,
-        analysis: &RulesAnalysis,
-        settings: &Settings,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<Self, String> {
-        load_patterns(dir, text, analysis, &settings.limits, cancelled)
-    }
-
-    fn train(
-        dir: &Path,
-        analysis: &RulesAnalysis,
-        training: &TrainingSettings,
-        settings: &Settings,
-        _: Option<&Path>,
-        on_event: &mut dyn FnMut(FitEvent),
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedNetwork<Self>, String> {
-        train_patterns(
-            dir,
-            analysis,
-            training,
-            &settings.limits,
-            on_event,
-            cancelled,
-        )
-    }
 }
 
 impl Prepared for TrainedMvma {
@@ -203,34 +106,5 @@ impl Prepared for TrainedMvma {
 
     fn manifest(&self) -> &Manifest {
         &self.manifest
-    }
-
-    fn load(
-        dir: &Path,
-        text: &str,
-        _: &RulesAnalysis,
-        settings: &Settings,
-        _: &dyn Fn() -> bool,
-    ) -> Result<Self, String> {
-        load_mvma(dir, text, &settings.limits)
-    }
-
-    fn train(
-        dir: &Path,
-        analysis: &RulesAnalysis,
-        training: &TrainingSettings,
-        settings: &Settings,
-        _: Option<&Path>,
-        on_event: &mut dyn FnMut(FitEvent),
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedNetwork<Self>, String> {
-        train_mvma(
-            dir,
-            analysis,
-            training,
-            &settings.limits,
-            on_event,
-            cancelled,
-        )
     }
 }
