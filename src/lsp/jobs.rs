@@ -21,24 +21,22 @@
 //! Results are stored only while their job is still the newest of its project. All heavy
 //! work runs on tokio's blocking pool; these tasks only await it and forward progress.
 
-use super::config::Settings;
+use super::prepared::Prepared;
+use super::registry::{Claim, Networks};
 use super::report::{Progress, name, refresh_views};
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use super::yardstick;
-use crate::ide::{RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns, model_findings};
-use crate::model::checkpoint::Manifest;
+use crate::ide::{TrainedModel, TrainedMvma, TrainedPatterns};
 use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource, WARM_SCHEDULE};
 use crate::project::{
-    self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, TrainedNetwork,
-    analyze_save, load_mvma, load_network, load_patterns, network_plan, save_vectors,
-    suggest_learned_save, suggest_save, train_mvma, train_network, train_patterns,
+    self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save,
+    load_network, network_plan, save_vectors, suggest_learned_save, suggest_save, train_network,
 };
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-use tokio::sync::{Semaphore, watch};
 use tower_lsp_server::ls_types::MessageType;
 
 /// Runs until the server stops: hands each job to its project's worker.
@@ -79,17 +77,25 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     yardstick::spawn(session, &networks.yardsticks, &job, &saved);
     let settings = session.snapshot().settings.clone();
     if let Some(training) = settings.training.rules_network()
-        && !rule_network(session, networks, &job, &saved, training).await
+        && step::<TrainedModel>(session, networks, &job, &saved, training)
+            .await
+            .is_none()
     {
         return;
     }
     if let Some(training) = settings.training.mvma_network()
-        && !black_box(session, networks, &job, &saved, training).await
+        && step::<TrainedMvma>(session, networks, &job, &saved, training)
+            .await
+            .is_none()
     {
         return;
     }
-    if let Some(training) = settings.training.patterns_network() {
-        learned_patterns(session, networks, &job, &saved, &training).await;
+    if let Some(training) = settings.training.patterns_network()
+        && let Some(patterns) =
+            step::<TrainedPatterns>(session, networks, &job, &saved, &training).await
+        && session.snapshot().settings.suggest.enabled
+    {
+        measure_learned(session, &job, &saved, &patterns).await;
     }
 }
 
@@ -131,34 +137,29 @@ fn plan(
     }
 }
 
-/// Step 2: the rule network of the save, stored with the findings it adds; whether the job
-/// goes on (it has corpora, and is still the newest of its project).
-async fn rule_network(
+/// Step 2 or 3: the network of kind `T` that `training` calls for on this save, stored
+/// with the findings it adds; `None` when the job goes no further (no corpora, no network
+/// to be had, or a newer job).
+async fn step<T: Prepared>(
     session: &Arc<Session>,
     networks: &Arc<Networks>,
     job: &JobRequest,
     saved: &SavedAnalysis,
     training: &TrainingSettings,
-) -> bool {
-    let Some(plan) = plan(session, job, saved, training) else {
-        return false;
-    };
-    let Some((model, unfinished)) =
-        obtain::<TrainedModel>(session, networks, job, saved, &plan, training).await
-    else {
-        return false;
-    };
-    let findings = model_findings(&saved.analysis, &model);
+) -> Option<Arc<T>> {
+    let plan = plan(session, job, saved, training)?;
+    let (network, unfinished) = obtain::<T>(session, networks, job, saved, &plan, training).await?;
+    let findings = network.findings(&saved.analysis);
+    let adds_findings = findings.is_some();
     let stored = session.update(|state| {
-        let Some(project) = state.project_of_job(&job.key, &job.ticket) else {
-            return false;
-        };
-        let held = TrainedModel::held(project);
-        *held.network = Some(model);
-        *held.key = Some(plan.memory_key.clone());
+        let project = state.project_of_job(&job.key, &job.ticket)?;
+        let held = T::held_mut(project);
+        held.network = Some(network.clone());
+        held.key = Some(plan.memory_key.clone());
         // The next save may start from it, once its checkpoint is on disk.
-        project.model_dir = plan.is_cached().then(|| plan.dir.clone());
-        if let Some(current) = &project.saved
+        held.dir = plan.is_cached().then(|| plan.dir.clone());
+        if let Some(findings) = findings
+            && let Some(current) = &project.saved
             && current.generation == job.ticket.generation
         {
             project.saved = Some(Arc::new(Saved {
@@ -170,84 +171,19 @@ async fn rule_network(
                 generation: job.ticket.generation,
             }));
         }
-        true
+        Some(())
     });
-    if stored {
+    if stored.is_some() {
         session.refresh_project(&job.key);
-        refresh_views(session);
+        if adds_findings {
+            refresh_views(session);
+        }
     }
     // Only now: a client that waits for the end finds the network in place.
     if let Some(unfinished) = unfinished {
         unfinished.end().await;
     }
-    stored
-}
-
-/// Step 2, when the settings name an MVMA-G instead of a rule network: the MVMA-G of the
-/// save, stored for the corpus-line hover; whether the job goes on (as for
-/// [`rule_network`]).
-async fn black_box(
-    session: &Arc<Session>,
-    networks: &Arc<Networks>,
-    job: &JobRequest,
-    saved: &SavedAnalysis,
-    training: &TrainingSettings,
-) -> bool {
-    let Some(plan) = plan(session, job, saved, training) else {
-        return false;
-    };
-    let Some((mvma, unfinished)) =
-        obtain::<TrainedMvma>(session, networks, job, saved, &plan, training).await
-    else {
-        return false;
-    };
-    let stored = session.update(|state| {
-        let held = TrainedMvma::held(state.project_of_job(&job.key, &job.ticket)?);
-        *held.network = Some(mvma);
-        *held.key = Some(plan.memory_key.clone());
-        Some(())
-    });
-    if stored.is_some() {
-        session.refresh_project(&job.key);
-    }
-    if let Some(unfinished) = unfinished {
-        unfinished.end().await;
-    }
-    stored.is_some()
-}
-
-/// Step 3: the SoPa that learns patterns beside the rule network, stored, then its learned
-/// patterns measured as suggestions and added to the save's.
-async fn learned_patterns(
-    session: &Arc<Session>,
-    networks: &Arc<Networks>,
-    job: &JobRequest,
-    saved: &SavedAnalysis,
-    training: &TrainingSettings,
-) {
-    let Some(plan) = plan(session, job, saved, training) else {
-        return;
-    };
-    let Some((patterns, unfinished)) =
-        obtain::<TrainedPatterns>(session, networks, job, saved, &plan, training).await
-    else {
-        return;
-    };
-    let stored = session.update(|state| {
-        let held = TrainedPatterns::held(state.project_of_job(&job.key, &job.ticket)?);
-        *held.network = Some(patterns.clone());
-        *held.key = Some(plan.memory_key.clone());
-        Some(())
-    });
-    if stored.is_some() {
-        session.refresh_project(&job.key);
-    }
-    if let Some(unfinished) = unfinished {
-        unfinished.end().await;
-    }
-    if stored.is_some() && session.snapshot().settings.suggest.enabled {
-        measure_learned(session, job, saved, &patterns).await;
-    }
+    stored.map(|()| network)
 }
 
 /// The SoPa's learned patterns measured as the suggestion engine's edits of the save, and
@@ -479,8 +415,8 @@ async fn obtain<T: Prepared>(
     training: &TrainingSettings,
 ) -> Option<(Arc<T>, Option<Unfinished>)> {
     let in_memory = session.update(|state| {
-        let held = T::held(state.project_of_job(&job.key, &job.ticket)?);
-        *held.wanted = Some(plan.memory_key.clone());
+        let held = T::held_mut(state.project_of_job(&job.key, &job.ticket)?);
+        held.wanted = Some(plan.memory_key.clone());
         let same =
             held.key.as_deref() == Some(plan.memory_key.as_str()) && job.training != Training::Full;
         Some(held.network.clone().filter(|_| same))
@@ -549,9 +485,11 @@ async fn make<T: Prepared>(
     if job.training != Training::Full && plan.is_cached() {
         let (dir, text, analysis) = (plan.dir.clone(), job.text.clone(), saved.analysis.clone());
         let cancelled = wanted.clone();
-        let loaded_settings = settings.clone();
+        let (reconstruct, limits) = (settings.reconstruct(), settings.limits);
         let loaded = tokio::task::spawn_blocking(move || {
-            T::load(&dir, &text, &analysis, &loaded_settings, &|| !cancelled())
+            load_network::<T>(&dir, &text, &analysis, &reconstruct, &limits, &|| {
+                !cancelled()
+            })
         })
         .await;
         match loaded {
@@ -607,9 +545,9 @@ fn wanted_by_someone(
         session.read(|state| {
             state.projects.values().any(|project: &Project| {
                 let key = Some(memory_key.as_str());
-                (project.wanted_model.as_deref() == key
-                    || project.wanted_patterns.as_deref() == key
-                    || project.wanted_mvma.as_deref() == key)
+                (project.model.wanted.as_deref() == key
+                    || project.patterns.wanted.as_deref() == key
+                    || project.mvma.wanted.as_deref() == key)
                     && project.job.as_ref().is_some_and(|job| !job.is_cancelled())
             })
         })
@@ -652,7 +590,10 @@ async fn train<T: Prepared>(
     let from = if job.training == Training::Full {
         None
     } else {
-        session.read(|state| state.projects.get(&job.key).and_then(T::previous))
+        session.read(|state| {
+            let held = T::held(state.projects.get(&job.key)?);
+            held.dir.clone().filter(|_| T::WARM_STARTS)
+        })
     };
     // The title says whether the network starts from the previous one, which the blocking
     // task knows once it has read it; without one to start from, it is a full training.
@@ -711,11 +652,12 @@ async fn train<T: Prepared>(
         let (analysis, dir) = (saved.analysis.clone(), plan.dir.clone());
         tokio::task::spawn_blocking(move || {
             let mut best = 0.0f64;
-            T::train(
+            train_network::<T>(
                 &dir,
                 &analysis,
                 &training,
-                &settings,
+                &settings.limits,
+                &settings.reconstruct(),
                 from.as_deref(),
                 &mut |event| match event {
                     FitEvent::WarmStart(record) => {
@@ -892,338 +834,5 @@ struct Unfinished {
 impl Unfinished {
     async fn end(self) {
         self.progress.end(self.message).await;
-    }
-}
-
-/// A network prepared for the editor, as the jobs make it: the rule network
-/// ([`TrainedModel`]), the MVMA-G trained in its place ([`TrainedMvma`]), or the SoPa that
-/// learns patterns beside it ([`TrainedPatterns`]).
-trait Prepared: Send + Sync + Sized + 'static {
-    /// What messages call it.
-    const ROLE: &'static str;
-    /// Its `$/progress` tokens' prefix (the save's generation follows).
-    const PROGRESS_TOKEN: &'static str;
-
-    fn registry(networks: &Networks) -> &Registry<Self>;
-
-    /// Where a project holds this kind of network.
-    fn held(project: &mut Project) -> Held<'_, Self>;
-
-    fn manifest(&self) -> &Manifest;
-
-    /// The checkpoint a training of this kind may start from: the folder of the network
-    /// the project holds (`None` for SoPa and MVMA-G, which always train from scratch).
-    fn previous(project: &Project) -> Option<PathBuf>;
-
-    /// Loads and prepares the checkpoint in `dir`, trained from exactly `text`.
-    fn load(
-        dir: &Path,
-        text: &str,
-        analysis: &RulesAnalysis,
-        settings: &Settings,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<Self, String>;
-
-    /// Trains, caches in `dir` and prepares the network of `analysis` under `training`,
-    /// starting from the checkpoint in `from` where that applies.
-    #[allow(clippy::too_many_arguments)]
-    fn train(
-        dir: &Path,
-        analysis: &RulesAnalysis,
-        training: &TrainingSettings,
-        settings: &Settings,
-        from: Option<&Path>,
-        on_event: &mut dyn FnMut(FitEvent),
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedNetwork<Self>, String>;
-}
-
-/// A project's network of one kind: the one it holds, the key it was prepared under, and
-/// the key its newest job wants.
-struct Held<'a, T> {
-    network: &'a mut Option<Arc<T>>,
-    key: &'a mut Option<String>,
-    wanted: &'a mut Option<String>,
-}
-
-impl Prepared for TrainedModel {
-    const ROLE: &'static str = "rule network";
-    const PROGRESS_TOKEN: &'static str = "rulelens/train";
-
-    fn registry(networks: &Networks) -> &Registry<Self> {
-        &networks.rules
-    }
-
-    fn held(project: &mut Project) -> Held<'_, Self> {
-        Held {
-            network: &mut project.model,
-            key: &mut project.model_key,
-            wanted: &mut project.wanted_model,
-        }
-    }
-
-    fn manifest(&self) -> &Manifest {
-        &self.manifest
-    }
-
-    fn previous(project: &Project) -> Option<PathBuf> {
-        project.model_dir.clone()
-    }
-
-    fn load(
-        dir: &Path,
-        text: &str,
-        analysis: &RulesAnalysis,
-        settings: &Settings,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<Self, String> {
-        let reconstruct = settings.reconstruct();
-        load_network(
-            dir,
-            text,
-            analysis,
-            &reconstruct,
-            &settings.limits,
-            cancelled,
-        )
-    }
-
-    fn train(
-        dir: &Path,
-        analysis: &RulesAnalysis,
-        training: &TrainingSettings,
-        settings: &Settings,
-        from: Option<&Path>,
-        on_event: &mut dyn FnMut(FitEvent),
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedNetwork<Self>, String> {
-        let reconstruct = settings.reconstruct();
-        train_network(
-            dir,
-            analysis,
-            training,
-            &settings.limits,
-            &reconstruct,
-            from,
-            on_event,
-            cancelled,
-        )
-    }
-}
-
-impl Prepared for TrainedPatterns {
-    const ROLE: &'static str = "learned patterns";
-    const PROGRESS_TOKEN: &'static str = "rulelens/patterns";
-
-    fn registry(networks: &Networks) -> &Registry<Self> {
-        &networks.patterns
-    }
-
-    fn held(project: &mut Project) -> Held<'_, Self> {
-        Held {
-            network: &mut project.patterns,
-            key: &mut project.patterns_key,
-            wanted: &mut project.wanted_patterns,
-        }
-    }
-
-    fn manifest(&self) -> &Manifest {
-        &self.manifest
-    }
-
-    fn previous(_: &Project) -> Option<PathBuf> {
-        None
-    }
-
-    fn load(
-        dir: &Path,
-        text: &str,
-        analysis: &RulesAnalysis,
-        settings: &Settings,
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<Self, String> {
-        load_patterns(dir, text, analysis, &settings.limits, cancelled)
-    }
-
-    fn train(
-        dir: &Path,
-        analysis: &RulesAnalysis,
-        training: &TrainingSettings,
-        settings: &Settings,
-        _: Option<&Path>,
-        on_event: &mut dyn FnMut(FitEvent),
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedNetwork<Self>, String> {
-        train_patterns(
-            dir,
-            analysis,
-            training,
-            &settings.limits,
-            on_event,
-            cancelled,
-        )
-    }
-}
-
-impl Prepared for TrainedMvma {
-    const ROLE: &'static str = "black box";
-    const PROGRESS_TOKEN: &'static str = "rulelens/mvma";
-
-    fn registry(networks: &Networks) -> &Registry<Self> {
-        &networks.mvma
-    }
-
-    fn held(project: &mut Project) -> Held<'_, Self> {
-        Held {
-            network: &mut project.mvma,
-            key: &mut project.mvma_key,
-            wanted: &mut project.wanted_mvma,
-        }
-    }
-
-    fn manifest(&self) -> &Manifest {
-        &self.manifest
-    }
-
-    fn previous(_: &Project) -> Option<PathBuf> {
-        None
-    }
-
-    fn load(
-        dir: &Path,
-        text: &str,
-        _: &RulesAnalysis,
-        settings: &Settings,
-        _: &dyn Fn() -> bool,
-    ) -> Result<Self, String> {
-        load_mvma(dir, text, &settings.limits)
-    }
-
-    fn train(
-        dir: &Path,
-        analysis: &RulesAnalysis,
-        training: &TrainingSettings,
-        settings: &Settings,
-        _: Option<&Path>,
-        on_event: &mut dyn FnMut(FitEvent),
-        cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedNetwork<Self>, String> {
-        train_mvma(
-            dir,
-            analysis,
-            training,
-            &settings.limits,
-            on_event,
-            cancelled,
-        )
-    }
-}
-
-/// A finished network, or `None` when making it failed or was given up.
-type Finished<T> = Option<Option<Arc<T>>>;
-
-/// The networks of one kind of all projects, by memory key: those ready (held by some
-/// project) and those being made.
-struct Registry<T> {
-    ready: Mutex<HashMap<String, Weak<T>>>,
-    pending: Mutex<HashMap<String, watch::Receiver<Finished<T>>>>,
-}
-
-impl<T> Default for Registry<T> {
-    fn default() -> Registry<T> {
-        Registry {
-            ready: Mutex::default(),
-            pending: Mutex::default(),
-        }
-    }
-}
-
-/// Every network of the server, and the permit that lets one training run at a time.
-struct Networks {
-    rules: Registry<TrainedModel>,
-    patterns: Registry<TrainedPatterns>,
-    mvma: Registry<TrainedMvma>,
-    training: Semaphore,
-    /// The black-box yardsticks training beside the networks (`yardstick.rs`).
-    yardsticks: Arc<yardstick::InFlight>,
-}
-
-impl Default for Networks {
-    fn default() -> Networks {
-        Networks {
-            rules: Registry::default(),
-            patterns: Registry::default(),
-            mvma: Registry::default(),
-            training: Semaphore::new(1),
-            yardsticks: Arc::default(),
-        }
-    }
-}
-
-/// What [`Registry::claim`] found.
-enum Claim<'a, T> {
-    Ready(Arc<T>),
-    /// Someone is making it; the receiver hears when they are done.
-    Pending(watch::Receiver<Finished<T>>),
-    /// Nobody is: the caller makes it and reports through the slot.
-    Mine(Slot<'a, T>),
-}
-
-/// A claim to make one network, which tells the waiting projects when it is done (and, if
-/// it is dropped unfinished, that it gave up).
-struct Slot<'a, T> {
-    registry: &'a Registry<T>,
-    key: String,
-    done: watch::Sender<Finished<T>>,
-}
-
-impl<T> Slot<'_, T> {
-    fn finish(self, made: Option<Arc<T>>) -> Option<Arc<T>> {
-        if let Some(model) = &made {
-            lock(&self.registry.ready).insert(self.key.clone(), Arc::downgrade(model));
-        }
-        let _ = self.done.send(Some(made.clone()));
-        made
-    }
-}
-
-impl<T> Drop for Slot<'_, T> {
-    fn drop(&mut self) {
-        lock(&self.registry.pending).remove(&self.key);
-        self.done.send_if_modified(|finished| {
-            let unfinished = finished.is_none();
-            if unfinished {
-                *finished = Some(None);
-            }
-            unfinished
-        });
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-impl<T> Registry<T> {
-    fn claim(&self, key: &str) -> Claim<'_, T> {
-        let mut ready = lock(&self.ready);
-        ready.retain(|_, model| model.strong_count() > 0);
-        if let Some(model) = ready.get(key).and_then(Weak::upgrade) {
-            return Claim::Ready(model);
-        }
-        drop(ready);
-        let mut pending = lock(&self.pending);
-        if let Some(receiver) = pending.get(key) {
-            return Claim::Pending(receiver.clone());
-        }
-        let (done, receiver) = watch::channel(None);
-        pending.insert(key.to_string(), receiver);
-        Claim::Mine(Slot {
-            registry: self,
-            key: key.to_string(),
-            done,
-        })
     }
 }

@@ -12,7 +12,7 @@
 //!
 //! Modules only use the ones listed before them (`tests/tidy.rs` checks that there is no
 //! import cycle): `convert`, `config`, `ext`, `documents`, `capabilities`, `state`,
-//! `handlers`, `sync`, `publish`, `jobs`, `transport`, `server`.
+//! `handlers`, `sync`, `publish`, `registry`, `prepared`, `jobs`, `transport`, `server`.
 
 mod capabilities;
 mod config;
@@ -21,7 +21,9 @@ mod documents;
 pub mod ext;
 mod handlers;
 mod jobs;
+mod prepared;
 mod publish;
+mod registry;
 mod report;
 mod server;
 mod state;

@@ -1,9 +1,10 @@
 //! The server's state in one place, and its snapshots.
 //!
 //! [`State`] holds the open documents, one [`Project`] per rules file (its latest analysis,
-//! its last saved analysis with findings, its network), the settings and what the client can
-//! do. It lives in the [`Session`] behind one mutex, which is held only for short synchronous
-//! sections and never across an `.await`; [`Session::update`] is the one way to change it.
+//! its last saved analysis with findings, a [`Held`] network of each kind), the settings and
+//! what the client can do. It lives in the [`Session`] behind one mutex, which is held only
+//! for short synchronous sections and never across an `.await`; [`Session::update`] is the
+//! one way to change it.
 //!
 //! A request handler gets one immutable [`Snapshot`], taken once for the whole request: the
 //! maps are shared (`Arc`) with the state and copied only when a change arrives while a
@@ -103,33 +104,45 @@ pub struct Project {
     pub current: Arc<RulesFile>,
     pub current_version: Option<i32>,
     pub saved: Option<Arc<Saved>>,
-    pub model: Option<Arc<TrainedModel>>,
-    /// What `model` was prepared under (`project::NetworkPlan::memory_key`).
-    pub model_key: Option<String>,
-    /// The checkpoint folder of `model`, which the next training starts from (a warm
-    /// start), once it is on disk.
-    pub model_dir: Option<PathBuf>,
-    /// The SoPa that learns patterns beside the rule network (`training.learnPatterns`),
-    /// and what it was prepared under.
-    pub patterns: Option<Arc<TrainedPatterns>>,
-    pub patterns_key: Option<String>,
-    /// The MVMA-G a save trains in place of a rule network (`training.model` `mvma-g`), and
-    /// what it was prepared under.
-    pub mvma: Option<Arc<TrainedMvma>>,
-    pub mvma_key: Option<String>,
+    /// The rule network.
+    pub model: Held<TrainedModel>,
+    /// The SoPa that learns patterns beside the rule network (`training.learnPatterns`).
+    pub patterns: Held<TrainedPatterns>,
+    /// The MVMA-G a save trains in place of a rule network (`training.model` `mvma-g`).
+    pub mvma: Held<TrainedMvma>,
     /// The newest save job.
     pub job: Option<Ticket>,
-    /// The networks the newest save job wants, once it knows (their memory keys): the rule
-    /// network, the SoPa and the MVMA-G.
-    pub wanted_model: Option<String>,
-    pub wanted_patterns: Option<String>,
-    pub wanted_mvma: Option<String>,
     /// The epoch and dev accuracy of a training run in progress, for hovers.
     pub training: Option<Arc<str>>,
     /// The suggestions of a save, once computed.
     pub suggestions: Option<Arc<SavedSuggestions>>,
     /// The black-box yardstick of the saved corpora, for the lens on the `default` line.
     pub yardstick: Option<Yardstick>,
+}
+
+/// A project's network of one kind: the one it holds, what it was prepared under and where
+/// its checkpoint is, and the one its newest save job wants.
+#[derive(Debug, Clone)]
+pub struct Held<T> {
+    pub network: Option<Arc<T>>,
+    /// What `network` was prepared under (`project::NetworkPlan::memory_key`).
+    pub key: Option<String>,
+    /// The checkpoint folder of `network`, once it is on disk: where the next training of a
+    /// kind that warm starts (the rule network) starts from.
+    pub dir: Option<PathBuf>,
+    /// The memory key of the network the newest save job wants, once it knows.
+    pub wanted: Option<String>,
+}
+
+impl<T> Default for Held<T> {
+    fn default() -> Held<T> {
+        Held {
+            network: None,
+            key: None,
+            dir: None,
+            wanted: None,
+        }
+    }
 }
 
 /// A project's black-box yardstick: its bench run's key (`project::bench::run_key`: the
@@ -149,17 +162,10 @@ impl Project {
             current,
             current_version: version,
             saved: None,
-            model: None,
-            model_key: None,
-            model_dir: None,
-            patterns: None,
-            patterns_key: None,
-            mvma: None,
-            mvma_key: None,
+            model: Held::default(),
+            patterns: Held::default(),
+            mvma: Held::default(),
             job: None,
-            wanted_model: None,
-            wanted_patterns: None,
-            wanted_mvma: None,
             training: None,
             suggestions: None,
             yardstick: None,
@@ -285,9 +291,9 @@ impl State {
             old.cancel.store(true, Ordering::Relaxed);
         }
         project.job = Some(ticket.clone());
-        project.wanted_model = None;
-        project.wanted_patterns = None;
-        project.wanted_mvma = None;
+        project.model.wanted = None;
+        project.patterns.wanted = None;
+        project.mvma.wanted = None;
         Some(JobRequest {
             key: key.to_path_buf(),
             text,

@@ -2,22 +2,23 @@
 //! on every bound corpus; [`suggest_save`] measures the suggestion engine's edits on its
 //! `train` and `dev` corpora; [`network_plan`] says which network that save calls for (its
 //! cache key and checkpoint folder), or why none; [`load_network`] and [`train_network`]
-//! get it from the cache or by training, and prepare it for the editor; [`load_patterns`]
-//! and [`train_patterns`] do the same for the SoPa that learns patterns beside it, and
-//! [`suggest_learned_save`] measures its learned patterns as the suggestion engine's edits;
-//! [`load_mvma`] and [`train_mvma`] get the MVMA-G a save trains instead of a rule network
-//! when the settings name it.
+//! get it from the cache or by training, and prepare it for the editor, for every kind of
+//! [`PreparedNetwork`]: the rule network, the SoPa that learns patterns beside it, and the
+//! MVMA-G a save trains instead of a rule network when the settings name it;
+//! [`suggest_learned_save`] measures the SoPa's learned patterns as the suggestion engine's
+//! edits.
 
 use super::bindings::{CorpusOrigin, OpenCorpus, bindings, read_corpus};
 use super::cache::{cache_key, checkpoint_dir};
 use crate::explain::ReconstructConfig;
 use crate::ide::{
-    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns,
-    WordFrequencies, analyze, corpus_findings,
+    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, TrainedModelError,
+    TrainedMvma, TrainedPatterns, WordFrequencies, analyze, corpus_findings,
 };
 use crate::limits::ReadLimits;
+use crate::model::checkpoint::Manifest;
 use crate::model::{
-    DeviceKind, EmbeddingsError, FitEvent, Fitted, LoadedModel, TrainingSettings, VectorSource,
+    DeviceKind, EmbeddingsError, FitEvent, Network, TrainingSettings, VectorSource, Vocabulary,
     WhyFull, fit_from, load_model_for, load_previous,
 };
 use crate::rules_file::RulesFile;
@@ -225,65 +226,79 @@ pub fn network_plan(
     })
 }
 
-/// Loads the checkpoint in `dir`, which must have been trained from exactly `rules_text`,
-/// and prepares it for the editor.
-pub fn load_network(
+/// A trained network as a checkpoint or a training leaves it, with what preparing it for the
+/// editor reads.
+pub struct Unprepared<'a> {
+    pub manifest: Manifest,
+    pub net: &'a dyn Network,
+    pub vocabulary: Option<&'a Vocabulary>,
+    /// The save's analysis, whose rules the network was trained from.
+    pub analysis: &'a RulesAnalysis,
+    /// How a rule network's patterns are read back.
+    pub reconstruct: &'a ReconstructConfig,
+    /// Polled while they are.
+    pub cancelled: &'a dyn Fn() -> bool,
+}
+
+/// A network prepared for the editor: the rule network ([`TrainedModel`]), the SoPa that
+/// learns patterns beside it ([`TrainedPatterns`]) or the MVMA-G ([`TrainedMvma`]).
+pub trait PreparedNetwork: Sized {
+    fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError>;
+}
+
+impl PreparedNetwork for TrainedModel {
+    fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError> {
+        let Unprepared {
+            manifest,
+            net,
+            vocabulary,
+            analysis,
+            reconstruct,
+            cancelled,
+        } = from;
+        TrainedModel::new(manifest, net, vocabulary, analysis, reconstruct, cancelled)
+    }
+}
+
+impl PreparedNetwork for TrainedPatterns {
+    fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError> {
+        TrainedPatterns::new(
+            from.manifest,
+            from.net,
+            from.vocabulary,
+            from.analysis,
+            from.cancelled,
+        )
+    }
+}
+
+impl PreparedNetwork for TrainedMvma {
+    fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError> {
+        TrainedMvma::new(from.manifest, from.net, from.vocabulary)
+    }
+}
+
+/// Loads the checkpoint in `dir`, on the CPU, which must have been trained from exactly
+/// `rules_text`, and prepares it for the editor.
+pub fn load_network<T: PreparedNetwork>(
     dir: &Path,
     rules_text: &str,
     analysis: &RulesAnalysis,
     reconstruct: &ReconstructConfig,
     limits: &ReadLimits,
     cancelled: &dyn Fn() -> bool,
-) -> Result<TrainedModel, String> {
-    let loaded = load(dir, rules_text, limits)?;
-    TrainedModel::new(
-        loaded.manifest,
-        loaded.net.as_ref(),
-        loaded.vocabulary.as_ref(),
+) -> Result<T, String> {
+    let device = DeviceKind::Cpu.open()?;
+    let loaded = load_model_for(dir, rules_text.as_bytes(), false, &device, limits)
+        .map_err(|error| error.to_string())?;
+    T::prepare(Unprepared {
+        manifest: loaded.manifest,
+        net: loaded.net.as_ref(),
+        vocabulary: loaded.vocabulary.as_ref(),
         analysis,
         reconstruct,
         cancelled,
-    )
-    .map_err(|error| error.to_string())
-}
-
-/// Loads the checkpoint in `dir`, on the CPU, which must have been trained from exactly
-/// `rules_text`.
-fn load(dir: &Path, rules_text: &str, limits: &ReadLimits) -> Result<LoadedModel, String> {
-    let device = DeviceKind::Cpu.open()?;
-    load_model_for(dir, rules_text.as_bytes(), false, &device, limits)
-        .map_err(|error| error.to_string())
-}
-
-/// Loads the SoPa checkpoint in `dir`, which must have been trained from exactly
-/// `rules_text`, and prepares it for the editor.
-pub fn load_patterns(
-    dir: &Path,
-    rules_text: &str,
-    analysis: &RulesAnalysis,
-    limits: &ReadLimits,
-    cancelled: &dyn Fn() -> bool,
-) -> Result<TrainedPatterns, String> {
-    let loaded = load(dir, rules_text, limits)?;
-    TrainedPatterns::new(
-        loaded.manifest,
-        loaded.net.as_ref(),
-        loaded.vocabulary.as_ref(),
-        analysis,
-        cancelled,
-    )
-    .map_err(|error| error.to_string())
-}
-
-/// Loads the MVMA-G checkpoint in `dir`, which must have been trained from exactly
-/// `rules_text`, and prepares it for the editor.
-pub fn load_mvma(dir: &Path, rules_text: &str, limits: &ReadLimits) -> Result<TrainedMvma, String> {
-    let loaded = load(dir, rules_text, limits)?;
-    TrainedMvma::new(
-        loaded.manifest,
-        loaded.net.as_ref(),
-        loaded.vocabulary.as_ref(),
-    )
+    })
     .map_err(|error| error.to_string())
 }
 
@@ -297,17 +312,20 @@ pub struct TrainedNetwork<T> {
     pub cached: Result<(), String>,
 }
 
-/// Trains the network of `analysis` (which binds `train` and `dev`) under `settings` and
-/// writes its checkpoint into `dir`.
-fn fit_and_cache(
+/// Trains the network of `analysis` (which binds `train` and `dev`) under `settings`,
+/// starting from the checkpoint in `from` (the previous save's network) where a warm start
+/// applies, writes its checkpoint into `dir`, and prepares it for the editor.
+#[allow(clippy::too_many_arguments)]
+pub fn train_network<T: PreparedNetwork>(
     dir: &Path,
     analysis: &RulesAnalysis,
     settings: &TrainingSettings,
     limits: &ReadLimits,
+    reconstruct: &ReconstructConfig,
     from: Option<&Path>,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
-) -> Result<(Fitted, Result<(), String>), String> {
+) -> Result<TrainedNetwork<T>, String> {
     let (Some(train), Some(dev)) = (analysis.corpus("train"), analysis.corpus("dev")) else {
         return Err("training needs a train and a dev corpus".to_string());
     };
@@ -338,77 +356,14 @@ fn fit_and_cache(
     );
     let mut fitted = fitted.map_err(|error| error.to_string())?;
     let cached = fitted.save(dir).map_err(|error| error.to_string());
-    Ok((fitted, cached))
-}
-
-/// Trains the SoPa of `analysis` (`settings.model` is SoPa), writes its checkpoint into
-/// `dir`, and prepares it for the editor.
-pub fn train_patterns(
-    dir: &Path,
-    analysis: &RulesAnalysis,
-    settings: &TrainingSettings,
-    limits: &ReadLimits,
-    on_event: &mut dyn FnMut(FitEvent),
-    cancelled: &dyn Fn() -> bool,
-) -> Result<TrainedNetwork<TrainedPatterns>, String> {
-    let (fitted, cached) =
-        fit_and_cache(dir, analysis, settings, limits, None, on_event, cancelled)?;
-    let model = TrainedPatterns::new(
-        fitted.manifest,
-        fitted.net.as_ref(),
-        fitted.vocabulary.as_ref(),
-        analysis,
-        cancelled,
-    )
-    .map_err(|error| error.to_string())?;
-    Ok(TrainedNetwork { model, cached })
-}
-
-/// Trains the MVMA-G of `analysis` (`settings.model` is MVMA-G) from scratch, writes its
-/// checkpoint into `dir`, and prepares it for the editor.
-pub fn train_mvma(
-    dir: &Path,
-    analysis: &RulesAnalysis,
-    settings: &TrainingSettings,
-    limits: &ReadLimits,
-    on_event: &mut dyn FnMut(FitEvent),
-    cancelled: &dyn Fn() -> bool,
-) -> Result<TrainedNetwork<TrainedMvma>, String> {
-    let (fitted, cached) =
-        fit_and_cache(dir, analysis, settings, limits, None, on_event, cancelled)?;
-    let model = TrainedMvma::new(
-        fitted.manifest,
-        fitted.net.as_ref(),
-        fitted.vocabulary.as_ref(),
-    )
-    .map_err(|error| error.to_string())?;
-    Ok(TrainedNetwork { model, cached })
-}
-
-/// Trains the network of `analysis` (which binds `train` and `dev`), starting from the
-/// checkpoint in `from` (the previous save's network) where a warm start applies, writes
-/// its checkpoint into `dir`, and prepares it for the editor.
-#[allow(clippy::too_many_arguments)]
-pub fn train_network(
-    dir: &Path,
-    analysis: &RulesAnalysis,
-    settings: &TrainingSettings,
-    limits: &ReadLimits,
-    reconstruct: &ReconstructConfig,
-    from: Option<&Path>,
-    on_event: &mut dyn FnMut(FitEvent),
-    cancelled: &dyn Fn() -> bool,
-) -> Result<TrainedNetwork<TrainedModel>, String> {
-    let (fitted, cached) =
-        fit_and_cache(dir, analysis, settings, limits, from, on_event, cancelled)?;
-    let model = TrainedModel::new(
-        fitted.manifest,
-        fitted.net.as_ref(),
-        fitted.vocabulary.as_ref(),
+    let model = T::prepare(Unprepared {
+        manifest: fitted.manifest,
+        net: fitted.net.as_ref(),
+        vocabulary: fitted.vocabulary.as_ref(),
         analysis,
         reconstruct,
         cancelled,
-    )
+    })
     .map_err(|error| error.to_string())?;
     Ok(TrainedNetwork { model, cached })
 }

@@ -125,7 +125,7 @@ pub fn code_actions(
         actions.extend(rules_actions(
             &view.file,
             range,
-            view.project.model.as_deref(),
+            view.project.model.network.as_deref(),
         ));
         actions.extend(rules_suggestion_actions(
             &view.file,
@@ -162,7 +162,7 @@ pub fn code_actions(
                 example,
                 &project.current,
                 analysis,
-                project.model.as_deref(),
+                project.model.network.as_deref(),
             );
             let fresh: Vec<Action> = suggested
                 .into_iter()

@@ -21,7 +21,7 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
         let figures = Figures {
             analysis: view.project.saved.as_ref().map(|s| s.analysis.as_ref()),
             pending: view.project.is_analyzing(),
-            patterns: view.project.patterns.as_deref(),
+            patterns: view.project.patterns.network.as_deref(),
         };
         hover_rules(&view.file, offset, figures, &config).map(|(range, hover)| {
             let mut value = render_rules_hover(&hover);
@@ -48,7 +48,7 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                 Some((_, project)) => {
                     let current = &project.current.source.text;
                     let training = &snapshot.settings.training;
-                    let network = match project.model.as_deref() {
+                    let network = match project.model.network.as_deref() {
                         Some(model) => LineNetwork::Trained {
                             model,
                             stale: !model.is_trained_on(current),
@@ -59,12 +59,12 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                         None => LineNetwork::TrainingOff,
                     };
                     let mut hover = hover_line(&example, &project.current, network, &config);
-                    hover.mvma = project.mvma.as_deref().map(|mvma| {
+                    hover.mvma = project.mvma.network.as_deref().map(|mvma| {
                         let stale = !mvma.is_trained_on(current);
                         let gold = example.label.as_deref();
                         mvma_view(&example.text, gold, mvma, stale, &config)
                     });
-                    hover.patterns = project.patterns.as_deref().map(|patterns| {
+                    hover.patterns = project.patterns.network.as_deref().map(|patterns| {
                         let stale = !patterns.is_trained_on(current);
                         patterns_view(&example.text, &project.current, patterns, stale, &config)
                     });

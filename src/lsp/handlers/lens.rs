@@ -64,21 +64,21 @@ fn standings(snapshot: &Snapshot, project: &Project, analysis: &RulesAnalysis) -
     let networks = [
         (
             training.rules_network().map(|s| s.model),
-            accuracy(project.model.as_ref().map(|m| &m.manifest)),
-            &project.model_key,
-            &project.wanted_model,
+            accuracy(project.model.network.as_ref().map(|m| &m.manifest)),
+            &project.model.key,
+            &project.model.wanted,
         ),
         (
             training.mvma_network().map(|s| s.model),
-            accuracy(project.mvma.as_ref().map(|m| &m.manifest)),
-            &project.mvma_key,
-            &project.wanted_mvma,
+            accuracy(project.mvma.network.as_ref().map(|m| &m.manifest)),
+            &project.mvma.key,
+            &project.mvma.wanted,
         ),
         (
             training.patterns_network().map(|s| s.model),
-            accuracy(project.patterns.as_ref().map(|p| &p.manifest)),
-            &project.patterns_key,
-            &project.wanted_patterns,
+            accuracy(project.patterns.network.as_ref().map(|p| &p.manifest)),
+            &project.patterns.key,
+            &project.patterns.wanted,
         ),
     ];
     for (model, held, key, wanted) in networks {
@@ -121,7 +121,7 @@ pub fn inlay_hints(snapshot: &Snapshot, params: InlayHintParams) -> Result<Optio
         view.format,
         range,
         &project.current,
-        project.model.as_deref(),
+        project.model.network.as_deref(),
     );
     Ok(Some(
         hints
