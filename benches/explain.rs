@@ -1,5 +1,5 @@
 //! A corpus-line hover's n-gram explanation by occlusion (`explain::ngrams` over
-//! `Scorer::occlusions_within`), with a network trained on the SMS example: the cost that
+//! `FaRnnScorer::occlusions_within`), with a network trained on the SMS example: the cost that
 //! `OCCLUSION_BUDGET` bounds. Targets and results: docs/performance.md.
 
 #[path = "support/sms_example.rs"]
@@ -9,7 +9,7 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use rulelens::explain::{OCCLUSION_BUDGET, ngrams, strongest_ngrams};
 use rulelens::ide::DEFAULT_MAX_NGRAM_LEN;
 use rulelens::limits::ReadLimits;
-use rulelens::model::{Scorer, TrainingSettings, fit};
+use rulelens::model::{FaRnnScorer, TrainingSettings, fit};
 use sms_example::sms_example;
 use std::hint::black_box;
 
@@ -21,12 +21,12 @@ const MAX_TOKENS: usize = TrainingSettings::DEFAULT.max_sentence_tokens;
 /// word vectors at β 0.7) but briefly (two epochs over a quarter of train, early stopping
 /// on dev): the line scored with each of its
 /// spans of up to 6 tokens deleted, as far as [`OCCLUSION_BUDGET`] allows
-/// ([`Scorer::occlusions_within`]), every span's contribution toward the prediction
+/// ([`FaRnnScorer::occlusions_within`]), every span's contribution toward the prediction
 /// ([`ngrams`]) and the three strongest ([`strongest_ngrams`]), on the longest SMS dev line
 /// (122 tokens), the one at the 99th percentile of length and one of median length (each
 /// printing the longest n-grams the budget allows); and, for the cost without the budget,
 /// every single token and every span of up to 6 tokens of the longest line
-/// ([`Scorer::occlusions`]).
+/// ([`FaRnnScorer::occlusions`]).
 fn explain_ngrams(c: &mut Criterion) {
     let (file, train, dev) = sms_example();
     let config = TrainingSettings {
@@ -44,7 +44,7 @@ fn explain_ngrams(c: &mut Criterion) {
         &|| false,
     )
     .expect("fitted");
-    let scorer = Scorer::new(
+    let scorer = FaRnnScorer::new(
         fitted.net.as_ref(),
         &file.system,
         fitted.vocabulary.as_ref(),

@@ -4,7 +4,7 @@
 //! word embeddings mixed in (β = 0.7, D = 50, a vocabulary of every train and dev word,
 //! as `rulelens train --embeddings` builds it; the vectors are seeded pseudo-random ones
 //! in GloVe format, so that the benchmark needs nothing outside the repository) and with
-//! dense factors, as after training ([`densify`]): by the plain-loop [`Scorer`] on the
+//! dense factors, as after training ([`densify`]): by the plain-loop [`FaRnnScorer`] on the
 //! bundled rules' networks and on one of the PyTorch reference's default sizes
 //! ([`sized_network`]), and, for comparison, by the tensor network as a batch of one.
 //! (A corpus-line hover's n-gram explanation: `benches/explain.rs`.) Targets and results:
@@ -18,8 +18,8 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use densify::densify;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    Batch, FaRnn, Scorer, Scoring, SplitMix64, Vocabulary, WeightedAutomaton, WordInput, decompose,
-    read_glove, vocabulary,
+    Batch, FaRnn, FaRnnScorer, Scoring, SplitMix64, Vocabulary, WeightedAutomaton, WordInput,
+    decompose, read_glove, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
@@ -197,8 +197,8 @@ fn score_one_sentence(c: &mut Criterion) {
         let words = word_input(name, &text);
         let (file, net) = network(&text, Some(&words));
         densify(&net);
-        let scorer =
-            Scorer::new(&net, &file.system, Some(&words.vocabulary), MAX_TOKENS).expect("scorer");
+        let scorer = FaRnnScorer::new(&net, &file.system, Some(&words.vocabulary), MAX_TOKENS)
+            .expect("scorer");
         group.bench_function(BenchmarkId::from_parameter(name), |b| {
             b.iter(|| scorer.score_text(black_box(SENTENCE)))
         });
@@ -206,7 +206,7 @@ fn score_one_sentence(c: &mut Criterion) {
             // The PyTorch reference's default sizes (K 52, r 150), on SMS's vocabulary.
             let sized_file = sized_rules(&words.vocabulary, 52);
             let sized = sized_network(&sized_file, &words, 52, 150);
-            let scorer = Scorer::new(
+            let scorer = FaRnnScorer::new(
                 &sized,
                 &sized_file.system,
                 Some(&words.vocabulary),

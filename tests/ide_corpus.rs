@@ -1,9 +1,9 @@
 //! The corpus- and model-level editor features of `rulelens::ide` on small hand-written
 //! rules and corpora, with every figure computed by hand: the analysis, the findings
 //! (W0501–W0503, I0504) and where they are placed, corpus-line diagnostics (I0505), code
-//! actions, code lenses, inlay hints and the [`TrainedModel`] (hovers are tested beside
+//! actions, code lenses, inlay hints and the [`TrainedFaRnn`] (hovers are tested beside
 //! their code, in src/ide/hover/tests.rs, on the same fixtures: `ide::testing`); and
-//! the promise of `Scorer::occlusions` / `explain::ngrams` that, for the zero-shot network
+//! the promise of `FaRnnScorer::occlusions` / `explain::ngrams` that, for the zero-shot network
 //! compiled from the rules, deleting a span does to the network exactly what it does to the
 //! rules.
 //!
@@ -18,13 +18,14 @@ use rulelens::explain::{NEGLIGIBLE, ReconstructConfig, best_span, ngrams};
 use rulelens::ide::testing::*;
 use rulelens::ide::{
     Action, ActionKind, Figures, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, PatternKey,
-    RulesHover, TextEdit, TrainedModel, analyze, apply, corpus_diagnostics, corpus_findings,
+    RulesHover, TextEdit, TrainedFaRnn, analyze, apply, corpus_diagnostics, corpus_findings,
     examples_in, hover_rules, line_actions, line_hints, lines_diagnostics, minimal_edit,
     model_findings, pattern_lenses, patterns_view, place, render_rules_hover, rules_actions,
 };
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    BiFaRnn, FaRnn, Network, Scorer, Scoring, TrainingSettings, WeightedAutomaton, decompose, fit,
+    BiFaRnn, FaRnn, FaRnnScorer, Network, Scoring, TrainingSettings, WeightedAutomaton, decompose,
+    fit,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::PatternId;
@@ -311,7 +312,7 @@ fn findings_are_placed_on_the_text_being_edited() {
 }
 
 // ---------------------------------------------------------------------------------------
-// TrainedModel and I0504
+// TrainedFaRnn and I0504
 // ---------------------------------------------------------------------------------------
 
 #[test]
@@ -412,7 +413,7 @@ fn trained_model_without_dev_has_no_accuracies_and_can_be_cancelled() {
         &|| false,
     )
     .unwrap();
-    let cancelled = TrainedModel::new(
+    let cancelled = TrainedFaRnn::new(
         fitted.manifest,
         fitted.net.as_ref(),
         None,
@@ -1406,7 +1407,7 @@ fn cut(text: &str, range: TextRange) -> String {
 /// pattern's best span is its shortest, then earliest, span whose deletion unmatches it.
 fn check_occlusions_are_exact(file: &RulesFile, net: &dyn Network, max_len: usize) {
     let system = &file.system;
-    let scorer = Scorer::new(net, system, None, MAX_TOKENS).unwrap();
+    let scorer = FaRnnScorer::new(net, system, None, MAX_TOKENS).unwrap();
     let n_patterns = system.patterns().len();
     let mut n_unmatching_deletions = 0;
     for &sentence in EXACT_SENTENCES {
@@ -1524,7 +1525,7 @@ fn zero_shot_occlusions_are_what_the_rules_say_about_each_deletion() {
     let net = exact_network(&file.system, Scoring::Forward);
     check_occlusions_are_exact(&file, &net, 8);
     // Deletions cut at a shorter length are the same numbers.
-    let scorer = Scorer::new(&net, &file.system, None, MAX_TOKENS).unwrap();
+    let scorer = FaRnnScorer::new(&net, &file.system, None, MAX_TOKENS).unwrap();
     let (long, short) = (
         scorer.occlusions(EXACT_SENTENCES[0], 8),
         scorer.occlusions(EXACT_SENTENCES[0], 2),

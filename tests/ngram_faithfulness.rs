@@ -20,7 +20,7 @@
 use candle_core::Device;
 use rulelens::corpus::read_file;
 use rulelens::explain::{NEGLIGIBLE, ReconstructConfig};
-use rulelens::ide::{HoverConfig, LineNetwork, NetworkView, TrainedModel, analyze, hover_line};
+use rulelens::ide::{HoverConfig, LineNetwork, NetworkView, TrainedFaRnn, analyze, hover_line};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{Batch, ModelKind, Network, Sentence, TrainingSettings, fit};
 use rulelens::rules_file::RulesFile;
@@ -127,7 +127,7 @@ fn check_example(name: &str) -> Tally {
     );
     let net: &dyn Network = fitted.net.as_ref();
     let scale = fitted.manifest.settings.logit_scale;
-    let model = TrainedModel::new(
+    let model = TrainedFaRnn::new(
         fitted.manifest.clone(),
         net,
         fitted.vocabulary.as_ref(),

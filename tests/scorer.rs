@@ -1,16 +1,16 @@
-//! The plain-loop scorer (`model::Scorer`) computes what the tensor networks compute, for
+//! The plain-loop scorer (`model::FaRnnScorer`) computes what the tensor networks compute, for
 //! every architecture and scoring: FA-RNN and FA-GRU, forward and Viterbi, one and two
 //! directions, on the bundled SMS rules with word embeddings and without (where most token
 //! vectors are sparse), with a label no rule names (learned from word vectors), and with
 //! every trained parameter moved off its initial value, as training leaves them; and its
-//! occlusions (`Scorer::occlusions`) are what the tensor
+//! occlusions (`FaRnnScorer::occlusions`) are what the tensor
 //! network computes for the sentence with a span's tokens taken out.
 
 use candle_core::{Device, Tensor};
 use rulelens::automata::{RuleSystem, compile_reversed};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    Batch, BiFaRnn, FaRnn, Network, Scorer, Scoring, Sentence, SplitMix64, Vocabulary,
+    Batch, BiFaRnn, FaRnn, FaRnnScorer, Network, Scoring, Sentence, SplitMix64, Vocabulary,
     WeightedAutomaton, WordInput, WordVectors, decompose, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
@@ -130,7 +130,7 @@ fn perturb(net: &FaRnn, seed: u64) {
     }
 }
 
-/// Scorer and tensor network agree on every logit, and on every prediction whose margin is
+/// FaRnnScorer and tensor network agree on every logit, and on every prediction whose margin is
 /// not within rounding.
 /// Viterbi scoring through tensors costs K²·r per token, so its tests score fewer sentences.
 fn assert_same(fixture: &Fixture, net: &dyn Network, what: &str) {
@@ -139,7 +139,7 @@ fn assert_same(fixture: &Fixture, net: &dyn Network, what: &str) {
 
 fn assert_same_with(fixture: &Fixture, net: &dyn Network, vocab: Option<&Vocabulary>, what: &str) {
     let system = fixture.system_for(vocab);
-    let scorer = Scorer::new(net, system, vocab, MAX_TOKENS).unwrap();
+    let scorer = FaRnnScorer::new(net, system, vocab, MAX_TOKENS).unwrap();
     let viterbi = net.directions()[0].scoring() == Scoring::Viterbi;
     let n = fixture.texts.len();
     let texts: Vec<&str> = fixture
@@ -207,10 +207,10 @@ fn assert_same_with(fixture: &Fixture, net: &dyn Network, vocab: Option<&Vocabul
 }
 
 /// For every span of up to 3 tokens of the fixture's texts `texts`: the scores
-/// [`Scorer::occlusions`]
+/// [`FaRnnScorer::occlusions`]
 /// gives for the text without the span are the tensor network's logits for the text's
 /// sentence with the span's symbols and words taken out, and its scores of the whole text
-/// are [`Scorer::score_text`]'s.
+/// are [`FaRnnScorer::score_text`]'s.
 fn assert_occlusions_same(
     fixture: &Fixture,
     net: &dyn Network,
@@ -219,7 +219,7 @@ fn assert_occlusions_same(
     what: &str,
 ) {
     let system = fixture.system_for(vocab);
-    let scorer = Scorer::new(net, system, vocab, MAX_TOKENS).unwrap();
+    let scorer = FaRnnScorer::new(net, system, vocab, MAX_TOKENS).unwrap();
     let mut sentences = Vec::new();
     let mut occluded = Vec::new();
     for text in &fixture.texts[texts.clone()] {
@@ -321,7 +321,7 @@ fn scorer_computes_what_bidirectional_networks_compute() {
 fn a_sentence_of_another_vocabulary_is_refused() {
     let fixture = fixture();
     let net = direction(&fixture, false, Scoring::Forward, false);
-    let scorer = Scorer::new(
+    let scorer = FaRnnScorer::new(
         &net,
         &fixture.system,
         Some(&fixture.words.vocabulary),
@@ -334,5 +334,5 @@ fn a_sentence_of_another_vocabulary_is_refused() {
     };
     assert_eq!(scorer.score(&sentence).unwrap_err().position, 2);
     // Built for no vocabulary, the scorer refuses a network that reads word embeddings.
-    assert!(Scorer::new(&net, &fixture.system, None, MAX_TOKENS).is_err());
+    assert!(FaRnnScorer::new(&net, &fixture.system, None, MAX_TOKENS).is_err());
 }

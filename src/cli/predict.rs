@@ -1,7 +1,7 @@
 //! `rulelens predict MODEL_DIR [TEXT]... [--format text|json] [--top N]`: a trained
 //! network's label for each sentence (the arguments, or else each line of standard input),
 //! with its probabilities, the rule system's label and the patterns that scored highest,
-//! scored one sentence at a time by the plain-loop [`Scorer`]; for a SoPa, the patterns
+//! scored one sentence at a time by the plain-loop [`FaRnnScorer`]; for a SoPa, the patterns
 //! whose leave-one-out contribution to the decision is largest, with their best spans; for
 //! a black box (the S-LSTM), which has no patterns, the label and probabilities alone.
 
@@ -9,7 +9,7 @@ use candle_core::Device;
 use rulelens::automata::RuleSystem;
 use rulelens::limits::ReadLimits;
 use rulelens::model::sopa::PatternRef;
-use rulelens::model::{Batch, LoadedModel, Network, Scorer, Sopa, load_model, softmax};
+use rulelens::model::{Batch, FaRnnScorer, LoadedModel, Network, Sopa, load_model, softmax};
 use rulelens::text::SourceText;
 use rulelens::text::tokenize;
 use serde_json::json;
@@ -76,7 +76,7 @@ pub fn run(
         };
         return predict_black_box(&reader, sentences(texts)?, output);
     }
-    let scorer = Scorer::new(
+    let scorer = FaRnnScorer::new(
         net.as_ref(),
         system,
         vocabulary.as_ref(),

@@ -4,7 +4,7 @@
 //! A span's contribution toward label c is `P(c | sentence) − P(c | sentence without the
 //! span)`, probabilities being the network's own, `softmax(scale · logits)` at the logit
 //! scale it was trained with; deleting a span leaves its tokens out and reads the others in
-//! order ([`crate::model::Scorer::occlusions`], which re-runs only the tokens after the
+//! order ([`crate::model::FaRnnScorer::occlusions`], which re-runs only the tokens after the
 //! span). So a contribution is in probability points, positive when the span pushes toward
 //! c (the sentence without it is less c), and it is what the network does, whatever its
 //! kind: FA-RNN or FA-GRU, forward or Viterbi scoring, one or two directions, clamped states
@@ -20,7 +20,7 @@
 //!
 //! The cost is that of the occlusions: up to `n_tokens · (max_len + 1) · n_tokens / 2`
 //! network steps, and a softmax per span here. What the editor asks for stays within
-//! [`OCCLUSION_BUDGET`] (`Scorer::occlusions_within`): on a long line, shorter n-grams or
+//! [`OCCLUSION_BUDGET`] (`FaRnnScorer::occlusions_within`): on a long line, shorter n-grams or
 //! none.
 
 use crate::model::Occlusions;
@@ -29,7 +29,7 @@ use std::ops::Range;
 use text_size::TextRange;
 
 /// The most multiply-adds an editor feature spends on deleting a line's spans, a step's
-/// fixed work counted as multiply-adds too (`Scorer::occlusions_within`): about 3 ms of
+/// fixed work counted as multiply-adds too (`FaRnnScorer::occlusions_within`): about 3 ms of
 /// one of the development machine's cores, so that a hover stays within its 10 ms at the
 /// 99th percentile (`docs/performance.md`; at 90 million the hover's p99 was 9.4 ms). Over
 /// the SMS lines (train and dev), a line's deletions within it took at the 99th percentile

@@ -3,7 +3,7 @@
 //! line.
 //!
 //! - Replacing puts the regex the trained network reads back for the pattern
-//!   (`explain::reconstruct`, precomputed in [`TrainedModel`]) in place of the pattern's
+//!   (`explain::reconstruct`, precomputed in [`TrainedFaRnn`]) in place of the pattern's
 //!   regex; the title gives the dev accuracy before and after. A regex that matches exactly
 //!   what the pattern matches (written otherwise) is not offered.
 //! - A diagnostic of the file with a fix (an unclosed group's `)`) is a quick fix.
@@ -32,7 +32,7 @@
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::edit::TextEdit;
 use super::findings::describe;
-use super::trained::TrainedModel;
+use super::trained_fa_rnn::TrainedFaRnn;
 use crate::corpus::Example;
 use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, ngrams, rewrite_rules};
 use crate::rules_file::RulesFile;
@@ -113,7 +113,7 @@ fn percent(value: Option<f64>) -> String {
 pub fn rules_actions(
     file: &RulesFile,
     range: TextRange,
-    model: Option<&TrainedModel>,
+    model: Option<&TrainedFaRnn>,
 ) -> Vec<Action> {
     let rules = &file.rules;
     let text = &file.source.text;
@@ -246,7 +246,7 @@ pub fn line_actions(
     example: &Example,
     file: &RulesFile,
     analysis: Option<&RulesAnalysis>,
-    model: Option<&TrainedModel>,
+    model: Option<&TrainedFaRnn>,
 ) -> Vec<Action> {
     let Some(gold) = example.label.as_deref() else {
         return Vec::new();
@@ -313,7 +313,7 @@ fn add_rule_action(
     gold: &str,
     file: &RulesFile,
     analysis: Option<&RulesAnalysis>,
-    model: Option<&TrainedModel>,
+    model: Option<&TrainedFaRnn>,
 ) -> Option<Action> {
     let tokens = tokenize(&example.text);
     // Candidate n-grams as their token texts, with the spelled literal sequence.
@@ -419,7 +419,7 @@ fn add_rule_action(
 /// probability of `gold` (the largest over the n-gram's occurrences).
 fn model_contributions(
     example: &Example,
-    model: Option<&TrainedModel>,
+    model: Option<&TrainedFaRnn>,
     gold: &str,
 ) -> HashMap<Vec<String>, f64> {
     let mut out: HashMap<Vec<String>, f64> = HashMap::new();

@@ -10,7 +10,7 @@
 //! Cost: O(patterns + lines × matched²) for conflicts, O(lines × matched) for the rest.
 
 use super::analysis::{PatternKey, RulesAnalysis};
-use super::trained::TrainedModel;
+use super::trained_fa_rnn::TrainedFaRnn;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::rules_file::RulesFile;
 use crate::syntax::{LabelId, RuleSet};
@@ -206,7 +206,7 @@ fn conflicts(analysis: &RulesAnalysis, config: &FindingsConfig) -> Vec<Finding> 
 /// decide (lines they match whose rule-system prediction is their label): there the rules
 /// and the untrained network follow the pattern, and the trained network has learned not to.
 /// `model` must have been built from `analysis`.
-pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedModel) -> Vec<Finding> {
+pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedFaRnn) -> Vec<Finding> {
     let Some(train) = analysis.corpus("train") else {
         return Vec::new();
     };

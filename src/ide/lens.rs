@@ -9,7 +9,7 @@
 
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::corpus_lines::examples_in;
-use super::trained::TrainedModel;
+use super::trained_fa_rnn::TrainedFaRnn;
 use crate::corpus::Format;
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::StatementKind;
@@ -133,7 +133,7 @@ pub fn line_hints(
     format: Format,
     range: TextRange,
     rules: &RulesFile,
-    model: Option<&TrainedModel>,
+    model: Option<&TrainedFaRnn>,
 ) -> Vec<InlayHint> {
     let system = &rules.system;
     let mark = |gold: Option<&str>, predicted: &str| match gold {

@@ -15,7 +15,7 @@
 //!
 //! Corpus- and model-level features read what the server computed in the background:
 //! [`analyze`] (the rule system on every line of the bound corpora, on save),
-//! [`TrainedModel`] (a trained network prepared for the editor; [`TrainedPatterns`] and
+//! [`TrainedFaRnn`] (a trained network prepared for the editor; [`TrainedPatterns`] and
 //! [`TrainedMvma`] for a SoPa and an MVMA-G), the findings and corpus-line
 //! diagnostics, hovers ([`hover_rules`], [`hover_line`] and their Markdown), code actions
 //! ([`rules_actions`], [`line_actions`], and the suggestion engine's edits:
@@ -36,7 +36,7 @@ mod navigation;
 mod semantic_tokens;
 mod suggestions;
 mod symbols;
-mod trained;
+mod trained_fa_rnn;
 mod trained_mvma;
 mod trained_patterns;
 
@@ -71,7 +71,7 @@ pub use suggestions::{
     suggestion_edit, suggestion_title,
 };
 pub use symbols::{Symbol, SymbolKind, document_symbols};
-pub use trained::{ReconstructedPattern, TrainedModel, TrainedModelError};
+pub use trained_fa_rnn::{ReconstructedPattern, TrainedFaRnn, TrainedModelError};
 pub use trained_mvma::TrainedMvma;
 pub use trained_patterns::TrainedPatterns;
 

@@ -6,7 +6,7 @@
 
 use crate::corpus::{CorpusFile, Format};
 use crate::explain::ReconstructConfig;
-use crate::ide::{PatternKey, RulesAnalysis, TrainedModel, TrainedPatterns, analyze};
+use crate::ide::{PatternKey, RulesAnalysis, TrainedFaRnn, TrainedPatterns, analyze};
 use crate::model::{Fitted, ModelKind, TrainingSettings, fit};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
@@ -80,7 +80,7 @@ pub fn analysis_of(text: &str, corpora: &[(&str, &str)]) -> RulesAnalysis {
 
 /// The zero-shot FA-RNN of `analysis.rules` (exact decomposition, no training epoch),
 /// prepared for the editor. `model::fit` needs a dev corpus: the analysis' own, else train.
-pub fn zero_shot_model(analysis: &RulesAnalysis, reconstruct: &ReconstructConfig) -> TrainedModel {
+pub fn zero_shot_model(analysis: &RulesAnalysis, reconstruct: &ReconstructConfig) -> TrainedFaRnn {
     trained_model(analysis, reconstruct, 0)
 }
 
@@ -88,7 +88,7 @@ pub fn trained_model(
     analysis: &RulesAnalysis,
     reconstruct: &ReconstructConfig,
     epochs: usize,
-) -> TrainedModel {
+) -> TrainedFaRnn {
     let config = TrainingSettings {
         beta: 1.0,
         epochs,
@@ -101,7 +101,7 @@ pub fn trained_model(
         fitted.manifest.decomposition.as_ref().unwrap().method,
         "exact"
     );
-    TrainedModel::new(
+    TrainedFaRnn::new(
         fitted.manifest,
         fitted.net.as_ref(),
         fitted.vocabulary.as_ref(),

@@ -3,7 +3,7 @@
 //! hover reads the network's prediction and the exact parts of its logits
 //! ([`super::hover::mvma_view`]) without waiting and without tensors.
 
-use super::trained::TrainedModelError;
+use super::trained_fa_rnn::TrainedModelError;
 use crate::model::checkpoint::Manifest;
 use crate::model::{MvmaScorer, Network, Vocabulary};
 

@@ -7,7 +7,7 @@
 //! corpora in plain loops, then one candidate regex set matched on both).
 
 use super::analysis::RulesAnalysis;
-use super::trained::TrainedModelError;
+use super::trained_fa_rnn::TrainedModelError;
 use crate::explain::{LearnedPattern, ReadBack, read_back};
 use crate::model::checkpoint::Manifest;
 use crate::model::sopa::SopaScorer;

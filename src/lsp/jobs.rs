@@ -26,7 +26,7 @@ use super::registry::{Claim, Networks};
 use super::report::{Progress, name, refresh_views};
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use super::yardstick;
-use crate::ide::{TrainedModel, TrainedMvma, TrainedPatterns};
+use crate::ide::{TrainedFaRnn, TrainedMvma, TrainedPatterns};
 use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource, WARM_SCHEDULE};
 use crate::project::{
     self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save,
@@ -77,7 +77,7 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     yardstick::spawn(session, &networks.yardsticks, &job, &saved);
     let settings = session.snapshot().settings.clone();
     if let Some(training) = settings.training.rules_network()
-        && step::<TrainedModel>(session, networks, &job, &saved, training)
+        && step::<TrainedFaRnn>(session, networks, &job, &saved, training)
             .await
             .is_none()
     {

@@ -5,13 +5,13 @@
 use super::registry::{Networks, Registry};
 use super::state::{Held, Project};
 use crate::ide::{
-    Finding, RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns, model_findings,
+    Finding, RulesAnalysis, TrainedFaRnn, TrainedMvma, TrainedPatterns, model_findings,
 };
 use crate::model::checkpoint::Manifest;
 use crate::project::PreparedNetwork;
 
 /// A network prepared for the editor, as the jobs make it: the rule network
-/// ([`TrainedModel`]), the MVMA-G trained in its place ([`TrainedMvma`]), or the SoPa that
+/// ([`TrainedFaRnn`]), the MVMA-G trained in its place ([`TrainedMvma`]), or the SoPa that
 /// learns patterns beside it ([`TrainedPatterns`]); loaded and trained through
 /// `project::load_network` and `project::train_network`, whatever the kind.
 pub(super) trait Prepared: PreparedNetwork + Send + Sync + 'static {
@@ -39,7 +39,7 @@ pub(super) trait Prepared: PreparedNetwork + Send + Sync + 'static {
     }
 }
 
-impl Prepared for TrainedModel {
+impl Prepared for TrainedFaRnn {
     const ROLE: &'static str = "rule network";
     const PROGRESS_TOKEN: &'static str = "rulelens/train";
     const WARM_STARTS: bool = true;

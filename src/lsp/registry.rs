@@ -8,7 +8,7 @@
 //! lets one training run at a time.
 
 use super::yardstick;
-use crate::ide::{TrainedModel, TrainedMvma, TrainedPatterns};
+use crate::ide::{TrainedFaRnn, TrainedMvma, TrainedPatterns};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::{Semaphore, watch};
@@ -34,7 +34,7 @@ impl<T> Default for Registry<T> {
 
 /// Every network of the server, and the permit that lets one training run at a time.
 pub(super) struct Networks {
-    pub(super) rules: Registry<TrainedModel>,
+    pub(super) rules: Registry<TrainedFaRnn>,
     pub(super) patterns: Registry<TrainedPatterns>,
     pub(super) mvma: Registry<TrainedMvma>,
     pub(super) training: Semaphore,

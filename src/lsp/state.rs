@@ -17,7 +17,7 @@ use super::convert::{Encoding, Text};
 use super::documents::{Document, Kind};
 use crate::corpus::Format;
 use crate::ide::{
-    Finding, Measure, RulesAnalysis, TrainedModel, TrainedMvma, TrainedPatterns, WordFrequencies,
+    Finding, Measure, RulesAnalysis, TrainedFaRnn, TrainedMvma, TrainedPatterns, WordFrequencies,
 };
 use crate::model::ModelKind;
 use crate::project::{self, Binding, OpenCorpus};
@@ -105,7 +105,7 @@ pub struct Project {
     pub current_version: Option<i32>,
     pub saved: Option<Arc<Saved>>,
     /// The rule network.
-    pub model: Held<TrainedModel>,
+    pub model: Held<TrainedFaRnn>,
     /// The SoPa that learns patterns beside the rule network (`training.learnPatterns`).
     pub patterns: Held<TrainedPatterns>,
     /// The MVMA-G a save trains in place of a rule network (`training.model` `mvma-g`).

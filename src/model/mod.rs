@@ -23,7 +23,7 @@ pub use fa_rnn::bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use fa_rnn::decompose::{AlsConfig, Decomposition, Method};
 pub use fa_rnn::gates::{GATE_BIAS, GATE_SLOPE};
 pub use fa_rnn::recurrence::STATE_BOUND;
-pub use fa_rnn::scorer::{ForeignSentence, Occlusions, Scorer, Scores};
+pub use fa_rnn::scorer::{FaRnnScorer, ForeignSentence, Occlusions, Scores};
 pub use fa_rnn::{FaRnn, PlainNetwork, Scoring, TokenVector, WordInput};
 pub use mvma::{Mvma, MvmaConfig, MvmaReading, MvmaScorer};
 pub use nn::batch::{Batch, Sentence};

@@ -12,7 +12,7 @@ use super::bindings::{CorpusOrigin, OpenCorpus, bindings, read_corpus};
 use super::cache::{cache_key, checkpoint_dir};
 use crate::explain::ReconstructConfig;
 use crate::ide::{
-    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedModel, TrainedModelError,
+    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedFaRnn, TrainedModelError,
     TrainedMvma, TrainedPatterns, WordFrequencies, analyze, corpus_findings,
 };
 use crate::limits::ReadLimits;
@@ -179,7 +179,7 @@ pub struct NetworkPlan {
     /// Where its checkpoint is cached.
     pub dir: PathBuf,
     /// What a network prepared for the editor depends on: the cache key and the
-    /// reconstruction settings. Equal keys mean the same [`TrainedModel`].
+    /// reconstruction settings. Equal keys mean the same [`TrainedFaRnn`].
     pub memory_key: String,
 }
 
@@ -240,13 +240,13 @@ pub struct Unprepared<'a> {
     pub cancelled: &'a dyn Fn() -> bool,
 }
 
-/// A network prepared for the editor: the rule network ([`TrainedModel`]), the SoPa that
+/// A network prepared for the editor: the rule network ([`TrainedFaRnn`]), the SoPa that
 /// learns patterns beside it ([`TrainedPatterns`]) or the MVMA-G ([`TrainedMvma`]).
 pub trait PreparedNetwork: Sized {
     fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError>;
 }
 
-impl PreparedNetwork for TrainedModel {
+impl PreparedNetwork for TrainedFaRnn {
     fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError> {
         let Unprepared {
             manifest,
@@ -256,7 +256,7 @@ impl PreparedNetwork for TrainedModel {
             reconstruct,
             cancelled,
         } = from;
-        TrainedModel::new(manifest, net, vocabulary, analysis, reconstruct, cancelled)
+        TrainedFaRnn::new(manifest, net, vocabulary, analysis, reconstruct, cancelled)
     }
 }
 
@@ -302,7 +302,7 @@ pub fn load_network<T: PreparedNetwork>(
     .map_err(|error| error.to_string())
 }
 
-/// A network trained for a save, prepared for the editor (a [`TrainedModel`], a
+/// A network trained for a save, prepared for the editor (a [`TrainedFaRnn`], a
 /// [`TrainedPatterns`] or a [`TrainedMvma`]).
 #[derive(Debug)]
 pub struct TrainedNetwork<T> {

@@ -8,7 +8,7 @@ use crate::corpus::Example;
 use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
 use crate::ide::analysis::PatternKey;
 use crate::ide::findings::describe;
-use crate::ide::trained::TrainedModel;
+use crate::ide::trained_fa_rnn::TrainedFaRnn;
 use crate::ide::trained_mvma::TrainedMvma;
 use crate::ide::trained_patterns::TrainedPatterns;
 use crate::model::softmax;
@@ -25,7 +25,7 @@ pub enum LineNetwork<'a> {
     /// The last finished network; `stale` when it was trained from other rules than the
     /// ones being edited.
     Trained {
-        model: &'a TrainedModel,
+        model: &'a TrainedFaRnn,
         stale: bool,
     },
     /// Training is on, and no network has finished for these rules yet.

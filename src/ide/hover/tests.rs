@@ -8,7 +8,7 @@ use crate::explain::ReconstructConfig;
 use crate::ide::analysis::RulesAnalysis;
 use crate::ide::testing::fixture;
 use crate::ide::testing::*;
-use crate::ide::trained::TrainedModel;
+use crate::ide::trained_fa_rnn::TrainedFaRnn;
 use crate::ide::trained_mvma::TrainedMvma;
 use crate::rules_file::RulesFile;
 use crate::text::tokenize;
@@ -955,7 +955,7 @@ fn a_line_hover_says_when_the_prediction_is_a_label_no_rule_names() {
     )
     .unwrap();
     assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
-    let model = TrainedModel::new(
+    let model = TrainedFaRnn::new(
         fitted.manifest,
         fitted.net.as_ref(),
         fitted.vocabulary.as_ref(),

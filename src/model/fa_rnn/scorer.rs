@@ -2,7 +2,7 @@
 //! and `rulelens predict` need, where a batch of one through candle would spend most of its
 //! time dispatching small operations.
 //!
-//! A [`Scorer`] copies a network's parameters out of its tensors once, precomputing the
+//! A [`FaRnnScorer`] copies a network's parameters out of its tensors once, precomputing the
 //! parts of the token vectors that do not depend on the sentence (E_R for each symbol and
 //! (1 − β)·E_w·G for each vocabulary word, so a token's z is one sum of two rows), and packs
 //! D1 and D2ᵀ ([`PackedMatrix`]) so that both products of a step stream through memory in
@@ -17,7 +17,7 @@
 //! name), so most steps cost a few K-long dot products and the wildcard edges instead of a
 //! K × r product.
 //!
-//! [`Scorer::occlusions`] scores a sentence with each of its short spans deleted, for
+//! [`FaRnnScorer::occlusions`] scores a sentence with each of its short spans deleted, for
 //! explanations by occlusion (`explain::ngrams`): it keeps the state after every prefix, so
 //! a deletion re-runs only the tokens after the span, and stops a re-run as soon as its
 //! state equals the one the whole sentence had at that point. With word vectors every
@@ -279,13 +279,13 @@ impl Scores {
 }
 
 /// A sentence's scores, and its scores with each span of up to [`Occlusions::max_len`]
-/// tokens deleted ([`Scorer::occlusions`]): what occlusion explanations measure.
+/// tokens deleted ([`FaRnnScorer::occlusions`]): what occlusion explanations measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Occlusions {
     pub n_tokens: usize,
     /// The longest span deleted, in tokens (0 when none was).
     pub max_len: usize,
-    /// The whole sentence's scores (what [`Scorer::score_text`] gives).
+    /// The whole sentence's scores (what [`FaRnnScorer::score_text`] gives).
     pub scores: Scores,
     /// The sentence without span (start, len) at `start·max_len + len − 1`; `None` past the
     /// sentence's end.
@@ -332,7 +332,7 @@ impl std::error::Error for ForeignSentence {}
 
 /// Scores sentences one at a time with a network's parameters.
 #[derive(Debug, Clone)]
-pub struct Scorer {
+pub struct FaRnnScorer {
     alphabet: Alphabet,
     vocabulary: Option<Vocabulary>,
     directions: Vec<Direction>,
@@ -832,7 +832,7 @@ impl Work {
     }
 }
 
-impl Scorer {
+impl FaRnnScorer {
     /// A scorer computing what `net` computes. `system` is the rule system the network was
     /// built from (its alphabet turns tokens into symbols) and `vocabulary` the network's,
     /// with word embeddings; a text is read up to its first `max_tokens` tokens.
@@ -841,7 +841,7 @@ impl Scorer {
         system: &RuleSystem,
         vocabulary: Option<&Vocabulary>,
         max_tokens: usize,
-    ) -> Result<Scorer> {
+    ) -> Result<FaRnnScorer> {
         let directions = net
             .directions()
             .into_iter()
@@ -859,7 +859,7 @@ impl Scorer {
                 candle_core::bail!("the network's word embedding is not the vocabulary's");
             }
         }
-        Ok(Scorer {
+        Ok(FaRnnScorer {
             alphabet: system.alphabet().clone(),
             vocabulary: vocabulary.cloned(),
             directions,
@@ -898,7 +898,7 @@ impl Scorer {
         self.occlude(&self.ids(text), max_len.max(1))
     }
 
-    /// [`Scorer::occlusions`] with spans as long as `budget` allows: of the lengths up to
+    /// [`FaRnnScorer::occlusions`] with spans as long as `budget` allows: of the lengths up to
     /// `max_len`, the longest whose deletions cost at most `budget` multiply-adds (an upper
     /// bound, counted per step as the step's products, its wildcard edges and its K states);
     /// no span at all ([`Occlusions::max_len`] 0) when deleting single tokens costs more.

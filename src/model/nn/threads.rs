@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `score` of every item, in order, the items split between this thread and one more
-/// (scoring a corpus with a [`Scorer`] on the two cores of the machine this is tuned for);
+/// (scoring a corpus with a [`FaRnnScorer`] on the two cores of the machine this is tuned for);
 /// this thread polls `cancelled` every 256 items and tells the other. `None` when cancelled.
 pub fn on_two_threads<T: Sync, R: Send>(
     items: &[T],

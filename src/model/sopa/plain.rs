@@ -1,5 +1,5 @@
 //! A SoPa scored one sentence at a time in plain loops, without candle: the language
-//! server's hovers read it, as they read the FA-RNN's [`crate::model::Scorer`]. Its
+//! server's hovers read it, as they read the FA-RNN's [`crate::model::FaRnnScorer`]. Its
 //! parameters are copied once out of the tensors; a sentence costs one transition row per
 //! token (tokens × rows × dimension multiply-adds, none for a word without a vector), the
 //! recurrence, and the head. [`SopaScorer::explain_text`] is [`Sopa::explain`] computed the

@@ -24,7 +24,7 @@
 //!   reference code does (papers-brief §1.13): the same subset for every seed.
 
 use crate::automata::RuleSystem;
-use crate::model::fa_rnn::scorer::Scorer;
+use crate::model::fa_rnn::scorer::FaRnnScorer;
 use crate::model::nn::batch::{Batch, Sentence};
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
@@ -328,7 +328,7 @@ impl Schedule {
 pub enum DevScoring<'a> {
     /// Through the network's tensors, in batches sorted by length: any network, any device.
     Tensors,
-    /// With the plain-loop [`Scorer`] of the FA-RNN family (the editor's path, equal to the
+    /// With the plain-loop [`FaRnnScorer`] of the FA-RNN family (the editor's path, equal to the
     /// tensors up to rounding) built from `system` and `vocabulary`, on two threads: SMS's
     /// 3-epoch training 3.65 → 3.49 s (`docs/performance.md`).
     Plain {
@@ -354,7 +354,7 @@ impl DevScoring<'_> {
         if data.is_empty() {
             return Ok(0.0);
         }
-        let scorer = Scorer::new(net, system, vocabulary, config.max_sentence_tokens)?;
+        let scorer = FaRnnScorer::new(net, system, vocabulary, config.max_sentence_tokens)?;
         let correct = on_two_threads(
             data,
             &|labeled| {

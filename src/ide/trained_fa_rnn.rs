@@ -1,5 +1,5 @@
 //! A trained network as the editor features read it: plain data only (the one-sentence
-//! [`Scorer`], each pattern read back as a regex with what it does to dev accuracy, and
+//! [`FaRnnScorer`], each pattern read back as a regex with what it does to dev accuracy, and
 //! the network's prediction on every train line), built once in the background after
 //! training so that hover and code actions never wait and never touch tensors.
 //!
@@ -11,7 +11,7 @@ use super::analysis::{Cancelled, PatternKey, RulesAnalysis};
 use crate::automata::{CompileConfig, evaluate};
 use crate::explain::{ReconstructConfig, reconstruct, rewrite_rules};
 use crate::model::checkpoint::Manifest;
-use crate::model::{Network, Scorer, Vocabulary, WeightedAutomaton, on_two_threads};
+use crate::model::{FaRnnScorer, Network, Vocabulary, WeightedAutomaton, on_two_threads};
 use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::PatternId;
 use crate::syntax::print_regex;
@@ -34,12 +34,12 @@ pub struct ReconstructedPattern {
 
 /// A trained network, ready for the editor.
 #[derive(Debug, Clone)]
-pub struct TrainedModel {
+pub struct TrainedFaRnn {
     pub manifest: Manifest,
     /// The rules the network was trained from, their system's labels followed by those of
     /// the corpus the network learned beside them (`RuleSystem::corpus_labels`).
     pub rules: Arc<RulesFile>,
-    pub scorer: Scorer,
+    pub scorer: FaRnnScorer,
     /// Dev accuracy of the rules as they are (`None` without a dev corpus).
     pub dev_accuracy: Option<f64>,
     /// Per pattern of `rules`, in order.
@@ -81,7 +81,7 @@ impl From<Cancelled> for TrainedModelError {
     }
 }
 
-impl TrainedModel {
+impl TrainedFaRnn {
     /// Prepares `net`, trained from `analysis.rules`, with its checkpoint manifest and
     /// vocabulary. Reads patterns back at `reconstruct_config`'s threshold.
     pub fn new(
@@ -91,10 +91,10 @@ impl TrainedModel {
         analysis: &RulesAnalysis,
         reconstruct_config: &ReconstructConfig,
         cancelled: &dyn Fn() -> bool,
-    ) -> Result<TrainedModel, TrainedModelError> {
+    ) -> Result<TrainedFaRnn, TrainedModelError> {
         if net.sopa().is_some() {
             return Err(TrainedModelError::Tensors(
-                "a SoPa is prepared for the editor as `TrainedPatterns`, not `TrainedModel`"
+                "a SoPa is prepared for the editor as `TrainedPatterns`, not `TrainedFaRnn`"
                     .to_string(),
             ));
         }
@@ -110,7 +110,7 @@ impl TrainedModel {
         }
         let system = &rules.system;
         let max_tokens = manifest.settings.max_sentence_tokens;
-        let scorer = Scorer::new(net, system, vocabulary, max_tokens).map_err(tensors)?;
+        let scorer = FaRnnScorer::new(net, system, vocabulary, max_tokens).map_err(tensors)?;
         // Both cores: the editor waits for this before it shows the network (SMS's 4,502
         // train lines took 0.40 s on one).
         let train_predictions = match analysis.corpus("train") {
@@ -179,7 +179,7 @@ impl TrainedModel {
                 same_language,
             });
         }
-        Ok(TrainedModel {
+        Ok(TrainedFaRnn {
             manifest,
             rules,
             scorer,
