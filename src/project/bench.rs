@@ -39,20 +39,23 @@ pub enum Contender {
 }
 
 impl Contender {
-    /// Every contender, in the order a table lists them: the rules, the plain baselines, the
-    /// networks compiled from the rules, SoPa, then the black boxes.
-    pub const ALL: [Contender; 10] = [
-        Contender::Rules,
-        Contender::Baseline(Baseline::MeanVectors),
-        Contender::Baseline(Baseline::Tfidf),
-        Contender::Network(ModelKind::FaRnn),
-        Contender::Network(ModelKind::FaGru),
-        Contender::Network(ModelKind::BiFaRnn),
-        Contender::Network(ModelKind::BiFaGru),
-        Contender::Network(ModelKind::Sopa),
-        Contender::Network(ModelKind::Slstm),
-        Contender::Network(ModelKind::MvmaG),
-    ];
+    /// Every contender, in the order a table lists them: the rules, the plain baselines, then
+    /// every model kind in `ModelKind::TABLE`'s order (the networks compiled from the rules,
+    /// SoPa, the black boxes).
+    pub const ALL: [Contender; 1 + Baseline::ALL.len() + ModelKind::ALL.len()] = {
+        let mut all = [Contender::Rules; 1 + Baseline::ALL.len() + ModelKind::ALL.len()];
+        let mut i = 0;
+        while i < Baseline::ALL.len() {
+            all[1 + i] = Contender::Baseline(Baseline::ALL[i]);
+            i += 1;
+        }
+        let mut k = 0;
+        while k < ModelKind::ALL.len() {
+            all[1 + Baseline::ALL.len() + k] = Contender::Network(ModelKind::ALL[k]);
+            k += 1;
+        }
+        all
+    };
 
     /// The name `--models` takes and JSON writes: `rules`, or the model's `--model` name.
     pub fn name(self) -> &'static str {
