@@ -31,10 +31,9 @@ use crate::model::fa_rnn::FaRnn;
 use crate::model::fa_rnn::Scoring;
 use crate::model::fa_rnn::gates::GATE_SLOPE;
 use crate::model::fa_rnn::recurrence::STATE_BOUND;
-use crate::model::fa_rnn::viterbi::dot;
 use crate::model::nn::batch::Sentence;
 use crate::model::nn::embeddings::Vocabulary;
-use crate::model::nn::matmul::{PackedMatrix, View, matmul, padded, transposed};
+use crate::model::nn::matmul::{PackedMatrix, View, dot, dot_lanes, matmul, padded, transposed};
 use crate::model::nn::network::Network;
 use crate::model::nn::probabilities::softmax;
 use crate::text::Tokens;
@@ -102,8 +101,7 @@ fn sparse_product_avx2(
     sparse_product_any(h, z, active, factors, next);
 }
 
-/// [`sparse_product`] in portable code: sixteen running sums for each dot product, so that
-/// the compiler vectorizes it (one sum could not be reordered).
+/// [`sparse_product`] in portable code, each dot product [`dot_lanes`].
 #[inline(always)]
 fn sparse_product_any(
     h: &[f32],
@@ -112,25 +110,10 @@ fn sparse_product_any(
     (d1t, d2t): (&[f32], &[f32]),
     next: &mut [f32],
 ) {
-    const LANES: usize = 16;
     let k = h.len();
     next.fill(0.0);
     for &j in active {
-        let column = &d1t[j * k..(j + 1) * k];
-        let mut sums = [0f32; LANES];
-        let (h_blocks, d_blocks) = (h.chunks_exact(LANES), column.chunks_exact(LANES));
-        let tail: f32 = h_blocks
-            .remainder()
-            .iter()
-            .zip(d_blocks.remainder())
-            .map(|(x, y)| x * y)
-            .sum();
-        for (x, y) in h_blocks.zip(d_blocks) {
-            for lane in 0..LANES {
-                sums[lane] = x[lane].mul_add(y[lane], sums[lane]);
-            }
-        }
-        let u = (sums.iter().sum::<f32>() + tail) * z[j];
+        let u = dot_lanes(h, &d1t[j * k..(j + 1) * k]) * z[j];
         for (n, &d) in next[..k].iter_mut().zip(&d2t[j * k..(j + 1) * k]) {
             *n = u.mul_add(d, *n);
         }

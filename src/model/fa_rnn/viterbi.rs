@@ -20,6 +20,7 @@
 //! T for every token in one matrix product), unless its patterns are too large for that.
 
 use crate::model::nn::fused::contiguous;
+use crate::model::nn::matmul::dot_lanes;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
@@ -45,27 +46,6 @@ struct Argmax {
     weight: Vec<f32>,
 }
 
-/// `Σ a[i]·b[i]` with eight running sums, so that the loop vectorizes (one sum could not be
-/// reordered): a Viterbi step's entry of T, here and in the plain-loop scorer.
-#[inline(always)]
-pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    const LANES: usize = 8;
-    let mut sums = [0f32; LANES];
-    let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f32 = a_chunks
-        .remainder()
-        .iter()
-        .zip(b_chunks.remainder())
-        .map(|(x, y)| x * y)
-        .sum();
-    for (x, y) in a_chunks.zip(b_chunks) {
-        for lane in 0..LANES {
-            sums[lane] += x[lane] * y[lane];
-        }
-    }
-    sums.iter().sum::<f32>() + tail
-}
-
 impl ViterbiStep {
     pub(crate) fn new(blocks: Arc<[Range<usize>]>, wildcard: Arc<[Vec<(usize, usize)>]>) -> Self {
         ViterbiStep {
@@ -76,18 +56,19 @@ impl ViterbiStep {
     }
 
     /// The step on `h` [B, K] and `z` [B, r], with `d12` [K, 2r]: h' and its argmax; with
-    /// AVX2 where the CPU has it (the dot products then run eight lanes wide).
+    /// AVX2 and FMA where the CPU has them.
     fn run(&self, h: &[f32], z: &[f32], d12: &[f32], k: usize, r: usize) -> (Vec<f32>, Argmax) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA, checked just above.
             return unsafe { self.run_avx2(h, z, d12, k, r) };
         }
         self.run_any(h, z, d12, k, r)
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
+    #[target_feature(enable = "avx2,fma")]
     fn run_avx2(
         &self,
         h: &[f32],
@@ -121,7 +102,7 @@ impl ViterbiStep {
                 for i in 0..n {
                     let ui = &u[i * r..(i + 1) * r];
                     for j in block.clone() {
-                        t.push(dot(ui, &d12[j * 2 * r + r..(j + 1) * 2 * r]));
+                        t.push(dot_lanes(ui, &d12[j * 2 * r + r..(j + 1) * 2 * r]));
                     }
                 }
                 for &(i, j) in edges {

@@ -183,7 +183,7 @@ fn row_products_any(out: &mut [f32], a: View, b: View, accumulate: bool, shape: 
             RowShape::Dots => {
                 let row = &a.data[i * a.row_stride..i * a.row_stride + k];
                 for (j, out) in out.iter_mut().enumerate() {
-                    let product = dot(row, &b.data[j * b.col_stride..j * b.col_stride + k]);
+                    let product = dot_lanes(row, &b.data[j * b.col_stride..j * b.col_stride + k]);
                     *out = if accumulate { *out + product } else { product };
                 }
             }
@@ -191,10 +191,13 @@ fn row_products_any(out: &mut [f32], a: View, b: View, accumulate: bool, shape: 
     }
 }
 
-/// `Σ a[i]·b[i]` with sixteen running sums, so that the loop vectorizes (one sum could not
-/// be reordered).
+/// `Σ a[i]·b[i]`: the one dot-product kernel of the fused operations and the plain scorers,
+/// sixteen running sums of fused multiply-adds, so that the loop vectorizes (one sum could
+/// not be reordered). Inlined into its caller, which is compiled for the processor's
+/// features ([`dot`] chooses them itself); every build gives the same sums, in the same
+/// order, whatever the vector width.
 #[inline(always)]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub(crate) fn dot_lanes(a: &[f32], b: &[f32]) -> f32 {
     const LANES: usize = 16;
     let mut sums = [0f32; LANES];
     let (a_chunks, b_chunks) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
@@ -210,6 +213,36 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
         }
     }
     sums.iter().sum::<f32>() + tail
+}
+
+/// [`dot_lanes`] compiled for AVX-512 or AVX2 and FMA where the processor has them, for
+/// callers that are not compiled for them themselves.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the processor has the instructions the function is compiled for.
+            return unsafe { dot_avx512(a, b) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: as above.
+            return unsafe { dot_avx2(a, b) };
+        }
+    }
+    dot_lanes(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,fma")]
+fn dot_avx512(a: &[f32], b: &[f32]) -> f32 {
+    dot_lanes(a, b)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
+    dot_lanes(a, b)
 }
 
 /// Columns of one 512-bit vector of f32.
