@@ -43,9 +43,10 @@ pub use sopa::{PatternSpec, Semiring, Sopa, SopaConfig};
 pub use train::build::{
     MAX_EXACT_RANK, UNKNOWN_LABEL, decomposition, labeled, labeled_or_unknown, vocabulary,
 };
+pub use train::events::{FitError, FitEvent, Reading};
 pub use train::fit::{
-    FitError, FitEvent, Fitted, LoadedModel, MAX_NETWORK_STATES, Reading, fit, fit_from,
-    load_model, load_model_for, load_previous,
+    Fitted, LoadedModel, MAX_NETWORK_STATES, fit, fit_from, load_model, load_model_for,
+    load_previous,
 };
 pub use train::learn::{
     DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
