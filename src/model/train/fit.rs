@@ -21,20 +21,22 @@ use crate::model::fa_rnn::decompose::{Decomposition, Method};
 use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::model::fa_rnn::{FaRnn, WordInput};
 use crate::model::mvma::Mvma;
-use crate::model::nn::embeddings::{VectorSource, Vocabulary, read_vectors};
+use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::nn::parameters::Parameters;
 use crate::model::slstm::Slstm;
 use crate::model::sopa::{self, Sopa};
-use crate::model::train::build::{decomposition, labeled, labeled_or_unknown, vocabulary};
+use crate::model::train::build::decomposition;
 use crate::model::train::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
     RulesIdentity, WarmStartRecord,
 };
+use crate::model::train::data::{
+    check_longest_sentence, network_system, training_data, word_input,
+};
 use crate::model::train::events::{FitError, FitEvent, Reading};
 use crate::model::train::learn::{
-    DevScoring, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError, TrainReport,
-    evenly_spaced, train,
+    DevScoring, LabeledSentence, Schedule, TrainError, TrainReport, train,
 };
 use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
@@ -330,71 +332,6 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
     network_size(&rules.system)
 }
 
-/// Refuses a train sentence that would keep more than [`MAX_TRAINING_BYTES`] for the
-/// gradient on its own, in a batch of one (a larger batch is split, `learn.rs`).
-fn check_longest_sentence(
-    train_data: &[LabeledSentence],
-    net: &dyn Network,
-    settings: &TrainingSettings,
-) -> Result<(), FitError> {
-    let longest = train_data
-        .iter()
-        .map(|d| d.sentence.symbols.len())
-        .max()
-        .unwrap_or(0);
-    let bytes = net
-        .training_bytes_per_token()
-        .saturating_mul(longest as u64);
-    if bytes > MAX_TRAINING_BYTES {
-        return Err(FitError::Config(format!(
-            "the longest train sentence, {longest} tokens, keeps about {} MiB for training on its own, more than the {} MiB allowed; lower max sentence tokens{}",
-            bytes >> 20,
-            MAX_TRAINING_BYTES >> 20,
-            if settings.model == ModelKind::Slstm {
-                " or slstm steps"
-            } else {
-                ""
-            }
-        )));
-    }
-    Ok(())
-}
-
-/// The most labels of a train corpus that the rules do not name a network learns: beyond
-/// it a mislabeled column, not a task (each is a logit).
-pub const MAX_CORPUS_LABELS: usize = 1_000;
-
-/// The rule system the network predicts the labels of: the rules' labels, then those of
-/// the train corpus the rules do not name, in order of first appearance, which every
-/// network learns (the FA-RNN family through its word-vector path, which β 1 turns off);
-/// the rules' own with `drop_unnamed_labels`.
-fn network_system(
-    system: &RuleSystem,
-    train_examples: &[Example],
-    settings: &TrainingSettings,
-) -> Result<RuleSystem, FitError> {
-    if settings.drop_unnamed_labels {
-        return Ok(system.clone());
-    }
-    let mut extra: Vec<&str> = Vec::new();
-    for label in train_examples.iter().filter_map(|e| e.label.as_deref()) {
-        if system.label_by_name(label).is_none() && !extra.contains(&label) {
-            if extra.len() == MAX_CORPUS_LABELS {
-                return Err(FitError::Config(format!(
-                    "the train corpus has more than {MAX_CORPUS_LABELS} labels the rules do not name"
-                )));
-            }
-            extra.push(label);
-        }
-    }
-    if !extra.is_empty() && settings.model.is_rule_network() && settings.beta >= 1.0 {
-        return Err(FitError::UnnamedLabels {
-            labels: extra.iter().map(|label| label.to_string()).collect(),
-        });
-    }
-    Ok(system.with_labels(extra))
-}
-
 /// Refuses rules whose network would pass [`MAX_NETWORK_STATES`].
 fn network_size(system: &RuleSystem) -> Result<(), FitError> {
     let n_states = pattern_blocks(system).last().map_or(0, |block| block.end);
@@ -404,95 +341,6 @@ fn network_size(system: &RuleSystem) -> Result<(), FitError> {
         )));
     }
     Ok(())
-}
-
-/// The word vectors of every train and dev word and of the rules' literals, with the
-/// manifest's record of them; `None` when β is 1 for the FA-RNN family (the network then
-/// reads the rules' symbols alone, and word vectors would change nothing). SoPa and the
-/// black boxes always read them.
-fn word_input(
-    system: &RuleSystem,
-    train_examples: &[Example],
-    dev_examples: &[Example],
-    settings: &TrainingSettings,
-    limits: &ReadLimits,
-) -> Result<Option<(WordInput, EmbeddingsIdentity)>, FitError> {
-    if settings.beta >= 1.0 && settings.model.is_rule_network() {
-        return Ok(None);
-    }
-    let vocabulary = vocabulary(system, [train_examples, dev_examples]);
-    let source = VectorSource::of(settings.embeddings.as_deref());
-    let vectors = read_vectors(source, &vocabulary, limits).map_err(FitError::Embeddings)?;
-    let identity = EmbeddingsIdentity {
-        source: match source {
-            VectorSource::Glove(path) => std::path::absolute(path)
-                .unwrap_or_else(|_| path.to_path_buf())
-                .display()
-                .to_string(),
-            VectorSource::Bundled => source.name(),
-        },
-        sha256: vectors.sha256.clone(),
-        dim: vectors.dim,
-        found: vectors.n_found,
-        backed_off: vectors.n_backed_off,
-    };
-    let input = WordInput {
-        vocabulary,
-        vectors,
-        beta: settings.beta,
-    };
-    Ok(Some((input, identity)))
-}
-
-/// What training reads: the labeled train and dev sentences, how many of them the network
-/// reads only in part, and how many train lines were left out for a label the network does
-/// not know.
-struct TrainingData {
-    train: Vec<LabeledSentence>,
-    dev: Vec<LabeledSentence>,
-    n_truncated: usize,
-    n_dropped: usize,
-}
-
-/// The labeled train and dev sentences training uses: `fraction` of train (evenly spaced)
-/// and all of dev, or, at 1 % or less, as many dev sentences as train ones (evenly spaced
-/// too), as in the reference code. A train line whose label the network does not know is
-/// left out; a dev line keeps [`UNKNOWN_LABEL`] for its label, so that dev accuracy
-/// counts it as an error, as `rulelens eval` does.
-fn training_data(
-    system: &RuleSystem,
-    vocabulary: Option<&Vocabulary>,
-    train_examples: &[Example],
-    dev_examples: &[Example],
-    settings: &TrainingSettings,
-) -> Result<TrainingData, FitError> {
-    let max_tokens = settings.max_sentence_tokens;
-    let (all_train, train_truncated) = labeled(system, vocabulary, train_examples, max_tokens);
-    let (all_dev, dev_truncated) = labeled_or_unknown(system, vocabulary, dev_examples, max_tokens);
-    let n_dropped = train_examples.iter().filter(|e| e.label.is_some()).count() - all_train.len();
-    let fraction = settings.fraction;
-    let pick = |data: &[LabeledSentence], indices: Vec<usize>| -> Vec<LabeledSentence> {
-        indices.into_iter().map(|i| data[i].clone()).collect()
-    };
-    let train = pick(&all_train, evenly_spaced(all_train.len(), fraction));
-    let dev = if fraction <= 0.01 {
-        let share = train.len() as f64 / all_dev.len().max(1) as f64;
-        pick(&all_dev, evenly_spaced(all_dev.len(), share))
-    } else {
-        all_dev
-    };
-    if train.is_empty() {
-        return Err(FitError::NoData { split: "train" });
-    }
-    if dev.is_empty() {
-        return Err(FitError::NoData { split: "dev" });
-    }
-    Ok(TrainingData {
-        train,
-        dev,
-        n_truncated: train_truncated + dev_truncated,
-        n_dropped,
-    })
 }
 
 /// A network built from the rules, untrained, with its decompositions (none for SoPa and the

@@ -5,6 +5,7 @@
 
 pub(crate) mod build;
 pub mod checkpoint;
+pub(crate) mod data;
 pub(crate) mod events;
 mod family;
 pub(crate) mod fit;
