@@ -45,9 +45,9 @@ pub use train::build::{
 };
 pub use train::events::{FitError, FitEvent, Reading};
 pub use train::fit::{
-    Fitted, LoadedModel, MAX_NETWORK_STATES, fit, fit_from, load_model, load_model_for,
-    load_previous,
+    Fitted, LoadedModel, fit, fit_from, load_model, load_model_for, load_previous,
 };
+pub use train::kinds::MAX_NETWORK_STATES;
 pub use train::learn::{
     DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
     TrainReport, accuracy, evenly_spaced, predict, train,

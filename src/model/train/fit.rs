@@ -16,17 +16,11 @@
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
 use crate::corpus::Example;
 use crate::limits::{Limit, ReadLimits};
+use crate::model::fa_rnn::WordInput;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
-use crate::model::fa_rnn::decompose::{Decomposition, Method};
-use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
-use crate::model::fa_rnn::{FaRnn, WordInput};
-use crate::model::mvma::Mvma;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
-use crate::model::nn::parameters::Parameters;
-use crate::model::slstm::Slstm;
-use crate::model::sopa::{self, Sopa};
-use crate::model::train::build::decomposition;
+use crate::model::sopa;
 use crate::model::train::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
     RulesIdentity, WarmStartRecord,
@@ -34,10 +28,9 @@ use crate::model::train::checkpoint::{
 use crate::model::train::data::{
     check_longest_sentence, network_system, training_data, word_input,
 };
-use crate::model::train::events::{FitError, FitEvent, Reading};
-use crate::model::train::learn::{
-    DevScoring, LabeledSentence, Schedule, TrainError, TrainReport, train,
-};
+use crate::model::train::events::{FitError, FitEvent};
+use crate::model::train::kinds::{self, Built, Start, network_size};
+use crate::model::train::learn::{DevScoring, Schedule, TrainError, TrainReport, train};
 use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
 use crate::rules_file::RulesFile;
@@ -154,15 +147,12 @@ pub fn fit_from(
         Some((built, record)) => {
             on_event(FitEvent::WarmStart(&record));
             // The checkpoint's untrained network is the rules' own, whole.
-            let cold = build(
-                rules,
-                &system,
-                &train_data,
-                input,
-                settings,
-                &device,
-                &mut |_| {},
-            )?;
+            let start = Start::Fresh {
+                train: &train_data,
+                words: input,
+                on_event: &mut |_| {},
+            };
+            let cold = kinds::declare(rules, &system, settings, &device, start)?;
             let initial = cold
                 .net
                 .named_tensors()
@@ -172,15 +162,12 @@ pub fn fit_from(
             (built, initial, WARM_SCHEDULE, Some(record))
         }
         None => {
-            let cold = build(
-                rules,
-                &system,
-                &train_data,
-                input,
-                settings,
-                &device,
+            let start = Start::Fresh {
+                train: &train_data,
+                words: input,
                 on_event,
-            )?;
+            };
+            let cold = kinds::declare(rules, &system, settings, &device, start)?;
             let initial = initial_values(cold.net.as_ref())?;
             (cold, initial, Schedule::SETTINGS, None)
         }
@@ -332,184 +319,6 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
     network_size(&rules.system)
 }
 
-/// Refuses rules whose network would pass [`MAX_NETWORK_STATES`].
-fn network_size(system: &RuleSystem) -> Result<(), FitError> {
-    let n_states = pattern_blocks(system).last().map_or(0, |block| block.end);
-    if n_states > MAX_NETWORK_STATES {
-        return Err(FitError::Config(format!(
-            "the rules' automata have {n_states} states, more than the {MAX_NETWORK_STATES} a network may have (its wildcard matrix is K × K); train on fewer or smaller patterns"
-        )));
-    }
-    Ok(())
-}
-
-/// A network built from the rules, untrained, with its decompositions (none for SoPa and the
-/// black boxes).
-struct Built {
-    net: Box<dyn Network>,
-    forward: Option<DecompositionRecord>,
-    /// Bidirectional models only.
-    backward: Option<DecompositionRecord>,
-}
-
-/// The most states (K, all patterns together) a network may have: its wildcard matrix and
-/// the weighted automaton it starts from are K × K, 256 MiB of f32 at this size. SMS has
-/// 239 states, TREC 256.
-pub const MAX_NETWORK_STATES: usize = 8_192;
-
-/// Compiles the rules (and, for a bidirectional model, the reversed rules) to the network
-/// `settings` name (a SoPa's free patterns seeded from `train`).
-fn build(
-    rules: &RulesFile,
-    system: &RuleSystem,
-    train: &[LabeledSentence],
-    words: Option<&WordInput>,
-    settings: &TrainingSettings,
-    device: &Device,
-    on_event: &mut dyn FnMut(FitEvent),
-) -> Result<Built, FitError> {
-    if settings.model == ModelKind::Sopa {
-        let words = words.ok_or_else(|| FitError::Config("SoPa reads word vectors".into()))?;
-        let (vectors, dim) = (&words.vectors.data, words.vectors.dim);
-        let has_vector = |w: u32| {
-            vectors
-                .get(w as usize * dim..(w as usize + 1) * dim)
-                .is_some_and(|v| v.iter().any(|&x| x != 0.0))
-        };
-        let sentences: Vec<(&[u32], u32)> = train
-            .iter()
-            .map(|d| (d.sentence.words.as_slice(), d.label))
-            .collect();
-        let phrases = sopa::informative_phrases(
-            &sentences,
-            &settings.patterns.lengths(),
-            system.labels().len(),
-            &has_vector,
-        );
-        let net = Sopa::declare(
-            Parameters::fresh(settings.seed ^ SOPA_STREAM, device),
-            system,
-            &rules.rules,
-            &settings.sopa_config(),
-            (words.vocabulary.len(), dim),
-            Some(vectors),
-            &phrases,
-        )?;
-        let chained = net.chained_patterns().len();
-        on_event(FitEvent::BuiltSopa {
-            chained,
-            exact: rules.system.patterns().len() - chained,
-            free: net.n_free_patterns(),
-        });
-        return Ok(Built {
-            net: Box::new(net),
-            forward: None,
-            backward: None,
-        });
-    }
-    if settings.model.is_black_box() {
-        let words =
-            words.ok_or_else(|| FitError::Config("a black box reads word vectors".into()))?;
-        let net = black_box(
-            settings.model,
-            Parameters::fresh(settings.seed ^ BLACK_BOX_STREAM, device),
-            system.labels().len(),
-            (words.vocabulary.len(), words.vectors.dim),
-            Some(&words.vectors.data),
-            settings,
-        )?;
-        on_event(FitEvent::BuiltBlackBox {
-            model: settings.model,
-            parameters: net.n_parameters(),
-        });
-        return Ok(Built {
-            net,
-            forward: None,
-            backward: None,
-        });
-    }
-    let mut direction = |system: &RuleSystem,
-                         reading: Reading,
-                         seed: u64|
-     -> candle_core::Result<(FaRnn, Decomposition)> {
-        let automaton = WeightedAutomaton::new(system);
-        let decomposed = decomposition(&automaton, settings.rank, seed);
-        let mut net = FaRnn::new(
-            system,
-            &automaton,
-            &decomposed,
-            words,
-            settings.scoring,
-            device,
-        )?;
-        if settings.model.is_gated() {
-            net = net.with_gates(seed)?;
-        }
-        on_event(FitEvent::Built {
-            reading,
-            n_states: automaton.n_states,
-            rank: decomposed.rank(),
-            method: decomposed.method,
-            relative_error: decomposed.relative_error,
-        });
-        Ok((net, decomposed))
-    };
-    let seed = settings.seed;
-    let (forward, forward_decomposed) = direction(system, Reading::LeftToRight, seed)?;
-    if !settings.model.is_bidirectional() {
-        return Ok(Built {
-            net: Box::new(forward),
-            forward: Some(record(&forward_decomposed)),
-            backward: None,
-        });
-    }
-    let (reversed, too_large) = compile_reversed(&rules.rules, system, &CompileConfig::default());
-    network_size(&reversed)?;
-    let (backward, backward_decomposed) =
-        direction(&reversed, Reading::RightToLeft, seed.wrapping_add(1))?;
-    for name in &too_large {
-        on_event(FitEvent::ReversedTooLarge { pattern: name });
-    }
-    Ok(Built {
-        net: Box::new(BiFaRnn { forward, backward }),
-        forward: Some(record(&forward_decomposed)),
-        backward: Some(record(&backward_decomposed)),
-    })
-}
-
-/// Declares the black box `model` names (see [`Slstm::declare`], [`Mvma::declare`]).
-fn black_box(
-    model: ModelKind,
-    parameters: Parameters,
-    n_labels: usize,
-    words: (usize, usize),
-    vectors: Option<&[f32]>,
-    settings: &TrainingSettings,
-) -> candle_core::Result<Box<dyn Network>> {
-    Ok(match model {
-        ModelKind::MvmaG => Box::new(Mvma::declare(
-            parameters,
-            n_labels,
-            words,
-            vectors,
-            &settings.mvma_config(),
-        )?),
-        ModelKind::Slstm => Box::new(Slstm::declare(
-            parameters,
-            n_labels,
-            words,
-            vectors,
-            &settings.slstm_config(),
-        )?),
-        other => candle_core::bail!("{} is not a black box", other.display_name()),
-    })
-}
-
-/// Keeps SoPa's random initialisation apart from the batch order, both drawn from the seed.
-const SOPA_STREAM: u64 = 0x5050_a000_0000_0001;
-/// The same for the black boxes.
-const BLACK_BOX_STREAM: u64 = 0xb1ac_b000_0000_0001;
-
 /// Copies of the untrained value of every tensor training will change (the network's
 /// tensors share storage with the parameters training updates).
 fn initial_values(net: &dyn Network) -> candle_core::Result<Vec<(String, Tensor)>> {
@@ -561,18 +370,6 @@ fn describe(
         tensors: Default::default(),
         training_data_sha256: None,
         warm_start: None,
-    }
-}
-
-fn record(decomposed: &Decomposition) -> DecompositionRecord {
-    DecompositionRecord {
-        method: match decomposed.method {
-            Method::Exact => "exact",
-            Method::Als => "als",
-        }
-        .to_string(),
-        rank: decomposed.rank(),
-        relative_error: decomposed.relative_error,
     }
 }
 
@@ -654,7 +451,6 @@ fn assemble(
         Some(&manifest.rules.path),
         &CompileConfig::default(),
     );
-    let scoring = manifest.settings.scoring;
     // The untrained network is the checkpoint with its `initial.*` tensors in place.
     let mut chosen = HashMap::new();
     for (name, tensor) in tensors {
@@ -682,65 +478,35 @@ fn assemble(
         .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
     if !model.is_rule_network() {
         check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
-        let dim = manifest
-            .embeddings
-            .as_ref()
-            .map_or(0, |identity| identity.dim);
-        let parameters = Parameters::checkpoint(chosen, device);
-        let n_words = manifest.vocabulary.len();
-        let net: candle_core::Result<Box<dyn Network>> = match model {
-            ModelKind::Slstm | ModelKind::MvmaG => black_box(
-                model,
-                parameters,
-                rules.system.labels().len(),
-                (n_words, dim),
-                None,
-                &manifest.settings,
-            ),
-            _ => Sopa::declare(
-                parameters,
-                &rules.system,
-                &rules.rules,
-                &manifest.settings.sopa_config(),
-                (n_words, dim),
-                None,
-                &[],
-            )
-            .map(|net| Box::new(net) as Box<dyn Network>),
-        };
-        let net = net
-            .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
-        return Ok(LoadedModel {
-            manifest,
-            rules,
-            net,
-            vocabulary,
-        });
     }
-    let beta = manifest.embeddings.as_ref().map(|_| manifest.settings.beta);
-    let built: candle_core::Result<Box<dyn Network>> = if model.is_bidirectional() {
-        let (reversed, _) =
-            compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
-        BiFaRnn::from_tensors(&rules.system, &reversed, chosen, scoring, beta)
-            .map(|net| Box::new(net) as Box<dyn Network>)
-    } else {
-        FaRnn::from_tensors(&rules.system, chosen, scoring, beta)
-            .map(|net| Box::new(net) as Box<dyn Network>)
+    let start = Start::Checkpoint {
+        tensors: chosen,
+        words: (
+            manifest.vocabulary.len(),
+            manifest
+                .embeddings
+                .as_ref()
+                .map_or(0, |identity| identity.dim),
+        ),
+        beta: manifest.embeddings.as_ref().map(|_| manifest.settings.beta),
     };
-    let net = built
-        .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
-    let gated = net
-        .directions()
-        .iter()
-        .all(|direction| direction.is_gated());
-    if gated != model.is_gated() {
-        return Err(foreign(format!(
-            "the manifest says {} but the weights are {}",
-            model.display_name(),
-            if gated { "gated" } else { "not gated" }
-        )));
+    let net = kinds::declare(&rules, &rules.system, &manifest.settings, device, start)
+        .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?
+        .net;
+    if model.is_rule_network() {
+        let gated = net
+            .directions()
+            .iter()
+            .all(|direction| direction.is_gated());
+        if gated != model.is_gated() {
+            return Err(foreign(format!(
+                "the manifest says {} but the weights are {}",
+                model.display_name(),
+                if gated { "gated" } else { "not gated" }
+            )));
+        }
+        check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
     }
-    check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
     Ok(LoadedModel {
         manifest,
         rules,

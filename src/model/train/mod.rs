@@ -9,6 +9,7 @@ pub(crate) mod data;
 pub(crate) mod events;
 mod family;
 pub(crate) mod fit;
+pub(crate) mod kinds;
 pub(crate) mod learn;
 pub(crate) mod settings;
 pub(crate) mod warm;
