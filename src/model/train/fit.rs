@@ -29,7 +29,7 @@ use crate::model::train::data::{
     check_longest_sentence, network_system, training_data, word_input,
 };
 use crate::model::train::events::{FitError, FitEvent};
-use crate::model::train::kinds::{self, Built, Start, network_size};
+use crate::model::train::kinds::{Built, Declaration, Start, network_size};
 use crate::model::train::learn::{DevScoring, Schedule, TrainError, TrainReport, train};
 use crate::model::train::load::LoadedModel;
 use crate::model::train::settings::{ModelKind, TrainingSettings};
@@ -143,6 +143,12 @@ pub fn fit_from(
             }
         }
     };
+    let declaration = Declaration {
+        rules,
+        system: &system,
+        settings,
+        device: &device,
+    };
     let (built, initial, schedule, warm_record) = match warm {
         Some((built, record)) => {
             on_event(FitEvent::WarmStart(&record));
@@ -152,7 +158,7 @@ pub fn fit_from(
                 words: input,
                 on_event: &mut |_| {},
             };
-            let cold = kinds::declare(rules, &system, settings, &device, start)?;
+            let cold = declaration.declare(start)?;
             let initial = cold
                 .net
                 .named_tensors()
@@ -167,7 +173,7 @@ pub fn fit_from(
                 words: input,
                 on_event,
             };
-            let cold = kinds::declare(rules, &system, settings, &device, start)?;
+            let cold = declaration.declare(start)?;
             let initial = initial_values(cold.net.as_ref())?;
             (cold, initial, Schedule::SETTINGS, None)
         }

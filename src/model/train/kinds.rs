@@ -55,219 +55,224 @@ pub(crate) enum Start<'a> {
     },
 }
 
-/// Declares the network `settings` name for `rules` (and, for a bidirectional model, the
-/// reversed rules), predicting `system`'s labels, from `start`. From a checkpoint the only
-/// errors are the tensors' ([`FitError::Train`]).
-pub(crate) fn declare(
-    rules: &RulesFile,
-    system: &RuleSystem,
-    settings: &TrainingSettings,
-    device: &Device,
-    start: Start,
-) -> Result<Built, FitError> {
-    let n_labels = system.labels().len();
-    match settings.model {
-        ModelKind::FaRnn | ModelKind::FaGru | ModelKind::BiFaRnn | ModelKind::BiFaGru => {
-            fa_rnn(rules, system, settings, device, start)
-        }
-        ModelKind::Sopa => sopa(rules, system, settings, device, start),
-        ModelKind::Slstm => black_box(settings, device, start, |parameters, words, vectors| {
-            let config = settings.slstm_config();
-            let net = Slstm::declare(parameters, n_labels, words, vectors, &config)?;
-            Ok(Box::new(net))
-        }),
-        ModelKind::MvmaG => black_box(settings, device, start, |parameters, words, vectors| {
-            let config = settings.mvma_config();
-            let net = Mvma::declare(parameters, n_labels, words, vectors, &config)?;
-            Ok(Box::new(net))
-        }),
-    }
+/// What a network is declared for: `rules` (and, for a bidirectional model, the reversed
+/// rules), predicting `system`'s labels, the kind and configuration `settings` name, on
+/// `device`.
+#[derive(Clone, Copy)]
+pub(crate) struct Declaration<'a> {
+    pub(crate) rules: &'a RulesFile,
+    pub(crate) system: &'a RuleSystem,
+    pub(crate) settings: &'a TrainingSettings,
+    pub(crate) device: &'a Device,
 }
 
-/// An FA-RNN or FA-GRU reading one way or both: fresh from the rules' automata, each
-/// decomposed, or from a checkpoint's tensors.
-fn fa_rnn(
-    rules: &RulesFile,
-    system: &RuleSystem,
-    settings: &TrainingSettings,
-    device: &Device,
-    start: Start,
-) -> Result<Built, FitError> {
-    let (words, on_event) = match start {
-        Start::Fresh {
-            words, on_event, ..
-        } => (words, on_event),
-        Start::Checkpoint { tensors, beta, .. } => {
-            let scoring = settings.scoring;
-            let net: Box<dyn Network> = if settings.model.is_bidirectional() {
-                let (reversed, _) =
-                    compile_reversed(&rules.rules, system, &CompileConfig::default());
-                Box::new(BiFaRnn::from_tensors(
-                    system, &reversed, tensors, scoring, beta,
-                )?)
-            } else {
-                Box::new(FaRnn::from_tensors(system, tensors, scoring, beta)?)
-            };
+impl Declaration<'_> {
+    /// Declares the network from `start`. From a checkpoint the only errors are the
+    /// tensors' ([`FitError::Train`]).
+    pub(crate) fn declare(self, start: Start) -> Result<Built, FitError> {
+        let n_labels = self.system.labels().len();
+        let settings = self.settings;
+        match settings.model {
+            ModelKind::FaRnn | ModelKind::FaGru | ModelKind::BiFaRnn | ModelKind::BiFaGru => {
+                self.fa_rnn(start)
+            }
+            ModelKind::Sopa => self.sopa(start),
+            ModelKind::Slstm => self.black_box(start, |parameters, words, vectors| {
+                let config = settings.slstm_config();
+                let net = Slstm::declare(parameters, n_labels, words, vectors, &config)?;
+                Ok(Box::new(net))
+            }),
+            ModelKind::MvmaG => self.black_box(start, |parameters, words, vectors| {
+                let config = settings.mvma_config();
+                let net = Mvma::declare(parameters, n_labels, words, vectors, &config)?;
+                Ok(Box::new(net))
+            }),
+        }
+    }
+
+    /// An FA-RNN or FA-GRU reading one way or both: fresh from the rules' automata, each
+    /// decomposed, or from a checkpoint's tensors.
+    fn fa_rnn(self, start: Start) -> Result<Built, FitError> {
+        let Declaration {
+            rules,
+            system,
+            settings,
+            device,
+        } = self;
+        let (words, on_event) = match start {
+            Start::Fresh {
+                words, on_event, ..
+            } => (words, on_event),
+            Start::Checkpoint { tensors, beta, .. } => {
+                let scoring = settings.scoring;
+                let net: Box<dyn Network> = if settings.model.is_bidirectional() {
+                    let (reversed, _) =
+                        compile_reversed(&rules.rules, system, &CompileConfig::default());
+                    Box::new(BiFaRnn::from_tensors(
+                        system, &reversed, tensors, scoring, beta,
+                    )?)
+                } else {
+                    Box::new(FaRnn::from_tensors(system, tensors, scoring, beta)?)
+                };
+                return Ok(Built {
+                    net,
+                    forward: None,
+                    backward: None,
+                });
+            }
+        };
+        let mut direction = |system: &RuleSystem,
+                             reading: Reading,
+                             seed: u64|
+         -> candle_core::Result<(FaRnn, Decomposition)> {
+            let automaton = WeightedAutomaton::new(system);
+            let decomposed = decomposition(&automaton, settings.rank, seed);
+            let mut net = FaRnn::new(
+                system,
+                &automaton,
+                &decomposed,
+                words,
+                settings.scoring,
+                device,
+            )?;
+            if settings.model.is_gated() {
+                net = net.with_gates(seed)?;
+            }
+            on_event(FitEvent::Built {
+                reading,
+                n_states: automaton.n_states,
+                rank: decomposed.rank(),
+                method: decomposed.method,
+                relative_error: decomposed.relative_error,
+            });
+            Ok((net, decomposed))
+        };
+        let seed = settings.seed;
+        let (forward, forward_decomposed) = direction(system, Reading::LeftToRight, seed)?;
+        if !settings.model.is_bidirectional() {
             return Ok(Built {
-                net,
-                forward: None,
+                net: Box::new(forward),
+                forward: Some(record(&forward_decomposed)),
                 backward: None,
             });
         }
-    };
-    let mut direction = |system: &RuleSystem,
-                         reading: Reading,
-                         seed: u64|
-     -> candle_core::Result<(FaRnn, Decomposition)> {
-        let automaton = WeightedAutomaton::new(system);
-        let decomposed = decomposition(&automaton, settings.rank, seed);
-        let mut net = FaRnn::new(
-            system,
-            &automaton,
-            &decomposed,
-            words,
-            settings.scoring,
-            device,
-        )?;
-        if settings.model.is_gated() {
-            net = net.with_gates(seed)?;
+        let (reversed, too_large) =
+            compile_reversed(&rules.rules, system, &CompileConfig::default());
+        network_size(&reversed)?;
+        let (backward, backward_decomposed) =
+            direction(&reversed, Reading::RightToLeft, seed.wrapping_add(1))?;
+        for name in &too_large {
+            on_event(FitEvent::ReversedTooLarge { pattern: name });
         }
-        on_event(FitEvent::Built {
-            reading,
-            n_states: automaton.n_states,
-            rank: decomposed.rank(),
-            method: decomposed.method,
-            relative_error: decomposed.relative_error,
-        });
-        Ok((net, decomposed))
-    };
-    let seed = settings.seed;
-    let (forward, forward_decomposed) = direction(system, Reading::LeftToRight, seed)?;
-    if !settings.model.is_bidirectional() {
-        return Ok(Built {
-            net: Box::new(forward),
+        Ok(Built {
+            net: Box::new(BiFaRnn { forward, backward }),
             forward: Some(record(&forward_decomposed)),
+            backward: Some(record(&backward_decomposed)),
+        })
+    }
+
+    /// A SoPa: fresh, its free patterns seeded from the train sentences' informative phrases,
+    /// or from a checkpoint's tensors.
+    fn sopa(self, start: Start) -> Result<Built, FitError> {
+        let net = match start {
+            Start::Fresh {
+                train,
+                words,
+                on_event,
+            } => {
+                let words =
+                    words.ok_or_else(|| FitError::Config("SoPa reads word vectors".into()))?;
+                let (vectors, dim) = (&words.vectors.data, words.vectors.dim);
+                let has_vector = |w: u32| {
+                    vectors
+                        .get(w as usize * dim..(w as usize + 1) * dim)
+                        .is_some_and(|v| v.iter().any(|&x| x != 0.0))
+                };
+                let sentences: Vec<(&[u32], u32)> = train
+                    .iter()
+                    .map(|d| (d.sentence.words.as_slice(), d.label))
+                    .collect();
+                let phrases = sopa::informative_phrases(
+                    &sentences,
+                    &self.settings.patterns.lengths(),
+                    self.system.labels().len(),
+                    &has_vector,
+                );
+                let net = Sopa::declare(
+                    Parameters::fresh(self.settings.seed ^ SOPA_STREAM, self.device),
+                    self.system,
+                    &self.rules.rules,
+                    &self.settings.sopa_config(),
+                    (words.vocabulary.len(), dim),
+                    Some(vectors),
+                    &phrases,
+                )?;
+                let chained = net.chained_patterns().len();
+                on_event(FitEvent::BuiltSopa {
+                    chained,
+                    exact: self.rules.system.patterns().len() - chained,
+                    free: net.n_free_patterns(),
+                });
+                net
+            }
+            Start::Checkpoint { tensors, words, .. } => Sopa::declare(
+                Parameters::checkpoint(tensors, self.device),
+                self.system,
+                &self.rules.rules,
+                &self.settings.sopa_config(),
+                words,
+                None,
+                &[],
+            )?,
+        };
+        Ok(Built {
+            net: Box::new(net),
+            forward: None,
             backward: None,
-        });
+        })
     }
-    let (reversed, too_large) = compile_reversed(&rules.rules, system, &CompileConfig::default());
-    network_size(&reversed)?;
-    let (backward, backward_decomposed) =
-        direction(&reversed, Reading::RightToLeft, seed.wrapping_add(1))?;
-    for name in &too_large {
-        on_event(FitEvent::ReversedTooLarge { pattern: name });
+
+    /// A black box from `declare_net` (its [`Slstm::declare`] or [`Mvma::declare`]): fresh,
+    /// its embedding from the word vectors, or from a checkpoint's tensors.
+    fn black_box(
+        self,
+        start: Start,
+        declare_net: impl FnOnce(
+            Parameters,
+            (usize, usize),
+            Option<&[f32]>,
+        ) -> candle_core::Result<Box<dyn Network>>,
+    ) -> Result<Built, FitError> {
+        let Declaration {
+            settings, device, ..
+        } = self;
+        let net = match start {
+            Start::Fresh {
+                words, on_event, ..
+            } => {
+                let words = words
+                    .ok_or_else(|| FitError::Config("a black box reads word vectors".into()))?;
+                let net = declare_net(
+                    Parameters::fresh(settings.seed ^ BLACK_BOX_STREAM, device),
+                    (words.vocabulary.len(), words.vectors.dim),
+                    Some(&words.vectors.data),
+                )?;
+                on_event(FitEvent::BuiltBlackBox {
+                    model: settings.model,
+                    parameters: net.n_parameters(),
+                });
+                net
+            }
+            Start::Checkpoint { tensors, words, .. } => {
+                declare_net(Parameters::checkpoint(tensors, device), words, None)?
+            }
+        };
+        Ok(Built {
+            net,
+            forward: None,
+            backward: None,
+        })
     }
-    Ok(Built {
-        net: Box::new(BiFaRnn { forward, backward }),
-        forward: Some(record(&forward_decomposed)),
-        backward: Some(record(&backward_decomposed)),
-    })
-}
-
-/// A SoPa: fresh, its free patterns seeded from the train sentences' informative phrases,
-/// or from a checkpoint's tensors.
-fn sopa(
-    rules: &RulesFile,
-    system: &RuleSystem,
-    settings: &TrainingSettings,
-    device: &Device,
-    start: Start,
-) -> Result<Built, FitError> {
-    let net = match start {
-        Start::Fresh {
-            train,
-            words,
-            on_event,
-        } => {
-            let words = words.ok_or_else(|| FitError::Config("SoPa reads word vectors".into()))?;
-            let (vectors, dim) = (&words.vectors.data, words.vectors.dim);
-            let has_vector = |w: u32| {
-                vectors
-                    .get(w as usize * dim..(w as usize + 1) * dim)
-                    .is_some_and(|v| v.iter().any(|&x| x != 0.0))
-            };
-            let sentences: Vec<(&[u32], u32)> = train
-                .iter()
-                .map(|d| (d.sentence.words.as_slice(), d.label))
-                .collect();
-            let phrases = sopa::informative_phrases(
-                &sentences,
-                &settings.patterns.lengths(),
-                system.labels().len(),
-                &has_vector,
-            );
-            let net = Sopa::declare(
-                Parameters::fresh(settings.seed ^ SOPA_STREAM, device),
-                system,
-                &rules.rules,
-                &settings.sopa_config(),
-                (words.vocabulary.len(), dim),
-                Some(vectors),
-                &phrases,
-            )?;
-            let chained = net.chained_patterns().len();
-            on_event(FitEvent::BuiltSopa {
-                chained,
-                exact: rules.system.patterns().len() - chained,
-                free: net.n_free_patterns(),
-            });
-            net
-        }
-        Start::Checkpoint { tensors, words, .. } => Sopa::declare(
-            Parameters::checkpoint(tensors, device),
-            system,
-            &rules.rules,
-            &settings.sopa_config(),
-            words,
-            None,
-            &[],
-        )?,
-    };
-    Ok(Built {
-        net: Box::new(net),
-        forward: None,
-        backward: None,
-    })
-}
-
-/// A black box from `declare_net` (its [`Slstm::declare`] or [`Mvma::declare`]): fresh,
-/// its embedding from the word vectors, or from a checkpoint's tensors.
-fn black_box(
-    settings: &TrainingSettings,
-    device: &Device,
-    start: Start,
-    declare_net: impl FnOnce(
-        Parameters,
-        (usize, usize),
-        Option<&[f32]>,
-    ) -> candle_core::Result<Box<dyn Network>>,
-) -> Result<Built, FitError> {
-    let net = match start {
-        Start::Fresh {
-            words, on_event, ..
-        } => {
-            let words =
-                words.ok_or_else(|| FitError::Config("a black box reads word vectors".into()))?;
-            let net = declare_net(
-                Parameters::fresh(settings.seed ^ BLACK_BOX_STREAM, device),
-                (words.vocabulary.len(), words.vectors.dim),
-                Some(&words.vectors.data),
-            )?;
-            on_event(FitEvent::BuiltBlackBox {
-                model: settings.model,
-                parameters: net.n_parameters(),
-            });
-            net
-        }
-        Start::Checkpoint { tensors, words, .. } => {
-            declare_net(Parameters::checkpoint(tensors, device), words, None)?
-        }
-    };
-    Ok(Built {
-        net,
-        forward: None,
-        backward: None,
-    })
 }
 
 /// Keeps SoPa's random initialisation apart from the batch order, both drawn from the seed.

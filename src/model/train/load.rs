@@ -8,7 +8,7 @@ use crate::limits::{Limit, ReadLimits};
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::train::checkpoint::{self, CheckpointError, Manifest};
-use crate::model::train::kinds::{self, Start};
+use crate::model::train::kinds::{Declaration, Start};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
 use candle_core::{Device, Tensor};
@@ -132,7 +132,14 @@ fn assemble(
         ),
         beta: manifest.embeddings.as_ref().map(|_| manifest.settings.beta),
     };
-    let net = kinds::declare(&rules, &rules.system, &manifest.settings, device, start)
+    let declaration = Declaration {
+        rules: &rules,
+        system: &rules.system,
+        settings: &manifest.settings,
+        device,
+    };
+    let net = declaration
+        .declare(start)
         .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?
         .net;
     if model.is_rule_network() {
