@@ -43,14 +43,14 @@ pub use sopa::{PatternSpec, Semiring, Sopa, SopaConfig};
 pub use train::build::{
     MAX_EXACT_RANK, UNKNOWN_LABEL, decomposition, labeled, labeled_or_unknown, vocabulary,
 };
-pub use train::fit::{
-    FitError, FitEvent, Fitted, LoadedModel, MAX_NETWORK_STATES, Reading, fit, fit_from,
-    load_model, load_model_for, load_previous,
-};
+pub use train::events::{FitError, FitEvent, Reading};
+pub use train::fit::{Fitted, fit, fit_from};
+pub use train::kinds::MAX_NETWORK_STATES;
 pub use train::learn::{
     DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
     TrainReport, accuracy, evenly_spaced, predict, train,
 };
+pub use train::load::{LoadedModel, load_model, load_model_for, load_previous};
 pub use train::settings::{
     DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind,
     TrainingSettings,

@@ -1,160 +1,43 @@
 //! Fitting a rules file's network in one call: build the network the settings name (an
 //! FA-RNN, FA-GRU or a bidirectional one compiled from the rules, a SoPa, or a black box:
-//! the S-LSTM or MVMA-G), train it on labeled examples with early stopping on dev, and describe
-//! the result in a checkpoint [`Manifest`]; and loading such a checkpoint back, verified,
-//! beside the rules file it was made from.
+//! the S-LSTM or MVMA-G; `kinds.rs`), train it on labeled examples with early stopping on
+//! dev, and describe the result in a checkpoint [`Manifest`]. Loading such a checkpoint back
+//! is `load.rs`.
 //!
-//! This is the whole of `rulelens train` and the loading half of `eval`, `predict` and
-//! `reconstruct`, shared with the language server, which fits in the background on every
-//! save and caches checkpoints by the rules' hash. Reading the corpora is the caller's job
-//! (the CLI reads files, the server may hold unsaved buffers); the word vectors are read
-//! here (the bundled table, or the settings' GloVe file) because the manifest records their
-//! hash. Progress is reported through [`FitEvent`]s and `cancelled` is polled between
-//! batches (see [`train`]). [`fit`] is a sequence of named steps: check the settings, read
-//! the word vectors, pick the training data, build the network, train, describe it.
+//! This is the whole of `rulelens train`, shared with the language server, which fits in the
+//! background on every save and caches checkpoints by the rules' hash. Reading the corpora is
+//! the caller's job (the CLI reads files, the server may hold unsaved buffers); the word
+//! vectors are read while fitting (`data.rs`: the bundled table, or the settings' GloVe
+//! file) because the manifest records their hash. Progress is reported through
+//! [`FitEvent`]s and `cancelled` is polled between batches (see [`train`]). [`fit`] is a
+//! sequence of named steps: check the settings, read the word vectors, pick the training
+//! data, build the network, train, describe it.
 
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
 use crate::corpus::Example;
-use crate::limits::{Limit, ReadLimits};
+use crate::limits::ReadLimits;
+use crate::model::fa_rnn::WordInput;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
-use crate::model::fa_rnn::decompose::{Decomposition, Method};
-use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
-use crate::model::fa_rnn::{FaRnn, WordInput};
-use crate::model::mvma::Mvma;
-use crate::model::nn::embeddings::{EmbeddingsError, VectorSource, Vocabulary, read_vectors};
+use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
-use crate::model::nn::parameters::Parameters;
-use crate::model::slstm::Slstm;
-use crate::model::sopa::{self, Sopa};
-use crate::model::train::build::{decomposition, labeled, labeled_or_unknown, vocabulary};
+use crate::model::sopa;
 use crate::model::train::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
     RulesIdentity, WarmStartRecord,
 };
-use crate::model::train::learn::{
-    DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
-    TrainReport, evenly_spaced, train,
+use crate::model::train::data::{
+    check_longest_sentence, network_system, training_data, word_input,
 };
+use crate::model::train::events::{FitError, FitEvent};
+use crate::model::train::kinds::{Built, Declaration, Start, network_size};
+use crate::model::train::learn::{DevScoring, Schedule, TrainError, TrainReport, train};
+use crate::model::train::load::LoadedModel;
 use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
 use crate::rules_file::RulesFile;
-use crate::text::SourceText;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
-use std::fmt;
 use std::path::Path;
-
-/// Which way a network reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
-    LeftToRight,
-    RightToLeft,
-}
-
-/// What [`fit`] reports as it goes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum FitEvent<'a> {
-    /// A direction's network was built.
-    Built {
-        reading: Reading,
-        n_states: usize,
-        rank: usize,
-        method: Method,
-        relative_error: f64,
-    },
-    /// A SoPa was built: the rules' patterns that became soft patterns, those that kept
-    /// their DFA, and the free patterns.
-    BuiltSopa {
-        chained: usize,
-        exact: usize,
-        free: usize,
-    },
-    /// A black box was built: its trained numbers.
-    BuiltBlackBox { model: ModelKind, parameters: usize },
-    /// The labels of the train corpus the rules do not name, which the network learns too
-    /// ([`ModelKind::how_it_learns_unnamed_labels`]).
-    CorpusLabels { labels: &'a [String] },
-    /// A reversed pattern passed the state cap; the backward direction ignores it.
-    ReversedTooLarge { pattern: &'a str },
-    /// The data training will use, how many of its sentences are longer than the network
-    /// reads (the setting `max_sentence_tokens`), and how many train lines were left out
-    /// for a label no rule names (the setting `drop_unnamed_labels`).
-    Data {
-        n_train: usize,
-        n_dev: usize,
-        n_truncated: usize,
-        n_dropped: usize,
-    },
-    /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
-    /// measurement (0 is the warm-started network before fine-tuning).
-    Epoch(&'a EpochReport),
-    /// The network starts from the previous one ([`fit_from`]).
-    WarmStart(&'a WarmStartRecord),
-    /// [`fit_from`] trains from scratch, and why.
-    FullTraining { why: WhyFull },
-}
-
-/// Why fitting failed.
-#[derive(Debug)]
-pub enum FitError {
-    /// A setting out of range, or a device that cannot be had.
-    Config(String),
-    /// The rules file has errors.
-    RulesHaveErrors {
-        n_errors: usize,
-    },
-    /// No example with a label the rules know, in train or in dev.
-    NoData {
-        split: &'static str,
-    },
-    /// The train corpus has labels the rules do not name and the network cannot learn them
-    /// (an FA-RNN without word vectors).
-    UnnamedLabels {
-        labels: Vec<String>,
-    },
-    Embeddings(EmbeddingsError),
-    Train(TrainError),
-}
-
-impl fmt::Display for FitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FitError::Config(message) => write!(f, "{message}"),
-            FitError::RulesHaveErrors { n_errors } => write!(
-                f,
-                "the rules have {n_errors} error{}; fix them before training",
-                if *n_errors == 1 { "" } else { "s" }
-            ),
-            FitError::NoData { split } => write!(
-                f,
-                "no {split} example has a label the rules know (a label with a rule or the default)"
-            ),
-            FitError::UnnamedLabels { labels } => write!(
-                f,
-                "the train corpus has {} label{} the rules do not name ({}), which the FA-RNN family learns from word vectors, and beta 1 reads none; lower --beta, or pass --drop-unnamed-labels to leave their lines out",
-                labels.len(),
-                if labels.len() == 1 { "" } else { "s" },
-                labels.join(", ")
-            ),
-            FitError::Embeddings(error) => write!(f, "{error}"),
-            FitError::Train(error) => write!(f, "{error}"),
-        }
-    }
-}
-
-impl std::error::Error for FitError {}
-
-impl From<TrainError> for FitError {
-    fn from(error: TrainError) -> FitError {
-        FitError::Train(error)
-    }
-}
-
-impl From<candle_core::Error> for FitError {
-    fn from(error: candle_core::Error) -> FitError {
-        FitError::Train(TrainError::Tensor(error))
-    }
-}
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
@@ -260,19 +143,22 @@ pub fn fit_from(
             }
         }
     };
+    let declaration = Declaration {
+        rules,
+        system: &system,
+        settings,
+        device: &device,
+    };
     let (built, initial, schedule, warm_record) = match warm {
         Some((built, record)) => {
             on_event(FitEvent::WarmStart(&record));
             // The checkpoint's untrained network is the rules' own, whole.
-            let cold = build(
-                rules,
-                &system,
-                &train_data,
-                input,
-                settings,
-                &device,
-                &mut |_| {},
-            )?;
+            let start = Start::Fresh {
+                train: &train_data,
+                words: input,
+                on_event: &mut |_| {},
+            };
+            let cold = declaration.declare(start)?;
             let initial = cold
                 .net
                 .named_tensors()
@@ -282,15 +168,12 @@ pub fn fit_from(
             (built, initial, WARM_SCHEDULE, Some(record))
         }
         None => {
-            let cold = build(
-                rules,
-                &system,
-                &train_data,
-                input,
-                settings,
-                &device,
+            let start = Start::Fresh {
+                train: &train_data,
+                words: input,
                 on_event,
-            )?;
+            };
+            let cold = declaration.declare(start)?;
             let initial = initial_values(cold.net.as_ref())?;
             (cold, initial, Schedule::SETTINGS, None)
         }
@@ -442,338 +325,6 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
     network_size(&rules.system)
 }
 
-/// Refuses a train sentence that would keep more than [`MAX_TRAINING_BYTES`] for the
-/// gradient on its own, in a batch of one (a larger batch is split, `learn.rs`).
-fn check_longest_sentence(
-    train_data: &[LabeledSentence],
-    net: &dyn Network,
-    settings: &TrainingSettings,
-) -> Result<(), FitError> {
-    let longest = train_data
-        .iter()
-        .map(|d| d.sentence.symbols.len())
-        .max()
-        .unwrap_or(0);
-    let bytes = net
-        .training_bytes_per_token()
-        .saturating_mul(longest as u64);
-    if bytes > MAX_TRAINING_BYTES {
-        return Err(FitError::Config(format!(
-            "the longest train sentence, {longest} tokens, keeps about {} MiB for training on its own, more than the {} MiB allowed; lower max sentence tokens{}",
-            bytes >> 20,
-            MAX_TRAINING_BYTES >> 20,
-            if settings.model == ModelKind::Slstm {
-                " or slstm steps"
-            } else {
-                ""
-            }
-        )));
-    }
-    Ok(())
-}
-
-/// The most labels of a train corpus that the rules do not name a network learns: beyond
-/// it a mislabeled column, not a task (each is a logit).
-pub const MAX_CORPUS_LABELS: usize = 1_000;
-
-/// The rule system the network predicts the labels of: the rules' labels, then those of
-/// the train corpus the rules do not name, in order of first appearance, which every
-/// network learns (the FA-RNN family through its word-vector path, which β 1 turns off);
-/// the rules' own with `drop_unnamed_labels`.
-fn network_system(
-    system: &RuleSystem,
-    train_examples: &[Example],
-    settings: &TrainingSettings,
-) -> Result<RuleSystem, FitError> {
-    if settings.drop_unnamed_labels {
-        return Ok(system.clone());
-    }
-    let mut extra: Vec<&str> = Vec::new();
-    for label in train_examples.iter().filter_map(|e| e.label.as_deref()) {
-        if system.label_by_name(label).is_none() && !extra.contains(&label) {
-            if extra.len() == MAX_CORPUS_LABELS {
-                return Err(FitError::Config(format!(
-                    "the train corpus has more than {MAX_CORPUS_LABELS} labels the rules do not name"
-                )));
-            }
-            extra.push(label);
-        }
-    }
-    if !extra.is_empty() && settings.model.is_rule_network() && settings.beta >= 1.0 {
-        return Err(FitError::UnnamedLabels {
-            labels: extra.iter().map(|label| label.to_string()).collect(),
-        });
-    }
-    Ok(system.with_labels(extra))
-}
-
-/// Refuses rules whose network would pass [`MAX_NETWORK_STATES`].
-fn network_size(system: &RuleSystem) -> Result<(), FitError> {
-    let n_states = pattern_blocks(system).last().map_or(0, |block| block.end);
-    if n_states > MAX_NETWORK_STATES {
-        return Err(FitError::Config(format!(
-            "the rules' automata have {n_states} states, more than the {MAX_NETWORK_STATES} a network may have (its wildcard matrix is K × K); train on fewer or smaller patterns"
-        )));
-    }
-    Ok(())
-}
-
-/// The word vectors of every train and dev word and of the rules' literals, with the
-/// manifest's record of them; `None` when β is 1 for the FA-RNN family (the network then
-/// reads the rules' symbols alone, and word vectors would change nothing). SoPa and the
-/// black boxes always read them.
-fn word_input(
-    system: &RuleSystem,
-    train_examples: &[Example],
-    dev_examples: &[Example],
-    settings: &TrainingSettings,
-    limits: &ReadLimits,
-) -> Result<Option<(WordInput, EmbeddingsIdentity)>, FitError> {
-    if settings.beta >= 1.0 && settings.model.is_rule_network() {
-        return Ok(None);
-    }
-    let vocabulary = vocabulary(system, [train_examples, dev_examples]);
-    let source = VectorSource::of(settings.embeddings.as_deref());
-    let vectors = read_vectors(source, &vocabulary, limits).map_err(FitError::Embeddings)?;
-    let identity = EmbeddingsIdentity {
-        source: match source {
-            VectorSource::Glove(path) => std::path::absolute(path)
-                .unwrap_or_else(|_| path.to_path_buf())
-                .display()
-                .to_string(),
-            VectorSource::Bundled => source.name(),
-        },
-        sha256: vectors.sha256.clone(),
-        dim: vectors.dim,
-        found: vectors.n_found,
-        backed_off: vectors.n_backed_off,
-    };
-    let input = WordInput {
-        vocabulary,
-        vectors,
-        beta: settings.beta,
-    };
-    Ok(Some((input, identity)))
-}
-
-/// What training reads: the labeled train and dev sentences, how many of them the network
-/// reads only in part, and how many train lines were left out for a label the network does
-/// not know.
-struct TrainingData {
-    train: Vec<LabeledSentence>,
-    dev: Vec<LabeledSentence>,
-    n_truncated: usize,
-    n_dropped: usize,
-}
-
-/// The labeled train and dev sentences training uses: `fraction` of train (evenly spaced)
-/// and all of dev, or, at 1 % or less, as many dev sentences as train ones (evenly spaced
-/// too), as in the reference code. A train line whose label the network does not know is
-/// left out; a dev line keeps [`UNKNOWN_LABEL`] for its label, so that dev accuracy
-/// counts it as an error, as `rulelens eval` does.
-fn training_data(
-    system: &RuleSystem,
-    vocabulary: Option<&Vocabulary>,
-    train_examples: &[Example],
-    dev_examples: &[Example],
-    settings: &TrainingSettings,
-) -> Result<TrainingData, FitError> {
-    let max_tokens = settings.max_sentence_tokens;
-    let (all_train, train_truncated) = labeled(system, vocabulary, train_examples, max_tokens);
-    let (all_dev, dev_truncated) = labeled_or_unknown(system, vocabulary, dev_examples, max_tokens);
-    let n_dropped = train_examples.iter().filter(|e| e.label.is_some()).count() - all_train.len();
-    let fraction = settings.fraction;
-    let pick = |data: &[LabeledSentence], indices: Vec<usize>| -> Vec<LabeledSentence> {
-        indices.into_iter().map(|i| data[i].clone()).collect()
-    };
-    let train = pick(&all_train, evenly_spaced(all_train.len(), fraction));
-    let dev = if fraction <= 0.01 {
-        let share = train.len() as f64 / all_dev.len().max(1) as f64;
-        pick(&all_dev, evenly_spaced(all_dev.len(), share))
-    } else {
-        all_dev
-    };
-    if train.is_empty() {
-        return Err(FitError::NoData { split: "train" });
-    }
-    if dev.is_empty() {
-        return Err(FitError::NoData { split: "dev" });
-    }
-    Ok(TrainingData {
-        train,
-        dev,
-        n_truncated: train_truncated + dev_truncated,
-        n_dropped,
-    })
-}
-
-/// A network built from the rules, untrained, with its decompositions (none for SoPa and the
-/// black boxes).
-struct Built {
-    net: Box<dyn Network>,
-    forward: Option<DecompositionRecord>,
-    /// Bidirectional models only.
-    backward: Option<DecompositionRecord>,
-}
-
-/// The most states (K, all patterns together) a network may have: its wildcard matrix and
-/// the weighted automaton it starts from are K × K, 256 MiB of f32 at this size. SMS has
-/// 239 states, TREC 256.
-pub const MAX_NETWORK_STATES: usize = 8_192;
-
-/// Compiles the rules (and, for a bidirectional model, the reversed rules) to the network
-/// `settings` name (a SoPa's free patterns seeded from `train`).
-fn build(
-    rules: &RulesFile,
-    system: &RuleSystem,
-    train: &[LabeledSentence],
-    words: Option<&WordInput>,
-    settings: &TrainingSettings,
-    device: &Device,
-    on_event: &mut dyn FnMut(FitEvent),
-) -> Result<Built, FitError> {
-    if settings.model == ModelKind::Sopa {
-        let words = words.ok_or_else(|| FitError::Config("SoPa reads word vectors".into()))?;
-        let (vectors, dim) = (&words.vectors.data, words.vectors.dim);
-        let has_vector = |w: u32| {
-            vectors
-                .get(w as usize * dim..(w as usize + 1) * dim)
-                .is_some_and(|v| v.iter().any(|&x| x != 0.0))
-        };
-        let sentences: Vec<(&[u32], u32)> = train
-            .iter()
-            .map(|d| (d.sentence.words.as_slice(), d.label))
-            .collect();
-        let phrases = sopa::informative_phrases(
-            &sentences,
-            &settings.patterns.lengths(),
-            system.labels().len(),
-            &has_vector,
-        );
-        let net = Sopa::declare(
-            Parameters::fresh(settings.seed ^ SOPA_STREAM, device),
-            system,
-            &rules.rules,
-            &settings.sopa_config(),
-            (words.vocabulary.len(), dim),
-            Some(vectors),
-            &phrases,
-        )?;
-        let chained = net.chained_patterns().len();
-        on_event(FitEvent::BuiltSopa {
-            chained,
-            exact: rules.system.patterns().len() - chained,
-            free: net.n_free_patterns(),
-        });
-        return Ok(Built {
-            net: Box::new(net),
-            forward: None,
-            backward: None,
-        });
-    }
-    if settings.model.is_black_box() {
-        let words =
-            words.ok_or_else(|| FitError::Config("a black box reads word vectors".into()))?;
-        let net = black_box(
-            settings.model,
-            Parameters::fresh(settings.seed ^ BLACK_BOX_STREAM, device),
-            system.labels().len(),
-            (words.vocabulary.len(), words.vectors.dim),
-            Some(&words.vectors.data),
-            settings,
-        )?;
-        on_event(FitEvent::BuiltBlackBox {
-            model: settings.model,
-            parameters: net.n_parameters(),
-        });
-        return Ok(Built {
-            net,
-            forward: None,
-            backward: None,
-        });
-    }
-    let mut direction = |system: &RuleSystem,
-                         reading: Reading,
-                         seed: u64|
-     -> candle_core::Result<(FaRnn, Decomposition)> {
-        let automaton = WeightedAutomaton::new(system);
-        let decomposed = decomposition(&automaton, settings.rank, seed);
-        let mut net = FaRnn::new(
-            system,
-            &automaton,
-            &decomposed,
-            words,
-            settings.scoring,
-            device,
-        )?;
-        if settings.model.is_gated() {
-            net = net.with_gates(seed)?;
-        }
-        on_event(FitEvent::Built {
-            reading,
-            n_states: automaton.n_states,
-            rank: decomposed.rank(),
-            method: decomposed.method,
-            relative_error: decomposed.relative_error,
-        });
-        Ok((net, decomposed))
-    };
-    let seed = settings.seed;
-    let (forward, forward_decomposed) = direction(system, Reading::LeftToRight, seed)?;
-    if !settings.model.is_bidirectional() {
-        return Ok(Built {
-            net: Box::new(forward),
-            forward: Some(record(&forward_decomposed)),
-            backward: None,
-        });
-    }
-    let (reversed, too_large) = compile_reversed(&rules.rules, system, &CompileConfig::default());
-    network_size(&reversed)?;
-    let (backward, backward_decomposed) =
-        direction(&reversed, Reading::RightToLeft, seed.wrapping_add(1))?;
-    for name in &too_large {
-        on_event(FitEvent::ReversedTooLarge { pattern: name });
-    }
-    Ok(Built {
-        net: Box::new(BiFaRnn { forward, backward }),
-        forward: Some(record(&forward_decomposed)),
-        backward: Some(record(&backward_decomposed)),
-    })
-}
-
-/// Declares the black box `model` names (see [`Slstm::declare`], [`Mvma::declare`]).
-fn black_box(
-    model: ModelKind,
-    parameters: Parameters,
-    n_labels: usize,
-    words: (usize, usize),
-    vectors: Option<&[f32]>,
-    settings: &TrainingSettings,
-) -> candle_core::Result<Box<dyn Network>> {
-    Ok(match model {
-        ModelKind::MvmaG => Box::new(Mvma::declare(
-            parameters,
-            n_labels,
-            words,
-            vectors,
-            &settings.mvma_config(),
-        )?),
-        ModelKind::Slstm => Box::new(Slstm::declare(
-            parameters,
-            n_labels,
-            words,
-            vectors,
-            &settings.slstm_config(),
-        )?),
-        other => candle_core::bail!("{} is not a black box", other.display_name()),
-    })
-}
-
-/// Keeps SoPa's random initialisation apart from the batch order, both drawn from the seed.
-const SOPA_STREAM: u64 = 0x5050_a000_0000_0001;
-/// The same for the black boxes.
-const BLACK_BOX_STREAM: u64 = 0xb1ac_b000_0000_0001;
-
 /// Copies of the untrained value of every tensor training will change (the network's
 /// tensors share storage with the parameters training updates).
 fn initial_values(net: &dyn Network) -> candle_core::Result<Vec<(String, Tensor)>> {
@@ -826,235 +377,4 @@ fn describe(
         training_data_sha256: None,
         warm_start: None,
     }
-}
-
-fn record(decomposed: &Decomposition) -> DecompositionRecord {
-    DecompositionRecord {
-        method: match decomposed.method {
-            Method::Exact => "exact",
-            Method::Als => "als",
-        }
-        .to_string(),
-        rank: decomposed.rank(),
-        relative_error: decomposed.relative_error,
-    }
-}
-
-/// A checkpoint with its rules file and network, ready to use.
-pub struct LoadedModel {
-    pub manifest: Manifest,
-    pub rules: RulesFile,
-    pub net: Box<dyn Network>,
-    pub vocabulary: Option<Vocabulary>,
-}
-
-/// Loads a checkpoint, verifying it and that its rules file (read from the manifest's path)
-/// is unchanged; `zero_shot` takes the untrained parameters.
-pub fn load_model(
-    model_dir: &Path,
-    zero_shot: bool,
-    device: &Device,
-    limits: &ReadLimits,
-) -> Result<LoadedModel, CheckpointError> {
-    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
-    let rules_bytes = limits
-        .read(Limit::Rules, &manifest.rules.path)
-        .map_err(|error| CheckpointError::Io {
-            path: manifest.rules.path.clone(),
-            error,
-        })?;
-    assemble(
-        model_dir,
-        manifest,
-        tensors,
-        &rules_bytes,
-        zero_shot,
-        device,
-    )
-}
-
-/// Loads a checkpoint to start a later text of its rules from ([`fit_from`]): its rules are
-/// the text it records, whatever the file holds now.
-pub fn load_previous(
-    model_dir: &Path,
-    device: &Device,
-    limits: &ReadLimits,
-) -> Result<LoadedModel, CheckpointError> {
-    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
-    let Some(text) = manifest.rules.text.clone() else {
-        return Err(CheckpointError::Manifest {
-            path: model_dir.join(checkpoint::MANIFEST_FILE),
-            message: "the manifest does not record the rules text it was trained from (made by an earlier rulelens); train it again".to_string(),
-        });
-    };
-    assemble(model_dir, manifest, tensors, text.as_bytes(), false, device)
-}
-
-/// [`load_model`] with the rules file's bytes given (an editor's buffer, say): refuses a
-/// checkpoint made from other rules.
-pub fn load_model_for(
-    model_dir: &Path,
-    rules_bytes: &[u8],
-    zero_shot: bool,
-    device: &Device,
-    limits: &ReadLimits,
-) -> Result<LoadedModel, CheckpointError> {
-    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
-    assemble(model_dir, manifest, tensors, rules_bytes, zero_shot, device)
-}
-
-/// Checks the rules' hash and builds the network from a loaded checkpoint's tensors.
-fn assemble(
-    model_dir: &Path,
-    manifest: Manifest,
-    tensors: HashMap<String, Tensor>,
-    rules_bytes: &[u8],
-    zero_shot: bool,
-    device: &Device,
-) -> Result<LoadedModel, CheckpointError> {
-    checkpoint::check_rules(&manifest, rules_bytes)?;
-    let mut rules = RulesFile::analyze(
-        SourceText::from_bytes(rules_bytes),
-        Some(&manifest.rules.path),
-        &CompileConfig::default(),
-    );
-    let scoring = manifest.settings.scoring;
-    // The untrained network is the checkpoint with its `initial.*` tensors in place.
-    let mut chosen = HashMap::new();
-    for (name, tensor) in tensors {
-        match name.strip_prefix("initial.") {
-            Some(base) if zero_shot => {
-                chosen.insert(base.to_string(), tensor);
-            }
-            Some(_) => {}
-            None => {
-                chosen.entry(name).or_insert(tensor);
-            }
-        }
-    }
-    let foreign = |message: String| CheckpointError::Corrupt {
-        path: model_dir.join(checkpoint::WEIGHTS_FILE),
-        message,
-    };
-    let vocabulary = (!manifest.vocabulary.is_empty())
-        .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
-    let model = manifest.settings.model;
-    // The labels the rules name, then those the network learned from the corpus.
-    let known = rules.system.labels().len();
-    rules.system = rules
-        .system
-        .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
-    if !model.is_rule_network() {
-        check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
-        let dim = manifest
-            .embeddings
-            .as_ref()
-            .map_or(0, |identity| identity.dim);
-        let parameters = Parameters::checkpoint(chosen, device);
-        let n_words = manifest.vocabulary.len();
-        let net: candle_core::Result<Box<dyn Network>> = match model {
-            ModelKind::Slstm | ModelKind::MvmaG => black_box(
-                model,
-                parameters,
-                rules.system.labels().len(),
-                (n_words, dim),
-                None,
-                &manifest.settings,
-            ),
-            _ => Sopa::declare(
-                parameters,
-                &rules.system,
-                &rules.rules,
-                &manifest.settings.sopa_config(),
-                (n_words, dim),
-                None,
-                &[],
-            )
-            .map(|net| Box::new(net) as Box<dyn Network>),
-        };
-        let net = net
-            .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
-        return Ok(LoadedModel {
-            manifest,
-            rules,
-            net,
-            vocabulary,
-        });
-    }
-    let beta = manifest.embeddings.as_ref().map(|_| manifest.settings.beta);
-    let built: candle_core::Result<Box<dyn Network>> = if model.is_bidirectional() {
-        let (reversed, _) =
-            compile_reversed(&rules.rules, &rules.system, &CompileConfig::default());
-        BiFaRnn::from_tensors(&rules.system, &reversed, chosen, scoring, beta)
-            .map(|net| Box::new(net) as Box<dyn Network>)
-    } else {
-        FaRnn::from_tensors(&rules.system, chosen, scoring, beta)
-            .map(|net| Box::new(net) as Box<dyn Network>)
-    };
-    let net = built
-        .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?;
-    let gated = net
-        .directions()
-        .iter()
-        .all(|direction| direction.is_gated());
-    if gated != model.is_gated() {
-        return Err(foreign(format!(
-            "the manifest says {} but the weights are {}",
-            model.display_name(),
-            if gated { "gated" } else { "not gated" }
-        )));
-    }
-    check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
-    Ok(LoadedModel {
-        manifest,
-        rules,
-        net,
-        vocabulary,
-    })
-}
-
-/// What the manifest says about the network against what its weights and rules are: the
-/// labels in priority order, the decomposition's rank, the word vectors' dimension and the
-/// vocabulary's size (a manifest edited after training, with the rules' hash recomputed,
-/// gets no further).
-fn check_manifest_against_weights(manifest: &Manifest, rules: &RulesFile) -> Result<(), String> {
-    if manifest.labels != rules.system.labels() {
-        return Err(format!(
-            "the manifest's labels {:?} are not the rules' labels {:?}",
-            manifest.labels,
-            rules.system.labels()
-        ));
-    }
-    let shape = |name: &str| manifest.tensors.get(name).map(Vec::as_slice);
-    let rank = shape("d1").and_then(|dims| dims.get(1)).copied();
-    let recorded = manifest.decomposition.as_ref().map(|d| d.rank);
-    if rank != recorded {
-        return Err(format!(
-            "the manifest's rank {recorded:?} is not the weights' {rank:?}"
-        ));
-    }
-    let embedding = shape("word_embedding");
-    match (&manifest.embeddings, embedding) {
-        (Some(identity), Some(&[rows, dim])) => {
-            if dim != identity.dim {
-                return Err(format!(
-                    "the manifest's word vectors have {} dimensions, the weights {dim}",
-                    identity.dim
-                ));
-            }
-            if rows != manifest.vocabulary.len() {
-                return Err(format!(
-                    "the manifest lists {} vocabulary words, the weights have {rows}",
-                    manifest.vocabulary.len()
-                ));
-            }
-        }
-        (None, None) if manifest.vocabulary.is_empty() => {}
-        _ => {
-            return Err(
-                "the manifest's word vectors and vocabulary do not match the weights".to_string(),
-            );
-        }
-    }
-    Ok(())
 }

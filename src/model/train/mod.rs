@@ -1,12 +1,17 @@
 //! The training layer, above every family: the settings (common knobs, and each family's
-//! config built from them), the one place that tells a network's family, data preparation,
-//! the learning loop, fitting a rules file's network with its manifest, warm starts, and
-//! checkpoints.
+//! config built from them), the one place that tells a network's family, the one match that
+//! declares each kind's network (fresh or from a checkpoint), data preparation, the learning
+//! loop, fitting a rules file's network with its manifest and the events and errors it
+//! reports, warm starts, checkpoints, and loading them back.
 
 pub(crate) mod build;
 pub mod checkpoint;
+pub(crate) mod data;
+pub(crate) mod events;
 mod family;
 pub(crate) mod fit;
+pub(crate) mod kinds;
 pub(crate) mod learn;
+pub(crate) mod load;
 pub(crate) mod settings;
 pub(crate) mod warm;

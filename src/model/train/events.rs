@@ -1,0 +1,122 @@
+//! What fitting says: the events it reports as it goes ([`FitEvent`]) and the errors it
+//! stops with ([`FitError`]), shared by the steps of [`fit`](crate::model::fit).
+
+use crate::model::fa_rnn::decompose::Method;
+use crate::model::nn::embeddings::EmbeddingsError;
+use crate::model::train::checkpoint::WarmStartRecord;
+use crate::model::train::learn::{EpochReport, TrainError};
+use crate::model::train::settings::ModelKind;
+use crate::model::train::warm::WhyFull;
+use std::fmt;
+
+/// Which way a network reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    LeftToRight,
+    RightToLeft,
+}
+
+/// What [`fit`](crate::model::fit) reports as it goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FitEvent<'a> {
+    /// A direction's network was built.
+    Built {
+        reading: Reading,
+        n_states: usize,
+        rank: usize,
+        method: Method,
+        relative_error: f64,
+    },
+    /// A SoPa was built: the rules' patterns that became soft patterns, those that kept
+    /// their DFA, and the free patterns.
+    BuiltSopa {
+        chained: usize,
+        exact: usize,
+        free: usize,
+    },
+    /// A black box was built: its trained numbers.
+    BuiltBlackBox { model: ModelKind, parameters: usize },
+    /// The labels of the train corpus the rules do not name, which the network learns too
+    /// ([`ModelKind::how_it_learns_unnamed_labels`]).
+    CorpusLabels { labels: &'a [String] },
+    /// A reversed pattern passed the state cap; the backward direction ignores it.
+    ReversedTooLarge { pattern: &'a str },
+    /// The data training will use, how many of its sentences are longer than the network
+    /// reads (the setting `max_sentence_tokens`), and how many train lines were left out
+    /// for a label no rule names (the setting `drop_unnamed_labels`).
+    Data {
+        n_train: usize,
+        n_dev: usize,
+        n_truncated: usize,
+        n_dropped: usize,
+    },
+    /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
+    /// measurement (0 is the warm-started network before fine-tuning).
+    Epoch(&'a EpochReport),
+    /// The network starts from the previous one ([`fit_from`](crate::model::fit_from)).
+    WarmStart(&'a WarmStartRecord),
+    /// [`fit_from`](crate::model::fit_from) trains from scratch, and why.
+    FullTraining { why: WhyFull },
+}
+
+/// Why fitting failed.
+#[derive(Debug)]
+pub enum FitError {
+    /// A setting out of range, or a device that cannot be had.
+    Config(String),
+    /// The rules file has errors.
+    RulesHaveErrors {
+        n_errors: usize,
+    },
+    /// No example with a label the rules know, in train or in dev.
+    NoData {
+        split: &'static str,
+    },
+    /// The train corpus has labels the rules do not name and the network cannot learn them
+    /// (an FA-RNN without word vectors).
+    UnnamedLabels {
+        labels: Vec<String>,
+    },
+    Embeddings(EmbeddingsError),
+    Train(TrainError),
+}
+
+impl fmt::Display for FitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FitError::Config(message) => write!(f, "{message}"),
+            FitError::RulesHaveErrors { n_errors } => write!(
+                f,
+                "the rules have {n_errors} error{}; fix them before training",
+                if *n_errors == 1 { "" } else { "s" }
+            ),
+            FitError::NoData { split } => write!(
+                f,
+                "no {split} example has a label the rules know (a label with a rule or the default)"
+            ),
+            FitError::UnnamedLabels { labels } => write!(
+                f,
+                "the train corpus has {} label{} the rules do not name ({}), which the FA-RNN family learns from word vectors, and beta 1 reads none; lower --beta, or pass --drop-unnamed-labels to leave their lines out",
+                labels.len(),
+                if labels.len() == 1 { "" } else { "s" },
+                labels.join(", ")
+            ),
+            FitError::Embeddings(error) => write!(f, "{error}"),
+            FitError::Train(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for FitError {}
+
+impl From<TrainError> for FitError {
+    fn from(error: TrainError) -> FitError {
+        FitError::Train(error)
+    }
+}
+
+impl From<candle_core::Error> for FitError {
+    fn from(error: candle_core::Error) -> FitError {
+        FitError::Train(TrainError::Tensor(error))
+    }
+}

@@ -1,0 +1,211 @@
+//! Loading a checkpoint back, verified: its manifest and tensors, the rules file it was made
+//! from (read from disk, given as bytes, or the text the manifest records), and its network
+//! declared from the tensors (`kinds.rs`), checked against what the manifest says. The
+//! loading half of `eval`, `predict` and `reconstruct`, and of the language server's cache.
+
+use crate::automata::CompileConfig;
+use crate::limits::{Limit, ReadLimits};
+use crate::model::nn::embeddings::Vocabulary;
+use crate::model::nn::network::Network;
+use crate::model::train::checkpoint::{self, CheckpointError, Manifest};
+use crate::model::train::kinds::{Declaration, Start};
+use crate::rules_file::RulesFile;
+use crate::text::SourceText;
+use candle_core::{Device, Tensor};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// A checkpoint with its rules file and network, ready to use.
+pub struct LoadedModel {
+    pub manifest: Manifest,
+    pub rules: RulesFile,
+    pub net: Box<dyn Network>,
+    pub vocabulary: Option<Vocabulary>,
+}
+
+/// Loads a checkpoint, verifying it and that its rules file (read from the manifest's path)
+/// is unchanged; `zero_shot` takes the untrained parameters.
+pub fn load_model(
+    model_dir: &Path,
+    zero_shot: bool,
+    device: &Device,
+    limits: &ReadLimits,
+) -> Result<LoadedModel, CheckpointError> {
+    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
+    let rules_bytes = limits
+        .read(Limit::Rules, &manifest.rules.path)
+        .map_err(|error| CheckpointError::Io {
+            path: manifest.rules.path.clone(),
+            error,
+        })?;
+    assemble(
+        model_dir,
+        manifest,
+        tensors,
+        &rules_bytes,
+        zero_shot,
+        device,
+    )
+}
+
+/// Loads a checkpoint to start a later text of its rules from ([`fit_from`](crate::model::fit_from)): its rules are
+/// the text it records, whatever the file holds now.
+pub fn load_previous(
+    model_dir: &Path,
+    device: &Device,
+    limits: &ReadLimits,
+) -> Result<LoadedModel, CheckpointError> {
+    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
+    let Some(text) = manifest.rules.text.clone() else {
+        return Err(CheckpointError::Manifest {
+            path: model_dir.join(checkpoint::MANIFEST_FILE),
+            message: "the manifest does not record the rules text it was trained from (made by an earlier rulelens); train it again".to_string(),
+        });
+    };
+    assemble(model_dir, manifest, tensors, text.as_bytes(), false, device)
+}
+
+/// [`load_model`] with the rules file's bytes given (an editor's buffer, say): refuses a
+/// checkpoint made from other rules.
+pub fn load_model_for(
+    model_dir: &Path,
+    rules_bytes: &[u8],
+    zero_shot: bool,
+    device: &Device,
+    limits: &ReadLimits,
+) -> Result<LoadedModel, CheckpointError> {
+    let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
+    assemble(model_dir, manifest, tensors, rules_bytes, zero_shot, device)
+}
+
+/// Checks the rules' hash and builds the network from a loaded checkpoint's tensors.
+fn assemble(
+    model_dir: &Path,
+    manifest: Manifest,
+    tensors: HashMap<String, Tensor>,
+    rules_bytes: &[u8],
+    zero_shot: bool,
+    device: &Device,
+) -> Result<LoadedModel, CheckpointError> {
+    checkpoint::check_rules(&manifest, rules_bytes)?;
+    let mut rules = RulesFile::analyze(
+        SourceText::from_bytes(rules_bytes),
+        Some(&manifest.rules.path),
+        &CompileConfig::default(),
+    );
+    // The untrained network is the checkpoint with its `initial.*` tensors in place.
+    let mut chosen = HashMap::new();
+    for (name, tensor) in tensors {
+        match name.strip_prefix("initial.") {
+            Some(base) if zero_shot => {
+                chosen.insert(base.to_string(), tensor);
+            }
+            Some(_) => {}
+            None => {
+                chosen.entry(name).or_insert(tensor);
+            }
+        }
+    }
+    let foreign = |message: String| CheckpointError::Corrupt {
+        path: model_dir.join(checkpoint::WEIGHTS_FILE),
+        message,
+    };
+    let vocabulary = (!manifest.vocabulary.is_empty())
+        .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
+    let model = manifest.settings.model;
+    // The labels the rules name, then those the network learned from the corpus.
+    let known = rules.system.labels().len();
+    rules.system = rules
+        .system
+        .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
+    if !model.is_rule_network() {
+        check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
+    }
+    let start = Start::Checkpoint {
+        tensors: chosen,
+        words: (
+            manifest.vocabulary.len(),
+            manifest
+                .embeddings
+                .as_ref()
+                .map_or(0, |identity| identity.dim),
+        ),
+        beta: manifest.embeddings.as_ref().map(|_| manifest.settings.beta),
+    };
+    let declaration = Declaration {
+        rules: &rules,
+        system: &rules.system,
+        settings: &manifest.settings,
+        device,
+    };
+    let net = declaration
+        .declare(start)
+        .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?
+        .net;
+    if model.is_rule_network() {
+        let gated = net
+            .directions()
+            .iter()
+            .all(|direction| direction.is_gated());
+        if gated != model.is_gated() {
+            return Err(foreign(format!(
+                "the manifest says {} but the weights are {}",
+                model.display_name(),
+                if gated { "gated" } else { "not gated" }
+            )));
+        }
+        check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
+    }
+    Ok(LoadedModel {
+        manifest,
+        rules,
+        net,
+        vocabulary,
+    })
+}
+
+/// What the manifest says about the network against what its weights and rules are: the
+/// labels in priority order, the decomposition's rank, the word vectors' dimension and the
+/// vocabulary's size (a manifest edited after training, with the rules' hash recomputed,
+/// gets no further).
+fn check_manifest_against_weights(manifest: &Manifest, rules: &RulesFile) -> Result<(), String> {
+    if manifest.labels != rules.system.labels() {
+        return Err(format!(
+            "the manifest's labels {:?} are not the rules' labels {:?}",
+            manifest.labels,
+            rules.system.labels()
+        ));
+    }
+    let shape = |name: &str| manifest.tensors.get(name).map(Vec::as_slice);
+    let rank = shape("d1").and_then(|dims| dims.get(1)).copied();
+    let recorded = manifest.decomposition.as_ref().map(|d| d.rank);
+    if rank != recorded {
+        return Err(format!(
+            "the manifest's rank {recorded:?} is not the weights' {rank:?}"
+        ));
+    }
+    let embedding = shape("word_embedding");
+    match (&manifest.embeddings, embedding) {
+        (Some(identity), Some(&[rows, dim])) => {
+            if dim != identity.dim {
+                return Err(format!(
+                    "the manifest's word vectors have {} dimensions, the weights {dim}",
+                    identity.dim
+                ));
+            }
+            if rows != manifest.vocabulary.len() {
+                return Err(format!(
+                    "the manifest lists {} vocabulary words, the weights have {rows}",
+                    manifest.vocabulary.len()
+                ));
+            }
+        }
+        (None, None) if manifest.vocabulary.is_empty() => {}
+        _ => {
+            return Err(
+                "the manifest's word vectors and vocabulary do not match the weights".to_string(),
+            );
+        }
+    }
+    Ok(())
+}
