@@ -70,7 +70,7 @@ fn network(
                 labels,
                 shape,
                 Some(&vectors),
-                &settings.mvma_config(),
+                settings.dropout(),
             )
             .expect("network"),
         ),
@@ -80,7 +80,7 @@ fn network(
                 labels,
                 shape,
                 Some(&vectors),
-                &settings.slstm_config(),
+                (&settings.slstm, settings.dropout()),
             )
             .expect("network"),
         ),

@@ -12,8 +12,8 @@ use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    Batch, Network, Parameters, Sentence, Sopa, SplitMix64, TrainingSettings, Vocabulary,
-    vocabulary,
+    Batch, Network, Parameters, Sentence, Sopa, SopaSettings, SplitMix64, TrainingSettings,
+    Vocabulary, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::Tokens;
@@ -47,7 +47,7 @@ fn sopa(name: &str) -> (RulesFile, Vec<rulelens::corpus::Example>, Vocabulary, S
         Parameters::fresh(1, &Device::Cpu),
         &file.system,
         &file.rules,
-        &TrainingSettings::DEFAULT.sopa_config(),
+        (&SopaSettings::DEFAULT, TrainingSettings::DEFAULT.dropout()),
         (vocabulary.len(), dim),
         Some(&vectors),
         &[],

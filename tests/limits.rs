@@ -10,7 +10,7 @@ use rulelens::automata::{CompileConfig, evaluate};
 use rulelens::corpus::{self, Example};
 use rulelens::limits::{Bytes, ReadLimits};
 use rulelens::model::checkpoint::{self, CheckpointError};
-use rulelens::model::{ModelKind, Scoring, TrainingSettings, fit, load_model};
+use rulelens::model::{ModelKind, Scoring, SopaSettings, TrainingSettings, fit, load_model};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -260,8 +260,11 @@ fn rules_without_patterns_train_for_every_model_and_scoring() {
     for patterns in ["none", "3:2"] {
         let settings = TrainingSettings {
             model: ModelKind::Sopa,
-            patterns: patterns.parse().unwrap(),
             epochs: 2,
+            sopa: SopaSettings {
+                patterns: patterns.parse().unwrap(),
+                ..SopaSettings::DEFAULT
+            },
             ..TrainingSettings::default()
         };
         let fitted = fit(
@@ -695,13 +698,16 @@ fn a_sopa_has_a_bounded_number_of_transitions() {
         &ReadLimits::DEFAULT,
     )
     .unwrap();
-    let spec = TrainingSettings::DEFAULT.patterns;
+    let spec = TrainingSettings::DEFAULT.sopa.patterns;
     let rows = rulelens::model::sopa::transition_rows(&rules.system, &rules.rules, &spec);
     // 73 chains of at most 6 states, and 40 free patterns of at most 5.
     assert_eq!(rows, 73 * 2 * 6 + 40 * 2 * 5);
     let settings = TrainingSettings {
         model: ModelKind::Sopa,
-        patterns: "16:600".parse().unwrap(),
+        sopa: SopaSettings {
+            patterns: "16:600".parse().unwrap(),
+            ..SopaSettings::DEFAULT
+        },
         ..TrainingSettings::default()
     };
     let error = fit(

@@ -7,7 +7,7 @@
 use crate::corpus::{CorpusFile, Format};
 use crate::explain::ReconstructConfig;
 use crate::ide::{PatternKey, RulesAnalysis, TrainedFaRnn, TrainedPatterns, analyze};
-use crate::model::{Fitted, ModelKind, TrainingSettings, fit};
+use crate::model::{Fitted, ModelKind, SopaSettings, TrainingSettings, fit};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
 use std::sync::Arc;
@@ -138,9 +138,12 @@ pub fn trained_patterns(
 ) -> TrainedPatterns {
     let config = TrainingSettings {
         model: ModelKind::Sopa,
-        patterns: patterns.parse().expect("a pattern spec"),
         epochs,
         batch_size: 4,
+        sopa: SopaSettings {
+            patterns: patterns.parse().expect("a pattern spec"),
+            ..SopaSettings::DEFAULT
+        },
         ..TrainingSettings::default()
     };
     let fitted = fit_on(analysis, &config);

@@ -623,8 +623,8 @@ async fn train<T: Prepared>(
     } else if training.model == ModelKind::Sopa {
         format!(
             "patterns {}, semiring {}",
-            training.patterns,
-            serde_json::to_value(training.semiring)
+            training.sopa.patterns,
+            serde_json::to_value(training.sopa.semiring)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default()

@@ -25,7 +25,7 @@ pub use fa_rnn::gates::{GATE_BIAS, GATE_SLOPE};
 pub use fa_rnn::recurrence::STATE_BOUND;
 pub use fa_rnn::scorer::{FaRnnScorer, ForeignSentence, Occlusions, Scores};
 pub use fa_rnn::{FaRnn, PlainNetwork, Scoring, TokenVector, WordInput};
-pub use mvma::{Mvma, MvmaConfig, MvmaReading, MvmaScorer};
+pub use mvma::{Mvma, MvmaReading, MvmaScorer};
 pub use nn::batch::{Batch, Sentence};
 pub use nn::embeddings::{
     BUNDLED_NAME, EmbeddingsError, VectorSource, Vocabulary, WordVectors, bundled_sha256,
@@ -38,8 +38,8 @@ pub use nn::parameters::{Init, Parameters};
 pub use nn::probabilities::softmax;
 pub use nn::rng::SplitMix64;
 pub use nn::threads::on_two_threads;
-pub use slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, Slstm, SlstmConfig};
-pub use sopa::{PatternSpec, Semiring, Sopa, SopaConfig};
+pub use slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, Slstm, SlstmSettings};
+pub use sopa::{PatternSpec, Semiring, Sopa, SopaSettings};
 pub use train::build::{
     MAX_EXACT_RANK, UNKNOWN_LABEL, decomposition, labeled, labeled_or_unknown, vocabulary,
 };

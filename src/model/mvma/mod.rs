@@ -73,23 +73,17 @@ pub struct Mvma {
     dropout: f64,
 }
 
-/// What an MVMA-G is built with beyond its sizes (from the training settings).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MvmaConfig {
-    /// Dropout on the word vectors while training.
-    pub dropout: f64,
-}
-
 impl Mvma {
     /// Declares an MVMA-G's tensors in `parameters`: `n_labels` outputs, word vectors of
     /// `(n_words, dim)` whose values `vectors` gives for a fresh network (a checkpoint has
-    /// its own), dropout from `config`.
+    /// its own), and `dropout` the share of the word vectors and final state dropped in
+    /// training.
     pub fn declare(
         mut parameters: Parameters,
         n_labels: usize,
         (n_words, dim): (usize, usize),
         vectors: Option<&[f32]>,
-        config: &MvmaConfig,
+        dropout: f64,
     ) -> Result<Mvma> {
         let h = dim;
         let embedding = parameters.declare(
@@ -117,7 +111,7 @@ impl Mvma {
                 recurrent,
                 output,
             },
-            dropout: config.dropout,
+            dropout,
         })
     }
 
@@ -305,7 +299,7 @@ mod tests {
             N_LABELS,
             (N_WORDS, H),
             Some(&vectors),
-            &settings.mvma_config(),
+            settings.dropout(),
         )
         .unwrap()
     }

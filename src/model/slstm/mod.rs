@@ -38,6 +38,7 @@ use crate::model::nn::parameters::{Init, Parameters};
 use crate::model::nn::rng::SplitMix64;
 use crate::model::slstm::cells::{SentenceCell, Window, WordCells, Words, packed};
 use candle_core::{DType, Device, Result, Tensor, Var};
+use serde::{Deserialize, Serialize};
 use std::any::Any;
 
 /// The reference code's initialisation of every weight: N(0, 0.1²).
@@ -111,27 +112,68 @@ pub struct Slstm {
     dropout: f64,
 }
 
-/// What an S-LSTM is built with beyond its sizes (from the training settings).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SlstmConfig {
-    /// Recurrent steps over the whole sentence (at most [`MAX_SLSTM_STEPS`]).
+/// The S-LSTM's own training settings, flattened into `TrainingSettings` (`rulelens
+/// train`'s flags, the server's `training.*` settings, a checkpoint's manifest); declared here
+/// once, with their defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(default)]
+pub struct SlstmSettings {
+    /// The S-LSTM's rounds of updates of every state (its paper's best on dev: 9).
+    #[arg(
+        long = "slstm-steps",
+        value_name = "N",
+        default_value_t = SlstmSettings::DEFAULT.steps
+    )]
+    #[serde(rename = "slstmSteps")]
     pub steps: usize,
-    /// Neighbours on each side a word reads at each step (at most [`MAX_SLSTM_WINDOW`]).
+    /// How many words on each side an S-LSTM word state reads (its paper's best: 1).
+    #[arg(
+        long = "slstm-window",
+        value_name = "N",
+        default_value_t = SlstmSettings::DEFAULT.window
+    )]
+    #[serde(rename = "slstmWindow")]
     pub window: usize,
-    /// Dropout on the word vectors and hidden states while training.
-    pub dropout: f64,
+}
+
+impl SlstmSettings {
+    /// Every default.
+    pub const DEFAULT: SlstmSettings = SlstmSettings {
+        steps: 9,
+        window: 1,
+    };
+
+    /// Why these settings cannot train, naming the setting, or `Ok`.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        for (name, value, high) in [
+            ("slstm steps", self.steps, MAX_SLSTM_STEPS),
+            ("slstm window", self.window, MAX_SLSTM_WINDOW),
+        ] {
+            if !(1..=high).contains(&value) {
+                return Err(format!("{name} must be between 1 and {high}, not {value}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Default for SlstmSettings {
+    fn default() -> SlstmSettings {
+        SlstmSettings::DEFAULT
+    }
 }
 
 impl Slstm {
     /// Declares an S-LSTM's tensors in `parameters`: `n_labels` outputs, word vectors of
     /// `(n_words, dim)` whose values `vectors` gives for a fresh network (a checkpoint has
-    /// its own), steps, window and dropout from `config`.
+    /// its own), steps and window from `config`, and `dropout` the share of the word vectors
+    /// and hidden states dropped in training.
     pub fn declare(
         mut parameters: Parameters,
         n_labels: usize,
         (n_words, dim): (usize, usize),
         vectors: Option<&[f32]>,
-        config: &SlstmConfig,
+        (config, dropout): (&SlstmSettings, f64),
     ) -> Result<Slstm> {
         let h = dim;
         let normal = || Init::Normal { std: INIT_STD };
@@ -179,7 +221,7 @@ impl Slstm {
             },
             steps: config.steps,
             window: config.window,
-            dropout: config.dropout,
+            dropout,
         })
     }
 
@@ -481,8 +523,7 @@ mod tests {
     fn network(steps: usize, window: usize, device: &Device) -> Slstm {
         let settings = TrainingSettings {
             model: ModelKind::Slstm,
-            slstm_steps: steps,
-            slstm_window: window,
+            slstm: SlstmSettings { steps, window },
             ..TrainingSettings::DEFAULT
         };
         let mut rng = SplitMix64::new(11);
@@ -495,7 +536,7 @@ mod tests {
             N_LABELS,
             (N_WORDS, H),
             Some(&vectors),
-            &settings.slstm_config(),
+            (&settings.slstm, settings.dropout()),
         )
         .unwrap()
     }
@@ -767,8 +808,10 @@ mod tests {
         let tensors: HashMap<String, Tensor> = net.named_tensors().into_iter().collect();
         let settings = TrainingSettings {
             model: ModelKind::Slstm,
-            slstm_steps: 3,
-            slstm_window: 2,
+            slstm: SlstmSettings {
+                steps: 3,
+                window: 2,
+            },
             ..TrainingSettings::DEFAULT
         };
         let loaded = Slstm::declare(
@@ -776,7 +819,7 @@ mod tests {
             N_LABELS,
             (N_WORDS, H),
             None,
-            &settings.slstm_config(),
+            (&settings.slstm, settings.dropout()),
         )
         .unwrap();
         let input = batch(&[&[1, 2, 3], &[6]], &Device::Cpu);
@@ -790,7 +833,7 @@ mod tests {
             N_LABELS + 1,
             (N_WORDS, H),
             None,
-            &settings.slstm_config(),
+            (&settings.slstm, settings.dropout()),
         );
         assert!(wrong.is_err());
     }

@@ -50,7 +50,9 @@ use crate::model::nn::parameters::{Init, Parameters};
 use crate::model::nn::rng::SplitMix64;
 use crate::syntax::RuleSet;
 use candle_core::{DType, Device, Result, Tensor, Var};
+use serde::{Deserialize, Serialize};
 use std::any::Any;
+use std::borrow::Cow;
 
 /// The most hidden units of the head's ReLU layer.
 pub const MAX_MLP_HIDDEN: usize = 4_096;
@@ -147,34 +149,76 @@ struct PaddedBatch {
     lengths: Vec<usize>,
 }
 
-/// What a SoPa is built with beyond its rules and sizes (from the training settings).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SopaConfig {
-    pub semiring: Semiring,
-    /// The free patterns learned beside the rules' own.
+/// SoPa's own training settings, flattened into `TrainingSettings` (`rulelens train`'s
+/// flags, the server's `training.*` settings, a checkpoint's manifest); declared here once,
+/// with their defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, clap::Args)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SopaSettings {
+    /// SoPa's free patterns, STATES:COUNT pairs (`5:10,4:10` is ten patterns of five states
+    /// and ten of four), or `none`.
+    #[arg(long, value_name = "SPEC", default_value_t = SopaSettings::DEFAULT.patterns)]
     pub patterns: PatternSpec,
-    /// Whether the rules' patterns stay as compiled.
+    /// How SoPa's patterns score a sentence.
+    #[arg(long, value_enum, default_value_t = SopaSettings::DEFAULT.semiring)]
+    pub semiring: Semiring,
+    /// Keeps the soft patterns compiled from the rules as they are (SoPa).
+    #[arg(long)]
     pub freeze_rules: bool,
-    /// The hidden layer of the MLP over the pattern scores (0: none, at most
-    /// [`MAX_MLP_HIDDEN`]).
+    /// Hidden units of SoPa's classifier head (0: a linear head).
+    #[arg(long, value_name = "N", default_value_t = SopaSettings::DEFAULT.mlp_hidden)]
     pub mlp_hidden: usize,
-    /// Dropout on the transition weights while training.
-    pub dropout: f64,
-    /// The share of words read as unknown while training.
+    /// Share of words SoPa reads as unknown in training, in [0, 1).
+    #[arg(long, default_value_t = SopaSettings::DEFAULT.word_dropout)]
     pub word_dropout: f64,
+}
+
+impl SopaSettings {
+    /// Every default.
+    pub const DEFAULT: SopaSettings = SopaSettings {
+        patterns: PatternSpec(Cow::Borrowed(&[(5, 10), (4, 10), (3, 10), (2, 10)])),
+        semiring: Semiring::MaxProduct,
+        freeze_rules: false,
+        mlp_hidden: 0,
+        word_dropout: 0.0,
+    };
+
+    /// Why these settings cannot train, naming the setting, or `Ok`.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if !(0.0..1.0).contains(&self.word_dropout) {
+            return Err(format!(
+                "word dropout must be in [0, 1), not {}",
+                self.word_dropout
+            ));
+        }
+        if self.mlp_hidden > MAX_MLP_HIDDEN {
+            return Err(format!(
+                "mlp hidden must be between 0 and {MAX_MLP_HIDDEN}, not {}",
+                self.mlp_hidden
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Default for SopaSettings {
+    fn default() -> SopaSettings {
+        SopaSettings::DEFAULT
+    }
 }
 
 impl Sopa {
     /// Declares a SoPa's tensors in `parameters` and builds it: `system` is the rule system
     /// (with every label the network predicts), `rules` its rule set (the patterns' regexes),
     /// `vocabulary` the word vectors' table size and dimension, `vectors` their values for a
-    /// fresh network (a checkpoint has its own), and `phrases` the word ids each free
-    /// pattern's main path starts as ([`informative_phrases`]; none: all at random).
+    /// fresh network (a checkpoint has its own), `phrases` the word ids each free pattern's
+    /// main path starts as ([`informative_phrases`]; none: all at random), and `dropout` the
+    /// share of transition weights dropped in training.
     pub fn declare(
         mut parameters: Parameters,
         system: &RuleSystem,
         rules: &RuleSet,
-        config: &SopaConfig,
+        (config, dropout): (&SopaSettings, f64),
         (n_words, dim): (usize, usize),
         vectors: Option<&[f32]>,
         phrases: &[Option<Vec<u32>>],
@@ -277,7 +321,7 @@ impl Sopa {
             order,
             aggregation: Aggregation::from_system(system),
             head,
-            dropout: config.dropout as f32,
+            dropout: dropout as f32,
             word_dropout: config.word_dropout,
         })
     }

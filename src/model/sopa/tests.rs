@@ -6,10 +6,10 @@ use super::*;
 use crate::automata::CompileConfig;
 use crate::corpus::{Example, read_file};
 use crate::limits::ReadLimits;
-use crate::model::TrainingSettings;
 use crate::model::Vocabulary;
 use crate::model::nn::batch::Sentence;
 use crate::model::train::build::vocabulary;
+use crate::model::{SopaSettings, TrainingSettings};
 use crate::rules_file::RulesFile;
 use crate::text::{SourceText, Tokens};
 use std::path::Path;
@@ -130,7 +130,7 @@ fn sopa(file: &RulesFile, settings: &TrainingSettings, n_words: usize, dim: usiz
         Parameters::fresh(3, &Device::Cpu),
         &file.system,
         &file.rules,
-        &settings.sopa_config(),
+        (&settings.sopa, settings.dropout()),
         (n_words, dim),
         Some(&vectors(n_words, dim)),
         &[],
@@ -147,7 +147,10 @@ fn the_untrained_sopa_matches_where_the_rules_match_and_predicts_what_they_predi
         let sentences = sentences_of(system, &vocabulary, &examples);
         for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
             let settings = TrainingSettings {
-                semiring,
+                sopa: SopaSettings {
+                    semiring,
+                    ..SopaSettings::DEFAULT
+                },
                 ..TrainingSettings::DEFAULT
             };
             let net = sopa(&file, &settings, vocabulary.len(), 4);
@@ -212,9 +215,12 @@ fn padding_never_leaks_whatever_the_batch_size() {
     let sentences = sentences_of(system, &vocabulary, examples);
     for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
         let settings = TrainingSettings {
-            semiring,
-            patterns: "5:3,3:2".parse().unwrap(),
-            mlp_hidden: 6,
+            sopa: SopaSettings {
+                semiring,
+                patterns: "5:3,3:2".parse().unwrap(),
+                mlp_hidden: 6,
+                ..SopaSettings::DEFAULT
+            },
             ..TrainingSettings::DEFAULT
         };
         let net = sopa(&file, &settings, vocabulary.len(), 4);
@@ -307,8 +313,11 @@ fn the_fused_recurrence_computes_what_the_tensor_chain_computes_with_gradients()
     let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
     for semiring in [Semiring::MaxProduct, Semiring::MaxSum] {
         let settings = TrainingSettings {
-            semiring,
-            patterns: "5:4,3:4".parse().unwrap(),
+            sopa: SopaSettings {
+                semiring,
+                patterns: "5:4,3:4".parse().unwrap(),
+                ..SopaSettings::DEFAULT
+            },
             ..TrainingSettings::DEFAULT
         };
         let net = sopa(&file, &settings, vocabulary.len(), 4);
@@ -387,8 +396,11 @@ fn a_best_path_scores_what_the_recurrence_scores_and_its_steps_add_up_to_it() {
     let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
     for semiring in [Semiring::MaxProduct, Semiring::MaxSum] {
         let settings = TrainingSettings {
-            semiring,
-            patterns: "5:3,3:3".parse().unwrap(),
+            sopa: SopaSettings {
+                semiring,
+                patterns: "5:3,3:3".parse().unwrap(),
+                ..SopaSettings::DEFAULT
+            },
             ..TrainingSettings::DEFAULT
         };
         let net = sopa(&file, &settings, vocabulary.len(), 4);
@@ -452,9 +464,12 @@ fn the_plain_scorer_computes_what_the_tensors_compute_explanations_included() {
     for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
         for mlp_hidden in [0, 5] {
             let settings = TrainingSettings {
-                semiring,
-                patterns: "4:3,2:2".parse().unwrap(),
-                mlp_hidden,
+                sopa: SopaSettings {
+                    semiring,
+                    mlp_hidden,
+                    patterns: "4:3,2:2".parse().unwrap(),
+                    ..SopaSettings::DEFAULT
+                },
                 ..TrainingSettings::DEFAULT
             };
             let net = sopa(&file, &settings, vocabulary.len(), 4);
@@ -500,8 +515,11 @@ fn the_fused_transition_weights_compute_what_the_tensor_chain_computes_with_grad
     let batch = Batch::from_sentences(&refs, &Device::Cpu).unwrap();
     for semiring in [Semiring::MaxProduct, Semiring::MaxSum, Semiring::SumProduct] {
         let settings = TrainingSettings {
-            semiring,
-            patterns: "4:3".parse().unwrap(),
+            sopa: SopaSettings {
+                semiring,
+                patterns: "4:3".parse().unwrap(),
+                ..SopaSettings::DEFAULT
+            },
             ..TrainingSettings::DEFAULT
         };
         let net = sopa(&file, &settings, vocabulary.len(), 4);

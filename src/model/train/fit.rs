@@ -310,7 +310,7 @@ fn check(rules: &RulesFile, settings: &TrainingSettings) -> Result<(), FitError>
     settings.check().map_err(FitError::Config)?;
     if settings.model == ModelKind::Sopa {
         // Soft patterns have at most `MAX_PATTERN_STATES` states; the other rules are DFAs.
-        let rows = sopa::transition_rows(&rules.system, &rules.rules, &settings.patterns);
+        let rows = sopa::transition_rows(&rules.system, &rules.rules, &settings.sopa.patterns);
         if rows > sopa::MAX_TRANSITION_ROWS {
             return Err(FitError::Config(format!(
                 "the rules' soft patterns and the free patterns have {rows} transitions, more than the {} a SoPa may have (a batch's weights take batch × tokens × transitions floats); ask for fewer or shorter free patterns",

@@ -78,13 +78,13 @@ impl Declaration<'_> {
             }
             ModelKind::Sopa => self.sopa(start),
             ModelKind::Slstm => self.black_box(start, |parameters, words, vectors| {
-                let config = settings.slstm_config();
-                let net = Slstm::declare(parameters, n_labels, words, vectors, &config)?;
+                let config = (&settings.slstm, settings.dropout());
+                let net = Slstm::declare(parameters, n_labels, words, vectors, config)?;
                 Ok(Box::new(net))
             }),
             ModelKind::MvmaG => self.black_box(start, |parameters, words, vectors| {
-                let config = settings.mvma_config();
-                let net = Mvma::declare(parameters, n_labels, words, vectors, &config)?;
+                let dropout = settings.dropout();
+                let net = Mvma::declare(parameters, n_labels, words, vectors, dropout)?;
                 Ok(Box::new(net))
             }),
         }
@@ -194,7 +194,7 @@ impl Declaration<'_> {
                     .collect();
                 let phrases = sopa::informative_phrases(
                     &sentences,
-                    &self.settings.patterns.lengths(),
+                    &self.settings.sopa.patterns.lengths(),
                     self.system.labels().len(),
                     &has_vector,
                 );
@@ -202,7 +202,7 @@ impl Declaration<'_> {
                     Parameters::fresh(self.settings.seed ^ SOPA_STREAM, self.device),
                     self.system,
                     &self.rules.rules,
-                    &self.settings.sopa_config(),
+                    (&self.settings.sopa, self.settings.dropout()),
                     (words.vocabulary.len(), dim),
                     Some(vectors),
                     &phrases,
@@ -219,7 +219,7 @@ impl Declaration<'_> {
                 Parameters::checkpoint(tensors, self.device),
                 self.system,
                 &self.rules.rules,
-                &self.settings.sopa_config(),
+                (&self.settings.sopa, self.settings.dropout()),
                 words,
                 None,
                 &[],

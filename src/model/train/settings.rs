@@ -1,17 +1,17 @@
-//! Training settings, declared once: [`TrainingSettings`] and the kinds it names
-//! ([`ModelKind`], [`Scoring`], [`Semiring`], [`PatternSpec`], [`DeviceKind`]). The command line takes them as flags (clap is
+//! Training settings, declared once: [`TrainingSettings`], the knobs every family shares,
+//! with the families' own settings flattened into it (`SopaSettings`, `SlstmSettings`,
+//! declared in their folders), and the kinds it names ([`ModelKind`] with its table of
+//! names, [`DeviceKind`]). The command line takes them as flags (clap is
 //! derived from these types), the language server reads them from its clients' settings
 //! (serde, camelCase), and checkpoints record them in their manifest; each default is the
 //! value of [`TrainingSettings::DEFAULT`], the best setting measured on the SMS and TREC dev
 //! sets (`docs/results.md`).
 
 use crate::model::fa_rnn::Scoring;
-use crate::model::mvma::MvmaConfig;
-use crate::model::slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, SlstmConfig};
-use crate::model::sopa::{MAX_MLP_HIDDEN, PatternSpec, Semiring, SopaConfig};
+use crate::model::slstm::SlstmSettings;
+use crate::model::sopa::SopaSettings;
 use candle_core::Device;
 use serde::{Deserialize, Serialize};
-use std::borrow::Cow;
 use std::path::PathBuf;
 
 /// The network architecture. Its names (the `--model` flag's, the JSON's and the papers')
@@ -299,32 +299,18 @@ pub struct TrainingSettings {
     /// once asked for 42 GB). The longest SMS and TREC sentences have about 190 and 40.
     #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.max_sentence_tokens)]
     pub max_sentence_tokens: usize,
-    /// SoPa's free patterns, STATES:COUNT pairs (`5:10,4:10` is ten patterns of five states
-    /// and ten of four), or `none`.
-    #[arg(long, value_name = "SPEC", default_value_t = TrainingSettings::DEFAULT.patterns)]
-    pub patterns: PatternSpec,
-    /// How SoPa's patterns score a sentence.
-    #[arg(long, value_enum, default_value_t = TrainingSettings::DEFAULT.semiring)]
-    pub semiring: Semiring,
-    /// Keeps the soft patterns compiled from the rules as they are (SoPa).
-    #[arg(long)]
-    pub freeze_rules: bool,
-    /// Hidden units of SoPa's classifier head (0: a linear head).
-    #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.mlp_hidden)]
-    pub mlp_hidden: usize,
     /// Share dropped in training, in [0, 1): SoPa's transition weights (default 0), the
     /// S-LSTM's and MVMA-G's word vectors and final states (default 0.5).
     #[arg(long, value_name = "P")]
     pub dropout: Option<f64>,
-    /// Share of words SoPa reads as unknown in training, in [0, 1).
-    #[arg(long, default_value_t = TrainingSettings::DEFAULT.word_dropout)]
-    pub word_dropout: f64,
-    /// The S-LSTM's rounds of updates of every state (its paper's best on dev: 9).
-    #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.slstm_steps)]
-    pub slstm_steps: usize,
-    /// How many words on each side an S-LSTM word state reads (its paper's best: 1).
-    #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.slstm_window)]
-    pub slstm_window: usize,
+    /// SoPa's own settings.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub sopa: SopaSettings,
+    /// The S-LSTM's own settings.
+    #[serde(flatten)]
+    #[command(flatten)]
+    pub slstm: SlstmSettings,
 }
 
 /// The FA-RNN family's default step size.
@@ -363,14 +349,9 @@ impl TrainingSettings {
         seed: 0,
         device: DeviceKind::Cpu,
         max_sentence_tokens: 1024,
-        patterns: PatternSpec(Cow::Borrowed(&[(5, 10), (4, 10), (3, 10), (2, 10)])),
-        semiring: Semiring::MaxProduct,
-        freeze_rules: false,
-        mlp_hidden: 0,
         dropout: None,
-        word_dropout: 0.0,
-        slstm_steps: 9,
-        slstm_window: 1,
+        sopa: SopaSettings::DEFAULT,
+        slstm: SlstmSettings::DEFAULT,
     };
 
     /// Adam's step size: the one asked for, else the model's default.
@@ -392,34 +373,6 @@ impl TrainingSettings {
     /// The share dropped in training: the one asked for, else the model's default.
     pub fn dropout(&self) -> f64 {
         self.dropout.unwrap_or(self.model.default_dropout())
-    }
-
-    /// What a SoPa is built with.
-    pub fn sopa_config(&self) -> SopaConfig {
-        SopaConfig {
-            semiring: self.semiring,
-            patterns: self.patterns.clone(),
-            freeze_rules: self.freeze_rules,
-            mlp_hidden: self.mlp_hidden,
-            dropout: self.dropout(),
-            word_dropout: self.word_dropout,
-        }
-    }
-
-    /// What an S-LSTM is built with.
-    pub fn slstm_config(&self) -> SlstmConfig {
-        SlstmConfig {
-            steps: self.slstm_steps,
-            window: self.slstm_window,
-            dropout: self.dropout(),
-        }
-    }
-
-    /// What an MVMA-G is built with.
-    pub fn mvma_config(&self) -> MvmaConfig {
-        MvmaConfig {
-            dropout: self.dropout(),
-        }
     }
 
     /// The factor on the logits inside the loss and the probabilities: `logit_scale` for
@@ -454,13 +407,9 @@ impl TrainingSettings {
         range("fraction", self.fraction, 0.0, 1.0, true)?;
         range("learning rate", self.learning_rate(), 0.0, 1.0, true)?;
         range("logit scale", self.logit_scale, 0.0, 1e6, true)?;
-        for (name, value) in [
-            ("dropout", self.dropout()),
-            ("word dropout", self.word_dropout),
-        ] {
-            if !(0.0..1.0).contains(&value) {
-                return Err(format!("{name} must be in [0, 1), not {value}"));
-            }
+        let dropout = self.dropout();
+        if !(0.0..1.0).contains(&dropout) {
+            return Err(format!("dropout must be in [0, 1), not {dropout}"));
         }
         let count = |name: &str, value: usize, low: usize, high: usize| {
             if (low..=high).contains(&value) {
@@ -480,13 +429,11 @@ impl TrainingSettings {
             1,
             MAX_SENTENCE_TOKENS,
         )?;
-        count("mlp hidden", self.mlp_hidden, 0, MAX_MLP_HIDDEN)?;
-        count("slstm steps", self.slstm_steps, 1, MAX_SLSTM_STEPS)?;
-        count("slstm window", self.slstm_window, 1, MAX_SLSTM_WINDOW)?;
         if let Some(rank) = self.rank {
             count("rank", rank, 1, MAX_RANK)?;
         }
-        Ok(())
+        self.sopa.check()?;
+        self.slstm.check()
     }
 }
 
