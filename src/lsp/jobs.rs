@@ -148,7 +148,15 @@ async fn step<T: Prepared>(
     training: &TrainingSettings,
 ) -> Option<Arc<T>> {
     let plan = plan(session, job, saved, training)?;
-    let (network, unfinished) = obtain::<T>(session, networks, job, saved, &plan, training).await?;
+    let fetch = Fetch {
+        session,
+        networks,
+        job,
+        saved,
+        plan: &plan,
+        training,
+    };
+    let (network, unfinished) = obtain::<T>(fetch).await?;
     let findings = network.findings(&saved.analysis);
     let adds_findings = findings.is_some();
     let stored = session.update(|state| {
@@ -403,17 +411,26 @@ fn log_analysis(session: &Session, key: &Path, saved: &SavedAnalysis, took: Dura
     );
 }
 
+/// What a step asks for its network with: the job, the analysis of its save, the plan (the
+/// key and checkpoint folder its settings call for) and those settings, and the session and
+/// registry it is found in.
+#[derive(Clone, Copy)]
+struct Fetch<'a> {
+    session: &'a Arc<Session>,
+    networks: &'a Arc<Networks>,
+    job: &'a JobRequest,
+    saved: &'a SavedAnalysis,
+    plan: &'a NetworkPlan,
+    training: &'a TrainingSettings,
+}
+
 /// The network of `plan` for the job's project: the one it holds when that was prepared
 /// under the same key, else [`network`]'s; marks it as the one the project wants. `None`
 /// when there is none to be had, or the job was superseded.
-async fn obtain<T: Prepared>(
-    session: &Arc<Session>,
-    networks: &Arc<Networks>,
-    job: &JobRequest,
-    saved: &SavedAnalysis,
-    plan: &NetworkPlan,
-    training: &TrainingSettings,
-) -> Option<(Arc<T>, Option<Unfinished>)> {
+async fn obtain<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinished>)> {
+    let Fetch {
+        session, job, plan, ..
+    } = fetch;
     let in_memory = session.update(|state| {
         let held = T::held_mut(state.project_of_job(&job.key, &job.ticket)?);
         held.wanted = Some(plan.memory_key.clone());
@@ -423,26 +440,24 @@ async fn obtain<T: Prepared>(
     })?;
     match in_memory {
         Some(network) => Some((network, None)),
-        None => network(session, networks, job, saved, plan, training).await,
+        None => network(fetch).await,
     }
 }
 
 /// The network of `plan` from the registry (shared with identical projects), the
 /// cache, or a new training (with its progress, still to be ended); `None` when there is
 /// none to be had (training off, failed, cancelled, or the job superseded).
-async fn network<T: Prepared>(
-    session: &Arc<Session>,
-    networks: &Arc<Networks>,
-    job: &JobRequest,
-    saved: &SavedAnalysis,
-    plan: &NetworkPlan,
-    training: &TrainingSettings,
-) -> Option<(Arc<T>, Option<Unfinished>)> {
+async fn network<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinished>)> {
+    let Fetch {
+        session,
+        networks,
+        job,
+        plan,
+        ..
+    } = fetch;
     if job.training == Training::Full {
         // Asked for a full training: nothing held, shared or cached will do.
-        let (made, unfinished) = make(session, networks, job, saved, plan, training)
-            .await
-            .unzip();
+        let (made, unfinished) = make(fetch).await.unzip();
         return made.map(|model| (model, unfinished.flatten()));
     }
     loop {
@@ -461,9 +476,7 @@ async fn network<T: Prepared>(
                 // It failed or was given up: make it here.
             }
             Claim::Mine(slot) => {
-                let (made, unfinished) = make(session, networks, job, saved, plan, training)
-                    .await
-                    .unzip();
+                let (made, unfinished) = make(fetch).await.unzip();
                 return slot.finish(made).map(|model| (model, unfinished.flatten()));
             }
         }
@@ -472,14 +485,15 @@ async fn network<T: Prepared>(
 
 /// Loads the network of `plan` from the cache, or trains it when the job may (with its
 /// training's progress, still to be ended).
-async fn make<T: Prepared>(
-    session: &Arc<Session>,
-    networks: &Networks,
-    job: &JobRequest,
-    saved: &SavedAnalysis,
-    plan: &NetworkPlan,
-    training: &TrainingSettings,
-) -> Option<(Arc<T>, Option<Unfinished>)> {
+async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinished>)> {
+    let Fetch {
+        session,
+        networks,
+        job,
+        saved,
+        plan,
+        ..
+    } = fetch;
     let settings = session.snapshot().settings.clone();
     let wanted = wanted_by_someone(session, &plan.memory_key);
     if job.training != Training::Full && plan.is_cached() {
@@ -528,7 +542,7 @@ async fn make<T: Prepared>(
     if !wanted() || !session.read(|state| state.is_newest(&job.key, &job.ticket)) {
         return None;
     }
-    train::<T>(session, job, saved, plan, training, wanted)
+    train::<T>(fetch, wanted)
         .await
         .map(|(model, unfinished)| (Arc::new(model), Some(unfinished)))
 }
@@ -575,13 +589,17 @@ enum Report {
 /// Trains the network of `plan`, caches its checkpoint and prepares it, with progress and
 /// log lines.
 async fn train<T: Prepared>(
-    session: &Arc<Session>,
-    job: &JobRequest,
-    saved: &SavedAnalysis,
-    plan: &NetworkPlan,
-    training: &TrainingSettings,
+    fetch: Fetch<'_>,
     wanted: Arc<dyn Fn() -> bool + Send + Sync>,
 ) -> Option<(T, Unfinished)> {
+    let Fetch {
+        session,
+        job,
+        saved,
+        plan,
+        training,
+        ..
+    } = fetch;
     let snapshot = session.snapshot();
     let settings = snapshot.settings.clone();
     let training = training.clone();
