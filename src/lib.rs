@@ -13,6 +13,7 @@ pub mod corpus;
 pub mod diagnostic;
 pub mod explain;
 pub mod ide;
+pub mod labeling;
 pub mod limits;
 pub mod lsp;
 pub mod model;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test of rulelens, as README.md's test command: the Rust tests, then the language
+# Every test of rulelens, as README.md's test command: the Rust tests, the Python package
+# (python/, built with pip and tested with pytest), then the language
 # server end to end (pytest-lsp, a real LSP client replaying Neovim's and VS Code's
 # capabilities), the grammars (tree-sitter and TextMate), the VS Code extension (build,
 # unit tests, a server test, .vsix packaging), the extension in a real VS Code (code-server
@@ -7,10 +8,10 @@
 # on a current one).
 #
 #   tests/run.sh             # all of it
-#   tests/run.sh rust lsp    # some parts: rust, lsp, grammars, vscode, vscode-e2e, neovim
+#   tests/run.sh rust lsp    # some parts: rust, python, lsp, grammars, vscode, vscode-e2e, neovim
 #   RULELENS_SERVER=/path/to/rulelens tests/run.sh vscode-e2e   # against that server, no build
 #
-# Needs: a Rust toolchain, Python 3.9+ (for virtual environments), Node 20+ and npm, a C
+# Needs: a Rust toolchain, Python 3.11+ (for virtual environments and the abi3 Python package), Node 20+ and npm, a C
 # and C++ compiler and make, Neovim 0.7+ (`apt-get install -y neovim`), and for vscode-e2e
 # Chromium and the Kerberos headers (`apt-get install -y chromium libkrb5-dev`). Packages
 # come, pinned, from crates.io, PyPI and npm; the first run installs the tree-sitter CLI,
@@ -22,7 +23,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
 parts=("$@")
-[[ ${#parts[@]} -gt 0 ]] || parts=(rust lsp grammars vscode neovim vscode-e2e)
+[[ ${#parts[@]} -gt 0 ]] || parts=(rust python lsp grammars vscode neovim vscode-e2e)
 target="${CARGO_TARGET_DIR:-$repo/target}"
 [[ "$target" == /* ]] || target="$repo/$target"
 server="$target/debug/rulelens"
@@ -75,6 +76,18 @@ for part in "${parts[@]}"; do
         install_venv "$venv" tests/lsp/requirements.txt
         RULELENS_BIN="$server" "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/lsp
         ;;
+    python)
+        build_server
+        step "Python package (python/: pip install, pytest)"
+        venv="$target/python-venv"
+        install_venv "$venv" python/tests/requirements.txt
+        # The package as a user installs it (pip, maturin, the workspace's target folder),
+        # built with the dev profile: the same code, minutes less than a release build.
+        PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$target" MATURIN_PEP517_ARGS="--profile dev" \
+            "$venv/bin/pip" install --quiet --disable-pip-version-check --no-build-isolation \
+            --force-reinstall --no-deps ./python
+        RULELENS_BIN="$server" "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+        ;;
     grammars)
         step "grammars (tree-sitter and TextMate)"
         grammars/test.sh
@@ -105,7 +118,7 @@ for part in "${parts[@]}"; do
         NVIM_BIN="$venv/bin/nvim" RULELENS_BIN="$server" editors/neovim/test.sh
         ;;
     *)
-        echo "tests/run.sh: unknown part '$part' (rust, lsp, grammars, vscode, vscode-e2e, neovim)" >&2
+        echo "tests/run.sh: unknown part '$part' (rust, python, lsp, grammars, vscode, vscode-e2e, neovim)" >&2
         exit 2
         ;;
     esac

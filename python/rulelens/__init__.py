@@ -1,0 +1,114 @@
+"""rulelens from Python: a rules file's diagnostics, labels and rules, what the rules say
+about each text, Snorkel's label matrix and per-rule figures.
+
+The rules run in Rust (the same library as the ``rulelens`` command line), with the GIL
+released. Label indices are those of ``Rules.labels`` (the rules' priority order); rule
+``i`` is column ``i`` of the label matrix, rules numbered in file order; ``-1`` abstains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from os import PathLike
+from typing import Any
+
+import numpy as np
+
+from rulelens import _rulelens
+from rulelens._rulelens import Classification, Diagnostic, Rule, RulesError
+
+__all__ = ["ABSTAIN", "Classification", "Diagnostic", "Rule", "Rules", "RulesError"]
+
+#: Snorkel's "abstain" in a label matrix.
+ABSTAIN = -1
+
+
+class Rules:
+    """A rules file, compiled: ``Rules(text, base_dir=None)`` (``base_dir``: the folder its
+    corpus bindings are relative to) or ``Rules.from_file(path)``.
+
+    A file with errors raises :class:`RulesError`, whose ``diagnostics`` list them;
+    warnings are in :attr:`diagnostics` and never raised. Pickles by its text.
+    """
+
+    def __init__(self, text: str, base_dir: str | PathLike[str] | None = None) -> None:
+        self._compiled = _rulelens.Rules(text, base_dir)
+
+    @classmethod
+    def from_file(cls, path: str | PathLike[str]) -> Rules:
+        """Reads and compiles a rules file; its corpus bindings are relative to its folder."""
+        rules = cls.__new__(cls)
+        rules._compiled = _rulelens.Rules.from_file(path)
+        return rules
+
+    @property
+    def text(self) -> str:
+        """The rules' text."""
+        return self._compiled.text
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """Every diagnostic: warnings, infos and hints (a file with errors does not load)."""
+        return self._compiled.diagnostics
+
+    @property
+    def labels(self) -> list[str]:
+        """The labels in priority order; a label's index is its vote in the label matrix."""
+        return self._compiled.labels
+
+    @property
+    def default(self) -> str | None:
+        """The ``default`` label, if any."""
+        return self._compiled.default
+
+    @property
+    def rules(self) -> list[Rule]:
+        """The rules in file order: rule ``i`` is column ``i`` of the label matrix."""
+        return self._compiled.rules
+
+    def classify(self, texts: Iterable[str]) -> list[Classification]:
+        """What the rules say about each text: its ``label`` (the default when no rule
+        fires), the ``rule`` that decided it (the first, in file order, of the predicted
+        label's rules that fired; ``None`` when the default decided) and every rule that
+        ``fired``."""
+        return self._compiled.classify(_texts(texts))
+
+    def __repr__(self) -> str:
+        return repr(self._compiled)
+
+    def label_matrix(self, texts: Iterable[str]) -> np.ndarray:
+        """The label matrix in Snorkel's convention: shape ``(len(texts), len(rules))``,
+        ``int32``, each entry the index in :attr:`labels` of the label that rule votes for
+        on that text, or ``-1`` where it abstains. It goes straight into
+        ``snorkel.labeling.LFAnalysis`` and ``LabelModel`` (whose ``cardinality`` is
+        ``len(rules.labels)``)."""
+        data, n, m = self._compiled._label_matrix(_texts(texts))
+        return np.frombuffer(data, dtype="<i4").reshape(n, m).astype(np.int32, copy=False)
+
+    def analysis(self, texts: Iterable[str], labels: Sequence[str | None]) -> Any:
+        """Per-rule figures on labeled texts, one row per rule: Snorkel's ``lf_summary``
+        columns with its definitions (``Polarity``, ``Coverage``, ``Overlaps``,
+        ``Conflicts``, ``Correct``, ``Incorrect``, ``Emp. Acc.``, which is the rule's
+        precision), then rulelens's own: ``label``, ``line``, ``precision``, ``recall``
+        (of the texts labeled with the rule's label, the share it fires on), ``decided``
+        (on how many texts the rule decided the prediction) and ``decided_correct``.
+
+        A gold label the rules do not name counts as wrong for every rule that fires.
+        A pandas DataFrame indexed by rule name when pandas is installed, else a dict of
+        columns."""
+        columns = self._compiled._analysis(
+            _texts(texts), [None if label is None else str(label) for label in labels]
+        )
+        try:
+            import pandas as pd
+        except ImportError:
+            return columns
+        frame = pd.DataFrame(columns).set_index("rule")
+        frame.index.name = None
+        return frame
+
+
+def _texts(texts: Iterable[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError("expected an iterable of texts, not one str")
+    return [str(t) for t in texts]

@@ -1,0 +1,50 @@
+"""Type stubs of the extension module; the public API is ``rulelens``."""
+
+from os import PathLike
+
+class RulesError(ValueError):
+    """A rules file with errors."""
+
+    diagnostics: list[Diagnostic]
+
+class Diagnostic:
+    code: str
+    severity: str
+    message: str
+    line: int
+    column: int
+    help: str | None
+
+class Rule:
+    id: int
+    name: str
+    label: str
+    label_index: int
+    line: int
+    regex: str
+    formula: bool
+
+class Classification:
+    label: str | None
+    rule: int | None
+    fired: list[int]
+
+class Rules:
+    def __init__(self, text: str, base_dir: str | PathLike[str] | None = None) -> None: ...
+    @staticmethod
+    def from_file(path: str | PathLike[str]) -> Rules: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def diagnostics(self) -> list[Diagnostic]: ...
+    @property
+    def labels(self) -> list[str]: ...
+    @property
+    def default(self) -> str | None: ...
+    @property
+    def rules(self) -> list[Rule]: ...
+    def classify(self, texts: list[str]) -> list[Classification]: ...
+    def _label_matrix(self, texts: list[str]) -> tuple[bytes, int, int]: ...
+    def _analysis(
+        self, texts: list[str], labels: list[str | None]
+    ) -> dict[str, list[object]]: ...

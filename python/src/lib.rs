@@ -1,0 +1,372 @@
+//! The `rulelens._rulelens` extension module: the library's rules file, classification and
+//! labeling functions (`rulelens::labeling`) as Python classes. It only translates: every
+//! figure is the library's. Batches run with the GIL released. The Python package
+//! (`python/rulelens/`) wraps the label matrix as a numpy array and the per-rule figures
+//! as a pandas DataFrame.
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use rulelens::automata::CompileConfig;
+use rulelens::diagnostic::Severity;
+use rulelens::labeling::{LabelMatrix, LabelingRule, label_matrix, labeling_rules, summarize};
+use rulelens::limits::ReadLimits;
+use rulelens::rules_file::RulesFile;
+use rulelens::text::SourceText;
+use std::path::{Path, PathBuf};
+
+create_exception!(
+    _rulelens,
+    RulesError,
+    PyValueError,
+    "A rules file with errors; `diagnostics` lists them all (errors and warnings)."
+);
+
+/// One diagnostic of a rules file.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct Diagnostic {
+    /// The stable code, `E0201` or `W0304`.
+    code: String,
+    /// `error`, `warning`, `info` or `hint`.
+    severity: String,
+    message: String,
+    /// 1-based line.
+    line: u32,
+    /// 1-based column, in characters.
+    column: u32,
+    help: Option<String>,
+}
+
+#[pymethods]
+impl Diagnostic {
+    fn __repr__(&self) -> String {
+        format!(
+            "<{} {} at {}:{}: {}>",
+            self.severity, self.code, self.line, self.column, self.message
+        )
+    }
+}
+
+/// One rule of a rules file, a labeling function: it votes for `label` where it fires.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct Rule {
+    /// Its column in the label matrix: rules are numbered in file order.
+    id: usize,
+    /// `LABEL@LINE`.
+    name: String,
+    label: String,
+    /// The label's index, its vote in the label matrix.
+    label_index: usize,
+    /// 1-based line of the statement.
+    line: u32,
+    /// The regex of `LABEL: REGEX`, or the formula of `LABEL <- FORMULA`.
+    regex: String,
+    /// Whether the rule is a formula over named patterns.
+    formula: bool,
+}
+
+#[pymethods]
+impl Rule {
+    fn __repr__(&self) -> String {
+        let arrow = if self.formula { "<-" } else { ":" };
+        format!("<Rule {} {}{} {}>", self.id, self.label, arrow, self.regex)
+    }
+}
+
+/// What the rules say about one text.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+struct Classification {
+    /// The predicted label (the default when no rule fires), or `None` without a default.
+    label: Option<String>,
+    /// The id of the rule that decided it (the first, in file order, of the predicted
+    /// label's rules that fired), or `None` when the default decided.
+    rule: Option<usize>,
+    /// The ids of every rule that fired.
+    fired: Vec<usize>,
+}
+
+#[pymethods]
+impl Classification {
+    fn __repr__(&self) -> String {
+        let label = self
+            .label
+            .as_ref()
+            .map_or("None".to_string(), |l| format!("{l:?}"));
+        let rule = self.rule.map_or("None".to_string(), |r| r.to_string());
+        format!(
+            "<Classification label={label} rule={rule} fired={:?}>",
+            self.fired
+        )
+    }
+}
+
+/// What `Rules.__reduce__` gives pickle: the class, and its constructor's arguments.
+type Reduced<'py> = (Bound<'py, PyAny>, (String, Option<PathBuf>));
+
+/// A rules file: its diagnostics, labels and rules, compiled to automata.
+#[pyclass(frozen, module = "rulelens._rulelens")]
+struct Rules {
+    file: RulesFile,
+    rules: Vec<LabelingRule>,
+    base_dir: Option<PathBuf>,
+}
+
+/// The path a rules text is analysed as: corpus bindings resolve against its folder.
+fn anchor(base_dir: Option<&Path>) -> Option<PathBuf> {
+    base_dir.map(|dir| dir.join("<rules>"))
+}
+
+fn diagnostics(file: &RulesFile) -> Vec<Diagnostic> {
+    let text = &file.source.text;
+    file.diagnostics
+        .iter()
+        .map(|d| {
+            let at = file.line_index.line_col(d.range.start());
+            let line_start = usize::from(d.range.start()) - at.col as usize;
+            let column = text
+                .get(line_start..usize::from(d.range.start()))
+                .map_or(at.col, |prefix| prefix.chars().count() as u32);
+            Diagnostic {
+                code: d.code.as_str().to_string(),
+                severity: match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Info => "info",
+                    Severity::Hint => "hint",
+                }
+                .to_string(),
+                message: d.message.clone(),
+                line: at.line + 1,
+                column: column + 1,
+                help: d.help.clone(),
+            }
+        })
+        .collect()
+}
+
+impl Rules {
+    fn new_checked(py: Python<'_>, file: RulesFile, base_dir: Option<PathBuf>) -> PyResult<Rules> {
+        if file.diagnostics.iter().any(|d| d.is_error()) {
+            let all = diagnostics(&file);
+            let first = all
+                .iter()
+                .find(|d| d.severity == "error")
+                .map(|d| format!("{}:{}: {} {}", d.line, d.column, d.code, d.message))
+                .unwrap_or_default();
+            let count = all.iter().filter(|d| d.severity == "error").count();
+            let error = RulesError::new_err(format!(
+                "the rules have {count} error(s), the first at {first}"
+            ));
+            let list = PyList::new(py, all)?;
+            error.value(py).setattr("diagnostics", list)?;
+            return Err(error);
+        }
+        let rules = labeling_rules(&file);
+        Ok(Rules {
+            file,
+            rules,
+            base_dir,
+        })
+    }
+
+    fn matrix(&self, py: Python<'_>, texts: Vec<String>) -> LabelMatrix {
+        py.detach(|| label_matrix(&self.file, &self.rules, texts.iter().map(String::as_str)))
+    }
+
+    fn label_name(&self, index: Option<usize>) -> Option<String> {
+        index.and_then(|i| self.file.system.labels().get(i).cloned())
+    }
+}
+
+#[pymethods]
+impl Rules {
+    /// Rules from their text; `base_dir` is the folder their corpus bindings are relative to.
+    /// Raises `RulesError` (with `diagnostics`) when the text has errors.
+    #[new]
+    #[pyo3(signature = (text, base_dir=None))]
+    fn new(py: Python<'_>, text: &str, base_dir: Option<PathBuf>) -> PyResult<Rules> {
+        let anchor = anchor(base_dir.as_deref());
+        let file = py.detach(|| {
+            RulesFile::analyze(
+                SourceText::from_bytes(text.as_bytes()),
+                anchor.as_deref(),
+                &CompileConfig::default(),
+            )
+        });
+        Rules::new_checked(py, file, base_dir)
+    }
+
+    /// Reads a rules file (at most the library's limit on a rules file's size).
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Rules> {
+        let file = py
+            .detach(|| RulesFile::read(&path, &CompileConfig::default(), &ReadLimits::DEFAULT))
+            .map_err(|error| PyOSError::new_err(format!("{}: {error}", path.display())))?;
+        let base_dir = path.parent().map(Path::to_path_buf);
+        Rules::new_checked(py, file, base_dir)
+    }
+
+    /// The rules' text.
+    #[getter]
+    fn text(&self) -> &str {
+        &self.file.source.text
+    }
+
+    /// Every diagnostic (warnings and hints: a file with errors does not load).
+    #[getter]
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        diagnostics(&self.file)
+    }
+
+    /// The labels in priority order: a label's index is its vote in the label matrix.
+    #[getter]
+    fn labels(&self) -> Vec<String> {
+        self.file.system.labels().to_vec()
+    }
+
+    /// The `default` label, if any.
+    #[getter]
+    fn default(&self) -> Option<String> {
+        self.label_name(self.file.system.default_label().map(|l| l.index()))
+    }
+
+    /// The rules in file order: rule `i` is column `i` of the label matrix.
+    #[getter]
+    fn rules(&self) -> Vec<Rule> {
+        let labels = self.file.system.labels();
+        self.rules
+            .iter()
+            .enumerate()
+            .map(|(id, rule)| Rule {
+                id,
+                name: rule.name.clone(),
+                label: labels[rule.label].clone(),
+                label_index: rule.label,
+                line: rule.line,
+                regex: rule.body.clone(),
+                formula: rule.formula,
+            })
+            .collect()
+    }
+
+    /// What the rules say about each text.
+    fn classify(&self, py: Python<'_>, texts: Vec<String>) -> Vec<Classification> {
+        let matrix = self.matrix(py, texts);
+        (0..matrix.n_lines())
+            .map(|i| Classification {
+                label: self.label_name(matrix.predictions[i]),
+                rule: matrix.deciders[i],
+                fired: matrix.fired(i).collect(),
+            })
+            .collect()
+    }
+
+    /// The label matrix as little-endian int32 bytes, row-major (lines × rules), with the
+    /// number of rules; `rulelens.Rules.label_matrix` makes it a numpy array.
+    fn _label_matrix<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+    ) -> (Bound<'py, PyBytes>, usize, usize) {
+        let matrix = self.matrix(py, texts);
+        let bytes: Vec<u8> = matrix.votes.iter().flat_map(|v| v.to_le_bytes()).collect();
+        (PyBytes::new(py, &bytes), matrix.n_lines(), matrix.n_rules)
+    }
+
+    /// Per-rule figures on labeled texts, as columns (a dict of lists);
+    /// `rulelens.Rules.analysis` makes them a DataFrame.
+    fn _analysis<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        labels: Vec<Option<String>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if texts.len() != labels.len() {
+            return Err(PyValueError::new_err(format!(
+                "{} texts but {} labels",
+                texts.len(),
+                labels.len()
+            )));
+        }
+        let system = &self.file.system;
+        let gold: Vec<Option<usize>> = labels
+            .iter()
+            .map(|l| {
+                l.as_deref()
+                    .and_then(|l| system.labels().iter().position(|x| x == l))
+            })
+            .collect();
+        let matrix = self.matrix(py, texts);
+        let summaries = summarize(&matrix, &self.rules, &gold);
+        let columns = PyDict::new(py);
+        let rules = &self.rules;
+        let labels = system.labels();
+        set(&columns, "rule", rules.iter().map(|r| r.name.clone()))?;
+        set(&columns, "j", 0..rules.len())?;
+        set(
+            &columns,
+            "Polarity",
+            summaries.iter().map(|s| s.polarity.clone()),
+        )?;
+        set(&columns, "Coverage", summaries.iter().map(|s| s.coverage))?;
+        set(&columns, "Overlaps", summaries.iter().map(|s| s.overlaps))?;
+        set(&columns, "Conflicts", summaries.iter().map(|s| s.conflicts))?;
+        set(&columns, "Correct", summaries.iter().map(|s| s.correct))?;
+        set(&columns, "Incorrect", summaries.iter().map(|s| s.incorrect))?;
+        set(&columns, "Emp. Acc.", summaries.iter().map(|s| s.precision))?;
+        set(
+            &columns,
+            "label",
+            rules.iter().map(|r| labels[r.label].clone()),
+        )?;
+        set(&columns, "line", rules.iter().map(|r| r.line))?;
+        set(&columns, "precision", summaries.iter().map(|s| s.precision))?;
+        set(&columns, "recall", summaries.iter().map(|s| s.recall))?;
+        set(&columns, "decided", summaries.iter().map(|s| s.decided))?;
+        set(
+            &columns,
+            "decided_correct",
+            summaries.iter().map(|s| s.decided_correct),
+        )?;
+        Ok(columns)
+    }
+
+    /// Pickles by text (and base folder): a worker compiles the rules again.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduced<'py>> {
+        let this = slf.get();
+        Ok((
+            slf.get_type().into_any(),
+            (this.file.source.text.clone(), this.base_dir.clone()),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<Rules: {} rules, labels {:?}>",
+            self.rules.len(),
+            self.file.system.labels()
+        )
+    }
+}
+
+/// Sets column `name` of `columns` to a list of `values`.
+fn set<'py, T: IntoPyObject<'py>>(
+    columns: &Bound<'py, PyDict>,
+    name: &str,
+    values: impl Iterator<Item = T>,
+) -> PyResult<()> {
+    columns.set_item(name, values.collect::<Vec<T>>())
+}
+
+#[pymodule]
+fn _rulelens(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Rules>()?;
+    m.add_class::<Rule>()?;
+    m.add_class::<Classification>()?;
+    m.add_class::<Diagnostic>()?;
+    m.add("RulesError", m.py().get_type::<RulesError>())?;
+    Ok(())
+}

@@ -1,0 +1,322 @@
+//! A rules file's rules as labeling functions, in Snorkel's convention: each rule
+//! (`LABEL: REGEX` or `LABEL <- FORMULA`) votes for its label on the lines it fires on and
+//! abstains (−1) elsewhere. [`label_matrix`] gives the votes of every rule on every line
+//! with the line's prediction and the rule that decided it, and [`summarize`] the per-rule
+//! figures: Snorkel's `LFAnalysis.lf_summary` columns, with its definitions, beside
+//! rulelens's own (precision, recall, how often the rule decided the prediction).
+//!
+//! Label indices are those of the rule system, in priority order (`RuleSystem::labels`);
+//! rules are numbered in file order. Classifying a line costs what `RuleSystem::classify`
+//! costs, plus one formula evaluation per rule over the matched patterns.
+
+use crate::automata::{Classification, Scratch};
+use crate::rules_file::RulesFile;
+use crate::syntax::{LabelId, PatternId};
+
+/// Snorkel's "abstain".
+pub const ABSTAIN: i32 = -1;
+
+/// One rule of a rules file as a labeling function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelingRule {
+    /// `LABEL@LINE`, as `rulelens check` names anonymous rules.
+    pub name: String,
+    /// The label it votes for (an index into `RuleSystem::labels`).
+    pub label: usize,
+    /// 1-based line of the statement.
+    pub line: u32,
+    /// What follows the label: the regex of `LABEL: REGEX`, the formula of
+    /// `LABEL <- FORMULA`.
+    pub body: String,
+    /// Whether the statement is a formula over named patterns (`LABEL <- …`).
+    pub formula: bool,
+}
+
+/// The rules of `file` in file order.
+pub fn labeling_rules(file: &RulesFile) -> Vec<LabelingRule> {
+    let text = &file.source.text;
+    let mut rules: Vec<LabelingRule> = Vec::new();
+    for (label, def) in file.rules.labels.iter().enumerate() {
+        for rule in &def.rules {
+            let rest = &text[rule.label_range.end().into()..rule.range.end().into()];
+            let trimmed = rest.trim_start();
+            let (formula, body) = match trimmed.strip_prefix("<-") {
+                Some(body) => (true, body),
+                None => (false, trimmed.strip_prefix(':').unwrap_or(trimmed)),
+            };
+            rules.push(LabelingRule {
+                name: format!("{}@{}", def.name, rule.line),
+                label,
+                line: rule.line,
+                body: body.trim().to_string(),
+                formula,
+            });
+        }
+    }
+    rules.sort_by_key(|rule| rule.line);
+    rules
+}
+
+/// Every rule's vote on every line, row-major `[lines, rules]`, with each line's prediction
+/// and the rule that decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LabelMatrix {
+    pub n_rules: usize,
+    /// The label index each rule votes for on each line, or [`ABSTAIN`].
+    pub votes: Vec<i32>,
+    /// Per line: the rule system's prediction (a label index; the default when no rule
+    /// fires), or `None` without a default.
+    pub predictions: Vec<Option<usize>>,
+    /// Per line: the rule that decided the prediction (the first, in file order, of the
+    /// predicted label's rules that fired), or `None` when the default decided.
+    pub deciders: Vec<Option<usize>>,
+}
+
+impl LabelMatrix {
+    /// The number of lines.
+    pub fn n_lines(&self) -> usize {
+        self.predictions.len()
+    }
+
+    /// The rules that fired on line `i`.
+    pub fn fired(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.votes[i * self.n_rules..(i + 1) * self.n_rules]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &vote)| vote != ABSTAIN)
+            .map(|(rule, _)| rule)
+    }
+}
+
+/// Classifies each of `texts` with `file`'s rule system and records every rule's vote
+/// (`rules` being [`labeling_rules`] of the same file).
+pub fn label_matrix<'t>(
+    file: &RulesFile,
+    rules: &[LabelingRule],
+    texts: impl IntoIterator<Item = &'t str>,
+) -> LabelMatrix {
+    // Each rule's formula, in the order of `rules`.
+    let mut formulas = Vec::with_capacity(rules.len());
+    for def in &file.rules.labels {
+        for rule in &def.rules {
+            formulas.push((rule.line, &rule.formula));
+        }
+    }
+    formulas.sort_by_key(|&(line, _)| line);
+    let system = &file.system;
+    let mut out = LabelMatrix {
+        n_rules: rules.len(),
+        ..LabelMatrix::default()
+    };
+    let mut scratch = Scratch::default();
+    let mut classification = Classification::default();
+    for text in texts {
+        system.classify_with(text, &mut scratch, &mut classification);
+        let matched = |p: PatternId| classification.matched[p.index()];
+        let prediction = classification.prediction.map(LabelId::index);
+        let mut decider = None;
+        for (index, (rule, (_, formula))) in rules.iter().zip(&formulas).enumerate() {
+            if formula.eval(&matched) {
+                out.votes.push(rule.label as i32);
+                if decider.is_none() && prediction == Some(rule.label) {
+                    decider = Some(index);
+                }
+            } else {
+                out.votes.push(ABSTAIN);
+            }
+        }
+        out.predictions.push(prediction);
+        out.deciders.push(decider);
+    }
+    out
+}
+
+/// One rule's figures on labeled lines.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleSummary {
+    /// Snorkel's Polarity: the labels it voted for, sorted (one label, or none when it
+    /// never fired).
+    pub polarity: Vec<usize>,
+    /// Snorkel's Coverage: the share of lines it voted on.
+    pub coverage: f64,
+    /// Snorkel's Overlaps: the share of lines it voted on with at least one other rule.
+    pub overlaps: f64,
+    /// Snorkel's Conflicts: the share of lines it voted on where another rule voted for
+    /// another label.
+    pub conflicts: f64,
+    /// Snorkel's Correct: lines it voted on whose gold label is its vote.
+    pub correct: usize,
+    /// Snorkel's Incorrect: lines it voted on with another gold label.
+    pub incorrect: usize,
+    /// Snorkel's "Emp. Acc.": correct / (correct + incorrect), which is the rule's precision
+    /// on the lines it fired on; `None` when it never fired.
+    pub precision: Option<f64>,
+    /// The share of the lines whose gold label is the rule's label that it fired on; `None`
+    /// without such lines.
+    pub recall: Option<f64>,
+    /// On how many lines the rule decided the prediction.
+    pub decided: usize,
+    /// On how many of those the prediction was the gold label.
+    pub decided_correct: usize,
+}
+
+/// Per rule of `matrix`, its figures against `gold` (one label index per line, or `None`
+/// for a label the rule system does not know).
+pub fn summarize(
+    matrix: &LabelMatrix,
+    rules: &[LabelingRule],
+    gold: &[Option<usize>],
+) -> Vec<RuleSummary> {
+    let (n, m) = (matrix.n_lines(), matrix.n_rules);
+    let lines = n.max(1) as f64;
+    let mut summaries: Vec<RuleSummary> = rules
+        .iter()
+        .map(|_| RuleSummary {
+            polarity: Vec::new(),
+            coverage: 0.0,
+            overlaps: 0.0,
+            conflicts: 0.0,
+            correct: 0,
+            incorrect: 0,
+            precision: None,
+            recall: None,
+            decided: 0,
+            decided_correct: 0,
+        })
+        .collect();
+    let mut covered = vec![0usize; m];
+    let mut overlapped = vec![0usize; m];
+    let mut conflicted = vec![0usize; m];
+    let mut of_label = vec![0usize; m];
+    for i in 0..n {
+        let row = &matrix.votes[i * m..(i + 1) * m];
+        let voters = row.iter().filter(|&&v| v != ABSTAIN).count();
+        let gold = gold.get(i).copied().flatten();
+        for (rule, &vote) in row.iter().enumerate() {
+            if gold == Some(rules[rule].label) {
+                of_label[rule] += 1;
+            }
+            if vote == ABSTAIN {
+                continue;
+            }
+            covered[rule] += 1;
+            if voters > 1 {
+                overlapped[rule] += 1;
+            }
+            if row.iter().any(|&other| other != ABSTAIN && other != vote) {
+                conflicted[rule] += 1;
+            }
+            let summary = &mut summaries[rule];
+            if !summary.polarity.contains(&(vote as usize)) {
+                summary.polarity.push(vote as usize);
+            }
+            if gold == Some(vote as usize) {
+                summary.correct += 1;
+            } else {
+                summary.incorrect += 1;
+            }
+        }
+        if let Some(rule) = matrix.deciders[i] {
+            summaries[rule].decided += 1;
+            if gold.is_some() && gold == matrix.predictions[i] {
+                summaries[rule].decided_correct += 1;
+            }
+        }
+    }
+    for (rule, summary) in summaries.iter_mut().enumerate() {
+        summary.polarity.sort_unstable();
+        summary.coverage = covered[rule] as f64 / lines;
+        summary.overlaps = overlapped[rule] as f64 / lines;
+        summary.conflicts = conflicted[rule] as f64 / lines;
+        let voted = summary.correct + summary.incorrect;
+        summary.precision = (voted > 0).then(|| summary.correct as f64 / voted as f64);
+        summary.recall =
+            (of_label[rule] > 0).then(|| summary.correct as f64 / of_label[rule] as f64);
+    }
+    summaries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::testing::rules_of as file;
+
+    const RULES: &str = "default ham\n\
+                         spam: $* free $*\n\
+                         pattern prize = $* ( won | win ) $*\n\
+                         spam <- prize\n\
+                         ham: $* call $*\n";
+
+    #[test]
+    fn each_rule_votes_for_its_label_and_the_first_firing_rule_of_the_prediction_decides() {
+        let file = file(RULES);
+        let rules = labeling_rules(&file);
+        let names: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["spam@2", "spam@4", "ham@5"]);
+        assert_eq!(rules[0].body, "$* free $*");
+        assert!(rules[1].formula && rules[1].body == "prize");
+        let labels = file.system.labels();
+        let (spam, ham) = (
+            labels.iter().position(|l| l == "spam").unwrap() as i32,
+            labels.iter().position(|l| l == "ham").unwrap() as i32,
+        );
+        let matrix = label_matrix(
+            &file,
+            &rules,
+            ["you won a free call", "call me", "see you", "win win"],
+        );
+        assert_eq!(
+            matrix.votes,
+            [
+                spam, spam, ham, //
+                -1, -1, ham, //
+                -1, -1, -1, //
+                -1, spam, -1,
+            ]
+        );
+        let prediction = |l: i32| Some(l as usize);
+        assert_eq!(
+            matrix.predictions,
+            [
+                prediction(spam),
+                prediction(ham),
+                prediction(ham),
+                prediction(spam)
+            ]
+        );
+        assert_eq!(matrix.deciders, [Some(0), Some(2), None, Some(1)]);
+        assert_eq!(matrix.fired(0).collect::<Vec<_>>(), [0, 1, 2]);
+    }
+
+    #[test]
+    fn the_summary_follows_snorkels_definitions() {
+        let file = file(RULES);
+        let rules = labeling_rules(&file);
+        let labels = file.system.labels();
+        let id = |name: &str| labels.iter().position(|l| l == name);
+        let texts = ["you won a free call", "call me", "see you", "win win"];
+        let gold = [id("spam"), id("spam"), id("ham"), None];
+        let matrix = label_matrix(&file, &rules, texts);
+        let summary = summarize(&matrix, &rules, &gold);
+        // spam@2 fires on line 0 only, beside the two others (one votes ham): an overlap and
+        // a conflict; correct there.
+        assert_eq!(summary[0].polarity, [id("spam").unwrap()]);
+        assert_eq!(summary[0].coverage, 0.25);
+        assert_eq!((summary[0].overlaps, summary[0].conflicts), (0.25, 0.25));
+        assert_eq!((summary[0].correct, summary[0].incorrect), (1, 0));
+        assert_eq!(summary[0].precision, Some(1.0));
+        assert_eq!(summary[0].recall, Some(0.5));
+        assert_eq!((summary[0].decided, summary[0].decided_correct), (1, 1));
+        // spam@4 fires on lines 0 and 3 (gold unknown there: incorrect, as Snorkel counts a
+        // vote that is not the gold label).
+        assert_eq!(summary[1].coverage, 0.5);
+        assert_eq!((summary[1].overlaps, summary[1].conflicts), (0.25, 0.25));
+        assert_eq!((summary[1].correct, summary[1].incorrect), (1, 1));
+        assert_eq!(summary[1].decided, 1);
+        // ham@5 fires on lines 0 and 1, both gold spam.
+        assert_eq!((summary[2].correct, summary[2].incorrect), (0, 2));
+        assert_eq!(summary[2].precision, Some(0.0));
+        assert_eq!(summary[2].recall, Some(0.0));
+        assert_eq!((summary[2].decided, summary[2].decided_correct), (1, 0));
+    }
+}
