@@ -10,10 +10,10 @@ Build the package with `maturin develop --release` first: a debug build is ten t
 from __future__ import annotations
 
 import argparse
-import itertools
 import time
 
 import rulelens
+from corpus import repeated_texts
 
 
 def main() -> None:
@@ -23,12 +23,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=2, help="the best of this many")
     args = parser.parse_args()
-    texts = [
-        line.rstrip("\n").partition("\t")[2]
-        for path in args.corpora
-        for line in open(path, encoding="utf-8")
-    ]
-    texts = list(itertools.islice(itertools.cycle(texts), args.lines))
+    texts = repeated_texts(args.corpora, args.lines)
     rules = rulelens.Rules.from_file(args.rules)
     for name, call in [("label_matrix", rules.label_matrix), ("classify", rules.classify)]:
         best = float("inf")

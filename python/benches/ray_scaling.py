@@ -9,13 +9,13 @@ one actor and then by two on a local cluster of two CPUs; seconds of each, best 
 from __future__ import annotations
 
 import argparse
-import itertools
 import time
 
 import pandas as pd
 import ray
 
 import rulelens
+from corpus import repeated_texts
 from rulelens.ray import RulesLabeler
 
 
@@ -27,12 +27,7 @@ def main() -> None:
     parser.add_argument("--block", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=2)
     args = parser.parse_args()
-    texts = [
-        line.rstrip("\n").partition("\t")[2]
-        for path in args.corpora
-        for line in open(path, encoding="utf-8")
-    ]
-    texts = list(itertools.islice(itertools.cycle(texts), args.lines))
+    texts = repeated_texts(args.corpora, args.lines)
     frame = pd.DataFrame({"text": texts})
     blocks = [frame.iloc[i : i + args.block] for i in range(0, len(frame), args.block)]
     rules = rulelens.Rules.from_file(args.rules)
