@@ -1,10 +1,11 @@
 //! Checkpoints written by an earlier rulelens (before `src/model` was split into one folder per
 //! family, `tests/data/checkpoints`) still load, and their networks predict what that rulelens
-//! printed, for every family: FA-RNN, bidirectional FA-GRU, SoPa, S-LSTM and MVMA-G.
+//! printed, for every family: FA-RNN, bidirectional FA-GRU, SoPa, S-LSTM and MVMA-G
+//! (`LoadedModel::probabilities`, the Python package's `Model.predict`).
 
 use candle_core::Device;
 use rulelens::limits::ReadLimits;
-use rulelens::model::{Batch, load_previous, softmax};
+use rulelens::model::load_previous;
 use serde_json::Value;
 use std::path::Path;
 
@@ -20,22 +21,17 @@ fn predicts_as_before(kind: &str) {
         .unwrap_or_else(|e| panic!("{kind}: {e}"));
     assert_eq!(loaded.manifest.settings.model.name(), kind);
     let expected = std::fs::read_to_string(dir.join("predictions.jsonl")).unwrap();
-    let labels = loaded.rules.system.labels();
+    let labels = &loaded.manifest.labels;
+    let before: Vec<Value> = expected
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let texts: Vec<&str> = before.iter().map(|b| b["text"].as_str().unwrap()).collect();
+    // In batches of 7, sorted by length: padding must not change a probability.
+    let probabilities = loaded.probabilities(&texts, 7, &Device::Cpu).unwrap();
     let mut lines = 0;
-    for line in expected.lines() {
-        let before: Value = serde_json::from_str(line).unwrap();
-        let text = before["text"].as_str().unwrap();
-        let batch = Batch::from_texts(
-            &loaded.rules.system,
-            loaded.vocabulary.as_ref(),
-            &[text],
-            loaded.manifest.settings.max_sentence_tokens,
-            &Device::Cpu,
-        )
-        .unwrap();
-        let logits = loaded.net.logits(&batch).unwrap().to_vec2::<f32>().unwrap();
-        let now = softmax(&logits[0], loaded.manifest.settings.effective_logit_scale());
-        for (label, p) in labels.iter().zip(&now) {
+    for ((before, text), now) in before.iter().zip(&texts).zip(&probabilities) {
+        for (label, p) in labels.iter().zip(now) {
             let printed = before["probabilities"][label].as_f64().unwrap();
             assert!(
                 (printed - p).abs() <= TOLERANCE,

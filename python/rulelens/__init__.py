@@ -10,14 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from os import PathLike
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from rulelens import _rulelens
 from rulelens._rulelens import Classification, Diagnostic, Rule, RulesError
 
-__all__ = ["ABSTAIN", "Classification", "Diagnostic", "Rule", "Rules", "RulesError"]
+__all__ = [
+    "ABSTAIN",
+    "Classification",
+    "Diagnostic",
+    "Model",
+    "Predictions",
+    "Rule",
+    "Rules",
+    "RulesError",
+]
 
 #: Snorkel's "abstain" in a label matrix.
 ABSTAIN = -1
@@ -112,3 +121,53 @@ def _texts(texts: Iterable[str]) -> list[str]:
     if isinstance(texts, str):
         raise TypeError("expected an iterable of texts, not one str")
     return [str(t) for t in texts]
+
+
+class Predictions(NamedTuple):
+    """What :meth:`Model.predict` gives: each text's predicted label, and its probabilities
+    (``float64``, shape ``(len(texts), len(model.labels))``, columns in ``model.labels``
+    order)."""
+
+    labels: list[str]
+    probabilities: np.ndarray
+
+
+class Model:
+    """A trained network, loaded from its checkpoint folder (``rulelens train --out DIR``):
+    any family. Its rules are the text its manifest records, so the folder may move.
+    Pickles by the checkpoint's bytes."""
+
+    def __init__(self, compiled: _rulelens.Model) -> None:
+        self._compiled = compiled
+
+    @classmethod
+    def load(cls, directory: str | PathLike[str]) -> Model:
+        """Loads and verifies the checkpoint in ``directory``."""
+        return cls(_rulelens.Model.load(directory))
+
+    @property
+    def labels(self) -> list[str]:
+        """The labels the network predicts, in the order of the probabilities' columns."""
+        return self._compiled.labels
+
+    @property
+    def kind(self) -> str:
+        """The family, as ``rulelens train --model`` names it (``fa-rnn``, ``sopa``, …)."""
+        return self._compiled.kind
+
+    @property
+    def rules_text(self) -> str:
+        """The rules the network was trained from."""
+        return self._compiled.rules_text
+
+    def predict(self, texts: Iterable[str]) -> Predictions:
+        """Each text's label and probabilities, computed by the network itself (its
+        tensors, in batches of similar length; the GIL released)."""
+        data, n, k = self._compiled._probabilities(_texts(texts))
+        probabilities = np.frombuffer(data, dtype="<f8").reshape(n, k).astype(np.float64)
+        labels = self.labels
+        return Predictions([labels[i] for i in probabilities.argmax(axis=1)], probabilities)
+
+    def __repr__(self) -> str:
+        return repr(self._compiled)
+

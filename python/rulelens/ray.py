@@ -1,6 +1,6 @@
-"""Ray Data with rulelens: :class:`RulesLabeler`, a callable class for
-``ray.data.Dataset.map_batches`` that compiles the rules once per actor and appends the
-rules' verdict to every batch (docs/python.md, "Ray Data").
+"""Ray Data with rulelens: :class:`RulesLabeler` and :class:`ModelLabeler`, callable classes
+for ``ray.data.Dataset.map_batches`` that load the rules or the trained network once per
+actor and append their verdict to every batch (docs/python.md, "Ray Data").
 
     import ray, rulelens
     from rulelens.ray import RulesLabeler
@@ -21,15 +21,41 @@ from typing import Any
 
 import numpy as np
 
-from rulelens import Rules
+from rulelens import Model, Rules
 
 
-class RulesLabeler:
+class _Appender:
+    """Appends the columns :meth:`columns` computes from a batch's texts to the batch, in
+    the batch's own format (a pandas DataFrame, a pyarrow Table or a dict of numpy arrays:
+    Ray's ``batch_format`` ``"pandas"``, ``"pyarrow"`` or ``"numpy"``)."""
+
+    text_column: str
+
+    def columns(self, texts: list[str]) -> dict[str, list[Any]]:
+        raise NotImplementedError
+
+    def __call__(self, batch: Any) -> Any:
+        if isinstance(batch, dict):
+            out = dict(batch)
+            for name, values in self.columns([str(t) for t in batch[self.text_column]]).items():
+                out[name] = np.array(values, dtype=object)
+            return out
+        if hasattr(batch, "assign"):  # a pandas DataFrame
+            return batch.assign(**self.columns(batch[self.text_column].astype(str).tolist()))
+        if hasattr(batch, "append_column"):  # a pyarrow Table
+            import pyarrow as pa
+
+            texts = [str(t) for t in batch.column(self.text_column).to_pylist()]
+            for name, values in self.columns(texts).items():
+                batch = batch.append_column(name, pa.array(values))
+            return batch
+        raise TypeError(f"{type(self).__name__}: a batch of type {type(batch).__name__} is not supported")
+
+
+class RulesLabeler(_Appender):
     """Appends to each batch the column ``label`` (the rules' prediction, the default when
     no rule fires) and ``rule`` (the name, ``LABEL@LINE``, of the rule that decided it, or
-    ``None`` when the default did), read from the column ``text_column``. Batches may be
-    pandas DataFrames, pyarrow Tables or dicts of numpy arrays (Ray's ``batch_format``
-    ``"pandas"``, ``"pyarrow"`` or ``"numpy"``); the batch comes back in its own format."""
+    ``None`` when the default did), read from the column ``text_column``."""
 
     def __init__(
         self, rules: Rules | str | PathLike[str], text_column: str = "text"
@@ -38,27 +64,26 @@ class RulesLabeler:
         self.text_column = text_column
         self._names = [rule.name for rule in self.rules.rules]
 
-    def verdicts(self, texts: list[str]) -> tuple[list[str | None], list[str | None]]:
-        """The ``label`` and ``rule`` columns for ``texts``."""
+    def columns(self, texts: list[str]) -> dict[str, list[Any]]:
         decided = self.rules.classify(texts)
-        labels = [c.label for c in decided]
-        rules = [None if c.rule is None else self._names[c.rule] for c in decided]
-        return labels, rules
+        return {
+            "label": [c.label for c in decided],
+            "rule": [None if c.rule is None else self._names[c.rule] for c in decided],
+        }
 
-    def __call__(self, batch: Any) -> Any:
-        if isinstance(batch, dict):
-            labels, rules = self.verdicts([str(t) for t in batch[self.text_column]])
-            out = dict(batch)
-            out["label"] = np.array(labels, dtype=object)
-            out["rule"] = np.array(rules, dtype=object)
-            return out
-        if hasattr(batch, "assign"):  # a pandas DataFrame
-            labels, rules = self.verdicts(batch[self.text_column].astype(str).tolist())
-            return batch.assign(label=labels, rule=rules)
-        if hasattr(batch, "append_column"):  # a pyarrow Table
-            import pyarrow as pa
 
-            labels, rules = self.verdicts([str(t) for t in batch.column(self.text_column).to_pylist()])
-            batch = batch.append_column("label", pa.array(labels, type=pa.string()))
-            return batch.append_column("rule", pa.array(rules, type=pa.string()))
-        raise TypeError(f"RulesLabeler: a batch of type {type(batch).__name__} is not supported")
+class ModelLabeler(_Appender):
+    """Appends to each batch the column ``label`` (the trained network's prediction) and
+    ``probability`` (its probability), read from the column ``text_column``. The model
+    travels pickled by its checkpoint's bytes, or as the checkpoint's folder."""
+
+    def __init__(self, model: Model | str | PathLike[str], text_column: str = "text") -> None:
+        self.model = model if isinstance(model, Model) else Model.load(model)
+        self.text_column = text_column
+
+    def columns(self, texts: list[str]) -> dict[str, list[Any]]:
+        predictions = self.model.predict(texts)
+        return {
+            "label": predictions.labels,
+            "probability": predictions.probabilities.max(axis=1).tolist(),
+        }

@@ -1,9 +1,11 @@
 //! The `rulelens._rulelens` extension module: the library's rules file, classification and
-//! labeling functions (`rulelens::labeling`) as Python classes. It only translates: every
+//! labeling functions (`rulelens::labeling`), and trained networks (`model::LoadedModel`), as
+//! Python classes. It only translates: every
 //! figure is the library's. Batches run with the GIL released. The Python package
 //! (`python/rulelens/`) wraps the label matrix as a numpy array and the per-rule figures
 //! as a pandas DataFrame.
 
+use candle_core::Device;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -11,10 +13,12 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use rulelens::automata::CompileConfig;
 use rulelens::diagnostic::Severity;
 use rulelens::labeling::{LabelMatrix, LabelingRule, label_matrix, labeling_rules, summarize};
-use rulelens::limits::ReadLimits;
+use rulelens::limits::{Limit, ReadLimits};
+use rulelens::model::{LoadedModel, checkpoint, load_previous};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 create_exception!(
     _rulelens,
@@ -352,6 +356,141 @@ impl Rules {
     }
 }
 
+/// A trained network loaded from its checkpoint folder (`rulelens train --out DIR`), with
+/// the rules text its manifest records: any family (FA-RNN, FA-GRU, their bidirectional
+/// forms, SoPa, S-LSTM, MVMA-G). Pickles by the checkpoint's two files.
+#[pyclass(frozen, module = "rulelens._rulelens")]
+struct Model {
+    loaded: LoadedModel,
+    manifest_bytes: Vec<u8>,
+    weights_bytes: Vec<u8>,
+}
+
+/// What `Model.__reduce__` gives pickle: the constructor from bytes, and the checkpoint's
+/// manifest and weights.
+type ReducedModel<'py> = (
+    Bound<'py, PyAny>,
+    (Bound<'py, PyBytes>, Bound<'py, PyBytes>),
+);
+
+impl Model {
+    fn from_dir(dir: &Path) -> PyResult<Model> {
+        let limits = ReadLimits::DEFAULT;
+        let read = |name: &str, limit: Limit| {
+            let path = dir.join(name);
+            limits
+                .read(limit, &path)
+                .map_err(|error| PyOSError::new_err(format!("{}: {error}", path.display())))
+        };
+        let manifest_bytes = read(checkpoint::MANIFEST_FILE, Limit::Manifest)?;
+        let weights_bytes = read(checkpoint::WEIGHTS_FILE, Limit::Weights)?;
+        let loaded = load_previous(dir, &Device::Cpu, &limits)
+            .map_err(|error| PyValueError::new_err(error.to_string()))?;
+        Ok(Model {
+            loaded,
+            manifest_bytes,
+            weights_bytes,
+        })
+    }
+}
+
+#[pymethods]
+impl Model {
+    /// Loads the checkpoint in `dir` (its manifest and weights, verified, within the
+    /// command line's limits on them); the rules are the text the manifest records.
+    #[staticmethod]
+    fn load(py: Python<'_>, dir: PathBuf) -> PyResult<Model> {
+        py.detach(|| Model::from_dir(&dir))
+    }
+
+    /// A checkpoint from its two files' bytes (what pickling keeps).
+    #[staticmethod]
+    fn _from_bytes(py: Python<'_>, manifest: Vec<u8>, weights: Vec<u8>) -> PyResult<Model> {
+        py.detach(|| {
+            let dir = std::env::temp_dir().join(format!(
+                "rulelens-model-{}-{}",
+                std::process::id(),
+                UNPICKLED.fetch_add(1, Ordering::Relaxed)
+            ));
+            let written = std::fs::create_dir_all(&dir)
+                .and_then(|()| std::fs::write(dir.join(checkpoint::MANIFEST_FILE), &manifest))
+                .and_then(|()| std::fs::write(dir.join(checkpoint::WEIGHTS_FILE), &weights));
+            let model = written
+                .map_err(|error| PyOSError::new_err(format!("{}: {error}", dir.display())))
+                .and_then(|()| Model::from_dir(&dir));
+            let _ = std::fs::remove_dir_all(&dir);
+            model
+        })
+    }
+
+    /// The labels the network predicts, in the order of `predict`'s probabilities.
+    #[getter]
+    fn labels(&self) -> Vec<String> {
+        self.loaded.manifest.labels.clone()
+    }
+
+    /// The family, as `rulelens train --model` names it (`fa-rnn`, `sopa`, …).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.loaded.manifest.settings.model.name()
+    }
+
+    /// The rules the network was trained from.
+    #[getter]
+    fn rules_text(&self) -> &str {
+        &self.loaded.rules.source.text
+    }
+
+    /// Each text's label probabilities as little-endian float64 bytes, row-major (texts ×
+    /// labels), with the number of labels; `rulelens.Model.predict` makes them numpy.
+    fn _probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+    ) -> PyResult<(Bound<'py, PyBytes>, usize, usize)> {
+        let rows = py
+            .detach(|| {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                self.loaded
+                    .probabilities(&texts, PREDICT_BATCH, &Device::Cpu)
+            })
+            .map_err(|error| PyValueError::new_err(error.to_string()))?;
+        let k = self.loaded.manifest.labels.len();
+        let bytes: Vec<u8> = rows
+            .iter()
+            .flatten()
+            .flat_map(|p| p.to_le_bytes())
+            .collect();
+        Ok((PyBytes::new(py, &bytes), rows.len(), k))
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<ReducedModel<'py>> {
+        let py = slf.py();
+        let this = slf.get();
+        Ok((
+            slf.get_type().getattr("_from_bytes")?,
+            (
+                PyBytes::new(py, &this.manifest_bytes),
+                PyBytes::new(py, &this.weights_bytes),
+            ),
+        ))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<Model: {}, labels {:?}>",
+            self.loaded.manifest.settings.model.display_name(),
+            self.loaded.manifest.labels
+        )
+    }
+}
+
+/// How many texts `Model.predict` scores in one batch of tensors.
+const PREDICT_BATCH: usize = 256;
+
+/// Numbers the folders unpickled models are written to, within this process.
+static UNPICKLED: AtomicUsize = AtomicUsize::new(0);
+
 /// Sets column `name` of `columns` to a list of `values`.
 fn set<'py, T: IntoPyObject<'py>>(
     columns: &Bound<'py, PyDict>,
@@ -364,6 +503,7 @@ fn set<'py, T: IntoPyObject<'py>>(
 #[pymodule]
 fn _rulelens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Rules>()?;
+    m.add_class::<Model>()?;
     m.add_class::<Rule>()?;
     m.add_class::<Classification>()?;
     m.add_class::<Diagnostic>()?;

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import rulelens
-from rulelens.ray import RulesLabeler
+from rulelens.ray import ModelLabeler, RulesLabeler
 
 ray = pytest.importorskip("ray")
 
@@ -88,3 +88,24 @@ def test_every_batch_format_comes_back_in_its_format_with_the_columns(cluster, b
     want = expected(rules, out["text"].tolist())
     assert column(out, "label") == column(want, "label")
     assert column(out, "rule") == column(want, "rule")
+
+
+@pytest.mark.parametrize("batch_format", ["numpy", "pyarrow", "pandas"])
+def test_a_model_labels_every_batch_format_as_predict_does(cluster, batch_format):
+    checkpoint = ROOT / "tests" / "data" / "checkpoints" / "fa-rnn"
+    model = rulelens.Model.load(checkpoint)
+    texts = sms_lines(2_000)
+    ds = ray.data.from_items([{"text": t} for t in texts]).map_batches(
+        ModelLabeler,
+        fn_constructor_args=(model,),
+        concurrency=1,
+        batch_size=500,
+        batch_format=batch_format,
+    )
+    out = ds.to_pandas()
+    want = model.predict(out["text"].tolist())
+    assert column(out, "label") == want.labels
+    assert out["probability"].astype(float).tolist() == pytest.approx(
+        want.probabilities.max(axis=1).tolist(), abs=1e-12
+    )
+

@@ -7,8 +7,9 @@ use crate::model::nn::rng::SplitMix64;
 use candle_core::{Result, Tensor, Var};
 use std::any::Any;
 
-/// A network from sentences to label logits.
-pub trait Network {
+/// A network from sentences to label logits; shared between threads once loaded (the Python
+/// package scores with the GIL released).
+pub trait Network: Send + Sync {
     /// Label logits [batch, n_labels], labels in priority order.
     fn logits(&self, batch: &Batch) -> Result<Tensor>;
     /// The logits training takes its loss from: with the network's dropout, drawn from

@@ -5,8 +5,10 @@
 
 use crate::automata::CompileConfig;
 use crate::limits::{Limit, ReadLimits};
+use crate::model::nn::batch::Batch;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
+use crate::model::nn::probabilities::softmax;
 use crate::model::train::checkpoint::{self, CheckpointError, Manifest};
 use crate::model::train::kinds::{Declaration, Start};
 use crate::rules_file::RulesFile;
@@ -21,6 +23,39 @@ pub struct LoadedModel {
     pub rules: RulesFile,
     pub net: Box<dyn Network>,
     pub vocabulary: Option<Vocabulary>,
+}
+
+impl LoadedModel {
+    /// Each text's label probabilities, labels in the order of the manifest's `labels`,
+    /// computed by the network's tensors (what training measured, for every family) in
+    /// batches of at most `batch_size` texts of similar length; a text is read up to the
+    /// model's `max_sentence_tokens`.
+    pub fn probabilities(
+        &self,
+        texts: &[&str],
+        batch_size: usize,
+        device: &Device,
+    ) -> candle_core::Result<Vec<Vec<f64>>> {
+        let settings = &self.manifest.settings;
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(batch_size.max(1)) {
+            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
+            let batch = Batch::from_texts(
+                &self.rules.system,
+                self.vocabulary.as_ref(),
+                &batch,
+                settings.max_sentence_tokens,
+                device,
+            )?;
+            let logits = self.net.logits(&batch)?.to_vec2::<f32>()?;
+            for (&i, row) in chunk.iter().zip(&logits) {
+                out[i] = softmax(row, settings.effective_logit_scale());
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// Loads a checkpoint, verifying it and that its rules file (read from the manifest's path)
