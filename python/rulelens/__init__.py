@@ -10,7 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from os import PathLike
+from pathlib import Path
 from typing import Any, NamedTuple
+
+import json
+from collections.abc import Callable
 
 import numpy as np
 
@@ -26,6 +30,8 @@ __all__ = [
     "Rule",
     "Rules",
     "RulesError",
+    "TRAINING_DEFAULTS",
+    "train",
 ]
 
 #: Snorkel's "abstain" in a label matrix.
@@ -170,4 +176,43 @@ class Model:
 
     def __repr__(self) -> str:
         return repr(self._compiled)
+
+
+#: Every training setting by its Python name (``rulelens train``'s flag with ``_`` for
+#: ``-``) and its default: the one settings type of the command line, the language server
+#: and the checkpoints' manifests.
+TRAINING_DEFAULTS: dict[str, Any] = json.loads(_rulelens._training_defaults())
+
+
+def train(
+    rules: Rules | str | PathLike[str],
+    train: Iterable[tuple[str, str | None]],
+    dev: Iterable[tuple[str, str | None]],
+    out: str | PathLike[str],
+    progress: Callable[[int, float, float | None], object] | None = None,
+    **settings: Any,
+) -> Model:
+    """Trains a network of the rules on ``train`` and stops early on ``dev`` (both
+    ``(text, label)`` pairs), as ``rulelens train`` does, writes its checkpoint into the
+    folder ``out`` and returns it loaded. ``settings`` are ``rulelens train``'s flags with
+    ``_`` for ``-`` (:data:`TRAINING_DEFAULTS` lists them with their defaults), checked as
+    the command line checks them: ``model="sopa"``, ``epochs=20``, ``patterns="5:10,3:10"``.
+    ``progress(epoch, dev_accuracy, loss)`` hears every dev measurement (epoch 0 is the
+    untrained network, whose loss is ``None``); an exception it raises stops nothing but is
+    raised when training ends.
+    """
+    unknown = sorted(set(settings) - set(TRAINING_DEFAULTS))
+    if unknown:
+        raise TypeError(
+            f"unknown training settings {unknown}; the settings are {sorted(TRAINING_DEFAULTS)}"
+        )
+    if isinstance(rules, Rules):
+        text, base_dir = rules.text, None
+    else:
+        text, base_dir = Path(rules).read_text(encoding="utf-8"), Path(rules).parent
+    pairs = lambda rows: [(str(t), None if l is None else str(l)) for t, l in rows]  # noqa: E731
+    compiled = _rulelens._train(
+        text, base_dir, pairs(train), pairs(dev), json.dumps(settings), out, progress
+    )
+    return Model(compiled)
 

@@ -61,3 +61,14 @@ class Model:
     @property
     def rules_text(self) -> str: ...
     def _probabilities(self, texts: list[str]) -> tuple[bytes, int, int]: ...
+
+def _training_defaults() -> str: ...
+def _train(
+    text: str,
+    base_dir: str | PathLike[str] | None,
+    train: list[tuple[str, str | None]],
+    dev: list[tuple[str, str | None]],
+    settings: str,
+    out: str | PathLike[str],
+    progress: object | None = None,
+) -> Model: ...

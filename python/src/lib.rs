@@ -11,10 +11,11 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rulelens::automata::CompileConfig;
+use rulelens::corpus::Example;
 use rulelens::diagnostic::Severity;
 use rulelens::labeling::{LabelMatrix, LabelingRule, label_matrix, labeling_rules, summarize};
 use rulelens::limits::{Limit, ReadLimits};
-use rulelens::model::{LoadedModel, checkpoint, load_previous};
+use rulelens::model::{FitEvent, LoadedModel, TrainingSettings, checkpoint, fit, load_previous};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
 use std::path::{Path, PathBuf};
@@ -151,23 +152,29 @@ fn diagnostics(file: &RulesFile) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// `RulesError`, carrying every diagnostic, when `file` has errors.
+fn reject_errors(py: Python<'_>, file: &RulesFile) -> PyResult<()> {
+    if !file.diagnostics.iter().any(|d| d.is_error()) {
+        return Ok(());
+    }
+    let all = diagnostics(file);
+    let first = all
+        .iter()
+        .find(|d| d.severity == "error")
+        .map(|d| format!("{}:{}: {} {}", d.line, d.column, d.code, d.message))
+        .unwrap_or_default();
+    let count = all.iter().filter(|d| d.severity == "error").count();
+    let error = RulesError::new_err(format!(
+        "the rules have {count} error(s), the first at {first}"
+    ));
+    let list = PyList::new(py, all)?;
+    error.value(py).setattr("diagnostics", list)?;
+    Err(error)
+}
+
 impl Rules {
     fn new_checked(py: Python<'_>, file: RulesFile, base_dir: Option<PathBuf>) -> PyResult<Rules> {
-        if file.diagnostics.iter().any(|d| d.is_error()) {
-            let all = diagnostics(&file);
-            let first = all
-                .iter()
-                .find(|d| d.severity == "error")
-                .map(|d| format!("{}:{}: {} {}", d.line, d.column, d.code, d.message))
-                .unwrap_or_default();
-            let count = all.iter().filter(|d| d.severity == "error").count();
-            let error = RulesError::new_err(format!(
-                "the rules have {count} error(s), the first at {first}"
-            ));
-            let list = PyList::new(py, all)?;
-            error.value(py).setattr("diagnostics", list)?;
-            return Err(error);
-        }
+        reject_errors(py, &file)?;
         let rules = labeling_rules(&file);
         Ok(Rules {
             file,
@@ -485,6 +492,134 @@ impl Model {
     }
 }
 
+/// The training settings' names, as `rulelens train`'s flags name them with `_` for `-`
+/// (the serde names in camelCase turned to snake case), with their defaults as JSON.
+#[pyfunction]
+fn _training_defaults() -> PyResult<String> {
+    let json = serde_json::to_value(TrainingSettings::DEFAULT)
+        .map_err(|error| PyValueError::new_err(error.to_string()))?;
+    let snake: serde_json::Map<String, serde_json::Value> = json
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(key, value)| (snake_case(key), value.clone()))
+        .collect();
+    Ok(serde_json::Value::Object(snake).to_string())
+}
+
+/// `camelCase` as `camel_case`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Trains the network `settings` name (JSON with snake-case keys, checked as `rulelens
+/// train` checks its flags) from the rules `text` on `train` and `dev` (text, label) pairs,
+/// writes its checkpoint into `out` and loads it; `progress(epoch, dev_accuracy, loss)`
+/// hears every dev measurement.
+#[pyfunction]
+#[pyo3(signature = (text, base_dir, train, dev, settings, out, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn _train(
+    py: Python<'_>,
+    text: &str,
+    base_dir: Option<PathBuf>,
+    train: Vec<(String, Option<String>)>,
+    dev: Vec<(String, Option<String>)>,
+    settings: &str,
+    out: PathBuf,
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<Model> {
+    let snake: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(settings).map_err(|error| PyValueError::new_err(error.to_string()))?;
+    let camel: serde_json::Map<String, serde_json::Value> = snake
+        .into_iter()
+        .map(|(key, value)| (camel_case(&key), value))
+        .collect();
+    let settings: TrainingSettings = serde_json::from_value(serde_json::Value::Object(camel))
+        .map_err(|error| PyValueError::new_err(format!("training settings: {error}")))?;
+    settings.check().map_err(PyValueError::new_err)?;
+    let anchor = anchor(base_dir.as_deref());
+    let file = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        anchor.as_deref(),
+        &CompileConfig::default(),
+    );
+    reject_errors(py, &file)?;
+    let examples = |pairs: Vec<(String, Option<String>)>| -> Vec<Example> {
+        pairs
+            .into_iter()
+            .enumerate()
+            .map(|(line, (text, label))| Example {
+                text,
+                label,
+                line: line as u32,
+                text_range: None,
+                label_range: None,
+            })
+            .collect()
+    };
+    let (train, dev) = (examples(train), examples(dev));
+    let progress = progress.map(Bound::unbind);
+    let mut failed: Option<PyErr> = None;
+    let fitted = py.detach(|| {
+        let mut on_event = |event: FitEvent| {
+            if let (FitEvent::Epoch(report), Some(progress)) = (event, &progress)
+                && failed.is_none()
+            {
+                Python::attach(|py| {
+                    if let Err(error) =
+                        progress.call1(py, (report.epoch, report.dev_accuracy, report.loss))
+                    {
+                        failed = Some(error);
+                    }
+                });
+            }
+        };
+        fit(
+            &file,
+            &train,
+            &dev,
+            &settings,
+            &ReadLimits::DEFAULT,
+            &mut on_event,
+            &|| false,
+        )
+    });
+    if let Some(error) = failed {
+        return Err(error);
+    }
+    let mut fitted = fitted.map_err(|error| PyValueError::new_err(error.to_string()))?;
+    py.detach(|| fitted.save(&out))
+        .map_err(|error| PyOSError::new_err(error.to_string()))?;
+    py.detach(|| Model::from_dir(&out))
+}
+
+/// `snake_case` as `snakeCase`.
+fn camel_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// How many texts `Model.predict` scores in one batch of tensors.
 const PREDICT_BATCH: usize = 256;
 
@@ -504,6 +639,8 @@ fn set<'py, T: IntoPyObject<'py>>(
 fn _rulelens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Rules>()?;
     m.add_class::<Model>()?;
+    m.add_function(wrap_pyfunction!(_train, m)?)?;
+    m.add_function(wrap_pyfunction!(_training_defaults, m)?)?;
     m.add_class::<Rule>()?;
     m.add_class::<Classification>()?;
     m.add_class::<Diagnostic>()?;
