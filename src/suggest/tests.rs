@@ -5,6 +5,11 @@ use super::fixture::*;
 use super::*;
 use text_size::TextRange;
 
+/// `refine` with no network's rules beside the engine's own, at the default thresholds.
+fn refine_rules_alone(file: &RulesFile, corpora: &Corpora, refining: &RefineConfig) -> Refined {
+    refine(file, corpora, &[], &[], &SuggestConfig::default(), refining)
+}
+
 #[test]
 fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exact() {
     let (train, dev) = (examples(TRAIN), examples(DEV));
@@ -76,30 +81,16 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         vectors: None,
     };
     let file = rules("default ham\n");
-    let refined = refine(
-        &file,
-        &corpora,
-        &[],
-        &[],
-        &SuggestConfig::default(),
-        &RefineConfig::default(),
-    );
+    let refined = refine_rules_alone(&file, &corpora, &RefineConfig::default());
     assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
     assert_eq!(refined.applied.len(), 1);
     // The result reads back without errors, and a second round finds nothing to add.
     let again = rules(&refined.text);
     assert!(!again.has_errors());
     assert!(
-        refine(
-            &again,
-            &corpora,
-            &[],
-            &[],
-            &SuggestConfig::default(),
-            &RefineConfig::default()
-        )
-        .applied
-        .is_empty()
+        refine_rules_alone(&again, &corpora, &RefineConfig::default())
+            .applied
+            .is_empty()
     );
     // A dev corpus where the rule is wrong: nothing is applied.
     let contrary = examples(&[("ham", "call 0900 to win"), ("spam", "can you call mum")]);
@@ -108,14 +99,7 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         dev: &contrary,
         vectors: None,
     };
-    let kept = refine(
-        &file,
-        &corpora,
-        &[],
-        &[],
-        &SuggestConfig::default(),
-        &RefineConfig::default(),
-    );
+    let kept = refine_rules_alone(&file, &corpora, &RefineConfig::default());
     assert_eq!(kept.text, "default ham\n");
     assert!(kept.applied.is_empty());
     // At most `max_edits`.
@@ -125,12 +109,9 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
         vectors: None,
     };
     assert!(
-        refine(
+        refine_rules_alone(
             &file,
             &corpora,
-            &[],
-            &[],
-            &SuggestConfig::default(),
             &RefineConfig {
                 max_edits: 0,
                 ..RefineConfig::DEFAULT
@@ -234,14 +215,7 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     );
     // Applied greedily, it is the widening or the rule induction finds for the same lines
     // (`$* won voucher $*`).
-    let refined = refine(
-        &rules(text),
-        &corpora,
-        &[],
-        &[],
-        &SuggestConfig::default(),
-        &RefineConfig::default(),
-    );
+    let refined = refine_rules_alone(&rules(text), &corpora, &RefineConfig::default());
     assert_eq!(refined.applied.len(), 1);
     assert_eq!(refined.applied[0].evidence.fixed, 4);
     // Between two `$*` every token of the gap is a slot: the train corpus gets no word set
@@ -702,14 +676,7 @@ fn a_round_with_nothing_precise_enough_falls_back_to_the_lower_floor() {
         vectors: None,
     };
     let file = rules("default ham\n");
-    let refined = refine(
-        &file,
-        &corpora,
-        &[],
-        &[],
-        &SuggestConfig::default(),
-        &RefineConfig::default(),
-    );
+    let refined = refine_rules_alone(&file, &corpora, &RefineConfig::default());
     assert_eq!(refined.text, "default ham\nspam: $* call $*\n");
     let evidence = refined.applied[0].evidence;
     assert_eq!((evidence.fixed, evidence.broken), (6, 1));
@@ -718,14 +685,7 @@ fn a_round_with_nothing_precise_enough_falls_back_to_the_lower_floor() {
         fallback_precision: SuggestConfig::DEFAULT.min_precision,
         ..RefineConfig::DEFAULT
     };
-    let kept = refine(
-        &file,
-        &corpora,
-        &[],
-        &[],
-        &SuggestConfig::default(),
-        &strict,
-    );
+    let kept = refine_rules_alone(&file, &corpora, &strict);
     assert!(kept.applied.is_empty(), "{:?}", kept.text);
     // Nor is it offered where it is listed: `suggest` keeps the floor.
     assert!(
