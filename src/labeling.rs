@@ -21,8 +21,11 @@ pub const ABSTAIN: i32 = -1;
 pub struct LabelingRule {
     /// `LABEL@LINE`, as `rulelens check` names anonymous rules.
     pub name: String,
-    /// The label it votes for (an index into `RuleSystem::labels`).
+    /// The label it votes for (an index into `RuleSystem::labels`, and into the rule set's
+    /// `labels`).
     pub label: usize,
+    /// Its index among its label's rules (`LabelDef::rules`), where its formula is.
+    pub index_in_label: usize,
     /// 1-based line of the statement.
     pub line: u32,
     /// What follows the label: the regex of `LABEL: REGEX`, the formula of
@@ -37,7 +40,7 @@ pub fn labeling_rules(file: &RulesFile) -> Vec<LabelingRule> {
     let text = &file.source.text;
     let mut rules: Vec<LabelingRule> = Vec::new();
     for (label, def) in file.rules.labels.iter().enumerate() {
-        for rule in &def.rules {
+        for (index_in_label, rule) in def.rules.iter().enumerate() {
             let rest = &text[rule.label_range.end().into()..rule.range.end().into()];
             let trimmed = rest.trim_start();
             let (formula, body) = match trimmed.strip_prefix("<-") {
@@ -47,6 +50,7 @@ pub fn labeling_rules(file: &RulesFile) -> Vec<LabelingRule> {
             rules.push(LabelingRule {
                 name: format!("{}@{}", def.name, rule.line),
                 label,
+                index_in_label,
                 line: rule.line,
                 body: body.trim().to_string(),
                 formula,
@@ -95,14 +99,10 @@ pub fn label_matrix<'t>(
     rules: &[LabelingRule],
     texts: impl IntoIterator<Item = &'t str>,
 ) -> LabelMatrix {
-    // Each rule's formula, in the order of `rules`.
-    let mut formulas = Vec::with_capacity(rules.len());
-    for def in &file.rules.labels {
-        for rule in &def.rules {
-            formulas.push((rule.line, &rule.formula));
-        }
-    }
-    formulas.sort_by_key(|&(line, _)| line);
+    let formulas: Vec<_> = rules
+        .iter()
+        .map(|rule| &file.rules.labels[rule.label].rules[rule.index_in_label].formula)
+        .collect();
     let system = &file.system;
     let mut out = LabelMatrix {
         n_rules: rules.len(),
@@ -115,7 +115,7 @@ pub fn label_matrix<'t>(
         let matched = |p: PatternId| classification.matched[p.index()];
         let prediction = classification.prediction.map(LabelId::index);
         let mut decider = None;
-        for (index, (rule, (_, formula))) in rules.iter().zip(&formulas).enumerate() {
+        for (index, (rule, formula)) in rules.iter().zip(&formulas).enumerate() {
             if formula.eval(&matched) {
                 out.votes.push(rule.label as i32);
                 if decider.is_none() && prediction == Some(rule.label) {
