@@ -1,17 +1,18 @@
 //! A rules file's rules as labeling functions, in Snorkel's convention: each rule
 //! (`LABEL: REGEX` or `LABEL <- FORMULA`) votes for its label on the lines it fires on and
-//! abstains (−1) elsewhere. [`label_matrix`] gives the votes of every rule on every line
-//! with the line's prediction and the rule that decided it, and [`summarize`] the per-rule
+//! abstains (−1) elsewhere. [`label_lines`] gives, line by line, the rules that fired, the
+//! line's prediction and the rule that decided it; [`label_matrix`] keeps them all, and
+//! [`summarize`] the per-rule
 //! figures: Snorkel's `LFAnalysis.lf_summary` columns, with its definitions, beside
 //! rulelens's own (precision, recall, how often the rule decided the prediction).
 //!
 //! Label indices are those of the rule system, in priority order (`RuleSystem::labels`);
-//! rules are numbered in file order. Classifying a line costs what `RuleSystem::classify`
-//! costs, plus one formula evaluation per rule over the matched patterns.
+//! rules are numbered in file order (`RuleSystem::rules`). Labeling a line costs what
+//! `RuleSystem::classify` costs: the rule system already knows which rules fired.
 
 use crate::automata::{Classification, Scratch};
 use crate::rules_file::RulesFile;
-use crate::syntax::{LabelId, PatternId};
+use crate::syntax::LabelId;
 
 /// Snorkel's "abstain".
 pub const ABSTAIN: i32 = -1;
@@ -24,8 +25,6 @@ pub struct LabelingRule {
     /// The label it votes for (an index into `RuleSystem::labels`, and into the rule set's
     /// `labels`).
     pub label: usize,
-    /// Its index among its label's rules (`LabelDef::rules`), where its formula is.
-    pub index_in_label: usize,
     /// 1-based line of the statement.
     pub line: u32,
     /// What follows the label: the regex of `LABEL: REGEX`, the formula of
@@ -35,44 +34,101 @@ pub struct LabelingRule {
     pub formula: bool,
 }
 
-/// The rules of `file` in file order.
+/// The rules of `file` in file order (`RuleSystem::rules`).
 pub fn labeling_rules(file: &RulesFile) -> Vec<LabelingRule> {
     let text = &file.source.text;
-    let mut rules: Vec<LabelingRule> = Vec::new();
-    for (label, def) in file.rules.labels.iter().enumerate() {
-        for (index_in_label, rule) in def.rules.iter().enumerate() {
+    file.system
+        .rules()
+        .iter()
+        .map(|system_rule| {
+            let label = system_rule.label.index();
+            let def = &file.rules.labels[label];
+            let rule = &def.rules[system_rule.index_in_label];
             let rest = &text[rule.label_range.end().into()..rule.range.end().into()];
             let trimmed = rest.trim_start();
             let (formula, body) = match trimmed.strip_prefix("<-") {
                 Some(body) => (true, body),
                 None => (false, trimmed.strip_prefix(':').unwrap_or(trimmed)),
             };
-            rules.push(LabelingRule {
+            LabelingRule {
                 name: format!("{}@{}", def.name, rule.line),
                 label,
-                index_in_label,
                 line: rule.line,
                 body: body.trim().to_string(),
                 formula,
-            });
-        }
-    }
-    rules.sort_by_key(|rule| rule.line);
-    rules
+            }
+        })
+        .collect()
 }
 
-/// Every rule's vote on every line, row-major `[lines, rules]`, with each line's prediction
-/// and the rule that decided it.
+/// What the rules say about one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineLabels<'a> {
+    /// The rule system's prediction (a label index; the default when no rule fires), or
+    /// `None` without a default.
+    pub prediction: Option<usize>,
+    /// The rule that decided the prediction (the first, in file order, of the predicted
+    /// label's rules that fired), or `None` when the default decided.
+    pub decider: Option<usize>,
+    /// The rules that fired, ascending.
+    pub fired: &'a [usize],
+}
+
+impl LineLabels<'_> {
+    /// The line's row of the label matrix: each rule's vote (its label's index) or
+    /// [`ABSTAIN`], into `row` (one entry per rule).
+    pub fn write_votes(&self, rules: &[LabelingRule], row: &mut [i32]) {
+        row.fill(ABSTAIN);
+        for &rule in self.fired {
+            row[rule] = rules[rule].label as i32;
+        }
+    }
+}
+
+/// Classifies each of `texts` with `file`'s rule system and calls `each` with the line's
+/// index and what the rules say about it. The cost per line is the rule system's
+/// (`RuleSystem::classify`), which grows with the rules a line's literals trigger, not with
+/// the number of rules.
+pub fn label_lines<'t>(
+    file: &RulesFile,
+    texts: impl IntoIterator<Item = &'t str>,
+    mut each: impl FnMut(usize, LineLabels<'_>),
+) {
+    let system = &file.system;
+    let mut scratch = Scratch::default();
+    let mut classification = Classification::default();
+    for (i, text) in texts.into_iter().enumerate() {
+        system.classify_with(text, &mut scratch, &mut classification);
+        let prediction = classification.prediction.map(LabelId::index);
+        let decider = classification
+            .rules_fired
+            .iter()
+            .copied()
+            .find(|&rule| Some(system.rules()[rule].label.index()) == prediction);
+        each(
+            i,
+            LineLabels {
+                prediction,
+                decider,
+                fired: &classification.rules_fired,
+            },
+        );
+    }
+}
+
+/// Every rule's vote on every line, with each line's prediction and the rule that decided
+/// it; stored sparse (the rules that fired on each line), since most rules abstain on most
+/// lines.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LabelMatrix {
     pub n_rules: usize,
-    /// The label index each rule votes for on each line, or [`ABSTAIN`].
-    pub votes: Vec<i32>,
-    /// Per line: the rule system's prediction (a label index; the default when no rule
-    /// fires), or `None` without a default.
+    /// The rules that fired, line after line: line `i`'s are
+    /// `fired[fired_starts[i]..fired_starts[i + 1]]`, ascending.
+    fired: Vec<usize>,
+    fired_starts: Vec<usize>,
+    /// Per line: see [`LineLabels::prediction`].
     pub predictions: Vec<Option<usize>>,
-    /// Per line: the rule that decided the prediction (the first, in file order, of the
-    /// predicted label's rules that fired), or `None` when the default decided.
+    /// Per line: see [`LineLabels::decider`].
     pub deciders: Vec<Option<usize>>,
 }
 
@@ -82,52 +138,41 @@ impl LabelMatrix {
         self.predictions.len()
     }
 
-    /// The rules that fired on line `i`.
-    pub fn fired(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
-        self.votes[i * self.n_rules..(i + 1) * self.n_rules]
-            .iter()
-            .enumerate()
-            .filter(|&(_, &vote)| vote != ABSTAIN)
-            .map(|(rule, _)| rule)
+    /// The rules that fired on line `i`, ascending.
+    pub fn fired(&self, i: usize) -> &[usize] {
+        &self.fired[self.fired_starts[i]..self.fired_starts[i + 1]]
+    }
+
+    /// The votes of every rule on every line, row-major `[lines, rules]`: the label index
+    /// each rule votes for, or [`ABSTAIN`].
+    pub fn votes(&self, rules: &[LabelingRule]) -> Vec<i32> {
+        let mut votes = vec![ABSTAIN; self.n_lines() * self.n_rules];
+        for i in 0..self.n_lines() {
+            for &rule in self.fired(i) {
+                votes[i * self.n_rules + rule] = rules[rule].label as i32;
+            }
+        }
+        votes
     }
 }
 
-/// Classifies each of `texts` with `file`'s rule system and records every rule's vote
-/// (`rules` being [`labeling_rules`] of the same file).
+/// [`label_lines`] of every text, kept (`rules` being [`labeling_rules`] of the same file).
 pub fn label_matrix<'t>(
     file: &RulesFile,
     rules: &[LabelingRule],
     texts: impl IntoIterator<Item = &'t str>,
 ) -> LabelMatrix {
-    let formulas: Vec<_> = rules
-        .iter()
-        .map(|rule| &file.rules.labels[rule.label].rules[rule.index_in_label].formula)
-        .collect();
-    let system = &file.system;
     let mut out = LabelMatrix {
         n_rules: rules.len(),
+        fired_starts: vec![0],
         ..LabelMatrix::default()
     };
-    let mut scratch = Scratch::default();
-    let mut classification = Classification::default();
-    for text in texts {
-        system.classify_with(text, &mut scratch, &mut classification);
-        let matched = |p: PatternId| classification.matched[p.index()];
-        let prediction = classification.prediction.map(LabelId::index);
-        let mut decider = None;
-        for (index, (rule, formula)) in rules.iter().zip(&formulas).enumerate() {
-            if formula.eval(&matched) {
-                out.votes.push(rule.label as i32);
-                if decider.is_none() && prediction == Some(rule.label) {
-                    decider = Some(index);
-                }
-            } else {
-                out.votes.push(ABSTAIN);
-            }
-        }
-        out.predictions.push(prediction);
-        out.deciders.push(decider);
-    }
+    label_lines(file, texts, |_, line| {
+        out.fired.extend_from_slice(line.fired);
+        out.fired_starts.push(out.fired.len());
+        out.predictions.push(line.prediction);
+        out.deciders.push(line.decider);
+    });
     out
 }
 
@@ -148,8 +193,9 @@ pub struct RuleSummary {
     pub correct: usize,
     /// Snorkel's Incorrect: lines it voted on with another gold label.
     pub incorrect: usize,
-    /// Snorkel's "Emp. Acc.": correct / (correct + incorrect), which is the rule's precision
-    /// on the lines it fired on; `None` when it never fired.
+    /// correct / (correct + incorrect): the rule's precision on the lines it fired on, which
+    /// Snorkel calls "Emp. Acc." (and makes 0 when it never fired); `None` when it never
+    /// fired.
     pub precision: Option<f64>,
     /// The share of the lines whose gold label is the rule's label that it fired on; `None`
     /// without such lines.
@@ -187,30 +233,33 @@ pub fn summarize(
     let mut covered = vec![0usize; m];
     let mut overlapped = vec![0usize; m];
     let mut conflicted = vec![0usize; m];
-    let mut of_label = vec![0usize; m];
+    // Per label: how many lines have it as their gold label.
+    let mut gold_count = vec![0usize; rules.iter().map(|r| r.label + 1).max().unwrap_or(0)];
     for i in 0..n {
-        let row = &matrix.votes[i * m..(i + 1) * m];
-        let voters = row.iter().filter(|&&v| v != ABSTAIN).count();
+        let fired = matrix.fired(i);
         let gold = gold.get(i).copied().flatten();
-        for (rule, &vote) in row.iter().enumerate() {
-            if gold == Some(rules[rule].label) {
-                of_label[rule] += 1;
-            }
-            if vote == ABSTAIN {
-                continue;
-            }
+        if let Some(count) = gold.and_then(|g| gold_count.get_mut(g)) {
+            *count += 1;
+        }
+        let first_vote = fired.first().map(|&rule| rules[rule].label);
+        let conflicting = fired
+            .iter()
+            .any(|&rule| Some(rules[rule].label) != first_vote);
+        for &rule in fired {
+            let vote = rules[rule].label;
             covered[rule] += 1;
-            if voters > 1 {
+            if fired.len() > 1 {
                 overlapped[rule] += 1;
             }
-            if row.iter().any(|&other| other != ABSTAIN && other != vote) {
+            // Another rule voted for another label exactly when the line's votes differ.
+            if conflicting {
                 conflicted[rule] += 1;
             }
             let summary = &mut summaries[rule];
-            if !summary.polarity.contains(&(vote as usize)) {
-                summary.polarity.push(vote as usize);
+            if !summary.polarity.contains(&vote) {
+                summary.polarity.push(vote);
             }
-            if gold == Some(vote as usize) {
+            if gold == Some(vote) {
                 summary.correct += 1;
             } else {
                 summary.incorrect += 1;
@@ -230,8 +279,8 @@ pub fn summarize(
         summary.conflicts = conflicted[rule] as f64 / lines;
         let voted = summary.correct + summary.incorrect;
         summary.precision = (voted > 0).then(|| summary.correct as f64 / voted as f64);
-        summary.recall =
-            (of_label[rule] > 0).then(|| summary.correct as f64 / of_label[rule] as f64);
+        let of_label = gold_count[rules[rule].label];
+        summary.recall = (of_label > 0).then(|| summary.correct as f64 / of_label as f64);
     }
     summaries
 }
@@ -266,7 +315,7 @@ mod tests {
             ["you won a free call", "call me", "see you", "win win"],
         );
         assert_eq!(
-            matrix.votes,
+            matrix.votes(&rules),
             [
                 spam, spam, ham, //
                 -1, -1, ham, //
@@ -285,7 +334,7 @@ mod tests {
             ]
         );
         assert_eq!(matrix.deciders, [Some(0), Some(2), None, Some(1)]);
-        assert_eq!(matrix.fired(0).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(matrix.fired(0), [0, 1, 2]);
     }
 
     #[test]

@@ -97,8 +97,10 @@ class Rules:
         on that text, or ``-1`` where it abstains. It goes straight into
         ``snorkel.labeling.LFAnalysis`` and ``LabelModel`` (whose ``cardinality`` is
         ``len(rules.labels)``)."""
-        data, n, m = self._compiled._label_matrix(_texts(texts))
-        return np.frombuffer(data, dtype="<i4").reshape(n, m).astype(np.int32, copy=False)
+        texts = _texts(texts)
+        matrix = np.empty((len(texts), self._compiled.n_rules), dtype=np.int32)
+        self._compiled._label_matrix_into(texts, matrix)
+        return matrix
 
     def analysis(self, texts: Iterable[str], labels: Sequence[str | None]) -> Any:
         """Per-rule figures on labeled texts, one row per rule: Snorkel's ``lf_summary``
@@ -126,6 +128,9 @@ class Rules:
 def _texts(texts: Iterable[str]) -> list[str]:
     if isinstance(texts, str):
         raise TypeError("expected an iterable of texts, not one str")
+    if type(texts) is list:
+        # The binding checks each item is a str, without a copy of the list.
+        return texts
     return [str(t) for t in texts]
 
 

@@ -6,14 +6,18 @@
 //! as a pandas DataFrame.
 
 use candle_core::Device;
+use pyo3::buffer::PyBuffer;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rulelens::automata::CompileConfig;
 use rulelens::corpus::Example;
 use rulelens::diagnostic::Severity;
-use rulelens::labeling::{LabelMatrix, LabelingRule, label_matrix, labeling_rules, summarize};
+use rulelens::labeling::{
+    LabelMatrix, LabelingRule, label_lines, label_matrix, labeling_rules, summarize,
+};
 use rulelens::limits::{Limit, ReadLimits};
 use rulelens::model::{FitEvent, LoadedModel, TrainingSettings, checkpoint, fit, load_previous};
 use rulelens::rules_file::RulesFile;
@@ -183,8 +187,8 @@ impl Rules {
         })
     }
 
-    fn matrix(&self, py: Python<'_>, texts: Vec<String>) -> LabelMatrix {
-        py.detach(|| label_matrix(&self.file, &self.rules, texts.iter().map(String::as_str)))
+    fn matrix(&self, py: Python<'_>, texts: &[PyBackedStr]) -> LabelMatrix {
+        py.detach(|| label_matrix(&self.file, &self.rules, texts.iter().map(|t| &**t)))
     }
 
     fn label_name(&self, index: Option<usize>) -> Option<String> {
@@ -264,27 +268,53 @@ impl Rules {
     }
 
     /// What the rules say about each text.
-    fn classify(&self, py: Python<'_>, texts: Vec<String>) -> Vec<Classification> {
-        let matrix = self.matrix(py, texts);
+    fn classify(&self, py: Python<'_>, texts: Vec<PyBackedStr>) -> Vec<Classification> {
+        let matrix = self.matrix(py, &texts);
         (0..matrix.n_lines())
             .map(|i| Classification {
                 label: self.label_name(matrix.predictions[i]),
                 rule: matrix.deciders[i],
-                fired: matrix.fired(i).collect(),
+                fired: matrix.fired(i).to_vec(),
             })
             .collect()
     }
 
-    /// The label matrix as little-endian int32 bytes, row-major (lines × rules), with the
-    /// number of rules; `rulelens.Rules.label_matrix` makes it a numpy array.
-    fn _label_matrix<'py>(
+    /// The number of rules: the label matrix's columns.
+    #[getter]
+    fn n_rules(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// Writes the label matrix of `texts` into `out`, with the GIL released: a writable,
+    /// C-contiguous int32 buffer of `len(texts) × n_rules` entries, row-major, that
+    /// `rulelens.Rules.label_matrix` has just made with `numpy.empty` and shares with no
+    /// one until this returns.
+    fn _label_matrix_into(
         &self,
-        py: Python<'py>,
-        texts: Vec<String>,
-    ) -> (Bound<'py, PyBytes>, usize, usize) {
-        let matrix = self.matrix(py, texts);
-        let bytes: Vec<u8> = matrix.votes.iter().flat_map(|v| v.to_le_bytes()).collect();
-        (PyBytes::new(py, &bytes), matrix.n_lines(), matrix.n_rules)
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        out: PyBuffer<i32>,
+    ) -> PyResult<()> {
+        let n_rules = self.rules.len();
+        let len = texts.len() * n_rules;
+        if out.readonly() || !out.is_c_contiguous() || out.item_count() != len {
+            return Err(PyValueError::new_err(format!(
+                "expected a writable C-contiguous int32 buffer of {} × {n_rules} entries",
+                texts.len()
+            )));
+        }
+        py.detach(|| {
+            // SAFETY: `out` is writable, C-contiguous, aligned for i32 (checked by
+            // `PyBuffer::get`) and `len` entries long (checked above); it stays alive until
+            // this function returns, and no other code holds it meanwhile (see above), so
+            // this is the only reference to its memory.
+            let votes = unsafe { std::slice::from_raw_parts_mut(out.buf_ptr().cast::<i32>(), len) };
+            label_lines(&self.file, texts.iter().map(|t| &**t), |i, line| {
+                line.write_votes(&self.rules, &mut votes[i * n_rules..(i + 1) * n_rules]);
+            });
+        });
+        out.release(py);
+        Ok(())
     }
 
     /// Per-rule figures on labeled texts, as columns (a dict of lists);
@@ -292,7 +322,7 @@ impl Rules {
     fn _analysis<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: Vec<PyBackedStr>,
         labels: Vec<Option<String>>,
     ) -> PyResult<Bound<'py, PyDict>> {
         if texts.len() != labels.len() {
@@ -310,7 +340,7 @@ impl Rules {
                     .and_then(|l| system.labels().iter().position(|x| x == l))
             })
             .collect();
-        let matrix = self.matrix(py, texts);
+        let matrix = self.matrix(py, &texts);
         let summaries = summarize(&matrix, &self.rules, &gold);
         let columns = PyDict::new(py);
         let rules = &self.rules;
@@ -327,7 +357,12 @@ impl Rules {
         set(&columns, "Conflicts", summaries.iter().map(|s| s.conflicts))?;
         set(&columns, "Correct", summaries.iter().map(|s| s.correct))?;
         set(&columns, "Incorrect", summaries.iter().map(|s| s.incorrect))?;
-        set(&columns, "Emp. Acc.", summaries.iter().map(|s| s.precision))?;
+        // Snorkel's `nan_to_num`: 0 for a rule that never fired (`precision` says `None`).
+        set(
+            &columns,
+            "Emp. Acc.",
+            summaries.iter().map(|s| s.precision.unwrap_or(0.0)),
+        )?;
         set(
             &columns,
             "label",

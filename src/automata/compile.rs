@@ -14,9 +14,10 @@ use super::dfa::Dfa;
 use super::lint;
 use super::minimize::minimize;
 use super::nfa::{self, Nfa, TooLarge};
-use super::rule_system::{CompiledPattern, Core, RuleSystem};
+use super::prefilter::Prefilter;
+use super::rule_system::{CompiledPattern, Core, RuleSystem, SystemRule};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::syntax::{Formula, RuleSet, ast};
+use crate::syntax::{Formula, LabelId, RuleSet, ast};
 
 /// Compiles a rule set; diagnostics cover automata that passed a cap and language
 /// problems (see `docs/diagnostics.md`, W03xx and E0305).
@@ -107,6 +108,28 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
         });
     }
 
+    let mut system_rules: Vec<SystemRule> = rules
+        .labels
+        .iter()
+        .enumerate()
+        .flat_map(|(label, def)| {
+            def.rules
+                .iter()
+                .enumerate()
+                .map(move |(index_in_label, rule)| SystemRule {
+                    label: LabelId(label as u32),
+                    index_in_label,
+                    line: rule.line,
+                    formula: rule.formula.clone(),
+                })
+        })
+        .collect();
+    system_rules.sort_by_key(|rule| rule.line);
+    let prefilter = Prefilter::new(
+        &patterns.iter().map(|p| p.dfa.as_ref()).collect::<Vec<_>>(),
+        system_rules.iter().map(|rule| &rule.formula),
+        &alphabet,
+    );
     let system = RuleSystem {
         alphabet,
         patterns,
@@ -123,6 +146,8 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
                 rules => Formula::Or(rules.iter().map(|rule| rule.formula.clone()).collect()),
             })
             .collect(),
+        rules: system_rules,
+        prefilter,
         default: rules.default,
         named_labels: rules.labels.len(),
     };
@@ -164,11 +189,18 @@ pub fn compile_reversed(
         });
     }
     debug_assert_eq!(alphabet.len(), system.alphabet.len());
+    let prefilter = Prefilter::new(
+        &patterns.iter().map(|p| p.dfa.as_ref()).collect::<Vec<_>>(),
+        system.rules.iter().map(|rule| &rule.formula),
+        &alphabet,
+    );
     let reversed = RuleSystem {
         alphabet,
         patterns,
         labels: system.labels.clone(),
         label_formulas: system.label_formulas.clone(),
+        rules: system.rules.clone(),
+        prefilter,
         default: system.default,
         named_labels: system.named_labels,
     };

@@ -3,7 +3,7 @@
 //! Matching runs on a dense table (`table[state * n_classes + class]`) after finding the
 //! token's class: a binary search among the few literals the DFA tells apart, else its
 //! kind's "other" class, so a DFA's size never grows with the alphabet; a run stops early
-//! in the dead state. The canonical form (classes numbered by their smallest symbol, states in
+//! in the dead state and in an accepting state nothing leaves. The canonical form (classes numbered by their smallest symbol, states in
 //! breadth-first order from the start) makes equal languages give equal values, which is
 //! the standard test for language equivalence and what `lint` uses to find duplicates.
 //! petgraph serves the graph view only: trimming to useful states and DOT export.
@@ -29,6 +29,10 @@ impl StateId {
 /// larger ones, where a map per pattern would make memory quadratic, find it among the
 /// few literals a DFA tells apart.
 pub const DENSE_CLASS_MAP_MAX_SYMBOLS: usize = 4096;
+
+/// How many table reads [`Dfa::required_literals`] may spend making a pattern's required
+/// literals fewer: 4 million, about a millisecond a pattern.
+pub const REQUIRED_LITERALS_MAX_WORK: usize = 1 << 22;
 
 /// A minimal complete DFA; the start state is state 0. Equality and hashing compare the
 /// language's canonical form only (the dense class map is derived from it).
@@ -267,6 +271,7 @@ impl Dfa {
     }
 
     /// Whether the whole sequence of symbols of `alphabet` is in the language.
+    /// A run stops in the dead state, and in an accepting state that nothing leaves.
     pub fn is_match(&self, symbols: &[SymbolId], alphabet: &Alphabet) -> bool {
         let mut state = 0u32;
         let dead = self.dead.map_or(u32::MAX, |d| d.0);
@@ -275,8 +280,88 @@ impl Dfa {
             if state == dead {
                 return false;
             }
+            if self.accepting_sink[state as usize] {
+                return true;
+            }
         }
         self.accepting[state as usize]
+    }
+
+    /// Literals at least one of which every sentence in the language contains, chosen
+    /// few and long (long words are rare ones): the prefilter runs the DFA only on
+    /// sentences holding one of them. `None` when the DFA accepts a sentence of tokens it
+    /// treats as their kind's "other" alone (`$*`, `$* % $*`, `! $* x $*`), which the
+    /// prefilter must run on every sentence.
+    ///
+    /// The set is the literals of a set of classes that cuts every path from the start to
+    /// an accepting state: first all classes of literals only, then, class by class (those
+    /// with more literals, then shorter ones, first), those the cut does not need are
+    /// dropped. Each try is one search over the table; past [`REQUIRED_LITERALS_MAX_WORK`]
+    /// table reads the first cut stands.
+    pub(crate) fn required_literals(&self, alphabet: &Alphabet) -> Option<Vec<SymbolId>> {
+        let mut cut = vec![false; self.n_classes];
+        for &class in &self.distinguished_classes {
+            cut[usize::from(class)] = true;
+        }
+        // A literal whose class is also some "other" class's cannot be required: that
+        // class takes tokens that are no literal.
+        for &class in &self.other_classes {
+            cut[usize::from(class)] = false;
+        }
+        if self.accepts_avoiding(&cut) {
+            return None;
+        }
+        let mut classes: Vec<usize> = (0..self.n_classes).filter(|&c| cut[c]).collect();
+        if classes.len() * self.table.len() <= REQUIRED_LITERALS_MAX_WORK {
+            let literals_of = |class: usize| {
+                self.distinguished
+                    .iter()
+                    .zip(&self.distinguished_classes)
+                    .filter(move |&(_, &c)| usize::from(c) == class)
+                    .map(|(&symbol, _)| alphabet.literal(symbol).map_or(0, str::len))
+            };
+            classes.sort_by_key(|&class| {
+                let count = literals_of(class).count();
+                let longest = literals_of(class).max().unwrap_or(0);
+                (std::cmp::Reverse(count), longest)
+            });
+            for class in classes {
+                cut[class] = false;
+                if self.accepts_avoiding(&cut) {
+                    cut[class] = true;
+                }
+            }
+        }
+        Some(
+            self.distinguished
+                .iter()
+                .zip(&self.distinguished_classes)
+                .filter(|&(_, &class)| cut[usize::from(class)])
+                .map(|(&symbol, _)| symbol)
+                .collect(),
+        )
+    }
+
+    /// Whether an accepting state is reachable from the start without reading a class of
+    /// `avoided`.
+    fn accepts_avoiding(&self, avoided: &[bool]) -> bool {
+        let mut seen = vec![false; self.n_states()];
+        let mut stack = vec![0usize];
+        seen[0] = true;
+        while let Some(state) = stack.pop() {
+            if self.accepting[state] {
+                return true;
+            }
+            let row = &self.table[state * self.n_classes..(state + 1) * self.n_classes];
+            for (class, &next) in row.iter().enumerate() {
+                let next = next as usize;
+                if !avoided[class] && !seen[next] {
+                    seen[next] = true;
+                    stack.push(next);
+                }
+            }
+        }
+        false
     }
 
     /// Whether the language is empty.

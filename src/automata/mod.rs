@@ -3,7 +3,8 @@
 //!
 //! Pipeline per pattern: `nfa` (Thompson) → `determinize` (subset construction over the
 //! pattern's symbol classes, capped) → `minimize` (Hopcroft, canonical numbering). The
-//! [`RuleSystem`] puts the DFAs of a rules file together with its label formulas;
+//! [`RuleSystem`] puts the DFAs of a rules file together with its label formulas, and its
+//! `prefilter` picks the patterns and rules a sentence's literals can fire;
 //! `lint` checks languages (with `sets`, the exact set relations between rules), `metrics`
 //! evaluates on a labeled corpus, `dot` draws; `why_not` says why a pattern does not match a
 //! sentence, element by element.
@@ -19,6 +20,7 @@ mod lint;
 mod metrics;
 mod minimize;
 mod nfa;
+mod prefilter;
 mod rule_system;
 mod search;
 mod sets;
@@ -32,7 +34,9 @@ pub use config::{
 pub use dfa::{Dfa, StateId};
 pub use dot::{pattern_dot, system_dot};
 pub use metrics::{Evaluation, Evaluator, LabelMetrics, PatternMetrics, evaluate};
-pub use rule_system::{Classification, CompiledPattern, RuleSystem, Scratch};
+pub use rule_system::{
+    Candidates, Classification, CompiledPattern, RuleSystem, Scratch, SystemRule,
+};
 pub use why_not::{
     Element, ElementKind, ElementRun, Failure, Leaf, MAX_RUN_WORK, PatternElements, WhyNot,
 };

@@ -4,12 +4,16 @@
 //! truth is the OR of its rules' formulas over pattern matches; the prediction is the
 //! first firing label in priority order (ties go to the label whose first rule comes
 //! first), or the `default` when none fires (`docs/rules-language.md`, "Classification").
-//! Classifying a sentence costs one tokenization, one hash lookup per token and, per
-//! pattern, one table walk that stops at the dead state; [`Scratch`] keeps the buffers so
-//! that classifying a corpus allocates nothing per sentence.
+//! Classifying a sentence costs one tokenization, one hash lookup per token, one table walk
+//! per pattern the `prefilter` picks from the sentence's literals (it stops in the dead
+//! state or an accepting sink), and one evaluation per rule one of whose patterns matched;
+//! [`Scratch`] keeps the buffers so that classifying a corpus allocates nothing per
+//! sentence.
 
 use super::alphabet::{Alphabet, SymbolId};
 use super::dfa::Dfa;
+pub use super::prefilter::Candidates;
+use super::prefilter::Prefilter;
 use crate::syntax::{Formula, LabelId, PatternId};
 use crate::text::Tokens;
 use std::ops::Range;
@@ -37,6 +41,17 @@ pub(crate) struct Core {
     pub(crate) stripped_end: bool,
 }
 
+/// One `LABEL: REGEX` or `LABEL <- FORMULA` statement of the rules file.
+#[derive(Debug, Clone)]
+pub struct SystemRule {
+    pub label: LabelId,
+    /// Its index among its label's rules (`LabelDef::rules`).
+    pub index_in_label: usize,
+    /// 1-based line of the statement.
+    pub line: u32,
+    pub formula: Formula,
+}
+
 /// The classifier defined by a rules file.
 #[derive(Debug, Clone)]
 pub struct RuleSystem {
@@ -46,6 +61,10 @@ pub struct RuleSystem {
     pub(crate) labels: Vec<String>,
     /// Per label: the OR of its rules.
     pub(crate) label_formulas: Vec<Formula>,
+    /// The rules in file order.
+    pub(crate) rules: Vec<SystemRule>,
+    /// Which patterns and rules a sentence's literals can fire.
+    pub(crate) prefilter: Prefilter,
     pub(crate) default: Option<LabelId>,
     /// How many of `labels` the rules name; those after are a corpus's
     /// ([`RuleSystem::with_labels`]).
@@ -57,6 +76,7 @@ pub struct RuleSystem {
 pub struct Scratch {
     pub tokens: Tokens,
     pub symbols: Vec<SymbolId>,
+    pub candidates: Candidates,
 }
 
 /// The outcome of classifying one sentence.
@@ -68,6 +88,8 @@ pub struct Classification {
     pub matched: Vec<bool>,
     /// Per label: whether its formula is true.
     pub fired: Vec<bool>,
+    /// The rules that fired, as indices into [`RuleSystem::rules`] (file order), ascending.
+    pub rules_fired: Vec<usize>,
 }
 
 impl Classification {
@@ -100,6 +122,11 @@ impl RuleSystem {
             .iter()
             .position(|label| label == name)
             .map(|i| LabelId(i as u32))
+    }
+
+    /// The rules in file order.
+    pub fn rules(&self) -> &[SystemRule] {
+        &self.rules
     }
 
     /// The formula of a label: the OR of its rules.
@@ -152,24 +179,44 @@ impl RuleSystem {
         scratch.tokens.tokenize(text);
         self.alphabet
             .symbolize(&scratch.tokens, &mut scratch.symbols);
-        self.classify_symbols(&scratch.symbols, out);
+        self.classify_symbols(&scratch.symbols, &mut scratch.candidates, out);
     }
 
     /// Classifies a sentence given as symbols of this system's alphabet.
-    pub fn classify_symbols(&self, symbols: &[SymbolId], out: &mut Classification) {
+    pub fn classify_symbols(
+        &self,
+        symbols: &[SymbolId],
+        candidates: &mut Candidates,
+        out: &mut Classification,
+    ) {
+        let Candidates {
+            patterns,
+            matched: matched_ids,
+            rules,
+        } = candidates;
+        self.prefilter.candidate_patterns(symbols, patterns);
         out.matched.clear();
-        out.matched.extend(self.patterns.iter().map(|p| {
-            p.dfa
-                .as_ref()
-                .is_some_and(|dfa| dfa.is_match(symbols, &self.alphabet))
-        }));
-        out.fired.clear();
+        out.matched.resize(self.patterns.len(), false);
+        matched_ids.clear();
+        for &pattern in patterns.iter() {
+            let dfa = self.patterns[pattern as usize].dfa.as_ref();
+            if dfa.is_some_and(|dfa| dfa.is_match(symbols, &self.alphabet)) {
+                out.matched[pattern as usize] = true;
+                matched_ids.push(pattern);
+            }
+        }
         let matched = &out.matched;
-        out.fired.extend(
-            self.label_formulas
-                .iter()
-                .map(|formula| formula.eval(&|p: PatternId| matched[p.index()])),
-        );
+        self.prefilter.candidate_rules(matched_ids, rules);
+        out.rules_fired.clear();
+        out.fired.clear();
+        out.fired.resize(self.labels.len(), false);
+        for &rule in rules.iter() {
+            let rule_def = &self.rules[rule as usize];
+            if rule_def.formula.eval(&|p: PatternId| matched[p.index()]) {
+                out.rules_fired.push(rule as usize);
+                out.fired[rule_def.label.index()] = true;
+            }
+        }
         out.prediction = out
             .fired
             .iter()

@@ -170,7 +170,11 @@ fn the_untrained_sopa_matches_where_the_rules_match_and_predicts_what_they_predi
                     .to_vec1()
                     .unwrap();
                 for ((sentence, truths), predicted) in chunk.iter().zip(truths).zip(predicted) {
-                    system.classify_symbols(&sentence.symbols, &mut classification);
+                    system.classify_symbols(
+                        &sentence.symbols,
+                        &mut Default::default(),
+                        &mut classification,
+                    );
                     pattern_agree += classification
                         .matched
                         .iter()
@@ -264,7 +268,11 @@ fn explanations_remove_what_the_network_uses_and_spans_are_the_rules_matches() {
         let sentence = Sentence::new(system, Some(&vocabulary), &tokens, usize::MAX);
         let batch = Batch::from_sentences(&[&sentence], &Device::Cpu).unwrap();
         let explanation = net.explain(&batch, 10.0).unwrap();
-        system.classify_symbols(&sentence.symbols, &mut classification);
+        system.classify_symbols(
+            &sentence.symbols,
+            &mut Default::default(),
+            &mut classification,
+        );
         assert_eq!(
             Some(explanation.predicted as u32),
             classification.prediction.map(|l| l.0)
