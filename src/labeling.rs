@@ -10,9 +10,10 @@
 //! rules are numbered in file order (`RuleSystem::rules`). Labeling a line costs what
 //! `RuleSystem::classify` costs: the rule system already knows which rules fired.
 
-use crate::automata::{Classification, Scratch};
+use crate::automata::{Classification, RuleSystem, Scratch};
 use crate::rules_file::RulesFile;
 use crate::syntax::LabelId;
+use text_size::TextRange;
 
 /// Snorkel's "abstain".
 pub const ABSTAIN: i32 = -1;
@@ -99,21 +100,87 @@ pub fn label_lines<'t>(
     let mut classification = Classification::default();
     for (i, text) in texts.into_iter().enumerate() {
         system.classify_with(text, &mut scratch, &mut classification);
-        let prediction = classification.prediction.map(LabelId::index);
-        let decider = classification
-            .rules_fired
-            .iter()
-            .copied()
-            .find(|&rule| Some(system.rules()[rule].label.index()) == prediction);
         each(
             i,
             LineLabels {
-                prediction,
-                decider,
+                prediction: classification.prediction.map(LabelId::index),
+                decider: decider(system, &classification),
                 fired: &classification.rules_fired,
             },
         );
     }
+}
+
+/// The first rule, in file order, of the predicted label's rules that fired.
+fn decider(system: &RuleSystem, classification: &Classification) -> Option<usize> {
+    let prediction = classification.prediction?;
+    classification
+        .rules_fired
+        .iter()
+        .copied()
+        .find(|&rule| system.rules()[rule].label == prediction)
+}
+
+/// A rule that fired on a text, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FiredRule {
+    /// Its index in the rules (file order).
+    pub rule: usize,
+    /// Where each of its patterns that matched, as it is written in the rule (not negated),
+    /// matched: the tokens between what a leading and a trailing `$*` absorbed
+    /// (`RuleSystem::match_span`), in bytes of the text; none for a pattern that matched no
+    /// token, and for a rule that fires because a pattern did not match (`!a`).
+    pub spans: Vec<TextRange>,
+}
+
+/// What the rules say about one text, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// See [`LineLabels::prediction`].
+    pub prediction: Option<usize>,
+    /// See [`LineLabels::decider`].
+    pub decider: Option<usize>,
+    /// The rules that fired, in file order.
+    pub fired: Vec<FiredRule>,
+}
+
+/// What `file`'s rules say about `text`, with the spans each fired rule matched.
+pub fn verdict(file: &RulesFile, text: &str) -> Verdict {
+    let system = &file.system;
+    let mut scratch = Scratch::default();
+    let mut classification = Classification::default();
+    system.classify_with(text, &mut scratch, &mut classification);
+    let mut out = Verdict {
+        prediction: classification.prediction.map(LabelId::index),
+        decider: decider(system, &classification),
+        fired: Vec::new(),
+    };
+    let tokens = &scratch.tokens;
+    for &rule in &classification.rules_fired {
+        let mut patterns = Vec::new();
+        system.rules()[rule]
+            .formula
+            .visit(true, &mut |pattern, positive| {
+                if positive
+                    && classification.matched[pattern.index()]
+                    && !patterns.contains(&pattern)
+                {
+                    patterns.push(pattern);
+                }
+            });
+        let spans = patterns
+            .into_iter()
+            .filter_map(|pattern| system.match_span(pattern, &scratch.symbols))
+            .filter(|span| !span.is_empty())
+            .filter_map(|span| {
+                let first = tokens.get(span.start)?.range;
+                let last = tokens.get(span.end - 1)?.range;
+                Some(first.cover(last))
+            })
+            .collect();
+        out.fired.push(FiredRule { rule, spans });
+    }
+    out
 }
 
 /// Every rule's vote on every line, with each line's prediction and the rule that decided

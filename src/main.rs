@@ -79,6 +79,24 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DeviceKind::Cpu)]
         device: DeviceKind,
     },
+    /// What the rules alone say about sentences (the arguments, or each line of standard
+    /// input): the label, the rule that decided it, every rule that fired and where.
+    Classify {
+        /// The `.rules` file.
+        rules: PathBuf,
+        /// Sentences to classify; none: every line of standard input.
+        texts: Vec<String>,
+        /// `json` prints one JSON object per sentence and line.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// Also say why each pattern of this label did not match, as the editor's hover
+        /// over a misclassified corpus line does.
+        #[arg(long, value_name = "LABEL")]
+        expect: Option<String>,
+        /// How many of the expected label's missed patterns the text output lists.
+        #[arg(long, value_name = "N", default_value_t = rulelens::ide::DEFAULT_MAX_LISTED)]
+        max_listed: usize,
+    },
     /// Label sentences with a trained network: the arguments, or each line of standard input.
     Predict {
         /// A checkpoint folder written by `rulelens train`.
@@ -355,6 +373,23 @@ fn main() -> ExitCode {
                 read_limits,
             )
         }),
+        Command::Classify {
+            rules,
+            texts,
+            format,
+            expect,
+            max_listed,
+        } => cli::classify::run(
+            &rules,
+            texts,
+            match format {
+                Format::Text => cli::classify::Output::Text,
+                Format::Json => cli::classify::Output::Json,
+            },
+            expect.as_deref(),
+            max_listed,
+            read_limits,
+        ),
         Command::Predict {
             model_dir,
             texts,

@@ -1,7 +1,7 @@
 //! End-to-end tests of the `rulelens` binary on `examples/`: exit codes, JSON keys and the
 //! figures that `examples/README.md` documents for the bundled rule systems.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -20,9 +20,14 @@ fn json(output: &Output) -> Value {
 
 /// `rulelens predict ARGS` with `lines` on standard input: one JSON object per line.
 fn predict_stdin(args: &[&str], lines: &[&str]) -> Vec<Value> {
+    stdin_json_lines("predict", args, lines)
+}
+
+/// `rulelens COMMAND ARGS` with `lines` on standard input: one JSON object per line.
+fn stdin_json_lines(command: &str, args: &[&str], lines: &[&str]) -> Vec<Value> {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_rulelens"))
-        .arg("predict")
+        .arg(command)
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(std::process::Stdio::piped())
@@ -235,6 +240,118 @@ fn malformed_corpus_lines_are_errors_but_the_rest_is_evaluated() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0]["code"], "E0404");
     assert_eq!(errors[0]["line"], 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The arguments of a shell command line as `docs/cli.md` writes them: words, and
+/// double-quoted strings without escapes.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut rest = line.trim();
+    while !rest.is_empty() {
+        let (word, after) = match rest.strip_prefix('"') {
+            Some(quoted) => {
+                let end = quoted.find('"').expect("a closing quote");
+                (&quoted[..end], &quoted[end + 1..])
+            }
+            None => rest.split_at(rest.find(' ').unwrap_or(rest.len())),
+        };
+        words.push(word.to_string());
+        rest = after.trim_start();
+    }
+    words
+}
+
+#[test]
+fn classify_prints_what_the_docs_show() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md")).unwrap();
+    let section = docs
+        .split("\n## ")
+        .find(|s| s.starts_with("`rulelens classify`"))
+        .expect("the classify section");
+    let console = section
+        .split("```console\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("its console block");
+    let mut checked = 0;
+    for example in console.split("$ ").filter(|e| !e.is_empty()) {
+        let (command, expected) = example.split_once('\n').unwrap();
+        let words = shell_words(command);
+        assert_eq!(words[0], "rulelens");
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let output = rulelens(&args);
+        assert_eq!(output.status.code(), Some(0), "{command}");
+        assert_eq!(
+            String::from_utf8(output.stdout).unwrap().trim_end(),
+            expected.trim_end(),
+            "{command}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+}
+
+#[test]
+fn classify_reads_standard_input_shows_formula_rules_and_refuses_bad_input() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-classify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = dir.join("r.rules");
+    std::fs::write(
+        &rules,
+        "default ham\n\
+         pattern prize = $* ( won | win ) $* cash $*\n\
+         pattern stop = $* stop $*\n\
+         spam <- prize & !stop\n\
+         ham <- !prize\n\
+         ham: $* see you $*\n",
+    )
+    .unwrap();
+    let rules = rules.to_str().unwrap();
+    // One output line per input line, empty lines included; spans in characters.
+    let lines = stdin_json_lines(
+        "classify",
+        &[rules, "--format", "json", "--expect", "spam"],
+        &["Ünï: you WON the cash!", "", "see you soon"],
+    );
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[0]["label"], "spam");
+    assert_eq!(lines[0]["rule"]["name"], "spam@4");
+    let span = &lines[0]["fired"][0]["spans"][0];
+    assert_eq!(
+        (span["start"].as_u64(), span["end"].as_u64()),
+        (Some(9), Some(21))
+    );
+    assert_eq!(span["text"], "WON the cash");
+    assert!(
+        lines[0]
+            .get("expected")
+            .is_some_and(|e| e["missed"] == json!([]))
+    );
+    // `ham <- !prize` fires on a line without a prize, with no span.
+    assert_eq!(lines[1]["label"], "ham");
+    assert_eq!(lines[1]["rule"]["name"], "ham@5");
+    assert_eq!(lines[1]["fired"][0]["spans"], json!([]));
+    let spans: Vec<&str> = lines[2]["fired"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["spans"].as_array().unwrap())
+        .map(|s| s["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(spans, ["see you"]);
+    let missed = &lines[2]["expected"]["missed"][0];
+    assert_eq!(missed["pattern"], "`prize`");
+    assert_eq!(missed["failure"], "ended");
+    assert_eq!(missed["expected"], json!(["won", "win"]));
+
+    let output = rulelens(&["classify", rules, "x", "--expect", "nosuch"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("their labels: spam, ham"));
+    let output = rulelens(&["classify", "tests/data/syntax/err/unknown_names.rules", "x"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("error[E0201]"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

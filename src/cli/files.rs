@@ -1,4 +1,5 @@
-//! Reading a rules file, and printing diagnostics rustc-style or as JSON.
+//! Reading a rules file and the sentences to label, and printing diagnostics rustc-style or
+//! as JSON.
 
 use anyhow::{Context, bail};
 use rulelens::automata::CompileConfig;
@@ -6,9 +7,9 @@ use rulelens::corpus;
 use rulelens::diagnostic::{Diagnostic, render};
 use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
-use rulelens::text::LineIndex;
+use rulelens::text::{LineIndex, SourceText};
 use serde_json::{Value, json};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 /// A file's path, text and line index: what rendering a diagnostic needs.
@@ -144,4 +145,16 @@ pub fn summary(diagnostics: &[&Diagnostic]) -> Option<String> {
         (e, 0) => Some(plural(e, "error")),
         (e, w) => Some(format!("{}, {}", plural(e, "error"), plural(w, "warning"))),
     }
+}
+
+/// The sentences to label or classify: the arguments, or every line of standard input (empty lines
+/// included, so that output line i belongs to input line i).
+pub fn sentences(texts: Vec<String>) -> anyhow::Result<Vec<String>> {
+    if !texts.is_empty() {
+        return Ok(texts);
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin().read_to_end(&mut bytes)?;
+    let source = SourceText::from_bytes(&bytes);
+    Ok(source.text.lines().map(str::to_string).collect())
 }

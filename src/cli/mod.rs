@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod check;
+pub mod classify;
 pub mod dot;
 pub mod eval;
 mod files;

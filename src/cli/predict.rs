@@ -5,15 +5,15 @@
 //! whose leave-one-out contribution to the decision is largest, with their best spans; for
 //! a black box (the S-LSTM), which has no patterns, the label and probabilities alone.
 
+use super::files::sentences;
 use candle_core::Device;
 use rulelens::automata::RuleSystem;
 use rulelens::limits::ReadLimits;
 use rulelens::model::sopa::PatternRef;
 use rulelens::model::{Batch, FaRnnScorer, LoadedModel, Network, Sopa, load_model, softmax};
-use rulelens::text::SourceText;
 use rulelens::text::tokenize;
 use serde_json::json;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -23,18 +23,6 @@ pub enum Output {
     Text,
     /// One JSON object per sentence and line (JSON Lines).
     Json,
-}
-
-/// The sentences to label: the arguments, or every line of standard input (empty lines
-/// included, so that output line i belongs to input line i).
-fn sentences(texts: Vec<String>) -> anyhow::Result<Vec<String>> {
-    if !texts.is_empty() {
-        return Ok(texts);
-    }
-    let mut bytes = Vec::new();
-    std::io::stdin().read_to_end(&mut bytes)?;
-    let source = SourceText::from_bytes(&bytes);
-    Ok(source.text.lines().map(str::to_string).collect())
 }
 
 /// `x` to six decimals, so that JSON shows `0.994` rather than a float's binary expansion.

@@ -58,8 +58,8 @@ pub use hover::{
     HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
     MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
-    PatternsView, RulesHover, SuffixPart, hover_line, hover_rules, mvma_view, patterns_view,
-    render_line_hover, render_rules_hover,
+    PatternsView, RulesHover, SuffixPart, hover_line, hover_rules, missed_patterns, mvma_view,
+    patterns_view, render_line_hover, render_rules_hover,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
 pub use navigation::{

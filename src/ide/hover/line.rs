@@ -219,8 +219,10 @@ pub struct NgramContribution {
 }
 
 /// Why each pattern voting for `gold` that did not match `text` (`matched` is per pattern)
-/// missed it, the closest first: the fewest elements missing, then the most matched.
-fn missed_patterns(
+/// missed it, the closest first: the fewest elements missing, then the most matched; the
+/// first [`MAX_EXPLAINED_PATTERNS`] such patterns in file order are looked at. The corpus
+/// line's hover and `rulelens classify --expect` show it.
+pub fn missed_patterns(
     rules: &RulesFile,
     gold: crate::syntax::LabelId,
     text: &str,
