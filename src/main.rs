@@ -7,6 +7,7 @@ mod cli;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use cli::output::RulesFormat;
+use rulelens::diagnostic::LintLists;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{DeviceKind, TrainingSettings};
 use rulelens::project::bench::{BenchPlan, Contender};
@@ -41,6 +42,14 @@ enum Command {
         format: Format,
         #[command(flatten)]
         limits: AutomataLimits,
+        #[command(flatten)]
+        lints: LintLists,
+    },
+    /// Print the documentation of a diagnostic code (`docs/diagnostics.md`): what it
+    /// reports, why, an example and what to write instead.
+    Explain {
+        /// A code as printed (`W0306`) or its name (`shadowed-rule`).
+        code: String,
     },
     /// Compile a rules file to an FA-RNN, train it on the labeled corpus, write a checkpoint.
     /// Every default is the best setting measured on the SMS and TREC dev sets.
@@ -332,13 +341,16 @@ fn main() -> ExitCode {
             corpora,
             format,
             limits,
+            lints,
         } => cli::check::run(
             &rules,
             &corpora,
             format == Format::Json,
             &limits.config(),
+            &lints.levels(),
             read_limits,
         ),
+        Command::Explain { code } => cli::explain::run(&code),
         Command::Train {
             rules,
             train,

@@ -8,7 +8,7 @@
 use crate::automata::{CompileConfig, RuleSystem, compile};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::limits::{Limit, ReadLimits};
-use crate::syntax::{Parse, RuleSet, lower, parse};
+use crate::syntax::{InlineAllows, Parse, RuleSet, lower, parse};
 use crate::text::{LineIndex, SourceText};
 use std::path::{Path, PathBuf};
 
@@ -23,8 +23,11 @@ pub struct RulesFile {
     pub parse: Parse,
     pub rules: RuleSet,
     pub system: RuleSystem,
-    /// All diagnostics, sorted by position.
+    /// All diagnostics, sorted by position, but those its allow comments allow.
     pub diagnostics: Vec<Diagnostic>,
+    /// What its `# rulelens: allow(…)` comments allow, for diagnostics found later (the
+    /// corpus's and the model's findings).
+    pub allows: InlineAllows,
 }
 
 impl RulesFile {
@@ -56,6 +59,9 @@ impl RulesFile {
         if let Some(path) = path {
             diagnostics.extend(crate::corpus::check_bindings(path, &rules));
         }
+        let (allows, invalid) = InlineAllows::of(&parse, &source.text);
+        diagnostics.retain(|d| !allows.allows(d));
+        diagnostics.extend(invalid);
         diagnostics.sort_by_key(|d| (d.range.start(), d.range.end()));
         RulesFile {
             path: path.map(Path::to_path_buf),
@@ -65,6 +71,7 @@ impl RulesFile {
             rules,
             system,
             diagnostics,
+            allows,
         }
     }
 

@@ -356,6 +356,65 @@ fn classify_reads_standard_input_shows_formula_rules_and_refuses_bad_input() {
 }
 
 #[test]
+fn lint_flags_gate_on_warnings_and_explain_prints_a_codes_documentation() {
+    let stderr = |output: &Output| String::from_utf8_lossy(&output.stderr).into_owned();
+    // SMS has warnings and no errors: they pass, unless denied.
+    let output = rulelens(&["check", "examples/sms/sms.rules"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stderr(&output).contains("warning[W0307]"));
+    let output = rulelens(&["check", "examples/sms/sms.rules", "--deny", "warnings"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("error[W0307]"),
+        "{}",
+        stderr(&output)
+    );
+    // A code's own level wins over `warnings` (TREC has W0304, W0306, W0307 and I0309).
+    let output = rulelens(&[
+        "check",
+        "examples/trec/trec.rules",
+        "--deny",
+        "warnings",
+        "--warn",
+        "redundant-rule",
+        "--format",
+        "json",
+    ]);
+    let report = json(&output);
+    let severities: Vec<(&str, &str)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["severity"].as_str().unwrap()))
+        .collect();
+    assert!(severities.contains(&("W0307", "warning")), "{severities:?}");
+    assert!(
+        severities
+            .iter()
+            .any(|&(code, severity)| code != "W0307" && severity == "error")
+    );
+    let output = rulelens(&["check", "examples/sms/sms.rules", "--allow", "warnings"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!stderr(&output).contains("warning["), "{}", stderr(&output));
+    // Errors are not lints; unknown codes are usage errors.
+    for bad in ["E0201", "W9999"] {
+        let output = rulelens(&["check", "examples/sms/sms.rules", "--allow", bad]);
+        assert_eq!(output.status.code(), Some(2), "{bad}");
+    }
+
+    let output = rulelens(&["explain", "W0306"]);
+    assert_eq!(output.status.code(), Some(0));
+    let page = String::from_utf8(output.stdout).unwrap();
+    assert!(page.starts_with("W0306 shadowed-rule\n"), "{page}");
+    assert!(page.contains("**Use instead**") && !page.contains("## W0307"));
+    let by_name = rulelens(&["explain", "shadowed-rule"]);
+    assert_eq!(String::from_utf8(by_name.stdout).unwrap(), page);
+    let output = rulelens(&["explain", "W9999"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("E0101, E0102"));
+}
+
+#[test]
 fn dot_prints_graphviz() {
     let output = rulelens(&["dot", "examples/sms/sms.rules", "--pattern", "spam@18"]);
     assert_eq!(output.status.code(), Some(0));

@@ -6,7 +6,7 @@ use super::files::{Shown, diagnostic_json, load_rules, print_diagnostics, summar
 use super::table::{Table, percent};
 use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
-use rulelens::diagnostic::Diagnostic;
+use rulelens::diagnostic::{Diagnostic, LintLevels};
 use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use rulelens::text::LineIndex;
@@ -41,9 +41,11 @@ pub fn run(
     corpus_paths: &[PathBuf],
     json: bool,
     config: &CompileConfig,
+    lints: &LintLevels,
     read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
-    let loaded = load_rules(rules_path, config, read_limits)?;
+    let mut loaded = load_rules(rules_path, config, read_limits)?;
+    lints.apply(&mut loaded.diagnostics);
     let targets: Vec<(String, PathBuf)> = if corpus_paths.is_empty() {
         loaded
             .rules
@@ -71,7 +73,11 @@ pub fn run(
     let mut corpora = Vec::new();
     for (name, path) in targets {
         match corpus::read_file(&path, read_limits) {
-            Ok(file) => corpora.push(evaluate_corpus(&loaded, name, file)),
+            Ok(file) => {
+                let mut corpus = evaluate_corpus(&loaded, name, file);
+                lints.apply(&mut corpus.diagnostics);
+                corpora.push(corpus)
+            }
             Err(error) => read_errors.push(error.to_string()),
         }
     }

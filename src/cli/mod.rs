@@ -5,6 +5,7 @@ pub mod check;
 pub mod classify;
 pub mod dot;
 pub mod eval;
+pub mod explain;
 mod files;
 mod learned;
 pub mod output;

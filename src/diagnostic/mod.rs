@@ -5,9 +5,13 @@
 //! [`Code`], documented in `docs/diagnostics.md` (a test keeps the two in sync), a byte
 //! range into the text it was found in, a message, an optional help line and related
 //! locations. [`render`] prints one rustc-style with the source line and a caret.
+//! [`LintLevels`] allows, warns or denies lints as the command line's flags and the server's
+//! settings ask.
 
+mod levels;
 mod render;
 
+pub use levels::{Level, LintLevels, LintLists, LintTarget};
 pub use render::render;
 
 use text_size::TextRange;
@@ -55,6 +59,14 @@ macro_rules! codes {
                 }
             }
 
+            /// A code from its text (`E0101`) or its name (`unexpected-character`).
+            pub fn parse(text: &str) -> Option<Code> {
+                Code::ALL
+                    .iter()
+                    .copied()
+                    .find(|code| code.as_str().eq_ignore_ascii_case(text) || code.name() == text)
+            }
+
             /// The code's kebab-case name: `unexpected-character`.
             pub fn name(self) -> &'static str {
                 match self {
@@ -76,6 +88,7 @@ codes! {
     MissingOperand = "E0108", "missing-operand";
     InvalidRepetition = "E0109", "invalid-repetition";
     NestingTooDeep = "E0110", "nesting-too-deep";
+    InvalidAllow = "W0111", "invalid-allow";
     UnknownPattern = "E0201", "unknown-pattern";
     DuplicatePattern = "E0202", "duplicate-pattern";
     DuplicateDefault = "E0203", "duplicate-default";

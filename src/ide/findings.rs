@@ -287,7 +287,8 @@ pub fn of_previous_save(findings: &[Finding]) -> Vec<Finding> {
 }
 
 /// The findings as diagnostics on `file` (the text being edited): each on its pattern's name,
-/// or an anonymous rule's regex; findings whose pattern `file` no longer has are dropped.
+/// or an anonymous rule's regex; findings whose pattern `file` no longer has, or that its
+/// allow comments allow, are dropped.
 pub fn place(findings: &[Finding], file: &RulesFile) -> Vec<Diagnostic> {
     let rules = &file.rules;
     let keys = PatternKey::index(rules);
@@ -312,7 +313,9 @@ pub fn place(findings: &[Finding], file: &RulesFile) -> Vec<Diagnostic> {
             };
             diagnostic = diagnostic.with_related(other_range, message.clone());
         }
-        diagnostics.push(diagnostic);
+        if !file.allows.allows(&diagnostic) {
+            diagnostics.push(diagnostic);
+        }
     }
     diagnostics
 }

@@ -10,6 +10,7 @@
 //! arrive in layers ([`Options`]): a later layer's fields replace the earlier ones', and
 //! `null` clears a field back to its default (VS Code sends `null` for a cleared setting).
 
+use crate::diagnostic::LintLists;
 use crate::explain::ReconstructConfig;
 use crate::ide::{DEFAULT_MAX_MISCLASSIFIED, FindingsConfig};
 use crate::limits::ReadLimits;
@@ -148,6 +149,9 @@ pub struct Settings {
     pub corpora: BTreeMap<PathBuf, CorpusBindings>,
     /// How much of a file on disk the server reads (the command line's `--max-*-bytes`).
     pub limits: ReadLimits,
+    /// Lint levels (`allow`, `warn`, `deny`: lists of codes, names or `warnings`), the
+    /// command line's `--allow/--warn/--deny`; a rules file's allow comments win.
+    pub lints: LintLists,
 }
 
 impl Default for Settings {
@@ -161,6 +165,7 @@ impl Default for Settings {
             reconstruct_threshold: ReconstructConfig::default().threshold,
             corpora: BTreeMap::new(),
             limits: ReadLimits::DEFAULT,
+            lints: LintLists::default(),
         }
     }
 }
@@ -250,7 +255,7 @@ fn culprit(map: &Map<String, Value>) -> Option<String> {
     let reads = |value: Value| serde_json::from_value::<Settings>(value).is_ok();
     for (key, value) in map {
         if let (true, Value::Object(group)) = (
-            ["training", "limits", "suggest", "yardstick"].contains(&key.as_str()),
+            ["training", "limits", "suggest", "yardstick", "lints"].contains(&key.as_str()),
             value,
         ) {
             for (field, inner) in group {
@@ -418,6 +423,22 @@ mod tests {
         assert_eq!(
             yardstick.unwrap_err(),
             "rulelens.yardstick.model must be a black box (slstm or mvma-g), not FA-RNN"
+        );
+        let lints =
+            options(json!({ "lints": { "deny": ["warnings"], "allow": ["shadowed-rule"] } }))
+                .resolve(None)
+                .unwrap()
+                .lints;
+        assert_eq!(
+            lints.levels().level(crate::diagnostic::Code::ShadowedRule),
+            Some(crate::diagnostic::Level::Allow)
+        );
+        let error = options(json!({ "lints": { "allow": ["E0201"] } }))
+            .resolve(None)
+            .unwrap_err();
+        assert!(
+            error.starts_with("rulelens.lints.allow: E0201 (unknown-pattern) is an error"),
+            "{error}"
         );
         let limits = options(json!({ "limits": { "maxCorpusBytes": "lots" } }));
         let error = limits.resolve(None).unwrap_err();

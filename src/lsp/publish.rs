@@ -15,6 +15,7 @@ use super::convert::{Encoding, Text};
 use super::documents::Kind;
 use super::state::{Session, Snapshot};
 use crate::corpus::{self, Format};
+use crate::diagnostic::LintLevels;
 use crate::ide::{lines_diagnostics, of_previous_save, place};
 use crate::rules_file::RulesFile;
 use crate::text::LineIndex;
@@ -43,6 +44,8 @@ enum Work {
         /// `None` for a corpus no rules file binds: only malformed lines are reported.
         rules: Option<Arc<RulesFile>>,
         max_misclassified: usize,
+        /// The `lints` setting.
+        lints: LintLevels,
         encoding: Encoding,
     },
 }
@@ -83,17 +86,19 @@ pub async fn run(session: Arc<Session>, mut requests: UnboundedReceiver<String>)
                     format,
                     rules,
                     max_misclassified,
+                    lints,
                     encoding,
                 } => {
                     let uri = uri.clone();
                     let computed = tokio::task::spawn_blocking(move || {
                         let (examples, read) = corpus::parse(&text, format, &[]);
-                        let diagnostics = match &rules {
+                        let mut diagnostics = match &rules {
                             Some(rules) => {
                                 lines_diagnostics(&examples, &read, rules, max_misclassified)
                             }
                             None => read,
                         };
+                        lints.apply(&mut diagnostics);
                         let text = Text {
                             text: &text,
                             index: &index,
@@ -147,21 +152,15 @@ fn plan(snapshot: &Snapshot, uri: &str) -> Plan {
                 index: &document.index,
                 encoding,
             };
-            let mut diagnostics: Vec<Diagnostic> = current
-                .diagnostics
-                .iter()
-                .map(|d| text.diagnostic(&lsp_uri, d))
-                .collect();
+            let mut found = current.diagnostics.clone();
             if let Some(saved) = &project.saved {
                 let previous = of_previous_save(&saved.previous_model_findings);
-                for finding in place(&saved.corpus_findings, current)
-                    .iter()
-                    .chain(&place(&saved.model_findings, current))
-                    .chain(&place(&previous, current))
-                {
-                    diagnostics.push(text.diagnostic(&lsp_uri, finding));
-                }
+                found.extend(place(&saved.corpus_findings, current));
+                found.extend(place(&saved.model_findings, current));
+                found.extend(place(&previous, current));
             }
+            snapshot.settings.lints.levels().apply(&mut found);
+            let diagnostics = found.iter().map(|d| text.diagnostic(&lsp_uri, d)).collect();
             Plan::Publish(document.version, Work::Ready(diagnostics))
         }
         Kind::Corpus(format) => {
@@ -183,6 +182,7 @@ fn plan(snapshot: &Snapshot, uri: &str) -> Plan {
                     format,
                     rules,
                     max_misclassified: snapshot.settings.max_line_diagnostics,
+                    lints: snapshot.settings.lints.levels(),
                     encoding,
                 },
             )
