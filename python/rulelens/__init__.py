@@ -19,17 +19,40 @@ from collections.abc import Callable
 import numpy as np
 
 from rulelens import _rulelens
-from rulelens._rulelens import Classification, Diagnostic, Rule, RulesError
+from rulelens._rulelens import (
+    Classification,
+    Diagnostic,
+    Explanation,
+    LogitParts,
+    MvmaView,
+    NetworkView,
+    NgramContribution,
+    PatternContribution,
+    PatternScore,
+    Rule,
+    RulesError,
+    Span,
+    SuffixPart,
+)
 
 __all__ = [
     "ABSTAIN",
     "Classification",
     "Diagnostic",
+    "Explanation",
+    "LogitParts",
     "Model",
+    "MvmaView",
+    "NetworkView",
+    "NgramContribution",
+    "PatternContribution",
+    "PatternScore",
     "Predictions",
     "Rule",
     "Rules",
     "RulesError",
+    "Span",
+    "SuffixPart",
     "TRAINING_DEFAULTS",
     "train",
 ]
@@ -178,6 +201,22 @@ class Model:
         probabilities = np.frombuffer(data, dtype="<f8").reshape(n, k).astype(np.float64)
         labels = self.labels
         return Predictions([labels[i] for i in probabilities.argmax(axis=1)], probabilities)
+
+    def explain(self, text: str) -> Explanation:
+        """What the editor's hover over a corpus line of ``text`` says of the network's
+        prediction, with the same numbers: its ``prediction`` and ``probabilities``, and
+        by family, an FA-RNN's (FA-GRU's, a bidirectional one's) top patterns and the
+        n-grams whose deletion changes the probability of the prediction most
+        (``network``), a SoPa's patterns with their leave-one-out contributions
+        (``patterns``), or an MVMA-G's logit split exactly into the parts of the text's
+        suffix n-grams (``mvma``); the others are ``None`` (all three for an S-LSTM).
+        Spans are character offsets into ``text``.
+
+        The first call prepares the network for it as the language server does after
+        training (for an FA-RNN, reading every pattern back as a regex), once per model;
+        each call then scores ``text`` with the network's plain-loop scorer, the GIL
+        released."""
+        return self._compiled._explain(text)
 
     def __repr__(self) -> str:
         return repr(self._compiled)

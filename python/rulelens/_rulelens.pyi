@@ -30,6 +30,61 @@ class Classification:
     rule: int | None
     fired: list[int]
 
+class Span:
+    start: int
+    end: int
+    text: str
+
+class PatternScore:
+    pattern: str
+    score: float
+    span: Span | None
+
+class NgramContribution:
+    span: Span
+    contribution: float
+    without: float
+
+class NetworkView:
+    prediction_from_words: bool
+    top_patterns: list[PatternScore]
+    ngrams: list[NgramContribution]
+    max_ngram_len: int
+    ngram_len_capped: bool
+
+class PatternContribution:
+    pattern: str
+    score: float
+    delta: float
+    span: Span | None
+
+class SuffixPart:
+    first_token: int
+    span: Span
+    score: float
+
+class LogitParts:
+    label: str
+    logit: float
+    sum: float
+    strongest: list[SuffixPart]
+    rest: tuple[int, float]
+
+class MvmaView:
+    logits: list[LogitParts]
+    n_tokens: int
+    truncated: bool
+
+class Explanation:
+    text: str
+    prediction: str
+    @property
+    def probabilities(self) -> dict[str, float]: ...
+    tokens: list[Span]
+    network: NetworkView | None
+    patterns: list[PatternContribution] | None
+    mvma: MvmaView | None
+
 class Rules:
     def __init__(self, text: str, base_dir: str | PathLike[str] | None = None) -> None: ...
     @staticmethod
@@ -64,6 +119,7 @@ class Model:
     @property
     def rules_text(self) -> str: ...
     def _probabilities(self, texts: list[str]) -> tuple[bytes, int, int]: ...
+    def _explain(self, text: str) -> Explanation: ...
 
 def _training_defaults() -> str: ...
 def _train(

@@ -1,9 +1,11 @@
 //! The `rulelens._rulelens` extension module: the library's rules file, classification and
-//! labeling functions (`rulelens::labeling`), and trained networks (`model::LoadedModel`), as
-//! Python classes. It only translates: every
-//! figure is the library's. Batches run with the GIL released. The Python package
-//! (`python/rulelens/`) wraps the label matrix as a numpy array and the per-rule figures
-//! as a pandas DataFrame.
+//! labeling functions (`rulelens::labeling`), trained networks (`model::LoadedModel`), and
+//! what the editor's hover over a corpus line says of a network's prediction
+//! (`ide::hover_line`, `ide::patterns_view`, `ide::mvma_view`, on the network prepared for
+//! the editor by `project::PreparedNetwork`), as Python classes. It only translates: every
+//! figure is the library's, and byte ranges become character offsets. Batches run with the
+//! GIL released. The Python package (`python/rulelens/`) wraps the label matrix as a numpy
+//! array and the per-rule figures as a pandas DataFrame.
 
 use candle_core::Device;
 use pyo3::buffer::PyBuffer;
@@ -15,15 +17,24 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use rulelens::automata::CompileConfig;
 use rulelens::corpus::Example;
 use rulelens::diagnostic::Severity;
+use rulelens::explain::ReconstructConfig;
+use rulelens::ide::{
+    HoverConfig, LineNetwork, LogitParts as LibLogitParts, MvmaView as LibMvmaView,
+    NetworkView as LibNetworkView, PatternContribution as LibPatternContribution, TrainedFaRnn,
+    TrainedModelError, TrainedMvma, TrainedPatterns, analyze, hover_line, mvma_view, patterns_view,
+};
 use rulelens::labeling::{
     LabelMatrix, LabelingRule, label_lines, label_matrix, labeling_rules, summarize,
 };
 use rulelens::limits::{Limit, ReadLimits};
 use rulelens::model::{FitEvent, LoadedModel, TrainingSettings, checkpoint, fit, load_previous};
+use rulelens::project::{PreparedNetwork, Unprepared};
 use rulelens::rules_file::RulesFile;
-use rulelens::text::SourceText;
+use rulelens::text::{SourceText, tokenize};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 create_exception!(
     _rulelens,
@@ -406,6 +417,431 @@ struct Model {
     loaded: LoadedModel,
     manifest_bytes: Vec<u8>,
     weights_bytes: Vec<u8>,
+    /// The network prepared for the editor, on the first `_explain`.
+    explainer: OnceLock<Result<Explainer, String>>,
+}
+
+/// A network prepared for the editor's hover over a corpus line, by its family.
+enum Explainer {
+    /// FA-RNN, FA-GRU and their bidirectional forms: patterns and n-grams by occlusion.
+    Rules(Box<TrainedFaRnn>),
+    /// SoPa: each pattern's leave-one-out contribution.
+    Sopa(Box<TrainedPatterns>),
+    /// MVMA-G: its logits split into the parts of the suffix n-grams.
+    Mvma(Box<TrainedMvma>),
+    /// The S-LSTM, which the hover has no view of: its probabilities alone, from its
+    /// tensors.
+    BlackBox,
+}
+
+impl Explainer {
+    /// Prepares `loaded` for the editor as the language server does after a save, with
+    /// its own rules and no corpora (so a SoPa's learned patterns are not read back).
+    fn prepare(loaded: &LoadedModel) -> Result<Explainer, TrainedModelError> {
+        let net = loaded.net.as_ref();
+        let (rule_network, sopa, mvma) = (!net.directions().is_empty(), net.sopa(), net.mvma());
+        if !rule_network && sopa.is_none() && mvma.is_none() {
+            return Ok(Explainer::BlackBox);
+        }
+        let analysis = analyze(Arc::new(loaded.rules.clone()), Vec::new(), &|| false)?;
+        let unprepared = Unprepared {
+            manifest: loaded.manifest.clone(),
+            net,
+            vocabulary: loaded.vocabulary.as_ref(),
+            analysis: &analysis,
+            reconstruct: &ReconstructConfig::default(),
+            cancelled: &|| false,
+        };
+        Ok(if sopa.is_some() {
+            Explainer::Sopa(Box::new(TrainedPatterns::prepare(unprepared)?))
+        } else if mvma.is_some() {
+            Explainer::Mvma(Box::new(TrainedMvma::prepare(unprepared)?))
+        } else {
+            Explainer::Rules(Box::new(TrainedFaRnn::prepare(unprepared)?))
+        })
+    }
+
+    /// What the hover over a corpus line of `text` says of the network's prediction.
+    fn explain(&self, loaded: &LoadedModel, text: &str) -> Result<Explanation, String> {
+        let config = HoverConfig::default();
+        let chars = Chars::new(text);
+        let mut explanation = Explanation {
+            text: text.to_string(),
+            prediction: String::new(),
+            probabilities: Vec::new(),
+            tokens: tokenize(text)
+                .iter()
+                .map(|token| chars.span(token.range))
+                .collect(),
+            network: None,
+            patterns: None,
+            mvma: None,
+        };
+        match self {
+            Explainer::Rules(model) => {
+                let example = Example {
+                    text: text.to_string(),
+                    label: None,
+                    line: 0,
+                    text_range: None,
+                    label_range: None,
+                };
+                let network = LineNetwork::Trained {
+                    model,
+                    stale: false,
+                };
+                let view = hover_line(&example, &model.rules, network, &config)
+                    .network
+                    .map_err(|absent| format!("the hover has no network view: {absent:?}"))?;
+                explanation.prediction = view.prediction.clone();
+                explanation.probabilities = view.probabilities.clone();
+                explanation.network = Some(NetworkView::new(view, &chars));
+            }
+            Explainer::Sopa(model) => {
+                let view = patterns_view(text, &model.rules, model, false, &config);
+                explanation.prediction = view.prediction;
+                explanation.probabilities = view.probabilities;
+                explanation.patterns = Some(
+                    view.contributions
+                        .into_iter()
+                        .map(|c| PatternContribution::new(c, &chars))
+                        .collect(),
+                );
+            }
+            Explainer::Mvma(model) => {
+                let view = mvma_view(text, None, model, false, &config);
+                explanation.prediction = view.prediction.clone();
+                explanation.probabilities = view.probabilities.clone();
+                explanation.mvma = Some(MvmaView::new(view, &chars));
+            }
+            Explainer::BlackBox => {
+                let rows = loaded
+                    .probabilities(&[text], 1, &Device::Cpu)
+                    .map_err(|error| error.to_string())?;
+                let labels = &loaded.manifest.labels;
+                let row = rows.into_iter().next().unwrap_or_default();
+                let best =
+                    (0..row.len()).fold(0, |best, i| if row[i] > row[best] { i } else { best });
+                explanation.prediction = labels.get(best).cloned().unwrap_or_default();
+                explanation.probabilities = labels.iter().cloned().zip(row).collect();
+            }
+        }
+        Ok(explanation)
+    }
+}
+
+/// Byte offsets of a text as character offsets, which Python indexes a `str` by.
+struct Chars<'a> {
+    text: &'a str,
+    /// The byte offset of each character.
+    starts: Vec<usize>,
+}
+
+impl<'a> Chars<'a> {
+    fn new(text: &'a str) -> Chars<'a> {
+        Chars {
+            text,
+            starts: text.char_indices().map(|(i, _)| i).collect(),
+        }
+    }
+
+    /// The span of the bytes `range` (on character boundaries, as the library's are).
+    fn span(&self, range: impl Into<Range<usize>>) -> Span {
+        let range = range.into();
+        let at = |byte: usize| self.starts.partition_point(|&start| start < byte);
+        Span {
+            start: at(range.start),
+            end: at(range.end),
+            text: self.text.get(range).unwrap_or_default().to_string(),
+        }
+    }
+}
+
+/// A stretch of an explained text: `text[start:end]`, in characters.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct Span {
+    start: usize,
+    end: usize,
+    /// The characters it covers, as written.
+    text: String,
+}
+
+#[pymethods]
+impl Span {
+    fn __repr__(&self) -> String {
+        format!("<Span {}:{} {:?}>", self.start, self.end, self.text)
+    }
+}
+
+/// What a network does with one text, as the editor's hover over a corpus line shows it.
+#[pyclass(frozen, module = "rulelens._rulelens")]
+struct Explanation {
+    /// The text explained.
+    #[pyo3(get)]
+    text: String,
+    /// The network's prediction.
+    #[pyo3(get)]
+    prediction: String,
+    probabilities: Vec<(String, f64)>,
+    /// Every token of the text, as the rules and the networks split it (a network reads the
+    /// first `max_sentence_tokens`).
+    #[pyo3(get)]
+    tokens: Vec<Span>,
+    /// The view of an FA-RNN, FA-GRU or their bidirectional forms; `None` for the others.
+    #[pyo3(get)]
+    network: Option<NetworkView>,
+    /// A SoPa's patterns with the largest contributions; `None` for the other families.
+    #[pyo3(get)]
+    patterns: Option<Vec<PatternContribution>>,
+    /// An MVMA-G's logits split into parts; `None` for the other families.
+    #[pyo3(get)]
+    mvma: Option<MvmaView>,
+}
+
+#[pymethods]
+impl Explanation {
+    /// Each label's probability, as the hover computes it (the network's plain-loop scorer,
+    /// equal to `predict`'s tensors up to rounding; `predict`'s own for the S-LSTM).
+    #[getter]
+    fn probabilities<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for (label, p) in &self.probabilities {
+            dict.set_item(label, p)?;
+        }
+        Ok(dict)
+    }
+
+    fn __repr__(&self) -> String {
+        let p = self
+            .probabilities
+            .iter()
+            .find(|(label, _)| *label == self.prediction)
+            .map_or(f64::NAN, |(_, p)| *p);
+        format!(
+            "<Explanation {:?}: {:?} ({p:.4})>",
+            self.text, self.prediction
+        )
+    }
+}
+
+/// What an FA-RNN (or FA-GRU, or their bidirectional forms) does with a text: its
+/// patterns' scores and the n-grams whose deletion changes the prediction most.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct NetworkView {
+    /// Whether the prediction is a label no rule names, which the word-vector path alone
+    /// gives.
+    prediction_from_words: bool,
+    /// The patterns with the highest positive scores (at most the hover's 3).
+    top_patterns: Vec<PatternScore>,
+    /// The n-grams whose deletion changes the probability of the prediction most (at most
+    /// the hover's 3; none that change it by less than 0.005).
+    ngrams: Vec<NgramContribution>,
+    /// The longest n-gram deleted, in tokens.
+    max_ngram_len: usize,
+    /// Whether the text is too long for the hover's n-grams of up to 6 tokens within its
+    /// occlusion budget, so that `max_ngram_len` is shorter.
+    ngram_len_capped: bool,
+}
+
+impl NetworkView {
+    fn new(view: LibNetworkView, chars: &Chars<'_>) -> NetworkView {
+        NetworkView {
+            prediction_from_words: view.prediction_from_words,
+            top_patterns: view
+                .top_patterns
+                .into_iter()
+                .map(|p| PatternScore {
+                    pattern: p.pattern,
+                    score: p.score,
+                    span: p.span.map(|range| chars.span(range)),
+                })
+                .collect(),
+            ngrams: view
+                .ngrams
+                .into_iter()
+                .map(|n| NgramContribution {
+                    span: chars.span(n.range),
+                    contribution: n.contribution,
+                    without: n.without,
+                })
+                .collect(),
+            max_ngram_len: view.max_ngram_len,
+            ngram_len_capped: view.ngram_len_capped,
+        }
+    }
+}
+
+#[pymethods]
+impl NetworkView {
+    fn __repr__(&self) -> String {
+        format!(
+            "<NetworkView: {} patterns, {} n-grams>",
+            self.top_patterns.len(),
+            self.ngrams.len()
+        )
+    }
+}
+
+/// A pattern's score on a text.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct PatternScore {
+    /// The pattern, described (``the `spam` rule of line 6``, or its name).
+    pattern: String,
+    /// Its score: the weight the network gives the text in the pattern's automaton (about 1
+    /// where the pattern matches; the mean of both directions' in a bidirectional network).
+    score: f32,
+    /// The span whose deletion lowers the score most, else where the pattern matches.
+    span: Option<Span>,
+}
+
+#[pymethods]
+impl PatternScore {
+    fn __repr__(&self) -> String {
+        format!("<PatternScore {}: {:.4}>", self.pattern, self.score)
+    }
+}
+
+/// An n-gram of a text and what deleting it does to the probability of the prediction.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct NgramContribution {
+    /// The n-gram's tokens.
+    span: Span,
+    /// P(prediction | text) − `without`: positive when the n-gram pushes toward the
+    /// prediction.
+    contribution: f64,
+    /// P(prediction | the text without the n-gram's tokens), computed by the network.
+    without: f64,
+}
+
+#[pymethods]
+impl NgramContribution {
+    fn __repr__(&self) -> String {
+        format!(
+            "<NgramContribution {:?}: {:+.4}>",
+            self.span.text, self.contribution
+        )
+    }
+}
+
+/// One pattern's part in a SoPa's prediction of a text.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct PatternContribution {
+    /// A rule's pattern, described, or `learned pattern N`.
+    pattern: String,
+    /// The feature the network's head reads.
+    score: f32,
+    /// P(prediction) − P(prediction when the network runs without the pattern's score).
+    delta: f64,
+    /// The tokens of the pattern's best path.
+    span: Option<Span>,
+}
+
+impl PatternContribution {
+    fn new(c: LibPatternContribution, chars: &Chars<'_>) -> PatternContribution {
+        PatternContribution {
+            pattern: c.pattern,
+            score: c.score,
+            delta: c.delta,
+            span: c.span.map(|range| chars.span(range)),
+        }
+    }
+}
+
+#[pymethods]
+impl PatternContribution {
+    fn __repr__(&self) -> String {
+        format!("<PatternContribution {}: {:+.4}>", self.pattern, self.delta)
+    }
+}
+
+/// An MVMA-G's view of a text: its logit of the prediction as the exact sum of the parts of
+/// the text's suffix n-grams.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct MvmaView {
+    /// The prediction's logit and its parts.
+    logits: Vec<LogitParts>,
+    /// The tokens the network reads: the text's first `max_sentence_tokens`.
+    n_tokens: usize,
+    /// Whether the text has more tokens than that.
+    truncated: bool,
+}
+
+impl MvmaView {
+    fn new(view: LibMvmaView, chars: &Chars<'_>) -> MvmaView {
+        let parts = |logit: LibLogitParts| LogitParts {
+            label: logit.label,
+            logit: logit.logit,
+            sum: logit.sum,
+            strongest: logit
+                .strongest
+                .into_iter()
+                .map(|part| SuffixPart {
+                    first_token: part.start,
+                    span: chars.span(part.range),
+                    score: part.score,
+                })
+                .collect(),
+            rest: logit.rest,
+        };
+        MvmaView {
+            logits: view.logits.into_iter().map(parts).collect(),
+            n_tokens: view.n_tokens,
+            truncated: view.truncated,
+        }
+    }
+}
+
+#[pymethods]
+impl MvmaView {
+    fn __repr__(&self) -> String {
+        format!("<MvmaView: {} tokens read>", self.n_tokens)
+    }
+}
+
+/// One label's logit and the parts it is the sum of, one per token.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct LogitParts {
+    label: String,
+    /// The label's logit, as the network's recurrence computes it.
+    logit: f32,
+    /// The sum of all the parts, computed apart from the logit: equal to it up to rounding.
+    sum: f32,
+    /// The largest parts in absolute value (at most the hover's 3).
+    strongest: Vec<SuffixPart>,
+    /// The number of parts not listed, and their sum.
+    rest: (usize, f32),
+}
+
+#[pymethods]
+impl LogitParts {
+    fn __repr__(&self) -> String {
+        format!("<LogitParts {}: {:.4}>", self.label, self.logit)
+    }
+}
+
+/// The part of a logit that one suffix n-gram contributes, from its first token to the last
+/// token the network reads.
+#[pyclass(frozen, get_all, module = "rulelens._rulelens")]
+#[derive(Clone)]
+struct SuffixPart {
+    /// The index of its first token.
+    first_token: usize,
+    span: Span,
+    score: f32,
+}
+
+#[pymethods]
+impl SuffixPart {
+    fn __repr__(&self) -> String {
+        format!("<SuffixPart {:?}: {:+.4}>", self.span.text, self.score)
+    }
 }
 
 /// What `Model.__reduce__` gives pickle: the constructor from bytes, and the checkpoint's
@@ -432,6 +868,7 @@ impl Model {
             loaded,
             manifest_bytes,
             weights_bytes,
+            explainer: OnceLock::new(),
         })
     }
 }
@@ -504,6 +941,22 @@ impl Model {
             .flat_map(|p| p.to_le_bytes())
             .collect();
         Ok((PyBytes::new(py, &bytes), rows.len(), k))
+    }
+
+    /// What the editor's hover over a corpus line of `text` says of the network's
+    /// prediction; the first call prepares the network for it, as the language server does
+    /// after training.
+    fn _explain(&self, py: Python<'_>, text: &str) -> PyResult<Explanation> {
+        py.detach(|| {
+            let explainer = self.explainer.get_or_init(|| {
+                Explainer::prepare(&self.loaded).map_err(|error| error.to_string())
+            });
+            explainer
+                .as_ref()
+                .map_err(Clone::clone)?
+                .explain(&self.loaded, text)
+        })
+        .map_err(PyValueError::new_err)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<ReducedModel<'py>> {
@@ -679,6 +1132,15 @@ fn _rulelens(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Rule>()?;
     m.add_class::<Classification>()?;
     m.add_class::<Diagnostic>()?;
+    m.add_class::<Explanation>()?;
+    m.add_class::<Span>()?;
+    m.add_class::<NetworkView>()?;
+    m.add_class::<PatternScore>()?;
+    m.add_class::<NgramContribution>()?;
+    m.add_class::<PatternContribution>()?;
+    m.add_class::<MvmaView>()?;
+    m.add_class::<LogitParts>()?;
+    m.add_class::<SuffixPart>()?;
     m.add("RulesError", m.py().get_type::<RulesError>())?;
     Ok(())
 }
