@@ -280,15 +280,17 @@ enum BenchFormat {
 
 #[derive(clap::Args, Clone, Copy)]
 struct AutomataLimits {
-    /// Most DFA states one pattern may need before it is reported and ignored.
-    #[arg(long, value_name = "N", default_value_t = rulelens::automata::DEFAULT_MAX_DFA_STATES)]
-    max_dfa_states: usize,
+    /// Most DFA states one pattern may need before it is reported and ignored (at most
+    /// 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = rulelens::automata::DEFAULT_MAX_DFA_STATES as u32,
+          value_parser = clap::value_parser!(u32).range(1..=rulelens::automata::MAX_DFA_STATES_CEILING as i64))]
+    max_dfa_states: u32,
 }
 
 impl AutomataLimits {
     fn config(self) -> rulelens::automata::CompileConfig {
         rulelens::automata::CompileConfig {
-            max_dfa_states: self.max_dfa_states,
+            max_dfa_states: self.max_dfa_states as usize,
             ..Default::default()
         }
     }

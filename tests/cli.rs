@@ -646,10 +646,59 @@ fn training_refuses_bad_arguments_with_clear_errors() {
         ),
     ] {
         let output = rulelens(&["train", "tests/data/train/tiny.rules", flag, value]);
-        assert_eq!(output.status.code(), Some(1), "{flag} {value}");
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(message), "{flag} {value}: {stderr}");
     }
+    // Bad values are usage errors (2), found before any work, as the exit-code table says.
+    for args in [
+        &["train", "tests/data/train/tiny.rules", "--fraction", "0"][..],
+        &["bench", "tests/data/train/tiny.rules", "--fractions", "0"],
+        &["bench", "tests/data/train/tiny.rules", "--seeds", "0"],
+        &[
+            "check",
+            "tests/data/train/tiny.rules",
+            "--max-dfa-states",
+            "99999999999",
+        ],
+        &["train", "tests/data/train/tiny.rules", "--out", "README.md"],
+    ] {
+        let output = rulelens(args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("epoch"), "{args:?} worked first: {stderr}");
+    }
+    // Errors that name the real cause.
+    let output = rulelens(&["predict", "tests/data/train/tiny.rules", "win"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains(
+            "tiny.rules is a file, not a checkpoint folder (`rulelens train --out DIR` writes one); for what the rules alone say, run `rulelens classify`"
+        ),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = rulelens(&["check", "tests/data/train/tiny.rules", "--corpus", "tests"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("cannot read tests: a folder, not a corpus file")
+    );
+    let upper = std::env::temp_dir().join(format!("rulelens-cli-{}-dev.TSV", std::process::id()));
+    std::fs::copy("tests/data/train/dev.tsv", &upper).unwrap();
+    let output = rulelens(&[
+        "check",
+        "tests/data/train/tiny.rules",
+        "--corpus",
+        upper.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    std::fs::remove_file(&upper).unwrap();
     let output = rulelens(&["train", "tests/data/syntax/err/unknown_names.rules"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("fix them before training"));

@@ -5,6 +5,10 @@
 pub const DEFAULT_MAX_NFA_STATES: usize = 200_000;
 /// Default for [`CompileConfig::max_dfa_states`].
 pub const DEFAULT_MAX_DFA_STATES: usize = 10_000;
+/// The most [`CompileConfig::max_dfa_states`] may be raised to (`--max-dfa-states`): a
+/// pattern at it takes about a second and 260 MB to compile, so no flag makes a compile
+/// run for minutes.
+pub const MAX_DFA_STATES_CEILING: usize = 1_000_000;
 /// Default for [`CompileConfig::max_search_steps`].
 pub const DEFAULT_MAX_SEARCH_STEPS: usize = 200_000;
 

@@ -30,6 +30,7 @@ pub use alphabet::{Alphabet, Atom, SymbolId};
 pub use compile::{compile, compile_reversed};
 pub use config::{
     CompileConfig, DEFAULT_MAX_DFA_STATES, DEFAULT_MAX_NFA_STATES, DEFAULT_MAX_SEARCH_STEPS,
+    MAX_DFA_STATES_CEILING,
 };
 pub use dfa::{Dfa, StateId};
 pub use dot::{pattern_dot, system_dot};

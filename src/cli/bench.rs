@@ -3,7 +3,6 @@
 //! table (mean ± standard deviation over seeds, by fraction of train) or as JSON.
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
-use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
@@ -32,6 +31,11 @@ pub struct BenchArgs<'a> {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    // The flags first, before any work: a bad value is a usage error.
+    if let Err(message) = args.plan.check() {
+        eprintln!("error: {message}");
+        return Ok(ExitCode::from(2));
+    }
     let loaded = load_rules(&args.rules, &CompileConfig::default(), args.read_limits)?;
     if loaded.has_errors() {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
@@ -40,9 +44,6 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             args.rules.display()
         );
         return Ok(ExitCode::from(1));
-    }
-    if let Err(message) = args.plan.check() {
-        bail!("{message}");
     }
     let train_path = corpus_path(&loaded, args.train.as_deref(), "train")?;
     let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;

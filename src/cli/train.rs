@@ -2,7 +2,6 @@
 //! or a SoPa, train it on the labeled corpus and write a checkpoint (see `models/README.md`).
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
-use anyhow::bail;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
@@ -27,6 +26,25 @@ pub struct TrainArgs<'a> {
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    // The flags first, before any work: a bad value is a usage error.
+    if let Err(message) = args.settings.check() {
+        eprintln!("error: {message}");
+        return Ok(ExitCode::from(2));
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stem = args
+            .rules
+            .file_stem()
+            .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
+        PathBuf::from("models").join(stem)
+    });
+    if out.exists() && !out.is_dir() {
+        eprintln!(
+            "error: --out {}: a file is there; the checkpoint is a folder",
+            out.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
     let loaded = load_rules(&args.rules, &CompileConfig::default(), args.read_limits)?;
     if loaded.has_errors() {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
@@ -35,9 +53,6 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             args.rules.display()
         );
         return Ok(ExitCode::from(1));
-    }
-    if let Err(message) = args.settings.check() {
-        bail!("{message}");
     }
     let train_path = corpus_path(&loaded, args.train.as_deref(), "train")?;
     let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;
@@ -185,13 +200,6 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     if let Some(bar) = &progress {
         bar.finish();
     }
-    let out = args.out.clone().unwrap_or_else(|| {
-        let stem = args
-            .rules
-            .file_stem()
-            .map_or_else(|| "model".into(), |s| s.to_string_lossy().into_owned());
-        PathBuf::from("models").join(stem)
-    });
     fitted.save(&out)?;
     let metrics = &fitted.manifest.metrics;
     println!(

@@ -26,9 +26,9 @@ pub enum Format {
 }
 
 impl Format {
-    /// `.tsv` or `.jsonl`; anything else is `None`.
+    /// `.tsv` or `.jsonl`, in any case (`dev.TSV`); anything else is `None`.
     pub fn from_path(path: &Path) -> Option<Format> {
-        match path.extension()?.to_str()? {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
             "tsv" => Some(Format::Tsv),
             "jsonl" => Some(Format::Jsonl),
             _ => None,
@@ -156,13 +156,20 @@ impl std::error::Error for ReadError {}
 /// Reads and parses a corpus file of at most `limits.max_corpus_bytes`; the format comes
 /// from the extension.
 pub fn read_file(path: &Path, limits: &ReadLimits) -> Result<CorpusFile, ReadError> {
-    let format = Format::from_path(path).ok_or_else(|| ReadError::UnsupportedFormat {
-        path: path.to_path_buf(),
-    })?;
     let io_error = |error| ReadError::Io {
         path: path.to_path_buf(),
         error,
     };
+    // A missing file or a folder is said as such, whatever its name.
+    if path.metadata().map_err(io_error)?.is_dir() {
+        return Err(io_error(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "a folder, not a corpus file",
+        )));
+    }
+    let format = Format::from_path(path).ok_or_else(|| ReadError::UnsupportedFormat {
+        path: path.to_path_buf(),
+    })?;
     let bytes = match limits.read(Limit::Corpus, path) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::FileTooLarge => {

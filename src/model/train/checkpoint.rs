@@ -171,6 +171,12 @@ pub enum CheckpointError {
         path: PathBuf,
         message: String,
     },
+    /// The path is no checkpoint folder: a file (a rules file, say), or a folder without a
+    /// manifest.
+    NotACheckpoint {
+        path: PathBuf,
+        what: &'static str,
+    },
     /// The rules file changed since the checkpoint was made.
     Stale {
         rules: PathBuf,
@@ -183,6 +189,16 @@ impl fmt::Display for CheckpointError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CheckpointError::Io { path, error } => write!(f, "{}: {error}", path.display()),
+            CheckpointError::NotACheckpoint { path, what } => write!(
+                f,
+                "{} is {what}, not a checkpoint folder (`rulelens train --out DIR` writes one){}",
+                path.display(),
+                if path.extension().is_some_and(|e| e == "rules") {
+                    "; for what the rules alone say, run `rulelens classify`"
+                } else {
+                    ""
+                }
+            ),
             CheckpointError::Manifest { path, message } => {
                 write!(
                     f,
@@ -299,6 +315,16 @@ pub fn load(
     limits: &ReadLimits,
 ) -> Result<(Manifest, HashMap<String, Tensor>), CheckpointError> {
     let manifest_path = dir.join(MANIFEST_FILE);
+    let not_a_checkpoint = |what| CheckpointError::NotACheckpoint {
+        path: dir.to_path_buf(),
+        what,
+    };
+    if dir.is_file() {
+        return Err(not_a_checkpoint("a file"));
+    }
+    if dir.is_dir() && !manifest_path.exists() {
+        return Err(not_a_checkpoint("a folder without `manifest.json`"));
+    }
     let text = limits
         .read(Limit::Manifest, &manifest_path)
         .map_err(io(&manifest_path))?;
