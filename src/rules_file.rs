@@ -8,7 +8,7 @@
 use crate::automata::{CompileConfig, RuleSystem, compile};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::limits::{Limit, ReadLimits};
-use crate::syntax::{InlineAllows, Parse, RuleSet, lower, parse};
+use crate::syntax::{Formula, InlineAllows, Parse, RuleSet, lower, parse};
 use crate::text::{LineIndex, SourceText};
 use std::path::{Path, PathBuf};
 
@@ -92,6 +92,83 @@ impl RulesFile {
     /// Whether any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The rules as a network is built from them, one line each, without comments, layout
+    /// or line numbers: the labels in priority order and the default, then each pattern in
+    /// the order that gives it its id (`pattern NAME = REGEX`, or `LABEL: REGEX` for an
+    /// anonymous one), then each formula rule in file order (`LABEL <- FORMULA`). Two texts
+    /// with equal lines compile to the same rule system, so a network trained from one fits
+    /// the other.
+    pub fn rule_lines(&self) -> Vec<String> {
+        let rules = &self.rules;
+        let label = |id: crate::syntax::LabelId| rules.labels[id.index()].name.as_str();
+        let mut lines = vec![format!(
+            "labels {}",
+            rules
+                .labels
+                .iter()
+                .map(|l| l.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" > ")
+        )];
+        if let Some(default) = rules.default {
+            lines.push(format!("default {}", label(default)));
+        }
+        for pattern in &rules.patterns {
+            let regex = crate::syntax::print_regex(&pattern.regex);
+            lines.push(if pattern.anonymous {
+                let labels: Vec<&str> = pattern.labels.iter().map(|&l| label(l)).collect();
+                format!("{}: {regex}", labels.join(","))
+            } else {
+                format!("pattern {} = {regex}", pattern.name)
+            });
+        }
+        for rule in self.system.rules() {
+            let formula = &rule.formula;
+            let anonymous =
+                matches!(formula, Formula::Pattern(p) if rules.patterns[p.index()].anonymous);
+            if !anonymous {
+                lines.push(format!(
+                    "{} <- {}",
+                    label(rule.label),
+                    print_formula(formula, rules)
+                ));
+            }
+        }
+        lines
+    }
+}
+
+/// A formula in `.rules` syntax, parenthesized where `!` > `&` > `|` needs it.
+fn print_formula(formula: &Formula, rules: &RuleSet) -> String {
+    let inner = |item: &Formula, loose: bool| {
+        let printed = print_formula(item, rules);
+        let needs = match item {
+            Formula::Or(_) => true,
+            Formula::And(_) => loose,
+            _ => false,
+        };
+        if needs {
+            format!("( {printed} )")
+        } else {
+            printed
+        }
+    };
+    match formula {
+        Formula::Pattern(p) => rules.patterns[p.index()].name.clone(),
+        Formula::Not(item) => format!("!{}", inner(item, true)),
+        Formula::And(items) => items
+            .iter()
+            .map(|i| inner(i, false))
+            .collect::<Vec<_>>()
+            .join(" & "),
+        Formula::Or(items) => items
+            .iter()
+            .map(|i| print_formula(i, rules))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        Formula::False => "false".to_string(),
     }
 }
 

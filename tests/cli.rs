@@ -434,6 +434,83 @@ fn dot_prints_graphviz() {
 }
 
 #[test]
+fn a_checkpoint_survives_comments_and_moves_and_names_both_files_when_the_rules_change() {
+    let base = std::env::temp_dir().join(format!("rulelens-cli-portable-{}", std::process::id()));
+    let (work, moved) = (base.join("work"), base.join("elsewhere"));
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&moved).unwrap();
+    for file in ["tiny.rules", "train.tsv", "dev.tsv"] {
+        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
+    }
+    let rules = work.join("tiny.rules");
+    let model = work.join("model");
+    let output = rulelens(&[
+        "train",
+        rules.to_str().unwrap(),
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--epochs",
+        "1",
+        "--out",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let predict = |model: &Path| {
+        rulelens(&[
+            "predict",
+            model.to_str().unwrap(),
+            "--format",
+            "json",
+            "win a prize",
+        ])
+    };
+    let first = predict(&model);
+    assert_eq!(first.status.code(), Some(0));
+
+    // A comment and blank lines do not make it another rule system.
+    let text = std::fs::read_to_string(&rules).unwrap();
+    std::fs::write(&rules, format!("{text}\n# tried `cash` too\n")).unwrap();
+    let commented = predict(&model);
+    assert_eq!(
+        commented.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&commented.stderr)
+    );
+    assert_eq!(commented.stdout, first.stdout);
+
+    // Moved, with its rules file gone: the checkpoint carries its rules.
+    let elsewhere = moved.join("model");
+    std::fs::rename(&model, &elsewhere).unwrap();
+    std::fs::remove_file(&rules).unwrap();
+    let carried = predict(&elsewhere);
+    assert_eq!(
+        carried.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&carried.stderr)
+    );
+    assert_eq!(carried.stdout, first.stdout);
+
+    // Other rules where it was trained: refused, naming the file and what changed.
+    std::fs::write(&rules, format!("{text}spam: $* cash $*\n")).unwrap();
+    let refused = predict(&elsewhere);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("has other rules; it adds `spam: $* cash $*`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(rules.to_str().unwrap()), "{stderr}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
 fn train_writes_a_checkpoint_that_eval_reads() {
     let dir = std::env::temp_dir().join(format!("rulelens-cli-train-{}", std::process::id()));
     let out = dir.to_str().unwrap();

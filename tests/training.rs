@@ -220,7 +220,7 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
     let (read, loaded) = checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
     assert_eq!(read, written);
     let rules_bytes = std::fs::read(fixture("tiny.rules")).unwrap();
-    checkpoint::check_rules(&read, &rules_bytes).unwrap();
+    checkpoint::check_rules(&read, &rules_bytes, &fixture("tiny.rules")).unwrap();
     let restored =
         FaRnn::from_tensors(&setup.rules.system, loaded, Scoring::Forward, Some(0.5)).unwrap();
     let sentences: Vec<_> = setup.dev.iter().map(|d| &d.sentence).collect();
@@ -231,10 +231,29 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
 
     let mut edited = rules_bytes.clone();
     edited.extend_from_slice(b"spam: $* cash $*\n");
+    let given = fixture("tiny.rules");
+    // A manifest without the rules text (before rulelens 0.1) knows only their hash.
     assert!(matches!(
-        checkpoint::check_rules(&read, &edited),
+        checkpoint::check_rules(&read, &edited, &given),
         Err(CheckpointError::Stale { .. })
     ));
+    // With it, comments and layout do not count, and a changed rule is named.
+    let mut with_text = read.clone();
+    with_text.rules.text = Some(String::from_utf8(rules_bytes.clone()).unwrap());
+    let relaid = format!(
+        "# a comment\n\n{}",
+        String::from_utf8(rules_bytes.clone())
+            .unwrap()
+            .replace(": ", ":   ")
+    );
+    checkpoint::check_rules(&with_text, relaid.as_bytes(), &given).unwrap();
+    match checkpoint::check_rules(&with_text, &edited, &given) {
+        Err(CheckpointError::RulesChanged { removed, added, .. }) => {
+            assert!(removed.is_empty(), "{removed:?}");
+            assert_eq!(added, ["spam: $* cash $*"]);
+        }
+        other => panic!("{other:?}"),
+    }
 
     let weights = dir.join(checkpoint::WEIGHTS_FILE);
     let mut bytes = std::fs::read(&weights).unwrap();

@@ -103,6 +103,7 @@ fn network_read_back(
     let model = load_model_for(
         model_dir,
         rules.source.text.as_bytes(),
+        rules.path.as_deref(),
         false,
         &candle_core::Device::Cpu,
         read_limits,

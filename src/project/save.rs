@@ -289,8 +289,15 @@ pub fn load_network<T: PreparedNetwork>(
     cancelled: &dyn Fn() -> bool,
 ) -> Result<T, String> {
     let device = DeviceKind::Cpu.open()?;
-    let loaded = load_model_for(dir, rules_text.as_bytes(), false, &device, limits)
-        .map_err(|error| error.to_string())?;
+    let loaded = load_model_for(
+        dir,
+        rules_text.as_bytes(),
+        analysis.rules.path.as_deref(),
+        false,
+        &device,
+        limits,
+    )
+    .map_err(|error| error.to_string())?;
     T::prepare(Unprepared {
         manifest: loaded.manifest,
         net: loaded.net.as_ref(),

@@ -9,8 +9,11 @@
 //! temporary name in the same folder and renamed into place, weights first, so a folder
 //! never pairs a manifest with weights it does not describe.
 
+use crate::automata::CompileConfig;
 use crate::limits::{Limit, ReadLimits};
 use crate::model::train::settings::TrainingSettings;
+use crate::rules_file::RulesFile;
+use crate::text::SourceText;
 use crate::text::read_capped;
 use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
@@ -177,7 +180,17 @@ pub enum CheckpointError {
         path: PathBuf,
         what: &'static str,
     },
-    /// The rules file changed since the checkpoint was made.
+    /// The rules given are not those the checkpoint was trained from, beyond comments,
+    /// layout and line numbers: what the given file lacks and what it adds, as
+    /// `RulesFile::rule_lines` (empty both when only the order changed).
+    RulesChanged {
+        trained_from: PathBuf,
+        given: PathBuf,
+        removed: Vec<String>,
+        added: Vec<String>,
+    },
+    /// The rules file changed since the checkpoint was made (a checkpoint of rulelens
+    /// before 0.1, whose manifest does not record the rules text).
     Stale {
         rules: PathBuf,
         expected: String,
@@ -216,6 +229,48 @@ impl fmt::Display for CheckpointError {
             }
             CheckpointError::Corrupt { path, message } => {
                 write!(f, "{}: corrupt checkpoint: {message}", path.display())
+            }
+            CheckpointError::RulesChanged {
+                trained_from,
+                given,
+                removed,
+                added,
+            } => {
+                let listed = |lines: &[String]| {
+                    let shown: Vec<String> =
+                        lines.iter().take(3).map(|l| format!("`{l}`")).collect();
+                    let more = lines.len().saturating_sub(3);
+                    format!(
+                        "{}{}",
+                        shown.join(", "),
+                        if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        }
+                    )
+                };
+                write!(
+                    f,
+                    "the checkpoint was trained from the rules of {}, and {} has other rules",
+                    trained_from.display(),
+                    given.display()
+                )?;
+                match (removed.is_empty(), added.is_empty()) {
+                    (true, true) => write!(f, " (the same, in another order)")?,
+                    _ => {
+                        if !removed.is_empty() {
+                            write!(f, "; it lacks {}", listed(removed))?;
+                        }
+                        if !added.is_empty() {
+                            write!(f, "; it adds {}", listed(added))?;
+                        }
+                    }
+                }
+                write!(
+                    f,
+                    ". Comments and layout do not count; retrain with `rulelens train`"
+                )
             }
             CheckpointError::Stale {
                 rules,
@@ -436,15 +491,52 @@ fn weights_size(shapes: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
 }
 
 /// Refuses a checkpoint whose rules file's bytes no longer hash to the recorded value.
-pub fn check_rules(manifest: &Manifest, rules_bytes: &[u8]) -> Result<(), CheckpointError> {
+pub fn check_rules(
+    manifest: &Manifest,
+    rules_bytes: &[u8],
+    given: &Path,
+) -> Result<(), CheckpointError> {
     let found = sha256_hex(rules_bytes);
     if found == manifest.rules.sha256 {
-        Ok(())
-    } else {
-        Err(CheckpointError::Stale {
+        return Ok(());
+    }
+    let Some(trained) = &manifest.rules.text else {
+        return Err(CheckpointError::Stale {
             rules: manifest.rules.path.clone(),
             expected: manifest.rules.sha256.clone(),
             found,
-        })
+        });
+    };
+    let lines = |bytes: &[u8]| {
+        RulesFile::analyze(
+            SourceText::from_bytes(bytes),
+            None,
+            &CompileConfig::MEASURING,
+        )
+        .rule_lines()
+    };
+    let (before, after) = (lines(trained.as_bytes()), lines(rules_bytes));
+    if before == after {
+        return Ok(());
     }
+    // What each side has that the other lacks, counting repeats.
+    let missing_from = |from: &[String], other: &[String]| {
+        let mut left: Vec<&String> = other.iter().collect();
+        let mut missing = Vec::new();
+        for line in from {
+            match left.iter().position(|l| *l == line) {
+                Some(i) => {
+                    left.swap_remove(i);
+                }
+                None => missing.push(line.clone()),
+            }
+        }
+        missing
+    };
+    Err(CheckpointError::RulesChanged {
+        trained_from: manifest.rules.path.clone(),
+        given: given.to_path_buf(),
+        removed: missing_from(&before, &after),
+        added: missing_from(&after, &before),
+    })
 }

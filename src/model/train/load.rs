@@ -67,20 +67,35 @@ pub fn load_model(
     limits: &ReadLimits,
 ) -> Result<LoadedModel, CheckpointError> {
     let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
-    let rules_bytes = limits
-        .read(Limit::Rules, &manifest.rules.path)
-        .map_err(|error| CheckpointError::Io {
-            path: manifest.rules.path.clone(),
-            error,
-        })?;
-    assemble(
-        model_dir,
-        manifest,
-        tensors,
-        &rules_bytes,
-        zero_shot,
-        device,
-    )
+    let path = manifest.rules.path.clone();
+    match (limits.read(Limit::Rules, &path), &manifest.rules.text) {
+        // The file it was trained from, as it is now: the same rules, up to comments and
+        // layout, named by their lines now.
+        (Ok(bytes), _) => assemble(
+            model_dir,
+            manifest,
+            tensors,
+            &bytes,
+            Some(&path),
+            zero_shot,
+            device,
+        ),
+        // Moved, copied to another machine, or the file is gone: the checkpoint carries
+        // its rules.
+        (Err(_), Some(text)) => {
+            let text = text.clone();
+            assemble(
+                model_dir,
+                manifest,
+                tensors,
+                text.as_bytes(),
+                None,
+                zero_shot,
+                device,
+            )
+        }
+        (Err(error), None) => Err(CheckpointError::Io { path, error }),
+    }
 }
 
 /// Loads a checkpoint to start a later text of its rules from ([`fit_from`](crate::model::fit_from)): its rules are
@@ -97,35 +112,59 @@ pub fn load_previous(
             message: "the manifest does not record the rules text it was trained from (made by an earlier rulelens); train it again".to_string(),
         });
     };
-    assemble(model_dir, manifest, tensors, text.as_bytes(), false, device)
+    assemble(
+        model_dir,
+        manifest,
+        tensors,
+        text.as_bytes(),
+        None,
+        false,
+        device,
+    )
 }
 
-/// [`load_model`] with the rules file's bytes given (an editor's buffer, say): refuses a
-/// checkpoint made from other rules.
+/// [`load_model`] with the rules file's bytes given (an editor's buffer, say, of the file at
+/// `rules_path`): refuses a checkpoint made from other rules, naming both files.
 pub fn load_model_for(
     model_dir: &Path,
     rules_bytes: &[u8],
+    rules_path: Option<&Path>,
     zero_shot: bool,
     device: &Device,
     limits: &ReadLimits,
 ) -> Result<LoadedModel, CheckpointError> {
     let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
-    assemble(model_dir, manifest, tensors, rules_bytes, zero_shot, device)
+    assemble(
+        model_dir,
+        manifest,
+        tensors,
+        rules_bytes,
+        rules_path,
+        zero_shot,
+        device,
+    )
 }
 
-/// Checks the rules' hash and builds the network from a loaded checkpoint's tensors.
+/// Checks that the rules are those the checkpoint was trained from (`checkpoint::check_rules`)
+/// and builds the network from its tensors; `rules_path` is where the rules come from (their
+/// corpus bindings resolve there), `None` for the manifest's own text.
 fn assemble(
     model_dir: &Path,
     manifest: Manifest,
     tensors: HashMap<String, Tensor>,
     rules_bytes: &[u8],
+    rules_path: Option<&Path>,
     zero_shot: bool,
     device: &Device,
 ) -> Result<LoadedModel, CheckpointError> {
-    checkpoint::check_rules(&manifest, rules_bytes)?;
+    checkpoint::check_rules(
+        &manifest,
+        rules_bytes,
+        rules_path.unwrap_or(&manifest.rules.path),
+    )?;
     let mut rules = RulesFile::analyze(
         SourceText::from_bytes(rules_bytes),
-        Some(&manifest.rules.path),
+        rules_path,
         &CompileConfig::default(),
     );
     // The untrained network is the checkpoint with its `initial.*` tensors in place.
