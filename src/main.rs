@@ -44,6 +44,17 @@ enum Command {
         limits: AutomataLimits,
         #[command(flatten)]
         lints: LintLists,
+        /// Text output: each corpus's accuracy, label and confusion tables, without the
+        /// per-pattern table.
+        #[arg(long, conflicts_with = "quiet")]
+        summary: bool,
+        /// Text output: the diagnostics and their count only, no figures (a CI gate).
+        #[arg(long)]
+        quiet: bool,
+        /// Text output: list each corpus's first N misclassified lines, with the rule that
+        /// decided and the gold label's nearest miss.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        show_errors: usize,
     },
     /// Print the documentation of a diagnostic code (`docs/diagnostics.md`): what it
     /// reports, why, an example and what to write instead.
@@ -344,10 +355,18 @@ fn main() -> ExitCode {
             format,
             limits,
             lints,
+            summary,
+            quiet,
+            show_errors,
         } => cli::check::run(
             &rules,
             &corpora,
-            format == Format::Json,
+            match (format, quiet, summary) {
+                (Format::Json, _, _) => cli::check::Output::Json,
+                (Format::Text, true, _) => cli::check::Output::Quiet,
+                (Format::Text, _, true) => cli::check::Output::Summary { show_errors },
+                (Format::Text, _, _) => cli::check::Output::Full { show_errors },
+            },
             &limits.config(),
             &lints.levels(),
             read_limits,

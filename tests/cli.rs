@@ -356,6 +356,56 @@ fn classify_reads_standard_input_shows_formula_rules_and_refuses_bad_input() {
 }
 
 #[test]
+fn check_output_can_be_trimmed_and_lists_misclassified_lines() {
+    let stdout = |args: &[&str]| {
+        let output = rulelens(args);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let full = stdout(&["check", "examples/sms/sms.rules"]);
+    assert!(full.contains("  pattern  label  line"));
+    let summary = stdout(&["check", "examples/sms/sms.rules", "--summary"]);
+    assert!(summary.contains("accuracy 91.80%") && summary.contains("gold \\ predicted"));
+    assert!(!summary.contains("  pattern  label  line"), "{summary}");
+    assert!(summary.lines().count() < 30, "{summary}");
+    assert_eq!(stdout(&["check", "examples/sms/sms.rules", "--quiet"]), "");
+    let errors = stdout(&[
+        "check",
+        "examples/sms/sms.rules",
+        "--summary",
+        "--show-errors",
+        "2",
+    ]);
+    assert!(
+        errors.contains("misclassified lines (2 of 366):"),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("misclassified lines (2 of 41):"),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("  line 3: gold spam, predicted ham by the default: "),
+        "{errors}"
+    );
+    assert!(errors.contains("      nearest miss: the `spam` rule of line 16: `$* ( call | ringtone ) $*` matched, then expected `free`"), "{errors}");
+    assert!(errors.contains("predicted ham by ham@26"), "{errors}");
+    // A file with errors gets its diagnostics, and no figures of what the parser recovered.
+    let output = rulelens(&["check", "tests/data/syntax/err/unknown_names.rules"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no figures while the rules have errors")
+    );
+    assert_eq!(
+        rulelens(&["check", "x.rules", "--summary", "--quiet"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
 fn lint_flags_gate_on_warnings_and_explain_prints_a_codes_documentation() {
     let stderr = |output: &Output| String::from_utf8_lossy(&output.stderr).into_owned();
     // SMS has warnings and no errors: they pass, unless denied.

@@ -2,11 +2,14 @@
 //! exact rule system's figures on each corpus (the `corpus` bindings by default).
 //! The JSON schema is documented in `docs/cli.md`.
 
+use super::classify::why_missed;
 use super::files::{Shown, diagnostic_json, load_rules, print_diagnostics, summary};
 use super::table::{Table, percent};
 use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::{Diagnostic, LintLevels};
+use rulelens::ide::missed_patterns;
+use rulelens::labeling::{labeling_rules, verdict};
 use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use rulelens::text::LineIndex;
@@ -36,15 +39,33 @@ impl EvaluatedCorpus {
     }
 }
 
+/// How `rulelens check` prints its figures (diagnostics always go to standard error).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// Every table, and the first `show_errors` misclassified lines of each corpus.
+    Full {
+        show_errors: usize,
+    },
+    /// No per-pattern table.
+    Summary {
+        show_errors: usize,
+    },
+    /// No figures.
+    Quiet,
+    Json,
+}
+
 pub fn run(
     rules_path: &Path,
     corpus_paths: &[PathBuf],
-    json: bool,
+    output: Output,
     config: &CompileConfig,
     lints: &LintLevels,
     read_limits: &ReadLimits,
 ) -> anyhow::Result<ExitCode> {
     let mut loaded = load_rules(rules_path, config, read_limits)?;
+    // Figures of a file with errors would be those of what the parser recovered.
+    let broken = loaded.has_errors();
     lints.apply(&mut loaded.diagnostics);
     let targets: Vec<(String, PathBuf)> = if corpus_paths.is_empty() {
         loaded
@@ -89,7 +110,7 @@ pub fn run(
         .collect();
     let failed = !read_errors.is_empty() || all_diagnostics.iter().any(|d| d.is_error());
 
-    if json {
+    if output == Output::Json {
         let report = json_report(&loaded, &corpora, &read_errors);
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -103,7 +124,22 @@ pub fn run(
         if let Some(summary) = summary(&all_diagnostics) {
             eprintln!("{}: {summary}", rules_path.display());
         }
-        print!("{}", text_report(rules_path, &loaded, &corpora));
+        let (pattern_table, show_errors) = match output {
+            Output::Full { show_errors } => (true, show_errors),
+            Output::Summary { show_errors } => (false, show_errors),
+            Output::Quiet | Output::Json => return Ok(ExitCode::from(u8::from(failed))),
+        };
+        if broken {
+            eprintln!(
+                "{}: no figures while the rules have errors (they would be those of the recovered file)",
+                rules_path.display()
+            );
+        } else {
+            print!(
+                "{}",
+                text_report(rules_path, &loaded, &corpora, pattern_table, show_errors)
+            );
+        }
     }
     Ok(ExitCode::from(u8::from(failed)))
 }
@@ -130,7 +166,13 @@ fn evaluate_corpus(loaded: &RulesFile, name: String, file: CorpusFile) -> Evalua
     }
 }
 
-fn text_report(rules_path: &Path, loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> String {
+fn text_report(
+    rules_path: &Path,
+    loaded: &RulesFile,
+    corpora: &[EvaluatedCorpus],
+    pattern_table: bool,
+    show_errors: usize,
+) -> String {
     let system = &loaded.system;
     let mut out = String::new();
     let n_states: usize = system
@@ -226,6 +268,12 @@ fn text_report(rules_path: &Path, loaded: &RulesFile, corpora: &[EvaluatedCorpus
         }
         out.push('\n');
         out.push_str(&confusion.render("  "));
+        if show_errors > 0 {
+            out.push_str(&misclassified_lines(loaded, corpus, show_errors));
+        }
+        if !pattern_table {
+            continue;
+        }
 
         let mut patterns = Table::new(&[
             "pattern",
@@ -259,6 +307,60 @@ fn text_report(rules_path: &Path, loaded: &RulesFile, corpora: &[EvaluatedCorpus
         out.push_str(&patterns.render("  "));
     }
     out
+}
+
+/// The first `limit` lines of `corpus` whose gold label the rules do not predict, each with
+/// the rule that decided (or the default) and the gold label's nearest miss
+/// (`ide::missed_patterns`, as `rulelens classify --expect` says it).
+fn misclassified_lines(loaded: &RulesFile, corpus: &EvaluatedCorpus, limit: usize) -> String {
+    let system = &loaded.system;
+    let rules = labeling_rules(loaded);
+    let mut out = String::new();
+    let mut shown = 0;
+    let mut total = 0;
+    for example in &corpus.file.examples {
+        let Some(gold) = example
+            .label
+            .as_deref()
+            .and_then(|l| system.label_by_name(l))
+        else {
+            continue;
+        };
+        let said = verdict(loaded, &example.text);
+        if said.prediction == Some(gold.index()) {
+            continue;
+        }
+        total += 1;
+        if shown == limit {
+            continue;
+        }
+        shown += 1;
+        let predicted = said
+            .prediction
+            .map_or("none", |p| system.labels()[p].as_str());
+        let decided = said
+            .decider
+            .map_or("the default".to_string(), |r| rules[r].name.clone());
+        out.push_str(&format!(
+            "  line {}: gold {}, predicted {predicted} by {decided}: {}\n",
+            example.line + 1,
+            system.labels()[gold.index()],
+            example.text
+        ));
+        let matched = system.classify(&example.text).matched;
+        match missed_patterns(loaded, gold, &example.text, &matched).first() {
+            Some(miss) => out.push_str(&format!(
+                "      nearest miss: {}: {}\n",
+                miss.pattern,
+                why_missed(miss, &example.text)
+            )),
+            None => out.push_str("      no pattern of the gold label can say why\n"),
+        }
+    }
+    if total == 0 {
+        return "\n  no misclassified lines\n".to_string();
+    }
+    format!("\n  misclassified lines ({shown} of {total}):\n{out}")
 }
 
 fn label_list(loaded: &RulesFile, labels: &[rulelens::syntax::LabelId]) -> String {

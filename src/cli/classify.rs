@@ -177,41 +177,8 @@ impl Sentence<'_> {
         out
     }
 
-    /// Why a pattern missed, in one line: what it matched, then where it failed.
     fn why(&self, missed: &MissedPattern) -> String {
-        let matched = if missed.matched.is_empty() {
-            String::new()
-        } else {
-            format!("`{}` matched, then ", missed.matched)
-        };
-        let one_of = |items: &[String]| -> String {
-            let items: Vec<String> = items.iter().map(|item| format!("`{item}`")).collect();
-            match items.as_slice() {
-                [] => "nothing".to_string(),
-                [one] => one.clone(),
-                [init @ .., last] => format!("{} or {last}", init.join(", ")),
-            }
-        };
-        match &missed.miss {
-            Miss::Mismatch { expected, found } => {
-                let found: Vec<String> = found
-                    .iter()
-                    .map(|&r| format!("{:?}", self.slice(r)))
-                    .collect();
-                format!(
-                    "{matched}expected {}, found {}",
-                    one_of(expected),
-                    found.join(" or ")
-                )
-            }
-            Miss::Ended { expected } => {
-                format!("{matched}expected {}; the sentence ended", one_of(expected))
-            }
-            Miss::Continues { found } => format!(
-                "{matched}the sentence goes on at {:?} (the pattern does not end with `$*`)",
-                self.slice(*found)
-            ),
-        }
+        why_missed(missed, self.text)
     }
 
     fn json(
@@ -269,5 +236,44 @@ impl Sentence<'_> {
             });
         }
         line
+    }
+}
+
+/// Why a pattern missed `text`, in one line: what it matched, then where it failed (also
+/// `rulelens check --show-errors`).
+pub fn why_missed(missed: &MissedPattern, text: &str) -> String {
+    let slice = |range: TextRange| {
+        text.get(usize::from(range.start())..usize::from(range.end()))
+            .unwrap_or("")
+    };
+    let matched = if missed.matched.is_empty() {
+        String::new()
+    } else {
+        format!("`{}` matched, then ", missed.matched)
+    };
+    let one_of = |items: &[String]| -> String {
+        let items: Vec<String> = items.iter().map(|item| format!("`{item}`")).collect();
+        match items.as_slice() {
+            [] => "nothing".to_string(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        }
+    };
+    match &missed.miss {
+        Miss::Mismatch { expected, found } => {
+            let found: Vec<String> = found.iter().map(|&r| format!("{:?}", slice(r))).collect();
+            format!(
+                "{matched}expected {}, found {}",
+                one_of(expected),
+                found.join(" or ")
+            )
+        }
+        Miss::Ended { expected } => {
+            format!("{matched}expected {}; the sentence ended", one_of(expected))
+        }
+        Miss::Continues { found } => format!(
+            "{matched}the sentence goes on at {:?} (the pattern does not end with `$*`)",
+            slice(*found)
+        ),
     }
 }
