@@ -240,6 +240,21 @@ enum Command {
         /// accuracy.
         #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
         format: RulesFormat,
+        /// Print the edits that raise dev accuracy, applied one at a time with their
+        /// provenance comments, as a unified diff of the rules file.
+        #[arg(long, conflicts_with_all = ["format", "write"])]
+        diff: bool,
+        /// Apply the edits that raise dev accuracy to the rules file in place, each with
+        /// a provenance comment (what it is, the train lines it fixes and breaks, dev
+        /// accuracy before and after).
+        #[arg(long, conflicts_with = "format")]
+        write: bool,
+        /// Training corpus; default: the rules file's `corpus train` binding.
+        #[arg(long, value_name = "FILE")]
+        train: Option<PathBuf>,
+        /// Dev corpus the edits are validated on; default: the `corpus dev` binding.
+        #[arg(long, value_name = "FILE")]
+        dev: Option<PathBuf>,
         /// A checkpoint of a network trained from this very rules file (`rulelens train`):
         /// its rules read back as regexes become suggestions too.
         #[arg(long, value_name = "MODEL_DIR")]
@@ -480,19 +495,29 @@ fn main() -> ExitCode {
         Command::Suggest {
             rules,
             format,
+            diff,
+            write,
+            train,
+            dev,
             model,
             embeddings,
             config,
             refining,
-        } => cli::suggest::run(
-            &rules,
-            model.as_deref(),
-            embeddings.as_deref(),
-            &config,
-            &refining,
-            format,
+        } => cli::suggest::run(cli::suggest::SuggestArgs {
+            rules_path: &rules,
+            train: train.as_deref(),
+            dev: dev.as_deref(),
+            model_dir: model.as_deref(),
+            embeddings: embeddings.as_deref(),
+            config: &config,
+            refining: &refining,
+            output: match (diff, write) {
+                (true, _) => cli::suggest::Output::Diff,
+                (_, true) => cli::suggest::Output::Write,
+                _ => cli::suggest::Output::Format(format),
+            },
             read_limits,
-        ),
+        }),
         Command::Bench {
             rules,
             train,

@@ -23,22 +23,48 @@ use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(
-    rules_path: &Path,
-    model_dir: Option<&Path>,
-    embeddings: Option<&Path>,
-    config: &SuggestConfig,
-    refining: &RefineConfig,
-    output: RulesFormat,
-    read_limits: &ReadLimits,
-) -> anyhow::Result<ExitCode> {
+/// What `rulelens suggest` prints, or does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// The suggestions (`text`, `json`) or the refined rules (`rules`).
+    Format(RulesFormat),
+    /// The refined rules as a unified diff of the rules file.
+    Diff,
+    /// The refined rules written over the rules file.
+    Write,
+}
+
+pub struct SuggestArgs<'a> {
+    pub rules_path: &'a Path,
+    pub train: Option<&'a Path>,
+    pub dev: Option<&'a Path>,
+    pub model_dir: Option<&'a Path>,
+    pub embeddings: Option<&'a Path>,
+    pub config: &'a SuggestConfig,
+    pub refining: &'a RefineConfig,
+    pub output: Output,
+    pub read_limits: &'a ReadLimits,
+}
+
+pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
+    let SuggestArgs {
+        rules_path,
+        model_dir,
+        embeddings,
+        config,
+        refining,
+        output,
+        read_limits,
+        ..
+    } = args;
     let loaded = load_rules(rules_path, &CompileConfig::default(), read_limits)?;
     if loaded.has_errors() {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         anyhow::bail!("{} has errors; fix them first", rules_path.display());
     }
-    let train = read_corpus(&corpus_path(&loaded, None, "train")?, read_limits)?;
-    let dev = read_corpus(&corpus_path(&loaded, None, "dev")?, read_limits)?;
+    let train = read_corpus(&corpus_path(&loaded, args.train, "train")?, read_limits)?;
+    let dev = read_corpus(&corpus_path(&loaded, args.dev, "dev")?, read_limits)?;
+    let spinner = Spinner::start("measuring suggestions");
     let train_lines = Lines::new(&train.examples);
     let words = train_lines.vocabulary.iter().map(|(word, _)| word.as_str());
     let vectors = WordNeighbours::read(words, VectorSource::of(embeddings), read_limits)?;
@@ -51,10 +77,31 @@ pub fn run(
         Some(model_dir) => network_read_back(&loaded, model_dir, &corpora, read_limits)?,
         None => (Vec::new(), Vec::new()),
     };
+    let refined_text = |refined: &rulelens::suggest::Refined| -> anyhow::Result<()> {
+        match output {
+            Output::Format(_) => print!("{}", refined.text),
+            Output::Diff => {
+                let name = rules_path.display().to_string();
+                print!(
+                    "{}",
+                    similar::TextDiff::from_lines(&loaded.source.text, &refined.text)
+                        .unified_diff()
+                        .header(&format!("a/{name}"), &format!("b/{name}"))
+                );
+            }
+            Output::Write if refined.applied.is_empty() => {}
+            Output::Write => write_in_place(rules_path, &refined.text)?,
+        }
+        Ok(())
+    };
     match output {
-        RulesFormat::Rules => {
+        Output::Format(RulesFormat::Rules) | Output::Diff | Output::Write => {
             let refined = refine(&loaded, &corpora, &read_back, &learned, config, refining);
-            print!("{}", refined.text);
+            drop(spinner);
+            refined_text(&refined)?;
+            if output == Output::Write && !refined.applied.is_empty() {
+                eprintln!("{}: rewritten", rules_path.display());
+            }
             match (refined.applied.first(), refined.applied.last()) {
                 (Some(first), Some(last)) => eprint!(
                     "{}: {} edit{} applied; dev accuracy {} → {}\n\n{}",
@@ -71,9 +118,10 @@ pub fn run(
                 ),
             }
         }
-        RulesFormat::Json => {
+        Output::Format(RulesFormat::Json) => {
             let suggestions = suggest(&loaded, &corpora, &read_back, &learned, config, &|| false)
                 .unwrap_or_default();
+            drop(spinner);
             println!(
                 "{}",
                 serde_json::to_string_pretty(&json!({
@@ -82,13 +130,54 @@ pub fn run(
                 }))?
             );
         }
-        RulesFormat::Text => {
+        Output::Format(RulesFormat::Text) => {
             let suggestions = suggest(&loaded, &corpora, &read_back, &learned, config, &|| false)
                 .unwrap_or_default();
+            drop(spinner);
             print!("{}", text_report(rules_path, &suggestions));
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Replaces the file at `path` with `text`: written beside it, then renamed over it, so that
+/// an interrupted write leaves the old file whole.
+fn write_in_place(path: &Path, text: &str) -> anyhow::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".rulelens-suggest");
+    let temporary = std::path::PathBuf::from(temporary);
+    std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|error| {
+            let _ = std::fs::remove_file(&temporary);
+            anyhow::anyhow!("cannot write {}: {error}", path.display())
+        })
+}
+
+/// A spinner with the elapsed time on a terminal's standard error (suggestions take seconds
+/// to a minute), cleared when dropped; nothing elsewhere.
+struct Spinner(Option<indicatif::ProgressBar>);
+
+impl Spinner {
+    fn start(message: &'static str) -> Spinner {
+        if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+            return Spinner(None);
+        }
+        let bar = indicatif::ProgressBar::new_spinner().with_message(message);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}") {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(std::time::Duration::from_millis(120));
+        Spinner(Some(bar))
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// The rules of `rules` as the network of `model_dir` reads them back, or, of a SoPa, its

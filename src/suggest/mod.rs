@@ -23,6 +23,7 @@ pub mod lines;
 mod narrow;
 mod neighbours;
 mod priority;
+mod provenance;
 pub mod reconstruct;
 pub mod widen;
 
@@ -919,6 +920,19 @@ pub fn refine(
         let Some((suggestion, next)) = floors.iter().find_map(|config| state.best(config)) else {
             break;
         };
+        // The edit again, with its provenance: comments only, so the rules and their
+        // standings stay those measured.
+        let mut next = next;
+        let commented = provenance::with_provenance(
+            &state.file.source.text,
+            &next.file.source.text,
+            &suggestion,
+        );
+        next.file = RulesFile::analyze(
+            SourceText::from_bytes(commented.as_bytes()),
+            next.file.path.as_deref(),
+            &CompileConfig::MEASURING,
+        );
         applied.push(suggestion);
         state = next;
     }

@@ -10,6 +10,13 @@ fn refine_rules_alone(file: &RulesFile, corpora: &Corpora, refining: &RefineConf
     refine(file, corpora, &[], &[], &SuggestConfig::default(), refining)
 }
 
+/// A refined text without the provenance comments `refine` writes above its edits.
+fn without_provenance(text: &str) -> String {
+    text.split_inclusive('\n')
+        .filter(|line| !line.starts_with("# suggested by rulelens: "))
+        .collect()
+}
+
 #[test]
 fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exact() {
     let (train, dev) = (examples(TRAIN), examples(DEV));
@@ -82,8 +89,19 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
     };
     let file = rules("default ham\n");
     let refined = refine_rules_alone(&file, &corpora, &RefineConfig::default());
-    assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
     assert_eq!(refined.applied.len(), 1);
+    // The edit, with its provenance above it.
+    let evidence = refined.applied[0].evidence;
+    assert_eq!(
+        refined.text,
+        format!(
+            "default ham\n# suggested by rulelens: add `spam: $* call % $*` (fixes {} train lines, breaks {}; dev accuracy {:.2}% → {:.2}%)\nspam: $* call % $*\n",
+            evidence.fixed,
+            evidence.broken,
+            100.0 * evidence.dev_before,
+            100.0 * evidence.dev_after
+        )
+    );
     // The result reads back without errors, and a second round finds nothing to add.
     let again = rules(&refined.text);
     assert!(!again.has_errors());
@@ -422,7 +440,10 @@ fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
         &SuggestConfig::default(),
         &RefineConfig::default(),
     );
-    assert_eq!(refined.text, "default ham\nspam: $* call % $*\n");
+    assert_eq!(
+        without_provenance(&refined.text),
+        "default ham\nspam: $* call % $*\n"
+    );
     let edited = rules("default ham\nspam: $* call 0900 $*\n");
     assert!(
         suggest(
@@ -677,7 +698,10 @@ fn a_round_with_nothing_precise_enough_falls_back_to_the_lower_floor() {
     };
     let file = rules("default ham\n");
     let refined = refine_rules_alone(&file, &corpora, &RefineConfig::default());
-    assert_eq!(refined.text, "default ham\nspam: $* call $*\n");
+    assert_eq!(
+        without_provenance(&refined.text),
+        "default ham\nspam: $* call $*\n"
+    );
     let evidence = refined.applied[0].evidence;
     assert_eq!((evidence.fixed, evidence.broken), (6, 1));
     // With the fallback at the floor itself there is no second try.
