@@ -5,7 +5,7 @@
 
 mod cli;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use cli::output::RulesFormat;
 use rulelens::diagnostic::LintLists;
 use rulelens::limits::ReadLimits;
@@ -56,6 +56,26 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 0)]
         show_errors: usize,
     },
+    /// Start a rules file from a labeled corpus: its labels, the majority label as the
+    /// default, and the corpus bindings.
+    Init {
+        /// The training corpus (.tsv or .jsonl).
+        corpus: PathBuf,
+        /// A dev corpus to bind too (needed by `--suggest`).
+        #[arg(long, value_name = "FILE")]
+        dev: Option<PathBuf>,
+        /// Write the rules here (never over an existing file); default: standard output.
+        #[arg(long, value_name = "RULES")]
+        out: Option<PathBuf>,
+        /// Apply the suggestion engine's edits (rules induced from the corpus, validated on
+        /// --dev), as `rulelens suggest --write` would.
+        #[arg(long)]
+        suggest: bool,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions { shell: clap_complete::Shell },
+    /// Print the manual page (roff) of rulelens.
+    Man,
     /// Print the documentation of a diagnostic code (`docs/diagnostics.md`): what it
     /// reports, why, an example and what to write instead.
     Explain {
@@ -387,6 +407,31 @@ fn main() -> ExitCode {
             read_limits,
         ),
         Command::Explain { code } => cli::explain::run(&code),
+        Command::Init {
+            corpus,
+            dev,
+            out,
+            suggest,
+        } => cli::init::run(cli::init::InitArgs {
+            train: &corpus,
+            dev: dev.as_deref(),
+            out: out.as_deref(),
+            suggest,
+            read_limits,
+        }),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Args::command(),
+                "rulelens",
+                &mut std::io::stdout(),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => clap_mangen::Man::new(Args::command())
+            .render(&mut std::io::stdout())
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(anyhow::Error::from),
         Command::Train {
             rules,
             train,

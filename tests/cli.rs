@@ -489,6 +489,86 @@ fn suggest_diffs_and_writes_its_edits_with_their_provenance() {
 }
 
 #[test]
+fn init_starts_a_rules_file_from_a_corpus_that_check_and_suggest_take() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-init-{}", std::process::id()));
+    let rules = dir.join("rules").join("tiny.rules");
+    std::fs::create_dir_all(rules.parent().unwrap()).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (train, dev) = (
+        root.join("tests/data/train/train.tsv"),
+        root.join("tests/data/train/dev.tsv"),
+    );
+    let output = rulelens(&[
+        "init",
+        train.to_str().unwrap(),
+        "--dev",
+        dev.to_str().unwrap(),
+        "--out",
+        rules.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&rules).unwrap();
+    assert!(text.contains("\ndefault ham\ncorpus train \""), "{text}");
+    // The bindings are relative to the rules file's folder, so check finds the corpora.
+    let output = rulelens(&["check", rules.to_str().unwrap(), "--summary"]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        report.contains("corpus train") && report.contains("corpus dev"),
+        "{report}"
+    );
+    // Never over an existing file.
+    let again = rulelens(&[
+        "init",
+        train.to_str().unwrap(),
+        "--out",
+        rules.to_str().unwrap(),
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&rules).unwrap(), text);
+    // Seeded by the suggestion engine, to standard output.
+    let seeded = rulelens(&[
+        "init",
+        train.to_str().unwrap(),
+        "--dev",
+        dev.to_str().unwrap(),
+        "--suggest",
+    ]);
+    assert_eq!(seeded.status.code(), Some(0));
+    let seeded = String::from_utf8(seeded.stdout).unwrap();
+    assert!(
+        seeded.contains("# suggested by rulelens: add `spam: "),
+        "{seeded}"
+    );
+    assert_eq!(
+        rulelens(&["init", train.to_str().unwrap(), "--suggest"])
+            .status
+            .code(),
+        Some(2)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let completions = rulelens(&["completions", "bash"]);
+    assert!(String::from_utf8_lossy(&completions.stdout).contains("classify"));
+    let man = rulelens(&["man"]);
+    let page = String::from_utf8_lossy(&man.stdout);
+    assert!(
+        page.contains(".TH rulelens 1") && page.contains("init"),
+        "{page}"
+    );
+}
+
+#[test]
 fn lint_flags_gate_on_warnings_and_explain_prints_a_codes_documentation() {
     let stderr = |output: &Output| String::from_utf8_lossy(&output.stderr).into_owned();
     // SMS has warnings and no errors: they pass, unless denied.

@@ -7,6 +7,7 @@ pub mod dot;
 pub mod eval;
 pub mod explain;
 mod files;
+pub mod init;
 mod learned;
 pub mod output;
 pub mod polarity;

@@ -25,6 +25,7 @@ mod neighbours;
 mod priority;
 mod provenance;
 pub mod reconstruct;
+pub mod scaffold;
 pub mod widen;
 
 pub use edit::insert_rule;

@@ -1,0 +1,127 @@
+//! `rulelens init CORPUS [--dev F] [--out RULES] [--suggest]`: a rules file to start from,
+//! made from a labeled corpus (`suggest::scaffold::scaffold`), with the corpus paths bound
+//! relative to where the file goes; with `--suggest`, the suggestion engine's edits applied
+//! (as `rulelens suggest --write` would). Standard output without `--out`; an existing file
+//! is never overwritten.
+
+use super::files::read_corpus;
+use rulelens::automata::CompileConfig;
+use rulelens::limits::ReadLimits;
+use rulelens::model::VectorSource;
+use rulelens::rules_file::RulesFile;
+use rulelens::suggest::lines::Lines;
+use rulelens::suggest::scaffold::scaffold;
+use rulelens::suggest::{Corpora, RefineConfig, SuggestConfig, WordNeighbours, refine};
+use rulelens::text::SourceText;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+pub struct InitArgs<'a> {
+    pub train: &'a Path,
+    pub dev: Option<&'a Path>,
+    pub out: Option<&'a Path>,
+    pub suggest: bool,
+    pub read_limits: &'a ReadLimits,
+}
+
+pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
+    if let Some(out) = args.out
+        && out.exists()
+    {
+        eprintln!(
+            "error: --out {}: the file exists; init never overwrites",
+            out.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    if args.suggest && args.dev.is_none() {
+        eprintln!("error: --suggest validates its edits on a dev corpus: pass --dev FILE");
+        return Ok(ExitCode::from(2));
+    }
+    let train = read_corpus(args.train, args.read_limits)?;
+    let dev = args
+        .dev
+        .map(|dev| read_corpus(dev, args.read_limits))
+        .transpose()?;
+    // Where the file goes: its corpus bindings are relative to that folder.
+    let folder = match args.out.and_then(Path::parent) {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let bound = |corpus: &Path| relative_to(corpus, &folder);
+    let dev_binding = args.dev.map(bound).transpose()?;
+    let text = match scaffold(&train.examples, &bound(args.train)?, dev_binding.as_deref()) {
+        Ok(text) => text,
+        Err(message) => anyhow::bail!("{}: {message}", args.train.display()),
+    };
+    let text = match (&dev, args.suggest) {
+        (Some(dev), true) => {
+            let anchor = folder.join("rules.rules");
+            let file = RulesFile::analyze(
+                SourceText::from_bytes(text.as_bytes()),
+                Some(&anchor),
+                &CompileConfig::default(),
+            );
+            let words = Lines::new(&train.examples).vocabulary;
+            let vectors = WordNeighbours::read(
+                words.iter().map(|(word, _)| word.as_str()),
+                VectorSource::of(None),
+                args.read_limits,
+            )?;
+            let corpora = Corpora {
+                train: &train.examples,
+                dev: &dev.examples,
+                vectors: Some(&vectors),
+            };
+            let config = SuggestConfig::default();
+            let refined = refine(&file, &corpora, &[], &[], &config, &RefineConfig::default());
+            eprintln!(
+                "{} rule edit{} suggested",
+                refined.applied.len(),
+                if refined.applied.len() == 1 { "" } else { "s" }
+            );
+            refined.text
+        }
+        _ => text,
+    };
+    match args.out {
+        Some(out) => {
+            std::fs::write(out, &text)
+                .map_err(|error| anyhow::anyhow!("cannot write {}: {error}", out.display()))?;
+            eprintln!(
+                "{}: written; next: rulelens check {}",
+                out.display(),
+                out.display()
+            );
+        }
+        None => print!("{text}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `path` relative to `folder`, with `/` separators: both made absolute, their common start
+/// dropped, `..` for each folder left to climb.
+fn relative_to(path: &Path, folder: &Path) -> anyhow::Result<String> {
+    let absolute = |p: &Path| {
+        std::path::absolute(p).map_err(|error| anyhow::anyhow!("{}: {error}", p.display()))
+    };
+    let (path, folder) = (absolute(path)?, absolute(folder)?);
+    let normal = |p: &Path| -> Vec<String> {
+        let mut parts: Vec<String> = Vec::new();
+        for component in p.components() {
+            match component {
+                Component::ParentDir => {
+                    parts.pop();
+                }
+                Component::CurDir => {}
+                other => parts.push(other.as_os_str().to_string_lossy().into_owned()),
+            }
+        }
+        parts
+    };
+    let (path, folder) = (normal(&path), normal(&folder));
+    let common = path.iter().zip(&folder).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); folder.len() - common];
+    parts.extend(path[common..].iter().cloned());
+    Ok(parts.join("/"))
+}
