@@ -30,7 +30,7 @@ pub fn scaffold(
         }
     }
     // The most frequent first; ties in the corpus's order.
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
     let Some(&(majority, _)) = counts.first() else {
         return Err("the corpus has no labeled line".to_string());
     };
