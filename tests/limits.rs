@@ -603,17 +603,17 @@ fn every_input_under_tests_data_abuse_gets_an_answer() {
         ),
         (
             args(&["train", path(&tiny), "--batch-size", "0", "--out", out]),
-            1,
+            2,
             "batch size must be between 1 and 65536",
         ),
         (
             args(&["train", path(&tiny), "--logit-scale", "nan", "--out", out]),
-            1,
+            2,
             "logit scale must be in (0",
         ),
         (
             args(&["train", path(&tiny), "--rank", "100000", "--out", out]),
-            1,
+            2,
             "rank must be between 1 and 4096",
         ),
     ];
@@ -661,7 +661,7 @@ fn every_input_under_tests_data_abuse_gets_an_answer() {
             "--out",
             out,
         ]),
-        1,
+        2,
         "max sentence tokens must be between 1 and 1048576, not 0",
     ));
     for (arguments, status, expected) in cases {

@@ -64,6 +64,14 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
     }
     let train = read_corpus(&corpus_path(&loaded, args.train, "train")?, read_limits)?;
     let dev = read_corpus(&corpus_path(&loaded, args.dev, "dev")?, read_limits)?;
+    for corpus in [&train, &dev] {
+        if !corpus.examples.iter().any(|e| e.label.is_some()) {
+            anyhow::bail!(
+                "{}: no labeled line to suggest rules from or measure them on",
+                corpus.path.display()
+            );
+        }
+    }
     let spinner = Spinner::start("measuring suggestions");
     let train_lines = Lines::new(&train.examples);
     let words = train_lines.vocabulary.iter().map(|(word, _)| word.as_str());

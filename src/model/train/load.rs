@@ -81,8 +81,8 @@ pub fn load_model(
             device,
         ),
         // Moved, copied to another machine, or the file is gone: the checkpoint carries
-        // its rules.
-        (Err(_), Some(text)) => {
+        // its rules. (A file that is there but cannot be read is an error.)
+        (Err(error), Some(text)) if error.kind() == std::io::ErrorKind::NotFound => {
             let text = text.clone();
             assemble(
                 model_dir,
@@ -94,7 +94,7 @@ pub fn load_model(
                 device,
             )
         }
-        (Err(error), None) => Err(CheckpointError::Io { path, error }),
+        (Err(error), _) => Err(CheckpointError::Io { path, error }),
     }
 }
 
