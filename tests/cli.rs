@@ -485,6 +485,20 @@ fn suggest_diffs_and_writes_its_edits_with_their_provenance() {
             .code(),
         Some(2)
     );
+    // An empty corpus is named as the cause (it used to blame the word vectors).
+    let empty = dir.join("empty.tsv");
+    std::fs::write(&empty, "").unwrap();
+    let output = rulelens(&[
+        "suggest",
+        rules.to_str().unwrap(),
+        "--train",
+        empty.to_str().unwrap(),
+        "--dev",
+        "tests/data/train/dev.tsv",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("empty.tsv: no labeled line"), "{said}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
