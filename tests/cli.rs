@@ -144,7 +144,88 @@ fn check_text_prints_tables() {
     assert!(stdout.contains("corpus dev (examples/sms/dev.tsv): 500 examples, 500 labeled"));
     assert!(stdout.contains("accuracy 91.80%"));
     assert!(stdout.contains("gold \\ predicted"));
-    assert!(stdout.contains("conflicts"));
+    // One table of rules and named patterns, a column group per corpus.
+    assert!(
+        stdout.contains("rule or pattern  label  line  dev matches  precision  recall  decided\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\n  spam@16  "), "{stdout}");
+
+    // Formula rules get their own rows, named patterns theirs; both corpora side by side.
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-formula-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = dir.join("formula.rules");
+    std::fs::write(
+        &rules,
+        "default ham\npattern prize = $* ( claim | prize ) $*\npattern stop = $* stop $*\nspam <- prize & !stop\nspam: $* win $*\n",
+    )
+    .unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/train");
+    let output = rulelens(&[
+        "check",
+        rules.to_str().unwrap(),
+        "--corpus",
+        root.join("train.tsv").to_str().unwrap(),
+        "--corpus",
+        root.join("dev.tsv").to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let table: Vec<&str> = stdout
+        .lines()
+        .skip_while(|line| !line.contains("rule or pattern"))
+        .collect();
+    assert!(
+        table[0].contains("train matches") && table[0].contains("dev matches"),
+        "{stdout}"
+    );
+    let row = |start: &str| -> Vec<&str> {
+        let line = table
+            .iter()
+            .find(|l| l.trim_start().starts_with(start))
+            .unwrap();
+        line.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect()
+    };
+    assert_eq!(
+        row("pattern prize"),
+        [
+            "pattern prize",
+            "spam",
+            "2",
+            "17",
+            "100.00%",
+            "56.67%",
+            "-",
+            "6",
+            "100.00%",
+            "60.00%",
+            "-"
+        ]
+    );
+    assert_eq!(
+        row("spam@4 <- prize & !stop"),
+        [
+            "spam@4 <- prize & !stop",
+            "spam",
+            "4",
+            "17",
+            "100.00%",
+            "56.67%",
+            "17",
+            "6",
+            "100.00%",
+            "60.00%",
+            "6"
+        ]
+    );
+    assert_eq!(
+        row("spam@5")[6],
+        "5",
+        "the rule decides where the formula rule did not"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -363,10 +444,10 @@ fn check_output_can_be_trimmed_and_lists_misclassified_lines() {
         String::from_utf8(output.stdout).unwrap()
     };
     let full = stdout(&["check", "examples/sms/sms.rules"]);
-    assert!(full.contains("  pattern  label  line"));
+    assert!(full.contains("  rule or pattern  label  line"));
     let summary = stdout(&["check", "examples/sms/sms.rules", "--summary"]);
     assert!(summary.contains("accuracy 91.80%") && summary.contains("gold \\ predicted"));
-    assert!(!summary.contains("  pattern  label  line"), "{summary}");
+    assert!(!summary.contains("rule or pattern"), "{summary}");
     assert!(summary.lines().count() < 30, "{summary}");
     assert_eq!(stdout(&["check", "examples/sms/sms.rules", "--quiet"]), "");
     let errors = stdout(&[

@@ -9,7 +9,9 @@ use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::{Diagnostic, LintLevels};
 use rulelens::ide::missed_patterns;
-use rulelens::labeling::{labeling_rules, verdict};
+use rulelens::labeling::{
+    LabelingRule, RuleSummary, label_matrix, labeling_rules, summarize, verdict,
+};
 use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use rulelens::text::LineIndex;
@@ -271,42 +273,89 @@ fn text_report(
         if show_errors > 0 {
             out.push_str(&misclassified_lines(loaded, corpus, show_errors));
         }
-        if !pattern_table {
-            continue;
-        }
-
-        let mut patterns = Table::new(&[
-            "pattern",
-            "label",
-            "line",
-            "matches",
-            "coverage",
-            "precision",
-            "recall",
-            "overlaps",
-            "conflicts",
-            "correct",
-            "incorrect",
-        ]);
-        for (index, (compiled, metrics)) in system.patterns().iter().zip(&e.patterns).enumerate() {
-            patterns.row(vec![
-                compiled.name.clone(),
-                label_list(loaded, &compiled.labels),
-                compiled.line.to_string(),
-                metrics.matches.to_string(),
-                percent(e.pattern_coverage(index)),
-                percent(metrics.precision()),
-                percent(metrics.recall()),
-                metrics.overlaps.to_string(),
-                metrics.conflicts.to_string(),
-                metrics.correct.to_string(),
-                metrics.incorrect.to_string(),
-            ]);
-        }
+    }
+    if pattern_table && !corpora.is_empty() {
         out.push('\n');
-        out.push_str(&patterns.render("  "));
+        out.push_str(&rules_table(loaded, corpora).render("  "));
     }
     out
+}
+
+/// One table of the rules and named patterns in file order, with a column group per corpus:
+/// how many lines each matched (a rule: fired on), its precision and recall for its label,
+/// and (a rule) on how many lines it decided the prediction. Formula rules
+/// (`LABEL <- FORMULA`) have their own rows; a named pattern's figures are its matches'.
+fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
+    let system = &loaded.system;
+    let rules = labeling_rules(loaded);
+    let summaries: Vec<Vec<RuleSummary>> = corpora
+        .iter()
+        .map(|corpus| rule_summaries(loaded, &rules, corpus))
+        .collect();
+    let mut header = vec!["rule or pattern".to_string(), "label".into(), "line".into()];
+    for corpus in corpora {
+        header.extend([
+            format!("{} matches", corpus.name),
+            "precision".into(),
+            "recall".into(),
+            "decided".into(),
+        ]);
+    }
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut table = Table::new(&header);
+    // (line, row): the rules, then the named patterns, merged in file order.
+    let mut rows: Vec<(u32, Vec<String>)> = Vec::new();
+    for (index, rule) in rules.iter().enumerate() {
+        let name = if rule.formula {
+            format!("{} <- {}", rule.name, rule.body)
+        } else {
+            rule.name.clone()
+        };
+        let mut row = vec![
+            name,
+            system.labels()[rule.label].clone(),
+            rule.line.to_string(),
+        ];
+        for summary in summaries.iter().map(|s| &s[index]) {
+            row.extend([
+                (summary.correct + summary.incorrect).to_string(),
+                percent(summary.precision),
+                percent(summary.recall),
+                summary.decided.to_string(),
+            ]);
+        }
+        rows.push((rule.line, row));
+    }
+    for (index, (compiled, def)) in system
+        .patterns()
+        .iter()
+        .zip(&loaded.rules.patterns)
+        .enumerate()
+    {
+        if def.anonymous {
+            continue;
+        }
+        let mut row = vec![
+            format!("pattern {}", compiled.name),
+            label_list(loaded, &compiled.labels),
+            compiled.line.to_string(),
+        ];
+        for corpus in corpora {
+            let metrics = &corpus.evaluation.patterns[index];
+            row.extend([
+                metrics.matches.to_string(),
+                percent(metrics.precision()),
+                percent(metrics.recall()),
+                "-".to_string(),
+            ]);
+        }
+        rows.push((compiled.line, row));
+    }
+    rows.sort_by_key(|(line, _)| *line);
+    for (_, row) in rows {
+        table.row(row);
+    }
+    table
 }
 
 /// The first `limit` lines of `corpus` whose gold label the rules do not predict, each with
@@ -442,6 +491,26 @@ fn pattern_static_json(
     })
 }
 
+/// Each rule's figures on `corpus` (`labeling::summarize`).
+fn rule_summaries(
+    loaded: &RulesFile,
+    rules: &[LabelingRule],
+    corpus: &EvaluatedCorpus,
+) -> Vec<RuleSummary> {
+    let examples = &corpus.file.examples;
+    let matrix = label_matrix(loaded, rules, examples.iter().map(|e| e.text.as_str()));
+    let gold: Vec<Option<usize>> = examples
+        .iter()
+        .map(|e| {
+            e.label
+                .as_deref()
+                .and_then(|l| loaded.system.label_by_name(l))
+                .map(|l| l.index())
+        })
+        .collect();
+    summarize(&matrix, rules, &gold)
+}
+
 fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
     let e = &corpus.evaluation;
     let labels: Vec<Value> = e
@@ -495,6 +564,25 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
             value
         })
         .collect();
+    let rules = labeling_rules(loaded);
+    let rules_json: Vec<Value> = rules
+        .iter()
+        .zip(rule_summaries(loaded, &rules, corpus))
+        .map(|(rule, summary)| {
+            json!({
+                "name": rule.name,
+                "label": loaded.system.labels()[rule.label],
+                "line": rule.line,
+                "formula": rule.formula,
+                "body": rule.body,
+                "fired": summary.correct + summary.incorrect,
+                "precision": summary.precision,
+                "recall": summary.recall,
+                "decided": summary.decided,
+                "decided_correct": summary.decided_correct,
+            })
+        })
+        .collect();
     json!({
         "corpus": corpus.name,
         "path": corpus.file.path.display().to_string(),
@@ -508,5 +596,6 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
         "labels": labels,
         "confusion": confusion,
         "patterns": patterns,
+        "rule_figures": rules_json,
     })
 }
