@@ -211,3 +211,42 @@ fn bundled_examples() {
         ]
     );
 }
+
+#[test]
+fn a_pattern_name_in_a_regex_gets_its_regex_as_the_fix_and_a_quoted_word_nothing() {
+    let text = "default other\npattern places = ( city | country )\nloc: $* places $*\nloc <- places\nhum: who $* \"places\"\n";
+    let file = RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &Default::default(),
+    );
+    let found: Vec<_> = file
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.as_str() == "W0207")
+        .collect();
+    assert_eq!(found.len(), 1, "{:?}", file.diagnostics);
+    let fix = found[0].fix.as_ref().unwrap();
+    assert_eq!(&text[std::ops::Range::<usize>::from(fix.range)], "places");
+    assert_eq!(fix.new_text, "( city | country )");
+    let fixed = format!(
+        "{}{}{}",
+        &text[..usize::from(fix.range.start())],
+        fix.new_text,
+        &text[usize::from(fix.range.end())..]
+    );
+    let after = RulesFile::analyze(
+        SourceText::from_bytes(fixed.as_bytes()),
+        None,
+        &Default::default(),
+    );
+    assert!(
+        after.diagnostics.iter().all(|d| d.code.as_str() != "W0207"),
+        "{:?}",
+        after.diagnostics
+    );
+    assert_eq!(
+        after.system.classify("the city of light").prediction,
+        after.system.label_by_name("loc")
+    );
+}

@@ -95,6 +95,7 @@ codes! {
     DuplicateCorpus = "E0204", "duplicate-corpus";
     UnproducibleLiteral = "E0205", "unproducible-literal";
     UnusedPattern = "W0206", "unused-pattern";
+    PatternNameInRegex = "W0207", "pattern-name-in-regex";
     EmptyLanguage = "W0301", "empty-language";
     MatchesEverything = "W0302", "matches-everything";
     MissingDefault = "W0303", "missing-default";

@@ -410,8 +410,52 @@ impl Lowering {
             });
         }
 
+        // A named pattern's name written as a word in a regex matches that word, not the
+        // pattern: said once per place, with the pattern's regex as the fix.
+        let named: std::collections::HashMap<&str, usize> = self
+            .rules
+            .patterns
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.anonymous)
+            .map(|(i, p)| (p.name.as_str(), i))
+            .collect();
+        let mut written_as_word = vec![false; self.rules.patterns.len()];
+        let mut found = Vec::new();
+        for pattern in &self.rules.patterns {
+            words_of(&pattern.regex, &mut |word, range| {
+                if let Some(&target) = named.get(word) {
+                    found.push((target, range));
+                }
+            });
+        }
+        for (target, range) in found {
+            written_as_word[target] = true;
+            let def = &self.rules.patterns[target];
+            let regex = super::print_regex(&def.regex);
+            self.diagnostics.push(
+                Diagnostic::new(
+                    Code::PatternNameInRegex,
+                    range,
+                    format!(
+                        "`{}` here matches the word \"{}\", not the pattern `{}`: a regex cannot use a pattern",
+                        def.name, def.name, def.name
+                    ),
+                )
+                .with_help(format!(
+                    "write the pattern's regex here, `( {regex} )`, or combine the patterns in a formula (`LABEL <- {} & …`); to mean the word, quote it: `\"{}\"`",
+                    def.name, def.name
+                ))
+                .with_fix(
+                    format!("Write the regex of pattern `{}` here", def.name),
+                    range,
+                    format!("( {regex} )"),
+                ),
+            );
+        }
+
         for (i, pattern) in self.rules.patterns.iter().enumerate() {
-            if !pattern.anonymous && !used[i] {
+            if !pattern.anonymous && !used[i] && !written_as_word[i] {
                 self.diagnostics.push(
                     Diagnostic::new(
                         Code::UnusedPattern,
@@ -538,4 +582,20 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+/// Calls `f` with every bare word of `regex` (quoted literals are meant as words) and its
+/// range.
+fn words_of(regex: &ast::Regex, f: &mut impl FnMut(&str, TextRange)) {
+    match &regex.kind {
+        ast::RegexKind::Word(word) => f(word, regex.range),
+        ast::RegexKind::Concat(items) | ast::RegexKind::Alt(items) => {
+            items.iter().for_each(|item| words_of(item, f))
+        }
+        ast::RegexKind::Repeat { inner, .. } => words_of(inner, f),
+        ast::RegexKind::Quoted(_)
+        | ast::RegexKind::Any
+        | ast::RegexKind::Number
+        | ast::RegexKind::Punct
+        | ast::RegexKind::Error => {}
+    }
 }
