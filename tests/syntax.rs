@@ -214,7 +214,8 @@ fn bundled_examples() {
 
 #[test]
 fn a_pattern_name_in_a_regex_gets_its_regex_as_the_fix_and_a_quoted_word_nothing() {
-    let text = "default other\npattern places = ( city | country )\nloc: $* places $*\nloc <- places\nhum: who $* \"places\"\n";
+    // `free` is named after its own word: writing the word elsewhere means the word.
+    let text = "default other\npattern places = ( city | country )\nloc: $* places $*\nloc <- places\nhum: who $* \"places\"\npattern free = $* free $*\nhum <- free\nhum: free call\n";
     let file = RulesFile::analyze(
         SourceText::from_bytes(text.as_bytes()),
         None,

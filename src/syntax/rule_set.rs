@@ -411,13 +411,20 @@ impl Lowering {
         }
 
         // A named pattern's name written as a word in a regex matches that word, not the
-        // pattern: said once per place, with the pattern's regex as the fix.
+        // pattern: said once per place, with the pattern's regex as the fix. A pattern named
+        // after a word of its own regex (`pattern free = $* free $*`) is left out: there the
+        // word is surely meant.
         let named: std::collections::HashMap<&str, usize> = self
             .rules
             .patterns
             .iter()
             .enumerate()
             .filter(|(_, p)| !p.anonymous)
+            .filter(|(_, p)| {
+                let mut own_word = false;
+                words_of(&p.regex, &mut |word, _| own_word |= word == p.name);
+                !own_word
+            })
             .map(|(i, p)| (p.name.as_str(), i))
             .collect();
         let mut written_as_word = vec![false; self.rules.patterns.len()];
