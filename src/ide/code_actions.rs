@@ -172,7 +172,15 @@ pub fn rules_actions(
         let Some(fix) = &diagnostic.fix else {
             continue;
         };
-        if diagnostic.range.intersect(range).is_none() && fix.range.intersect(range).is_none() {
+        // A fix that removes whole lines ends where the next line starts: a cursor there
+        // is on the next line, so the line break does not count.
+        let text = &file.source.text;
+        let fix_end = text[..usize::from(fix.range.end())]
+            .trim_end_matches(['\n', '\r'])
+            .len()
+            .max(usize::from(fix.range.start()));
+        let fix_lines = TextRange::new(fix.range.start(), TextSize::from(fix_end as u32));
+        if diagnostic.range.intersect(range).is_none() && fix_lines.intersect(range).is_none() {
             continue;
         }
         actions.push(Action {
@@ -569,6 +577,25 @@ mod tests {
         pattern a = $* x $*
         spam: $* y $*
         "
+        );
+        // Not on the next line: the fix's line break does not make it touch the cursor there.
+        let (file, at) =
+            fixture("default ham\nspam: $* free $*\nspam: $* free entry $*\n$0ham: $* hi $*\n");
+        let titles: Vec<String> = rules_actions(&file, TextRange::empty(at), None)
+            .into_iter()
+            .map(|a| a.title)
+            .collect();
+        assert!(!titles.iter().any(|t| t.contains("line 3")), "{titles:?}");
+        // At the end of the rule's own line, it is offered.
+        let (file, at) =
+            fixture("default ham\nspam: $* free $*\nspam: $* free entry $*$0\nham: $* hi $*\n");
+        let titles: Vec<String> = rules_actions(&file, TextRange::empty(at), None)
+            .into_iter()
+            .map(|a| a.title)
+            .collect();
+        assert!(
+            titles.contains(&"Remove the rule of line 3".to_string()),
+            "{titles:?}"
         );
         // No quick fix where removing the rule would move its label down the priority order.
         let (file, at) =
