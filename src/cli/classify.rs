@@ -164,7 +164,11 @@ impl Sentence<'_> {
                     "    expected {name}; its patterns that did not match, the closest first:\n"
                 ));
                 for miss in missed.iter().take(self.max_listed) {
-                    out.push_str(&format!("      {}: {}\n", miss.pattern, self.why(miss)));
+                    out.push_str(&format!(
+                        "      {}: {}\n",
+                        miss.pattern,
+                        why_missed(miss, self.text)
+                    ));
                 }
                 if missed.len() > self.max_listed {
                     out.push_str(&format!(
@@ -175,10 +179,6 @@ impl Sentence<'_> {
             }
         }
         out
-    }
-
-    fn why(&self, missed: &MissedPattern) -> String {
-        why_missed(missed, self.text)
     }
 
     fn json(

@@ -578,21 +578,20 @@ mod tests {
         spam: $* y $*
         "
         );
+        let titles_at = |with_cursor: &str| -> Vec<String> {
+            let (file, at) = fixture(with_cursor);
+            rules_actions(&file, TextRange::empty(at), None)
+                .into_iter()
+                .map(|a| a.title)
+                .collect()
+        };
         // Not on the next line: the fix's line break does not make it touch the cursor there.
-        let (file, at) =
-            fixture("default ham\nspam: $* free $*\nspam: $* free entry $*\n$0ham: $* hi $*\n");
-        let titles: Vec<String> = rules_actions(&file, TextRange::empty(at), None)
-            .into_iter()
-            .map(|a| a.title)
-            .collect();
+        let titles =
+            titles_at("default ham\nspam: $* free $*\nspam: $* free entry $*\n$0ham: $* hi $*\n");
         assert!(!titles.iter().any(|t| t.contains("line 3")), "{titles:?}");
         // At the end of the rule's own line, it is offered.
-        let (file, at) =
-            fixture("default ham\nspam: $* free $*\nspam: $* free entry $*$0\nham: $* hi $*\n");
-        let titles: Vec<String> = rules_actions(&file, TextRange::empty(at), None)
-            .into_iter()
-            .map(|a| a.title)
-            .collect();
+        let titles =
+            titles_at("default ham\nspam: $* free $*\nspam: $* free entry $*$0\nham: $* hi $*\n");
         assert!(
             titles.contains(&"Remove the rule of line 3".to_string()),
             "{titles:?}"

@@ -59,7 +59,9 @@ impl LoadedModel {
 }
 
 /// Loads a checkpoint, verifying it and that its rules file (read from the manifest's path)
-/// is unchanged; `zero_shot` takes the untrained parameters.
+/// still holds the rules it was trained from, up to comments and layout; a checkpoint whose
+/// rules file is gone uses the rules text it carries. `zero_shot` takes the untrained
+/// parameters.
 pub fn load_model(
     model_dir: &Path,
     zero_shot: bool,
@@ -68,34 +70,19 @@ pub fn load_model(
 ) -> Result<LoadedModel, CheckpointError> {
     let (manifest, tensors) = checkpoint::load(model_dir, device, limits)?;
     let path = manifest.rules.path.clone();
-    match (limits.read(Limit::Rules, &path), &manifest.rules.text) {
-        // The file it was trained from, as it is now: the same rules, up to comments and
-        // layout, named by their lines now.
-        (Ok(bytes), _) => assemble(
-            model_dir,
-            manifest,
-            tensors,
-            &bytes,
-            Some(&path),
-            zero_shot,
-            device,
-        ),
-        // Moved, copied to another machine, or the file is gone: the checkpoint carries
-        // its rules. (A file that is there but cannot be read is an error.)
+    let (bytes, rules_path) = match (limits.read(Limit::Rules, &path), &manifest.rules.text) {
+        // The file it was trained from, as it is now: named by its lines now.
+        (Ok(bytes), _) => (bytes, Some(path.as_path())),
+        // Moved, copied to another machine, or the file is gone. (A file that is there but
+        // cannot be read is an error.)
         (Err(error), Some(text)) if error.kind() == std::io::ErrorKind::NotFound => {
-            let text = text.clone();
-            assemble(
-                model_dir,
-                manifest,
-                tensors,
-                text.as_bytes(),
-                None,
-                zero_shot,
-                device,
-            )
+            (text.clone().into_bytes(), None)
         }
-        (Err(error), _) => Err(CheckpointError::Io { path, error }),
-    }
+        (Err(error), _) => return Err(CheckpointError::Io { path, error }),
+    };
+    assemble(
+        model_dir, manifest, tensors, &bytes, rules_path, zero_shot, device,
+    )
 }
 
 /// Loads a checkpoint to start a later text of its rules from ([`fit_from`](crate::model::fit_from)): its rules are
