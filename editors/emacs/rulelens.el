@@ -71,7 +71,8 @@ Eglot reads it each time it starts the server."
     (dolist (char '(?$ ?% ?& ?* ?+ ?? ?| ?! ?: ?= ?< ?{ ?} ?,))
       (modify-syntax-entry char "." table))
     table)
-  "Syntax table of `rulelens-mode': `#' comments to the end of the line, quoted literals.")
+  "Syntax table of `rulelens-mode'.
+`#' starts a comment to the end of the line; `\"' quotes a literal.")
 
 ;;;###autoload
 (define-derived-mode rulelens-mode prog-mode "Rules"

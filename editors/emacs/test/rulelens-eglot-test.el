@@ -30,7 +30,7 @@
 
 ;; 1-based lines of examples/sms/sms.rules.
 (defconst rulelens-test--redundant-lines '(18 22 28 29 30 41 44 49)
-  "The lines of the W0307 (redundant rule) diagnostics of sms.rules, as `rulelens check' gives them.")
+  "The lines of sms.rules' W0307 (redundant rule), as `rulelens check' has them.")
 (defconst rulelens-test--never-matching-line 17
   "A line with W0501 (never matches on train), from the corpus analysis on open.")
 (defconst rulelens-test--pattern-line 18
@@ -41,7 +41,8 @@
 (defun rulelens-test--elapsed () (- (float-time) rulelens-test--started))
 
 (defun rulelens-test--say (format-string &rest args)
-  (princ (concat (apply #'format format-string args) "\n")))
+  "Print a line on standard error, unbuffered and in order with Eglot's messages."
+  (message "%s" (apply #'format format-string args)))
 
 (defun rulelens-test--fail (format-string &rest args)
   (signal 'rulelens-test-failure (list (apply #'format format-string args))))
@@ -51,10 +52,10 @@
   (unless condition (apply #'rulelens-test--fail format-string args)))
 
 (defun rulelens-test--run-idle-timers (idle-since ran)
-  "Run the idle timers due after being idle since IDLE-SINCE, except those in RAN.
-Return RAN with them added.  An Emacs waiting for input runs each idle timer once its
-delay has passed (Eglot sends `didChange' from one); batch mode never waits for input,
-so this does it in its place."
+  "Run the idle timers due when idle since IDLE-SINCE, except those in RAN.
+Return RAN with them added.  An Emacs waiting for input runs each idle
+timer once its delay has passed (Eglot sends `didChange' from one); batch
+mode never waits for input, so this does it in its place."
   (let ((idle (- (float-time) idle-since)))
     (dolist (timer (copy-sequence timer-idle-list))
       (when (and (not (memq timer ran))
@@ -66,8 +67,8 @@ so this does it in its place."
 
 (defun rulelens-test--wait-for (what condition &optional describe-last)
   "Wait until CONDITION returns non-nil, and return its value.
-Fail at the deadline, naming WHAT, with (DESCRIBE-LAST) when given.  While waiting, Emacs
-is idle: process output, timers and idle timers run."
+Fail at the deadline, naming WHAT, with (DESCRIBE-LAST) when given.
+While waiting, Emacs is idle: process output, timers and idle timers run."
   (let ((idle-since (float-time)) ran value)
     (while (not (setq value (funcall condition)))
       (when (>= (rulelens-test--elapsed) rulelens-test--deadline)
@@ -85,7 +86,7 @@ is idle: process output, timers and idle timers run."
   (forward-char column))
 
 (defun rulelens-test--diagnostics ()
-  "The current buffer's Flymake diagnostics as (CODE LINE TEXT), sorted by line."
+  "The current buffer's Flymake diagnostics as (CODE LINE TEXT), by line."
   (sort (mapcar (lambda (d)
                   (let ((text (flymake-diagnostic-text d)))
                     (list (and (string-match "\\[\\([EWI][0-9]\\{4\\}\\)\\]" text)
@@ -264,7 +265,10 @@ is idle: process output, timers and idle timers run."
       (let* ((server (plist-get rulelens-test--state :server))
              (process (jsonrpc--process server))
              (pid (plist-get rulelens-test--state :pid)))
-        ;; Signals an error when the server does not answer `shutdown' within 5 s.
+        ;; Signals an error when the server does not answer `shutdown' within 5 s.  Then
+        ;; Eglot sends `exit' and deletes the process at once (Emacs 28's jsonrpc), so the
+        ;; log says "Server exited with status 9" whether or not the server would have
+        ;; exited by itself.
         (eglot-shutdown server nil 5)
         (rulelens-test--wait-for "the server process to end" (lambda () (not (process-live-p process))))
         (rulelens-test--wait-for (format "process %d to be gone" pid) (lambda () (null (process-attributes pid))))
