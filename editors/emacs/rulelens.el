@@ -87,8 +87,10 @@ through Eglot (`eglot-ensure' in `rulelens-mode-hook')."
 ;;;###autoload
 (add-to-list 'auto-mode-alist '("\\.rules\\'" . rulelens-mode))
 
-(defun rulelens-eglot-contact (&optional _interactive)
-  "The server's command line for Eglot: `rulelens-server-command'."
+(defun rulelens-eglot-contact (&rest _)
+  "The server's command line for Eglot: `rulelens-server-command'.
+Eglot passes whether it was called interactively (and, from Eglot 1.15, the
+project), which do not matter here."
   rulelens-server-command)
 
 (with-eval-after-load 'eglot
