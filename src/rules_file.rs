@@ -8,9 +8,50 @@
 use crate::automata::{CompileConfig, RuleSystem, compile};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::limits::{Limit, ReadLimits};
-use crate::syntax::{Formula, InlineAllows, Parse, RuleSet, lower, parse};
+use crate::syntax::{
+    Formula, InlineAllows, NoWordFiles, Parse, RuleSet, WordFiles, lower_with, parse,
+};
 use crate::text::{LineIndex, SourceText};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Word-list files read from disk, relative to the rules file's folder, each under the
+/// rules file's read limit (`--max-rules-bytes`).
+pub struct DiskWordFiles {
+    pub folder: PathBuf,
+    pub limits: ReadLimits,
+}
+
+impl DiskWordFiles {
+    /// The files beside the rules file at `rules`.
+    pub fn beside(rules: &Path, limits: &ReadLimits) -> DiskWordFiles {
+        DiskWordFiles {
+            folder: rules.parent().map(Path::to_path_buf).unwrap_or_default(),
+            limits: *limits,
+        }
+    }
+}
+
+impl WordFiles for DiskWordFiles {
+    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        let full = self.folder.join(path);
+        self.limits
+            .read(Limit::Rules, &full)
+            .map_err(|error| format!("cannot read `{}`: {error}", full.display()))
+    }
+}
+
+/// Word-list files as a checkpoint carries them: each file's text by its path as written.
+pub struct StoredWordFiles<'a>(pub &'a BTreeMap<String, String>);
+
+impl WordFiles for StoredWordFiles<'_> {
+    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+        self.0
+            .get(path)
+            .map(|text| text.clone().into_bytes())
+            .ok_or_else(|| format!("the checkpoint carries no word-list file `{path}`"))
+    }
+}
 
 /// A rules file with everything the front end knows about it.
 #[derive(Debug, Clone)]
@@ -42,6 +83,22 @@ impl RulesFile {
     /// assert_eq!(codes, ["W0301", "E0205"]);
     /// ```
     pub fn analyze(source: SourceText, path: Option<&Path>, config: &CompileConfig) -> RulesFile {
+        match path {
+            Some(path) => {
+                let files = DiskWordFiles::beside(path, &ReadLimits::DEFAULT);
+                RulesFile::analyze_with(source, Some(path), config, &files)
+            }
+            None => RulesFile::analyze_with(source, None, config, &NoWordFiles),
+        }
+    }
+
+    /// [`RulesFile::analyze`] with the files of `words NAME from "PATH"` read from `files`.
+    pub fn analyze_with(
+        source: SourceText,
+        path: Option<&Path>,
+        config: &CompileConfig,
+        files: &dyn WordFiles,
+    ) -> RulesFile {
         let mut diagnostics: Vec<Diagnostic> = source
             .invalid_utf8
             .iter()
@@ -51,7 +108,7 @@ impl RulesFile {
             })
             .collect();
         let parse = parse(&source.text);
-        let (rules, names) = lower(&parse, &source.text);
+        let (rules, names) = lower_with(&parse, &source.text, files);
         let (system, compiled) = compile(&rules, config);
         diagnostics.extend(parse.diagnostics.iter().cloned());
         diagnostics.extend(names);
@@ -82,10 +139,11 @@ impl RulesFile {
         limits: &ReadLimits,
     ) -> std::io::Result<RulesFile> {
         let bytes = limits.read(Limit::Rules, path)?;
-        Ok(RulesFile::analyze(
+        Ok(RulesFile::analyze_with(
             SourceText::from_bytes(&bytes),
             Some(path),
             config,
+            &DiskWordFiles::beside(path, limits),
         ))
     }
 
@@ -94,8 +152,23 @@ impl RulesFile {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// The text of every file its `words NAME from "PATH"` statements read, by the path as
+    /// written: what a checkpoint carries so that it needs no file beside it.
+    pub fn word_files(&self) -> BTreeMap<String, String> {
+        self.rules
+            .word_lists
+            .iter()
+            .filter_map(|list| list.file.as_ref())
+            .map(|file| {
+                let text = String::from_utf8_lossy(&file.bytes).into_owned();
+                (file.path.clone(), text)
+            })
+            .collect()
+    }
+
     /// The rules as a network is built from them, one line each, without comments, layout
-    /// or line numbers: the labels in priority order and the default, then each pattern in
+    /// or line numbers: the labels in priority order and the default, each word list's size
+    /// and fingerprint (`@NAME` prints as its name), then each pattern in
     /// the order that gives it its id (`pattern NAME = REGEX`, or `LABEL: REGEX` for an
     /// anonymous one), then each formula rule in file order (`LABEL <- FORMULA`). Two texts
     /// with equal lines compile to the same rule system, so a network trained from one fits
@@ -114,6 +187,14 @@ impl RulesFile {
         )];
         if let Some(default) = rules.default {
             lines.push(format!("default {}", label(default)));
+        }
+        for list in &rules.word_lists {
+            lines.push(format!(
+                "words {} ({} entries, SHA-256 {})",
+                list.name,
+                list.list.entries.len(),
+                list.list.fingerprint
+            ));
         }
         for pattern in &rules.patterns {
             let regex = crate::syntax::print_regex(&pattern.regex);

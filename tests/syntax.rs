@@ -8,7 +8,7 @@
 use rulelens::diagnostic::render;
 use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
-use rulelens::syntax::ast::{Formula, FormulaKind, Regex, RegexKind, StatementKind};
+use rulelens::syntax::ast::{Formula, FormulaKind, Regex, RegexKind, StatementKind, WordsBody};
 use rulelens::text::SourceText;
 use std::path::Path;
 use text_size::TextRange;
@@ -109,6 +109,10 @@ fn check_fixture(path: &Path) -> String {
                 formula: Some(formula),
                 ..
             } => check_formula(text, formula, statement.range),
+            StatementKind::Words {
+                body: Some(WordsBody::Inline(regex)),
+                ..
+            } => check_regex(text, regex, statement.range),
             _ => {}
         }
     }

@@ -172,6 +172,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
             path: fixture("tiny.rules"),
             sha256: checkpoint::sha256_hex(&rules_bytes),
             text: None,
+            word_files: Default::default(),
         },
         labels: setup.rules.system.labels().to_vec(),
         settings: TrainingSettings {
@@ -220,7 +221,7 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
     let (read, loaded) = checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
     assert_eq!(read, written);
     let rules_bytes = std::fs::read(fixture("tiny.rules")).unwrap();
-    checkpoint::check_rules(&read, &rules_bytes, &fixture("tiny.rules")).unwrap();
+    checkpoint::check_rules(&read, &rules_bytes, Some(&fixture("tiny.rules"))).unwrap();
     let restored =
         FaRnn::from_tensors(&setup.rules.system, loaded, Scoring::Forward, Some(0.5)).unwrap();
     let sentences: Vec<_> = setup.dev.iter().map(|d| &d.sentence).collect();
@@ -234,7 +235,7 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
     let given = fixture("tiny.rules");
     // A manifest without the rules text (before rulelens 0.1) knows only their hash.
     assert!(matches!(
-        checkpoint::check_rules(&read, &edited, &given),
+        checkpoint::check_rules(&read, &edited, Some(&given)),
         Err(CheckpointError::Stale { .. })
     ));
     // With it, comments and layout do not count, and a changed rule is named.
@@ -246,8 +247,8 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
             .unwrap()
             .replace(": ", ":   ")
     );
-    checkpoint::check_rules(&with_text, relaid.as_bytes(), &given).unwrap();
-    match checkpoint::check_rules(&with_text, &edited, &given) {
+    checkpoint::check_rules(&with_text, relaid.as_bytes(), Some(&given)).unwrap();
+    match checkpoint::check_rules(&with_text, &edited, Some(&given)) {
         Err(CheckpointError::RulesChanged { removed, added, .. }) => {
             assert!(removed.is_empty(), "{removed:?}");
             assert_eq!(added, ["spam: $* cash $*"]);

@@ -28,7 +28,15 @@ pub struct Alphabet {
     // Invariant: the first three entries are the "other" classes, in the order of the
     // OTHER_* constants; the rest are literals, each in `index`.
     symbols: Vec<(Option<Box<str>>, TokenKind)>,
+    /// Sets of literals that one transition accepts ([`Atom::OneOf`]): the one-token entries
+    /// of a word list. Each is sorted, and interned by content in `set_index`.
+    sets: Vec<Box<[SymbolId]>>,
+    set_index: HashMap<Box<[SymbolId]>, SetId, foldhash::quality::RandomState>,
 }
+
+/// A set of literals of an [`Alphabet`] ([`Atom::OneOf`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SetId(pub u32);
 
 /// What a single transition of a Thompson NFA accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,6 +48,9 @@ pub enum Atom {
     Number,
     /// `&`
     Punct,
+    /// Any literal of a set: a word list's one-token entries, as one transition however
+    /// long the list.
+    OneOf(SetId),
     /// A literal the tokenizer never produces, or a part that did not parse.
     Nothing,
 }
@@ -53,6 +64,8 @@ impl Default for Alphabet {
                 (None, TokenKind::Number),
                 (None, TokenKind::Punct),
             ],
+            sets: Vec::new(),
+            set_index: HashMap::default(),
         }
     }
 }
@@ -79,6 +92,32 @@ impl Alphabet {
     /// The symbol of a literal, if the rules use it.
     pub fn find(&self, text: &str) -> Option<SymbolId> {
         self.index.get(text).copied()
+    }
+
+    /// The set of these literals (sorted and deduplicated here), added on first use.
+    pub fn intern_set(&mut self, mut symbols: Vec<SymbolId>) -> SetId {
+        symbols.sort_unstable();
+        symbols.dedup();
+        if let Some(&id) = self.set_index.get(symbols.as_slice()) {
+            return id;
+        }
+        let id = SetId(self.sets.len() as u32);
+        let symbols: Box<[SymbolId]> = symbols.into();
+        self.set_index.insert(symbols.clone(), id);
+        self.sets.push(symbols);
+        id
+    }
+
+    /// The set of these literals, if one was interned.
+    pub fn find_set(&self, mut symbols: Vec<SymbolId>) -> Option<SetId> {
+        symbols.sort_unstable();
+        symbols.dedup();
+        self.set_index.get(symbols.as_slice()).copied()
+    }
+
+    /// The literals of a set, sorted.
+    pub fn set(&self, id: SetId) -> &[SymbolId] {
+        &self.sets[id.0 as usize]
     }
 
     /// The symbol of a token.
@@ -136,6 +175,7 @@ impl Alphabet {
             Atom::Any => true,
             Atom::Number => self.kind(symbol) == TokenKind::Number,
             Atom::Punct => self.kind(symbol) == TokenKind::Punct,
+            Atom::OneOf(set) => self.set(set).binary_search(&symbol).is_ok(),
             Atom::Nothing => false,
         }
     }

@@ -128,10 +128,13 @@ fn classes(
         Alphabet::OTHER_NUMBER,
         Alphabet::OTHER_PUNCT,
     ];
-    candidates.extend(atoms.iter().filter_map(|atom| match atom {
-        Atom::Symbol(id) => Some(*id),
-        _ => None,
-    }));
+    for atom in &atoms {
+        match *atom {
+            Atom::Symbol(id) => candidates.push(id),
+            Atom::OneOf(set) => candidates.extend_from_slice(alphabet.set(set)),
+            Atom::Any | Atom::Number | Atom::Punct | Atom::Nothing => {}
+        }
+    }
     candidates.sort_unstable();
     candidates.dedup();
 

@@ -154,6 +154,8 @@ fn has_syntax_error(regex: &ast::Regex) -> bool {
     any_node(regex, &|node| match &node.kind {
         ast::RegexKind::Error => true,
         ast::RegexKind::Quoted(text) => text.is_empty(),
+        // An unknown word list (E0208).
+        ast::RegexKind::WordList(reference) => reference.list.is_none(),
         _ => false,
     })
 }

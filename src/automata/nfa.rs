@@ -3,12 +3,14 @@
 //! One state per atom plus O(1) ε-states per operator; `x{m,n}` is expanded into m copies
 //! of `x` and n−m nested optional copies, `x{m,}`-style loops into a star. Literals are
 //! interned into the [`Alphabet`]; a literal the tokenizer cannot produce becomes
-//! [`Atom::Nothing`]. The number of states is capped: a regex whose expansion would pass
+//! [`Atom::Nothing`]. A word list (`@cities`) becomes the trie of its entries, whose
+//! one-token endings share one [`Atom::OneOf`] transition per trie node. The number of
+//! states is capped: a regex whose expansion would pass
 //! the cap is rejected with [`TooLarge`] instead of exhausting memory.
 //! [`build_elements`] builds the NFA of a pattern's elements over a finished alphabet and
 //! remembers the state between each two elements, for `why_not`.
 
-use super::alphabet::{Alphabet, Atom};
+use super::alphabet::{Alphabet, Atom, SymbolId};
 use crate::syntax::{Literal, ast, classify_literal};
 
 #[derive(Debug, Clone)]
@@ -25,6 +27,22 @@ pub(crate) enum NfaState {
 pub(crate) struct Nfa {
     pub(crate) states: Vec<NfaState>,
     pub(crate) start: u32,
+}
+
+/// A word list's entries as a trie of symbols.
+#[derive(Default)]
+struct Trie {
+    ends_entry: bool,
+    children: std::collections::BTreeMap<SymbolId, Trie>,
+}
+
+impl Trie {
+    fn insert(&mut self, symbols: &[SymbolId]) {
+        match symbols.split_first() {
+            Some((first, rest)) => self.children.entry(*first).or_default().insert(rest),
+            None => self.ends_entry = true,
+        }
+    }
 }
 
 /// The NFA would need more than the allowed number of states.
@@ -123,17 +141,28 @@ impl Builder<'_> {
         match &regex.kind {
             ast::RegexKind::Word(text) | ast::RegexKind::Quoted(text) => {
                 let quoted = matches!(regex.kind, ast::RegexKind::Quoted(_));
-                let atom = match classify_literal(text, quoted, regex.range) {
-                    Literal::Token(kind) => match &mut self.literals {
-                        Literals::Intern(alphabet) => Atom::Symbol(alphabet.intern(text, kind)),
-                        Literals::Look(alphabet) => {
-                            alphabet.find(text).map_or(Atom::Nothing, Atom::Symbol)
-                        }
-                    },
-                    Literal::Unproducible(_) => Atom::Nothing,
-                };
+                let atom = self
+                    .literal(text, quoted)
+                    .map_or(Atom::Nothing, Atom::Symbol);
                 self.atom(atom)
             }
+            ast::RegexKind::WordList(reference) => match &reference.list {
+                Some(list) => {
+                    let mut trie = Trie::default();
+                    for entry in &list.entries {
+                        let symbols: Option<Vec<SymbolId>> = entry
+                            .iter()
+                            .map(|token| self.literal(token, true))
+                            .collect();
+                        // An entry with a token the alphabet lacks matches nothing.
+                        if let Some(symbols) = symbols {
+                            trie.insert(&symbols);
+                        }
+                    }
+                    self.trie(&trie)
+                }
+                None => self.atom(Atom::Nothing),
+            },
             ast::RegexKind::Any => self.atom(Atom::Any),
             ast::RegexKind::Number => self.atom(Atom::Number),
             ast::RegexKind::Punct => self.atom(Atom::Punct),
@@ -184,6 +213,65 @@ impl Builder<'_> {
                 Ok((start, end))
             }
         }
+    }
+
+    /// The symbol of a literal written in a rule, `None` when it matches no token (the
+    /// tokenizer never produces it, or a finished alphabet lacks it).
+    fn literal(&mut self, text: &str, quoted: bool) -> Option<SymbolId> {
+        match classify_literal(text, quoted, Default::default()) {
+            Literal::Token(kind) => match &mut self.literals {
+                Literals::Intern(alphabet) => Some(alphabet.intern(text, kind)),
+                Literals::Look(alphabet) => alphabet.find(text),
+            },
+            Literal::Unproducible(_) => None,
+        }
+    }
+
+    /// The fragment of a word list's trie: at each node, the children that end an entry
+    /// and go no further share one [`Atom::OneOf`] transition, and every other child has
+    /// its own, so a list of single words is one transition however long it is.
+    fn trie(&mut self, node: &Trie) -> Result<(u32, u32), TooLarge> {
+        let start = self.empty()?;
+        let end = self.empty()?;
+        let (leaves, inner): (Vec<_>, Vec<_>) = node
+            .children
+            .iter()
+            .partition(|(_, child)| child.children.is_empty());
+        let leaves: Vec<SymbolId> = leaves.into_iter().map(|(&symbol, _)| symbol).collect();
+        if !leaves.is_empty() {
+            let atom = match &mut self.literals {
+                Literals::Intern(alphabet) => {
+                    Some(Atom::OneOf(alphabet.intern_set(leaves.clone())))
+                }
+                Literals::Look(alphabet) => alphabet.find_set(leaves.clone()).map(Atom::OneOf),
+            };
+            match atom {
+                Some(atom) => {
+                    let (s, e) = self.atom(atom)?;
+                    self.connect(start, s);
+                    self.connect(e, end);
+                }
+                // A finished alphabet without this set: one transition per literal.
+                None => {
+                    for symbol in leaves {
+                        let (s, e) = self.atom(Atom::Symbol(symbol))?;
+                        self.connect(start, s);
+                        self.connect(e, end);
+                    }
+                }
+            }
+        }
+        for (&symbol, child) in inner {
+            let (s, e) = self.atom(Atom::Symbol(symbol))?;
+            self.connect(start, s);
+            if child.ends_entry {
+                self.connect(e, end);
+            }
+            let (rest_start, rest_end) = self.trie(child)?;
+            self.connect(e, rest_start);
+            self.connect(rest_end, end);
+        }
+        Ok((start, end))
     }
 
     fn atom(&mut self, atom: Atom) -> Result<(u32, u32), TooLarge> {

@@ -372,7 +372,10 @@ fn one_token(regex: &Regex, out: &mut Vec<Leaf>) -> bool {
         RegexKind::Punct => Leaf::Punct,
         RegexKind::Error => Leaf::Nothing,
         RegexKind::Alt(branches) => return branches.iter().all(|b| one_token(b, out)),
-        RegexKind::Concat(_) | RegexKind::Repeat { .. } => return false,
+        // A word list is told as a whole (`@cities`), not entry by entry.
+        RegexKind::Concat(_) | RegexKind::Repeat { .. } | RegexKind::WordList(_) => {
+            return false;
+        }
     };
     if !out.contains(&leaf) {
         out.push(leaf);

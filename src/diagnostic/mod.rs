@@ -96,6 +96,10 @@ codes! {
     UnproducibleLiteral = "E0205", "unproducible-literal";
     UnusedPattern = "W0206", "unused-pattern";
     PatternNameInRegex = "W0207", "pattern-name-in-regex";
+    UnknownWordList = "E0208", "unknown-word-list";
+    DuplicateWordList = "E0209", "duplicate-word-list";
+    UnusedWordList = "W0210", "unused-word-list";
+    InvalidWordList = "E0211", "invalid-word-list";
     EmptyLanguage = "W0301", "empty-language";
     MatchesEverything = "W0302", "matches-everything";
     MissingDefault = "W0303", "missing-default";
@@ -110,6 +114,7 @@ codes! {
     InvalidUtf8 = "E0403", "invalid-utf8";
     MalformedLine = "E0404", "malformed-line";
     UnknownLabel = "W0405", "unknown-label";
+    UnreadableWordList = "E0406", "unreadable-word-list";
     NeverMatches = "W0501", "never-matches";
     LowPrecision = "W0502", "low-precision";
     ConflictingPatterns = "W0503", "conflicting-patterns";

@@ -13,7 +13,7 @@
 use crate::automata::{Classification, Evaluation, Evaluator, Scratch};
 use crate::corpus::CorpusFile;
 use crate::rules_file::RulesFile;
-use crate::syntax::{LabelId, PatternId, RuleSet, print_regex};
+use crate::syntax::{LabelId, PatternId, RuleSet, regex_key};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -39,9 +39,9 @@ impl PatternKey {
                         .first()
                         .and_then(|label| rules.labels.get(label.index()))
                         .map_or("", |label| label.name.as_str());
-                    format!("{label}: {}", print_regex(&def.regex))
+                    format!("{label}: {}", regex_key(&def.regex))
                 } else {
-                    format!("{} = {}", def.name, print_regex(&def.regex))
+                    format!("{} = {}", def.name, regex_key(&def.regex))
                 };
                 let count = seen.entry(base.clone()).or_insert(0);
                 *count += 1;
@@ -179,6 +179,7 @@ pub fn analyze(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::syntax::print_regex;
     use crate::text::SourceText;
 
     fn rules(text: &str) -> RulesFile {

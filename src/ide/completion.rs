@@ -6,9 +6,10 @@
 //! - after `default `: the labels;
 //! - in a formula after `<-`, where an operand may stand: the named patterns, with their
 //!   regex as detail (anonymous patterns have no name to write);
-//! - in a regex (after `pattern NAME =` or `LABEL:`): the corpus words that start with the
-//!   typed prefix (lowercased, as the tokenizer lowercases), most frequent first, and when
-//!   nothing is typed also `$*`, `$`, `%`, `&`;
+//! - in a regex (after `pattern NAME =`, `LABEL:` or `words NAME =`): the corpus words that
+//!   start with the typed prefix (lowercased, as the tokenizer lowercases), most frequent
+//!   first, and when nothing is typed also `$*`, `$`, `%`, `&`;
+//! - after `@` in a regex: the word lists, with their sizes;
 //! - in a comment, a quoted literal, a `{m,n}`, a corpus binding or a pattern's name:
 //!   nothing.
 //!
@@ -39,6 +40,7 @@ pub enum CompletionKind {
     Keyword,
     Label,
     Pattern,
+    WordList,
     Word,
     Wildcard,
 }
@@ -199,6 +201,8 @@ enum Context {
     Formula { typed: TextRange },
     /// In a regex, outside quoted literals and braces.
     Regex { typed: TextRange },
+    /// After `@` in a regex; `typed` is the name after it.
+    WordList { typed: TextRange },
 }
 
 /// The completions at `offset` (clamped to the text and to a char boundary), sorted by
@@ -225,7 +229,8 @@ pub fn completions(file: &RulesFile, offset: TextSize, words: &WordFrequencies) 
         Context::LineStart { typed, .. }
         | Context::DefaultLabel { typed }
         | Context::Formula { typed }
-        | Context::Regex { typed } => typed,
+        | Context::Regex { typed }
+        | Context::WordList { typed } => typed,
     };
     let prefix = text.get(usize::from(typed.start())..offset).unwrap_or("");
     let item = |label: &str, kind, detail: Option<String>, insert_text: String, rank| Completion {
@@ -246,6 +251,7 @@ pub fn completions(file: &RulesFile, offset: TextSize, words: &WordFrequencies) 
                 ("default", "default LABEL"),
                 ("corpus", "corpus NAME \"PATH\""),
                 ("pattern", "pattern NAME = REGEX"),
+                ("words", "words NAME = ( WORD | … )"),
             ];
             for (rank, (keyword, syntax)) in (0..).zip(keywords) {
                 if !keyword.starts_with(prefix) || (keyword == "default" && has_default) {
@@ -310,6 +316,20 @@ pub fn completions(file: &RulesFile, offset: TextSize, words: &WordFrequencies) 
                     rank,
                 ));
                 rank += 1;
+            }
+        }
+        Context::WordList { .. } => {
+            for (rank, list) in (10..).zip(&file.rules.word_lists) {
+                if list.name.starts_with(prefix) {
+                    let n = list.list.entries.len();
+                    res.push(item(
+                        &list.name,
+                        CompletionKind::WordList,
+                        Some(format!("{n} entr{}", if n == 1 { "y" } else { "ies" })),
+                        list.name.clone(),
+                        rank,
+                    ));
+                }
             }
         }
         Context::Regex { .. } => {
@@ -416,7 +436,7 @@ fn context(file: &RulesFile, offset: usize) -> Option<Context> {
             })
         }
         "default" if at_end(&second) => Some(Context::DefaultLabel { typed: cursor }),
-        "pattern" => {
+        "pattern" | "words" => {
             let equals = if second.kind == LexemeKind::Ident {
                 head(usize::from(second.range.end()))
             } else {
@@ -441,6 +461,12 @@ fn regex_context(text: &str, start: usize, offset: usize) -> Option<Context> {
             usize::from(lexeme.range.start()),
             usize::from(lexeme.range.end()),
         );
+        // On a word list's name, `@` excluded.
+        if lexeme.kind == LexemeKind::WordListRef && lexeme_start < offset && offset <= lexeme_end {
+            return Some(Context::WordList {
+                typed: TextRange::new(lexeme.range.start() + TextSize::from(1), lexeme.range.end()),
+            });
+        }
         if lexeme_start < offset && offset < lexeme_end {
             // Inside a word, or inside a quoted literal or a run of junk in braces.
             return (lexeme.kind == LexemeKind::Word).then_some(Context::Regex {
@@ -471,6 +497,12 @@ fn regex_context(text: &str, start: usize, offset: usize) -> Option<Context> {
                 });
             }
             LexemeKind::LParen | LexemeKind::Pipe => {}
+            // A lone `@`: a word list's name comes next.
+            LexemeKind::Unknown if slice(text, lexeme.range) == "@" => {
+                return Some(Context::WordList {
+                    typed: TextRange::empty(size(offset)),
+                });
+            }
             // Right after `$`, `*`, `)`, a quoted literal…: a word would run into it.
             _ => return None,
         },
@@ -612,6 +644,7 @@ mod tests {
             "replace \"\"\n\
              Keyword corpus -> \"corpus \" (corpus NAME \"PATH\")\n\
              Keyword pattern -> \"pattern \" (pattern NAME = REGEX)\n\
+             Keyword words -> \"words \" (words NAME = ( WORD | … ))\n\
              Label spam -> \"spam: \"\n\
              Label ham -> \"ham: \"",
         );
@@ -635,6 +668,30 @@ mod tests {
             "spam: $* win $*\nsp$0 <- p\n",
             "replace \"sp\"\n\
              Label spam -> \"spam\"",
+        );
+    }
+
+    #[test]
+    fn after_at_the_word_lists() {
+        let lists = "words cities = ( paris | rome )\nwords colors from \"c.txt\"\n";
+        check_completions(
+            &format!("{lists}loc: $* @$0"),
+            "replace \"\"\n\
+             WordList cities -> \"cities\" (2 entries)\n\
+             WordList colors -> \"colors\" (0 entries)",
+        );
+        check_completions(
+            &format!("{lists}loc: $* @co$0 $*"),
+            "replace \"co\"\n\
+             WordList colors -> \"colors\" (0 entries)",
+        );
+        // An inline list's body is a regex: corpus words are offered there.
+        check_completions(
+            &format!("{lists}words more = ( fr$0"),
+            "replace \"fr\"\n\
+             Word free -> \"free\" (5 × in train)\n\
+             Word frank -> \"frank\" (1 × in train)\n\
+             Word freedom -> \"freedom\" (1 × in train)",
         );
     }
 

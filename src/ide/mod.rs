@@ -58,8 +58,8 @@ pub use hover::{
     HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
     MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
-    PatternsView, RulesHover, SuffixPart, hover_line, hover_rules, missed_patterns, mvma_view,
-    patterns_view, render_line_hover, render_rules_hover,
+    PatternsView, RulesHover, SuffixPart, WordListHover, hover_line, hover_rules, missed_patterns,
+    mvma_view, patterns_view, render_line_hover, render_rules_hover,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
 pub use navigation::{
@@ -147,6 +147,28 @@ fn occurrences(file: &ast::RuleFile) -> Vec<Occurrence<'_>> {
             }
             StatementKind::Default { label: None } | StatementKind::Pattern { name: None, .. } => {}
             StatementKind::Corpus { .. } => {}
+            StatementKind::Words { name, body } => {
+                if let Some(name) = name {
+                    res.push(Occurrence {
+                        kind: NameKind::WordList,
+                        name: &name.text,
+                        range: name.range,
+                        defines: true,
+                    });
+                }
+                if let Some(ast::WordsBody::Inline(regex)) = body {
+                    word_list_names(regex, &mut res);
+                }
+            }
+        }
+        if let StatementKind::Pattern {
+            regex: Some(regex), ..
+        }
+        | StatementKind::LabelRegex {
+            regex: Some(regex), ..
+        } = &statement.kind
+        {
+            word_list_names(regex, &mut res);
         }
     }
     res.sort_by_key(|occurrence| occurrence.range.start());
@@ -180,8 +202,32 @@ fn formula_names<'a>(formula: &'a ast::Formula, res: &mut Vec<Occurrence<'a>>) {
     }
 }
 
-/// The definition of each name: a pattern's first `pattern NAME = …`, a label's first
-/// occurrence in the file. A pattern that is used but never defined has none.
+/// The word lists a regex uses (`@NAME`), the name without its `@`. Recursion depth is
+/// bounded by the parser's nesting cap.
+fn word_list_names<'a>(regex: &'a ast::Regex, res: &mut Vec<Occurrence<'a>>) {
+    match &regex.kind {
+        ast::RegexKind::WordList(reference) => res.push(Occurrence {
+            kind: NameKind::WordList,
+            name: &reference.name,
+            range: TextRange::new(regex.range.start() + TextSize::from(1), regex.range.end()),
+            defines: false,
+        }),
+        ast::RegexKind::Concat(items) | ast::RegexKind::Alt(items) => {
+            items.iter().for_each(|item| word_list_names(item, res))
+        }
+        ast::RegexKind::Repeat { inner, .. } => word_list_names(inner, res),
+        ast::RegexKind::Word(_)
+        | ast::RegexKind::Quoted(_)
+        | ast::RegexKind::Any
+        | ast::RegexKind::Number
+        | ast::RegexKind::Punct
+        | ast::RegexKind::Error => {}
+    }
+}
+
+/// The definition of each name: a pattern's first `pattern NAME = …`, a word list's first
+/// `words NAME …`, a label's first occurrence in the file. A pattern or word list that is
+/// used but never defined has none.
 fn definitions<'a>(occurrences: &[Occurrence<'a>]) -> HashMap<(NameKind, &'a str), TextRange> {
     let mut res = HashMap::new();
     for occurrence in occurrences {
@@ -196,9 +242,9 @@ fn definitions<'a>(occurrences: &[Occurrence<'a>]) -> HashMap<(NameKind, &'a str
 /// Where the parts of a statement that the tree does not record are.
 #[derive(Debug, Clone, Copy, Default)]
 struct Layout {
-    /// `default`, `corpus` or `pattern`.
+    /// `default`, `corpus`, `pattern` or `words`.
     keyword: Option<TextRange>,
-    /// `=`, `:` or `<-`.
+    /// `=`, `:`, `<-`, or `from` in `words NAME from "PATH"`.
     operator: Option<TextRange>,
     /// Where the parser started reading the regex or formula (after the operator), if the
     /// statement has one.
@@ -228,6 +274,19 @@ fn layout(text: &str, statement: &ast::Statement) -> Layout {
                 keyword: Some(keyword),
                 operator,
                 body_start: regex.as_ref().map(|_| usize::from(body_start)),
+            }
+        }
+        StatementKind::Words { name, body } => {
+            let keyword = head(start).range;
+            let after = name.as_ref().map_or(keyword.end(), |name| name.range.end());
+            let next = head(usize::from(after));
+            let operator =
+                matches!(next.kind, LexemeKind::Equals | LexemeKind::Ident).then_some(next.range);
+            let inline = matches!(body, Some(ast::WordsBody::Inline(_)));
+            Layout {
+                keyword: Some(keyword),
+                operator,
+                body_start: inline.then(|| usize::from(next.range.end())),
             }
         }
         StatementKind::LabelRegex { label, regex } => {

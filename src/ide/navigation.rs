@@ -1,9 +1,10 @@
-//! Names under the cursor: go to definition, find references and rename, for pattern names
-//! and labels.
+//! Names under the cursor: go to definition, find references and rename, for pattern names,
+//! word lists and labels.
 //!
 //! A pattern name is defined by `pattern NAME = …` and used in formulas (`LABEL <- a & !b`);
-//! a duplicate definition is an occurrence too, and uses resolve to the first definition, as
-//! `syntax::lower` resolves them. A label occurs in `LABEL: …`, `LABEL <- …` and
+//! a word list is defined by `words NAME …` and used in regexes as `@NAME` (the name, not the
+//! `@`, is its occurrence). A duplicate definition is an occurrence too, and uses resolve to
+//! the first definition, as `syntax::lower` resolves them. A label occurs in `LABEL: …`, `LABEL <- …` and
 //! `default LABEL`; it has no declaration, so its "definition" is its first occurrence in
 //! the file. Labels are also the gold labels of the corpora, so renaming a label renames
 //! them there too, through each [`Example::label_range`].
@@ -26,11 +27,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use text_size::{TextRange, TextSize};
 
-/// The two namespaces of a rules file.
+/// The namespaces of a rules file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NameKind {
     Label,
     Pattern,
+    WordList,
 }
 
 /// A label or pattern name at the cursor.
@@ -149,12 +151,24 @@ pub enum RenameError {
     /// The cursor is not on a label or pattern name.
     NotOnName,
     /// The new name is not what the lexer reads as one name.
-    InvalidName { name: String },
+    InvalidName {
+        name: String,
+    },
     /// A pattern of that name is already defined or used (at `range`); renaming would merge
     /// the two.
-    PatternExists { name: String, range: TextRange },
+    PatternExists {
+        name: String,
+        range: TextRange,
+    },
     /// A label of that name already exists (first at `range`); renaming would merge the two.
-    LabelExists { name: String, range: TextRange },
+    LabelExists {
+        name: String,
+        range: TextRange,
+    },
+    WordListExists {
+        name: String,
+        range: TextRange,
+    },
     /// A bound corpus already has examples of that label; renaming would merge them.
     LabelInCorpus {
         name: String,
@@ -176,7 +190,7 @@ impl fmt::Display for RenameError {
             RenameError::NotOnName => {
                 write!(
                     f,
-                    "there is no label or pattern name at the cursor to rename"
+                    "there is no label, pattern or word list name at the cursor to rename"
                 )
             }
             RenameError::InvalidName { name } => write!(
@@ -190,6 +204,10 @@ impl fmt::Display for RenameError {
             RenameError::LabelExists { name, .. } => write!(
                 f,
                 "a label named `{name}` already exists; renaming would merge the two labels"
+            ),
+            RenameError::WordListExists { name, .. } => write!(
+                f,
+                "a word list named `{name}` already exists; renaming would merge the two lists"
             ),
             RenameError::LabelInCorpus { name, path, line } => write!(
                 f,
@@ -256,6 +274,10 @@ pub fn rename(
                 range: other.range,
             },
             NameKind::Label => RenameError::LabelExists {
+                name,
+                range: other.range,
+            },
+            NameKind::WordList => RenameError::WordListExists {
                 name,
                 range: other.range,
             },
@@ -680,7 +702,7 @@ mod tests {
             "spam: $* x$0 $*\n",
             "ham",
             &[],
-            "error: there is no label or pattern name at the cursor to rename",
+            "error: there is no label, pattern or word list name at the cursor to rename",
         );
     }
 

@@ -23,13 +23,15 @@ use text_size::TextRange;
 /// What a highlighted piece of a rules file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TokenClass {
-    /// `default`, `corpus`, `pattern` where they start a statement.
+    /// `default`, `corpus`, `pattern`, `words` where they start a statement, and `from`.
     Keyword,
     Label,
     /// A pattern name where it is defined (`definition`) or used in a formula.
     Pattern,
     /// The name of a corpus binding.
     Corpus,
+    /// A word list's name where it is defined (`definition`) or used (`@NAME`).
+    WordList,
     /// A bare literal word in a regex.
     Word,
     /// A quoted literal in a regex, or a corpus path.
@@ -127,6 +129,26 @@ pub fn semantic_tokens(file: &RulesFile) -> Vec<SemanticToken> {
                     tokens.formula(text, formula, start);
                 }
             }
+            StatementKind::Words { name, body } => {
+                if let Some(name) = name {
+                    tokens.push(name.range, TokenClass::WordList, true);
+                }
+                match body {
+                    Some(ast::WordsBody::Inline(regex)) => {
+                        tokens.push_operator(operator);
+                        if let Some(start) = body_start {
+                            tokens.regex(text, regex, start);
+                        }
+                    }
+                    Some(ast::WordsBody::File(path)) => {
+                        if let Some(from) = operator {
+                            tokens.push(from, TokenClass::Keyword, false);
+                        }
+                        tokens.push(path.range, TokenClass::String, false);
+                    }
+                    None => {}
+                }
+            }
         }
     }
     let mut res = tokens.finish();
@@ -175,6 +197,7 @@ impl Tokens {
         for lexeme in regex_lexemes(text, start) {
             let class = match lexeme.kind {
                 LexemeKind::Word => TokenClass::Word,
+                LexemeKind::WordListRef => TokenClass::WordList,
                 LexemeKind::String => TokenClass::String,
                 LexemeKind::Dollar | LexemeKind::Percent | LexemeKind::Amp => TokenClass::Wildcard,
                 LexemeKind::Star

@@ -28,6 +28,8 @@ pub enum SymbolKind {
     Pattern,
     /// `corpus NAME "PATH"`.
     Corpus,
+    /// `words NAME = ( … )` or `words NAME from "PATH"`.
+    WordList,
     /// `default LABEL`.
     Default,
 }
@@ -105,6 +107,23 @@ pub fn document_symbols(file: &RulesFile) -> Vec<Symbol> {
                 res.push(leaf(
                     name.text.clone(),
                     SymbolKind::Pattern,
+                    detail,
+                    name.range,
+                ));
+            }
+            StatementKind::Words { name, .. } => {
+                let Some(name) = name else { continue };
+                let detail = file.rules.word_list(&name.text).map(|list| {
+                    let n = list.list.entries.len();
+                    let entries = format!("{n} entr{}", if n == 1 { "y" } else { "ies" });
+                    match &list.file {
+                        Some(source) => format!("{entries} from {}", source.path),
+                        None => entries,
+                    }
+                });
+                res.push(leaf(
+                    format!("@{}", name.text),
+                    SymbolKind::WordList,
                     detail,
                     name.range,
                 ));

@@ -55,8 +55,8 @@ impl ClientFlags {
     }
 }
 
-/// The semantic token types, in legend order (comments come last).
-pub const TOKEN_TYPES: [SemanticTokenType; 8] = [
+/// The semantic token types, in legend order (word lists, added last, after comments).
+pub const TOKEN_TYPES: [SemanticTokenType; 9] = [
     SemanticTokenType::KEYWORD,
     SemanticTokenType::TYPE,
     SemanticTokenType::FUNCTION,
@@ -65,6 +65,7 @@ pub const TOKEN_TYPES: [SemanticTokenType; 8] = [
     SemanticTokenType::REGEXP,
     SemanticTokenType::OPERATOR,
     SemanticTokenType::COMMENT,
+    SemanticTokenType::VARIABLE,
 ];
 
 /// The semantic token modifiers, in legend order.
@@ -116,7 +117,11 @@ pub fn server_capabilities(encoding: Encoding) -> ServerCapabilities {
                 work_done_progress_options: WorkDoneProgressOptions::default(),
             },
         )),
-        completion_provider: Some(CompletionOptions::default()),
+        // `@` starts a word list's name.
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec!["@".to_string()]),
+            ..CompletionOptions::default()
+        }),
         ..ServerCapabilities::default()
     }
 }

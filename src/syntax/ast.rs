@@ -5,6 +5,7 @@
 //! sub-expression is an `Error` node, so later passes see everything the user wrote.
 
 use std::fmt::Write;
+use std::sync::Arc;
 use text_size::TextRange;
 
 /// A parsed `.rules` file.
@@ -42,6 +43,20 @@ pub enum StatementKind {
         label: Name,
         formula: Option<Formula>,
     },
+    /// `words NAME = ( a | b | … )` or `words NAME from "PATH"`
+    Words {
+        name: Option<Name>,
+        body: Option<WordsBody>,
+    },
+}
+
+/// Where a word list's entries are written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WordsBody {
+    /// `= REGEX`: an alternation of literal sequences (checked when names are resolved).
+    Inline(Regex),
+    /// `from "PATH"`: one entry per line of a file, relative to the rules file.
+    File(StringLiteral),
 }
 
 /// An identifier: a label, pattern or corpus name.
@@ -86,8 +101,68 @@ pub enum RegexKind {
         min: u32,
         max: Option<u32>,
     },
+    /// `@NAME`: any entry of a word list.
+    WordList(WordListRef),
     /// Something that did not parse; a diagnostic says what.
     Error,
+}
+
+/// `@NAME` in a regex: the list's name, and its entries once names are resolved (`None`
+/// before, and for a name that no `words` statement declares: it then matches nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordListRef {
+    pub name: String,
+    pub list: Option<Arc<WordList>>,
+}
+
+/// The entries of a word list, each a sequence of one or more tokens as the tokenizer
+/// spells them (`new york` is two), without repeats, in the order first written.
+#[derive(Clone, PartialEq, Eq)]
+pub struct WordList {
+    pub entries: Vec<Vec<String>>,
+    /// SHA-256 of the entries: two lists with the same fingerprint match the same tokens.
+    pub fingerprint: String,
+}
+
+impl std::fmt::Debug for WordList {
+    /// The size and fingerprint: a list may hold a hundred thousand entries.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "WordList({} entries, {})",
+            self.entries.len(),
+            &self.fingerprint[..12.min(self.fingerprint.len())]
+        )
+    }
+}
+
+impl WordList {
+    /// A list of these entries, repeats dropped.
+    pub fn new(entries: impl IntoIterator<Item = Vec<String>>) -> WordList {
+        use sha2::{Digest, Sha256};
+        let mut seen = std::collections::HashSet::new();
+        let mut kept = Vec::new();
+        let mut hasher = Sha256::new();
+        for entry in entries {
+            if !entry.is_empty() && seen.insert(entry.clone()) {
+                for token in &entry {
+                    hasher.update(token.as_bytes());
+                    hasher.update([0u8]);
+                }
+                hasher.update([1u8]);
+                kept.push(entry);
+            }
+        }
+        let fingerprint = hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        WordList {
+            entries: kept,
+            fingerprint,
+        }
+    }
 }
 
 /// A propositional formula over pattern names.
@@ -123,6 +198,20 @@ impl Regex {
                 min: *min,
                 max: *max,
             },
+            // Entries of several tokens read backwards too.
+            RegexKind::WordList(WordListRef {
+                name,
+                list: Some(list),
+            }) if list.entries.iter().any(|entry| entry.len() > 1) => {
+                RegexKind::WordList(WordListRef {
+                    name: name.clone(),
+                    list: Some(Arc::new(WordList::new(
+                        list.entries
+                            .iter()
+                            .map(|entry| entry.iter().rev().cloned().collect::<Vec<_>>()),
+                    ))),
+                })
+            }
             leaf => leaf.clone(),
         };
         Regex {
@@ -171,6 +260,17 @@ impl RuleFile {
                         dump_formula(&mut out, formula, 1);
                     }
                 }
+                StatementKind::Words { name, body } => {
+                    let _ = writeln!(out, "Words {range:?}");
+                    dump_name(&mut out, "name", name.as_ref());
+                    match body {
+                        Some(WordsBody::Inline(regex)) => dump_regex(&mut out, regex, 1),
+                        Some(WordsBody::File(path)) => {
+                            let _ = writeln!(out, "  from {:?} {:?}", path.value, path.range);
+                        }
+                        None => {}
+                    }
+                }
             }
         }
         out
@@ -204,6 +304,9 @@ fn dump_regex(out: &mut String, regex: &Regex, depth: usize) {
         }
         RegexKind::Error => {
             let _ = writeln!(out, "{indent}Error {range:?}");
+        }
+        RegexKind::WordList(list) => {
+            let _ = writeln!(out, "{indent}WordList {:?} {range:?}", list.name);
         }
         RegexKind::Concat(items) | RegexKind::Alt(items) => {
             let what = if matches!(regex.kind, RegexKind::Concat(_)) {

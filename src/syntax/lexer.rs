@@ -26,6 +26,8 @@ pub(crate) enum Mode {
 pub(crate) enum LexemeKind {
     Ident,
     Word,
+    /// `@NAME` in a regex: a word list.
+    WordListRef,
     String,
     Int,
     Colon,
@@ -55,6 +57,7 @@ impl LexemeKind {
         match self {
             LexemeKind::Ident => "a name",
             LexemeKind::Word => "a word",
+            LexemeKind::WordListRef => "a word list",
             LexemeKind::String => "a string",
             LexemeKind::Int => "a number",
             LexemeKind::Colon => "`:`",
@@ -199,6 +202,27 @@ pub(crate) fn lex(text: &str, pos: usize, mode: Mode) -> Lexeme {
                 .map_or(rest.len(), |(i, _)| i);
             simple(LexemeKind::Ident, start, start + len)
         }
+        (Mode::Regex, '@') => match rest[1..].chars().next() {
+            Some(c) if is_ident_start(c) => {
+                let len = rest[1..]
+                    .char_indices()
+                    .find(|&(_, c)| !is_ident_continue(c))
+                    .map_or(rest.len() - 1, |(i, _)| i);
+                simple(LexemeKind::WordListRef, start, start + 1 + len)
+            }
+            _ => {
+                let mut lexeme = one(LexemeKind::Unknown);
+                lexeme.diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnexpectedCharacter,
+                        lexeme.range,
+                        "`@` not followed by a word list's name",
+                    )
+                    .with_help("`@NAME` uses a word list (`words NAME = ( … )`); to match the token `@`, quote it: `\"@\"`"),
+                );
+                lexeme
+            }
+        },
         (Mode::Regex, '$') => one(LexemeKind::Dollar),
         (Mode::Regex, '%') => one(LexemeKind::Percent),
         (Mode::Regex, '*') => one(LexemeKind::Star),

@@ -3,10 +3,11 @@
 //! Grammar (one statement per line, `docs/rules-language.md`):
 //! ```text
 //! statement := 'default' NAME | 'corpus' NAME STRING | 'pattern' NAME '=' regex
+//!            | 'words' NAME ('=' regex | 'from' STRING)
 //!            | NAME ':' regex | NAME '<-' formula
 //! regex     := concat ('|' concat)*        concat := postfix+
 //! postfix   := atom ('*' | '+' | '?' | '{' INT (',' INT)? '}')*
-//! atom      := WORD | STRING | '$' | '%' | '&' | '(' regex ')'
+//! atom      := WORD | STRING | '@' NAME | '$' | '%' | '&' | '(' regex ')'
 //! formula   := and ('|' and)*   and := not ('&' not)*   not := '!' not | NAME | '(' formula ')'
 //! ```
 //! Recovery: a line is the unit of synchronisation, so a mistake never hides diagnostics
@@ -22,7 +23,8 @@
 //! to find its comment: one more pass over that part of the line.
 
 use super::ast::{
-    Formula, FormulaKind, Name, Regex, RegexKind, RuleFile, Statement, StatementKind, StringLiteral,
+    Formula, FormulaKind, Name, Regex, RegexKind, RuleFile, Statement, StatementKind,
+    StringLiteral, WordListRef, WordsBody,
 };
 use super::lexer::{Lexeme, LexemeKind, Mode, comment_at, lex, line_end, skip_trivia};
 use crate::diagnostic::{Code, Diagnostic};
@@ -123,7 +125,11 @@ impl Parser<'_> {
 
     fn found(&self, lexeme: &Lexeme) -> String {
         match lexeme.kind {
-            LexemeKind::Ident | LexemeKind::Word | LexemeKind::Int | LexemeKind::Unknown => {
+            LexemeKind::Ident
+            | LexemeKind::Word
+            | LexemeKind::WordListRef
+            | LexemeKind::Int
+            | LexemeKind::Unknown => {
                 format!("`{}`", &self.text[lexeme.range])
             }
             kind => kind.describe().to_string(),
@@ -248,6 +254,25 @@ impl Parser<'_> {
                     regex,
                 }
             }
+            _ if name.text == "words" => {
+                let list = self.name("a word list name");
+                let next = self.peek(Mode::Head);
+                let body = match next.kind {
+                    LexemeKind::Equals => {
+                        self.bump(next);
+                        self.regex_body("`=`").map(WordsBody::Inline)
+                    }
+                    LexemeKind::Ident if &self.text[next.range] == "from" => {
+                        self.bump(next);
+                        self.string("a quoted path").map(WordsBody::File)
+                    }
+                    _ => {
+                        self.unexpected("`=` or `from`", &next);
+                        None
+                    }
+                };
+                StatementKind::Words { name: list, body }
+            }
             _ => {
                 let found = self.found(&second);
                 self.diagnostics.push(
@@ -346,6 +371,7 @@ impl Parser<'_> {
             let lexeme = self.peek(Mode::Regex);
             match lexeme.kind {
                 LexemeKind::Word
+                | LexemeKind::WordListRef
                 | LexemeKind::String
                 | LexemeKind::Dollar
                 | LexemeKind::Percent
@@ -436,6 +462,10 @@ impl Parser<'_> {
         let range = lexeme.range;
         let kind = match lexeme.kind {
             LexemeKind::Word => RegexKind::Word(self.text[range].to_string()),
+            LexemeKind::WordListRef => RegexKind::WordList(WordListRef {
+                name: self.text[range][1..].to_string(),
+                list: None,
+            }),
             // What an unterminated string swallowed is not a literal the user meant.
             LexemeKind::String
                 if lexeme
@@ -837,7 +867,7 @@ impl Parser<'_> {
     }
 }
 
-const STATEMENT_HELP: &str = "a statement is `default LABEL`, `corpus NAME \"PATH\"`, `pattern NAME = REGEX`, `LABEL: REGEX` or `LABEL <- FORMULA`";
+const STATEMENT_HELP: &str = "a statement is `default LABEL`, `corpus NAME \"PATH\"`, `pattern NAME = REGEX`, `words NAME = ( WORD | … )`, `words NAME from \"PATH\"`, `LABEL: REGEX` or `LABEL <- FORMULA`";
 
 fn error_regex(range: TextRange) -> Regex {
     Regex {

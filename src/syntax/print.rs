@@ -1,7 +1,9 @@
 //! Printing a regular expression in the `.rules` syntax, with the fewest parentheses the
 //! precedence needs (`|` < juxtaposition < postfix quantifiers); groups get spaces inside,
 //! `( a | b )`, as the bundled rules files write them. Parsing the output gives back a
-//! tree with the same language (quoted literals the bare syntax can spell come out bare).
+//! tree with the same language (quoted literals the bare syntax can spell come out bare)
+//! in the same file: a word list prints as its name, `@cities`; [`regex_key`] adds what
+//! the lists hold.
 
 use super::ast::{Regex, RegexKind};
 use crate::text::{TokenKind, tokenize};
@@ -19,6 +21,42 @@ pub fn print_regex(regex: &Regex) -> String {
     let mut out = String::new();
     write(&mut out, regex, Context::Top);
     out
+}
+
+/// What identifies a regex's language across edits: the regex as printed, followed by the
+/// fingerprint of each word list it uses, since `@cities` prints the same whatever the list
+/// holds. Equal keys match the same sentences.
+pub fn regex_key(regex: &Regex) -> String {
+    let mut key = print_regex(regex);
+    let mut lists = Vec::new();
+    word_lists(regex, &mut lists);
+    for (name, fingerprint) in lists {
+        key.push_str(&format!(" @{name}={fingerprint}"));
+    }
+    key
+}
+
+/// The word lists a regex uses, by name and fingerprint (`-` when unresolved), in order.
+fn word_lists<'r>(regex: &'r Regex, out: &mut Vec<(&'r str, &'r str)>) {
+    match &regex.kind {
+        RegexKind::WordList(reference) => out.push((
+            &reference.name,
+            reference
+                .list
+                .as_ref()
+                .map_or("-", |list| list.fingerprint.as_str()),
+        )),
+        RegexKind::Concat(items) | RegexKind::Alt(items) => {
+            items.iter().for_each(|item| word_lists(item, out))
+        }
+        RegexKind::Repeat { inner, .. } => word_lists(inner, out),
+        RegexKind::Word(_)
+        | RegexKind::Quoted(_)
+        | RegexKind::Any
+        | RegexKind::Number
+        | RegexKind::Punct
+        | RegexKind::Error => {}
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -50,6 +88,10 @@ fn write(out: &mut String, regex: &Regex, context: Context) {
         RegexKind::Number => out.push('%'),
         RegexKind::Punct => out.push('&'),
         RegexKind::Error => out.push_str("( )"),
+        RegexKind::WordList(list) => {
+            out.push('@');
+            out.push_str(&list.name);
+        }
         RegexKind::Concat(items) => {
             let group = context == Context::Postfix;
             if group {

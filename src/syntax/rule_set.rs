@@ -7,11 +7,14 @@
 //! uppercase letters). Checks that need languages live in `automata::lint`.
 //! O(size of the file), plus O(names²) only while suggesting a name for a typo.
 
-use super::ast::{self, FormulaKind, RegexKind, StatementKind};
+use super::ast::{self, FormulaKind, RegexKind, StatementKind, WordList, WordsBody};
+use super::literal::{Literal, classify_literal};
 use super::parser::Parse;
+use super::word_lists::{NoWordFiles, WordFiles, bounded_list, file_entries, inline_entries};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::text::{LineIndex, TokenKind, tokenize};
+use crate::text::LineIndex;
 use std::collections::HashMap;
+use std::sync::Arc;
 use text_size::TextRange;
 
 /// Index of a pattern in [`RuleSet::patterns`].
@@ -44,6 +47,32 @@ pub struct RuleSet {
     pub labels: Vec<LabelDef>,
     pub default: Option<LabelId>,
     pub corpora: Vec<CorpusBinding>,
+    /// `words` statements in file order (a repeated name only the first time).
+    pub word_lists: Vec<WordListDef>,
+}
+
+/// `words NAME = ( … )` or `words NAME from "PATH"`.
+#[derive(Debug, Clone)]
+pub struct WordListDef {
+    pub name: String,
+    pub name_range: TextRange,
+    /// The whole statement.
+    pub range: TextRange,
+    /// 1-based line of the statement.
+    pub line: u32,
+    /// The file of `from "PATH"`, with the text read from it.
+    pub file: Option<WordListFile>,
+    pub list: Arc<WordList>,
+}
+
+/// The file a word list is read from.
+#[derive(Debug, Clone)]
+pub struct WordListFile {
+    /// The path as written, relative to the rules file.
+    pub path: String,
+    pub path_range: TextRange,
+    /// Its bytes as read (kept so that a checkpoint can carry them).
+    pub bytes: Arc<[u8]>,
 }
 
 /// One pattern: `pattern NAME = REGEX`, or the regex of `LABEL: REGEX`.
@@ -150,84 +179,16 @@ impl RuleSet {
             .map(|i| PatternId(i as u32))
     }
 
+    /// The word list with this name.
+    pub fn word_list(&self, name: &str) -> Option<&WordListDef> {
+        self.word_lists.iter().find(|list| list.name == name)
+    }
+
     pub fn label_by_name(&self, name: &str) -> Option<LabelId> {
         self.labels
             .iter()
             .position(|label| label.name == name)
             .map(|i| LabelId(i as u32))
-    }
-}
-
-/// What the tokenizer makes of a literal written in a rule.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Literal {
-    /// The literal is exactly one token of this kind.
-    Token(TokenKind),
-    /// The tokenizer never produces this literal as one token; it matches nothing.
-    Unproducible(Diagnostic),
-}
-
-/// Checks that `text`, written at `range` as a bare word (`quoted == false`) or a quoted
-/// literal, is a single token the tokenizer can produce.
-///
-/// ```
-/// use rulelens::syntax::{classify_literal, Literal};
-/// use rulelens::text::TokenKind;
-/// use text_size::TextRange;
-/// assert_eq!(classify_literal("1,000", false, TextRange::default()), Literal::Token(TokenKind::Number));
-/// assert!(matches!(classify_literal("won!", false, TextRange::default()), Literal::Unproducible(_)));
-/// ```
-pub fn classify_literal(text: &str, quoted: bool, range: TextRange) -> Literal {
-    let tokens = tokenize(text);
-    let shown = if quoted {
-        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
-    } else {
-        text.to_string()
-    };
-    let (message, help) = match tokens.len() {
-        0 => (
-            format!("`{shown}` contains no token"),
-            "a quoted literal spells one token, such as `\"!\"`".to_string(),
-        ),
-        1 => {
-            let token = tokens.get(0).expect("one token");
-            if token.text == text {
-                return Literal::Token(token.kind);
-            }
-            (
-                format!(
-                    "the tokenizer never produces `{text}`: it lowercases every text to `{}`",
-                    token.text
-                ),
-                format!("write `{}`", spell_token(token.kind, token.text)),
-            )
-        }
-        _ => {
-            let parts: Vec<String> = tokens.iter().map(|t| spell_token(t.kind, t.text)).collect();
-            (
-                format!(
-                    "`{shown}` is not one token: the tokenizer splits it into {}",
-                    parts
-                        .iter()
-                        .map(|p| format!("`{p}`"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                ),
-                format!("write `{}` to match that sequence", parts.join(" ")),
-            )
-        }
-    };
-    Literal::Unproducible(
-        Diagnostic::new(Code::UnproducibleLiteral, range, message).with_help(help),
-    )
-}
-
-/// How a token is written as a literal in a rule: bare for words and numbers, quoted for
-/// punctuation.
-pub fn spell_token(kind: TokenKind, text: &str) -> String {
-    match kind {
-        TokenKind::Word | TokenKind::Number => text.to_string(),
-        TokenKind::Punct => format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\"")),
     }
 }
 
@@ -242,12 +203,19 @@ pub fn spell_token(kind: TokenKind, text: &str) -> String {
 /// assert_eq!(diagnostics[0].code.as_str(), "E0201"); // `q` is unknown
 /// ```
 pub fn lower(parse: &Parse, text: &str) -> (RuleSet, Vec<Diagnostic>) {
+    lower_with(parse, text, &NoWordFiles)
+}
+
+/// [`lower`], reading the files of `words NAME from "PATH"` from `files`.
+pub fn lower_with(parse: &Parse, text: &str, files: &dyn WordFiles) -> (RuleSet, Vec<Diagnostic>) {
     let mut lowering = Lowering {
         index: LineIndex::new(text),
         rules: RuleSet::default(),
         pattern_names: HashMap::new(),
+        word_list_used: Vec::new(),
         diagnostics: Vec::new(),
     };
+    lowering.word_lists(&parse.file, files);
     lowering.run(&parse.file);
     (lowering.rules, lowering.diagnostics)
 }
@@ -256,6 +224,8 @@ struct Lowering {
     index: LineIndex,
     rules: RuleSet,
     pattern_names: HashMap<String, PatternId>,
+    /// Whether each of `rules.word_lists` is used in a pattern.
+    word_list_used: Vec<bool>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -290,14 +260,16 @@ impl Lowering {
                         );
                         continue;
                     }
+                    let mut regex = regex
+                        .clone()
+                        .unwrap_or_else(|| error_regex(statement.range));
+                    self.resolve_word_lists(&mut regex);
                     let id = self.add_pattern(
                         name.text.clone(),
                         false,
                         name.range,
                         statement.range,
-                        regex
-                            .clone()
-                            .unwrap_or_else(|| error_regex(statement.range)),
+                        regex,
                     );
                     self.pattern_names.insert(name.text.clone(), id);
                 }
@@ -310,6 +282,8 @@ impl Lowering {
                 StatementKind::LabelFormula { label, .. } => {
                     self.label_id(label);
                 }
+                // Lowered before this pass, by `word_lists`.
+                StatementKind::Words { .. } => {}
                 StatementKind::Default { label } => {
                     let Some(label) = label else { continue };
                     if let Some(first) = default {
@@ -362,9 +336,10 @@ impl Lowering {
         for statement in &file.statements {
             let (label, formula) = match &statement.kind {
                 StatementKind::LabelRegex { label, regex } => {
-                    let regex = regex
+                    let mut regex = regex
                         .clone()
                         .unwrap_or_else(|| error_regex(statement.range));
+                    self.resolve_word_lists(&mut regex);
                     let name = format!(
                         "{}@{}",
                         label.text,
@@ -461,6 +436,22 @@ impl Lowering {
             );
         }
 
+        for (list, used) in self.rules.word_lists.iter().zip(&self.word_list_used) {
+            if !used {
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnusedWordList,
+                        list.name_range,
+                        format!("word list `{}` is never used", list.name),
+                    )
+                    .with_help(format!(
+                        "use it in a regex (`LABEL: $* @{} $*`) or remove it",
+                        list.name
+                    )),
+                );
+            }
+        }
+
         for (i, pattern) in self.rules.patterns.iter().enumerate() {
             if !pattern.anonymous && !used[i] && !written_as_word[i] {
                 self.diagnostics.push(
@@ -475,6 +466,117 @@ impl Lowering {
                     )),
                 );
             }
+        }
+    }
+
+    /// Lowers the `words` statements, in file order, before any pattern uses them.
+    fn word_lists(&mut self, file: &ast::RuleFile, files: &dyn WordFiles) {
+        for statement in &file.statements {
+            let StatementKind::Words { name, body } = &statement.kind else {
+                continue;
+            };
+            let Some(name) = name else { continue };
+            if let Some(first) = self.rules.word_list(&name.text) {
+                let first_range = first.name_range;
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::DuplicateWordList,
+                        name.range,
+                        format!("word list `{}` is defined more than once", name.text),
+                    )
+                    .with_related(first_range, "first defined here")
+                    .with_help("merge them, or rename one; `@` uses the first"),
+                );
+                continue;
+            }
+            let (entries, file) = match body {
+                Some(WordsBody::Inline(regex)) => {
+                    self.check_literals(regex);
+                    (inline_entries(regex, &mut self.diagnostics), None)
+                }
+                Some(WordsBody::File(path)) => match files.read(&path.value) {
+                    Ok(bytes) => {
+                        let entries =
+                            file_entries(&bytes, &path.value, path.range, &mut self.diagnostics);
+                        let file = WordListFile {
+                            path: path.value.clone(),
+                            path_range: path.range,
+                            bytes: bytes.into(),
+                        };
+                        (entries, Some(file))
+                    }
+                    Err(why) => {
+                        self.diagnostics.push(
+                            Diagnostic::new(Code::UnreadableWordList, path.range, why)
+                                .with_help("the path is relative to the rules file's folder"),
+                        );
+                        (Vec::new(), None)
+                    }
+                },
+                // The parser reported what is missing.
+                None => (Vec::new(), None),
+            };
+            let list = bounded_list(entries, &name.text, name.range, &mut self.diagnostics);
+            self.rules.word_lists.push(WordListDef {
+                name: name.text.clone(),
+                name_range: name.range,
+                range: statement.range,
+                line: self.index.line_col(statement.range.start()).line + 1,
+                file,
+                list: Arc::new(list),
+            });
+            self.word_list_used.push(false);
+        }
+    }
+
+    /// Gives every `@NAME` of `regex` its list's entries, reporting names that no `words`
+    /// statement declares (they match nothing).
+    fn resolve_word_lists(&mut self, regex: &mut ast::Regex) {
+        match &mut regex.kind {
+            RegexKind::WordList(reference) => {
+                let found = self
+                    .rules
+                    .word_lists
+                    .iter()
+                    .position(|list| list.name == reference.name);
+                if let Some(i) = found {
+                    self.word_list_used[i] = true;
+                    reference.list = Some(self.rules.word_lists[i].list.clone());
+                    return;
+                }
+                let name = &reference.name;
+                let help = if self.pattern_names.contains_key(name) {
+                    format!(
+                        "`{name}` is a pattern: `@` uses a word list; combine patterns in a formula (`LABEL <- {name} & …`)"
+                    )
+                } else if let Some(close) =
+                    closest(name, self.rules.word_lists.iter().map(|list| &list.name))
+                {
+                    format!("a word list with a similar name exists: `@{close}`")
+                } else {
+                    format!(
+                        "declare it with `words {name} = ( WORD | … )` or `words {name} from \"FILE\"`"
+                    )
+                };
+                self.diagnostics.push(
+                    Diagnostic::new(
+                        Code::UnknownWordList,
+                        regex.range,
+                        format!("unknown word list `@{name}`"),
+                    )
+                    .with_help(help),
+                );
+            }
+            RegexKind::Concat(items) | RegexKind::Alt(items) => items
+                .iter_mut()
+                .for_each(|item| self.resolve_word_lists(item)),
+            RegexKind::Repeat { inner, .. } => self.resolve_word_lists(inner),
+            RegexKind::Word(_)
+            | RegexKind::Quoted(_)
+            | RegexKind::Any
+            | RegexKind::Number
+            | RegexKind::Punct
+            | RegexKind::Error => {}
         }
     }
 
@@ -603,6 +705,7 @@ fn words_of(regex: &ast::Regex, f: &mut impl FnMut(&str, TextRange)) {
         | ast::RegexKind::Any
         | ast::RegexKind::Number
         | ast::RegexKind::Punct
+        | ast::RegexKind::WordList(_)
         | ast::RegexKind::Error => {}
     }
 }

@@ -5,6 +5,7 @@
 //! the regex starting there can end (no automata, no alphabet, no symbol classes):
 //!
 //! - a literal (`word` or `"quoted"`) accepts one token whose text is equal to it;
+//! - a word list (`@NAME`) accepts the tokens of any one of its entries, in order;
 //! - `$` accepts any token, `%` any number token, `&` any punctuation token;
 //! - concatenation composes the sets, alternation unions them;
 //! - `x{m,n}` is m steps then up to n−m more, `x*`/`x+` iterate to a fixed point;
@@ -35,6 +36,19 @@ pub fn ends(regex: &Regex, tokens: &[Token], start: usize) -> BTreeSet<usize> {
         RegexKind::Number => one(&|token| token.0 == TokenKind::Number),
         RegexKind::Punct => one(&|token| token.0 == TokenKind::Punct),
         RegexKind::Error => BTreeSet::new(),
+        RegexKind::WordList(reference) => reference
+            .list
+            .iter()
+            .flat_map(|list| &list.entries)
+            .filter(|entry| {
+                tokens.get(start..start + entry.len()).is_some_and(|read| {
+                    read.iter()
+                        .zip(entry.iter())
+                        .all(|(token, word)| token.1 == *word)
+                })
+            })
+            .map(|entry| start + entry.len())
+            .collect(),
         RegexKind::Concat(items) => concat_ends(items.iter(), tokens, start),
         RegexKind::Alt(branches) => branches
             .iter()

@@ -111,5 +111,5 @@ pub use line::{
 pub use render::{render_line_hover, render_rules_hover};
 pub use rules::{
     Figures, LabelFigures, LabelHover, MatchExample, PatternFigures, PatternHover, RulesHover,
-    hover_rules,
+    WordListHover, hover_rules,
 };

@@ -9,7 +9,7 @@
 
 use super::{
     AbsentNetwork, LabelHover, LineHover, LogitParts, MatchExample, Miss, MissedPattern, MvmaView,
-    NetworkView, PatternHover, PatternsView, RulesHover,
+    NetworkView, PatternHover, PatternsView, RulesHover, WordListHover,
 };
 use crate::explain::{LearnedPattern, NEGLIGIBLE};
 use std::fmt::Write;
@@ -152,7 +152,44 @@ pub fn render_rules_hover(hover: &RulesHover) -> String {
     match hover {
         RulesHover::Pattern(pattern) => render_pattern(pattern),
         RulesHover::Label(label) => render_label(label),
+        RulesHover::WordList(list) => render_word_list(list),
     }
+}
+
+fn render_word_list(hover: &WordListHover) -> String {
+    let mut out = String::new();
+    let n = hover.n_entries;
+    let _ = write!(
+        out,
+        "**word list** `@{}` · {n} entr{}",
+        hover.name,
+        if n == 1 { "y" } else { "ies" }
+    );
+    if let Some(file) = &hover.file {
+        let _ = write!(out, " from `{}`", file.replace('`', "'"));
+    }
+    out.push('\n');
+    if !hover.first.is_empty() {
+        let more = if n > hover.first.len() { " | …" } else { "" };
+        let _ = write!(
+            out,
+            "\n```rules\n( {}{more} )\n```\n",
+            hover.first.join(" | ")
+        );
+    }
+    if hover.used_by.is_empty() {
+        out.push_str("\nNo pattern uses it.\n");
+    } else {
+        out.push_str("\nUsed by ");
+        let uses: Vec<String> = hover
+            .used_by
+            .iter()
+            .map(|(pattern, line)| format!("{pattern} (line {line})"))
+            .collect();
+        out.push_str(&uses.join(", "));
+        out.push_str(".\n");
+    }
+    out
 }
 
 fn render_pattern(hover: &PatternHover) -> String {

@@ -6,10 +6,12 @@ use crate::automata::{LabelMetrics, PatternMetrics, Scratch};
 use crate::explain::LearnedPattern;
 use crate::ide::analysis::{PatternKey, RulesAnalysis};
 use crate::ide::findings::describe;
+use crate::ide::navigation::{NameKind, name_at};
 use crate::ide::trained_patterns::TrainedPatterns;
 use crate::rules_file::{RulesFile, same_language};
-use crate::syntax::ast::{Formula, FormulaKind, StatementKind};
-use crate::syntax::{PatternId, print_regex};
+use crate::syntax::ast::{Formula, FormulaKind, Regex, RegexKind, StatementKind};
+use crate::syntax::{PatternId, print_regex, spell_token};
+use crate::text::tokenize;
 use text_size::{TextRange, TextSize};
 
 /// The corpus figures a rules-file hover can show.
@@ -28,6 +30,21 @@ pub struct Figures<'a> {
 pub enum RulesHover {
     Pattern(PatternHover),
     Label(LabelHover),
+    WordList(WordListHover),
+}
+
+/// The hover of a word list, on its `words NAME` or on an `@NAME`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WordListHover {
+    pub name: String,
+    /// How many entries it holds (repeats dropped).
+    pub n_entries: usize,
+    /// Its first entries, at most [`HoverConfig::max_listed`], each as written in a rule.
+    pub first: Vec<String>,
+    /// The file it is read from, as written.
+    pub file: Option<String>,
+    /// The patterns that use it: (pattern as described, 1-based line).
+    pub used_by: Vec<(String, u32)>,
 }
 
 /// A pattern's hover.
@@ -195,6 +212,14 @@ pub fn hover_rules(
     figures: Figures<'_>,
     config: &HoverConfig,
 ) -> Option<(TextRange, RulesHover)> {
+    if let Some(name) = name_at(file, offset)
+        && name.kind == NameKind::WordList
+    {
+        return Some((
+            name.range,
+            RulesHover::WordList(word_list_hover(file, &name.name, config)?),
+        ));
+    }
     let (range, target) = target_at(file, offset)?;
     let hover = match target {
         Target::Pattern(pattern) => RulesHover::Pattern(PatternHover {
@@ -210,6 +235,62 @@ pub fn hover_rules(
         }),
     };
     Some((range, hover))
+}
+
+fn word_list_hover(file: &RulesFile, name: &str, config: &HoverConfig) -> Option<WordListHover> {
+    let def = file.rules.word_list(name)?;
+    let first = def
+        .list
+        .entries
+        .iter()
+        .take(config.max_listed)
+        .map(|entry| {
+            entry
+                .iter()
+                .map(|token| match tokenize(token).get(0) {
+                    Some(t) => spell_token(t.kind, token),
+                    None => token.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let used_by = file
+        .rules
+        .patterns
+        .iter()
+        .enumerate()
+        .filter(|(_, pattern)| {
+            let mut uses = false;
+            uses_word_list(&pattern.regex, name, &mut uses);
+            uses
+        })
+        .map(|(i, pattern)| (describe(&file.rules, i), pattern.line))
+        .collect();
+    Some(WordListHover {
+        name: name.to_string(),
+        n_entries: def.list.entries.len(),
+        first,
+        file: def.file.as_ref().map(|f| f.path.clone()),
+        used_by,
+    })
+}
+
+/// Sets `uses` when `regex` uses the word list `name`.
+fn uses_word_list(regex: &Regex, name: &str, uses: &mut bool) {
+    match &regex.kind {
+        RegexKind::WordList(reference) => *uses |= reference.name == name,
+        RegexKind::Concat(items) | RegexKind::Alt(items) => items
+            .iter()
+            .for_each(|item| uses_word_list(item, name, uses)),
+        RegexKind::Repeat { inner, .. } => uses_word_list(inner, name, uses),
+        RegexKind::Word(_)
+        | RegexKind::Quoted(_)
+        | RegexKind::Any
+        | RegexKind::Number
+        | RegexKind::Punct
+        | RegexKind::Error => {}
+    }
 }
 
 /// The learned pattern of `patterns` that `pattern` is: a rule of its label whose regex

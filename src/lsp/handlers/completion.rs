@@ -12,6 +12,7 @@ fn kind(kind: IdeKind) -> CompletionItemKind {
         IdeKind::Keyword => CompletionItemKind::KEYWORD,
         IdeKind::Label => CompletionItemKind::ENUM_MEMBER,
         IdeKind::Pattern => CompletionItemKind::FUNCTION,
+        IdeKind::WordList => CompletionItemKind::VARIABLE,
         IdeKind::Word => CompletionItemKind::TEXT,
         IdeKind::Wildcard => CompletionItemKind::OPERATOR,
     }

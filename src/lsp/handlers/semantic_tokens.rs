@@ -18,6 +18,7 @@ fn type_index(class: TokenClass) -> u32 {
         TokenClass::Wildcard => 5,
         TokenClass::Quantifier | TokenClass::Operator => 6,
         TokenClass::Comment => 7,
+        TokenClass::WordList => 8,
     }
 }
 

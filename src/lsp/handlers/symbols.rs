@@ -14,6 +14,7 @@ fn kind(kind: IdeKind) -> SymbolKind {
         IdeKind::Rule => SymbolKind::FIELD,
         IdeKind::Pattern => SymbolKind::FUNCTION,
         IdeKind::Corpus => SymbolKind::FILE,
+        IdeKind::WordList => SymbolKind::ARRAY,
         IdeKind::Default => SymbolKind::CONSTANT,
     }
 }

@@ -1,6 +1,6 @@
 //! Rules compiled to soft patterns: a rule whose regex is a chain fits SoPa's linear shape.
-//! A chain's elements are one-token regexes (literals, alternations of literals, `$`, `%`,
-//! `&`), each optional or not (`x?`), with repeated one-token regexes (`x*`, `$*` gaps)
+//! A chain's elements are one-token regexes (literals, alternations of literals, word lists
+//! of single tokens, `$`, `%`, `&`), each optional or not (`x?`), with repeated one-token regexes (`x*`, `$*` gaps)
 //! between them. Each element is a main-path transition, an optional one also an
 //! ε-transition past it, and a repetition a self-loop on the state between its neighbours.
 //! A rule must match the whole sentence and a soft pattern matches any span, so an end
@@ -184,6 +184,22 @@ fn atoms(regex: &Regex, alphabet: &Alphabet) -> Option<Vec<Atom>> {
             all
         }
         RegexKind::Concat(items) if items.len() == 1 => atoms(&items[0], alphabet)?,
+        // A list of single tokens is one transition (the set its automaton uses).
+        RegexKind::WordList(reference) => {
+            let list = reference.list.as_ref()?;
+            let mut symbols = Vec::with_capacity(list.entries.len());
+            for entry in &list.entries {
+                match entry.as_slice() {
+                    [token] => symbols.extend(alphabet.find(token)),
+                    _ => return None,
+                }
+            }
+            match alphabet.find_set(symbols.clone()) {
+                Some(set) => vec![Atom::OneOf(set)],
+                None if symbols.is_empty() => vec![Atom::Nothing],
+                None => symbols.into_iter().map(Atom::Symbol).collect(),
+            }
+        }
         _ => return None,
     })
 }

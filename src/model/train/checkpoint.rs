@@ -12,7 +12,8 @@
 use crate::automata::CompileConfig;
 use crate::limits::{Limit, ReadLimits};
 use crate::model::train::settings::TrainingSettings;
-use crate::rules_file::RulesFile;
+use crate::rules_file::{DiskWordFiles, RulesFile, StoredWordFiles};
+use crate::syntax::WordFiles;
 use crate::text::SourceText;
 use crate::text::read_capped;
 use candle_core::{Device, Tensor};
@@ -46,6 +47,10 @@ pub struct RulesIdentity {
     /// (`rulelens train --from`); absent in checkpoints of rulelens before 0.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The text of each file its `words NAME from "PATH"` statements read, by the path as
+    /// written, so that the checkpoint needs nothing beside it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub word_files: BTreeMap<String, String>,
 }
 
 /// What a warm-started network started from (`warm.rs`).
@@ -490,14 +495,18 @@ fn weights_size(shapes: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
     Some(total)
 }
 
-/// Refuses a checkpoint whose rules file's bytes no longer hash to the recorded value.
+/// Refuses a checkpoint whose rules are not those it was trained from, up to comments and
+/// layout: `rules_bytes` read from `rules_path` (its word-list files beside it), or the
+/// manifest's own text when `None` (its word-list files from the manifest).
 pub fn check_rules(
     manifest: &Manifest,
     rules_bytes: &[u8],
-    given: &Path,
+    rules_path: Option<&Path>,
 ) -> Result<(), CheckpointError> {
+    let given = rules_path.unwrap_or(&manifest.rules.path);
     let found = sha256_hex(rules_bytes);
-    if found == manifest.rules.sha256 {
+    // The same text with no word-list files is the same rules; files may have changed.
+    if found == manifest.rules.sha256 && manifest.rules.word_files.is_empty() {
         return Ok(());
     }
     let Some(trained) = &manifest.rules.text else {
@@ -507,15 +516,25 @@ pub fn check_rules(
             found,
         });
     };
-    let lines = |bytes: &[u8]| {
-        RulesFile::analyze(
+    let stored = StoredWordFiles(&manifest.rules.word_files);
+    let lines = |bytes: &[u8], path: Option<&Path>, files: &dyn WordFiles| {
+        RulesFile::analyze_with(
             SourceText::from_bytes(bytes),
-            None,
+            path,
             &CompileConfig::MEASURING,
+            files,
         )
         .rule_lines()
     };
-    let (before, after) = (lines(trained.as_bytes()), lines(rules_bytes));
+    let before = lines(trained.as_bytes(), None, &stored);
+    let after = match rules_path {
+        Some(path) => lines(
+            rules_bytes,
+            Some(path),
+            &DiskWordFiles::beside(path, &ReadLimits::DEFAULT),
+        ),
+        None => lines(rules_bytes, None, &stored),
+    };
     if before == after {
         return Ok(());
     }

@@ -354,6 +354,7 @@ fn describe(
             path: std::path::absolute(&rules_path).unwrap_or(rules_path),
             sha256: checkpoint::sha256_hex(rules.source.text.as_bytes()),
             text: Some(rules.source.text.clone()),
+            word_files: rules.word_files(),
         },
         // The step size and dropout the network was trained with, also where they were
         // the defaults.

@@ -11,7 +11,7 @@ use crate::model::nn::network::Network;
 use crate::model::nn::probabilities::softmax;
 use crate::model::train::checkpoint::{self, CheckpointError, Manifest};
 use crate::model::train::kinds::{Declaration, Start};
-use crate::rules_file::RulesFile;
+use crate::rules_file::{RulesFile, StoredWordFiles};
 use crate::text::SourceText;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -144,16 +144,20 @@ fn assemble(
     zero_shot: bool,
     device: &Device,
 ) -> Result<LoadedModel, CheckpointError> {
-    checkpoint::check_rules(
-        &manifest,
-        rules_bytes,
-        rules_path.unwrap_or(&manifest.rules.path),
-    )?;
-    let mut rules = RulesFile::analyze(
-        SourceText::from_bytes(rules_bytes),
-        rules_path,
-        &CompileConfig::default(),
-    );
+    checkpoint::check_rules(&manifest, rules_bytes, rules_path)?;
+    let mut rules = match rules_path {
+        Some(_) => RulesFile::analyze(
+            SourceText::from_bytes(rules_bytes),
+            rules_path,
+            &CompileConfig::default(),
+        ),
+        None => RulesFile::analyze_with(
+            SourceText::from_bytes(rules_bytes),
+            None,
+            &CompileConfig::default(),
+            &StoredWordFiles(&manifest.rules.word_files),
+        ),
+    };
     // The untrained network is the checkpoint with its `initial.*` tensors in place.
     let mut chosen = HashMap::new();
     for (name, tensor) in tensors {

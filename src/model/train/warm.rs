@@ -32,7 +32,7 @@ use crate::model::train::checkpoint::{Manifest, sha256_of_parts};
 use crate::model::train::learn::Schedule;
 use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::rules_file::RulesFile;
-use crate::syntax::print_regex;
+use crate::syntax::regex_key;
 use candle_core::{Device, Result, Tensor};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -119,8 +119,8 @@ impl Reuse {
 }
 
 /// What identifies a pattern across edits: the name of a named pattern (an anonymous
-/// rule's name holds its line, which moves), the regex as printed, and the labels it votes
-/// for.
+/// rule's name holds its line, which moves), the regex as printed with what its word lists
+/// hold, and the labels it votes for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct PatternKey {
     name: Option<String>,
@@ -135,7 +135,7 @@ fn pattern_keys(rules: &RulesFile) -> Vec<PatternKey> {
         .iter()
         .map(|pattern| PatternKey {
             name: (!pattern.anonymous).then(|| pattern.name.clone()),
-            regex: print_regex(&pattern.regex),
+            regex: regex_key(&pattern.regex),
             labels: pattern
                 .labels
                 .iter()
@@ -822,6 +822,7 @@ mod tests {
                 path: Default::default(),
                 sha256: String::new(),
                 text: Some(previous.source.text.clone()),
+                word_files: Default::default(),
             },
             settings: settings.resolved(),
             labels: Vec::new(),

@@ -1,0 +1,340 @@
+//! Word lists (`words NAME = ( … )`, `words NAME from "PATH"`, `@NAME` in a regex): they
+//! match exactly what the alternation of their entries matches, forwards and backwards, at
+//! any size up to their limit; the editor features know them; and a checkpoint of rules that
+//! read a list from a file carries the file.
+
+mod common;
+
+use common::backtrack;
+use rulelens::ide::{
+    Figures, HoverConfig, SymbolKind, TokenClass, WordFrequencies, completions, definition,
+    document_symbols, hover_rules, references, rename, render_rules_hover, semantic_tokens,
+};
+use rulelens::rules_file::RulesFile;
+use rulelens::syntax::MAX_WORD_LIST_ENTRIES;
+use rulelens::text::SourceText;
+use std::path::Path;
+use std::process::Command;
+
+fn analyze(text: &str) -> RulesFile {
+    RulesFile::analyze(
+        SourceText::from_bytes(text.as_bytes()),
+        None,
+        &Default::default(),
+    )
+}
+
+/// Whether pattern `p` of `file` matches `sentence`.
+fn matches(file: &RulesFile, p: usize, sentence: &str) -> bool {
+    let mut symbols = Vec::new();
+    let alphabet = file.system.alphabet();
+    alphabet.symbolize(&rulelens::text::tokenize(sentence), &mut symbols);
+    let dfa = file.system.patterns()[p].dfa.as_ref().expect("compiled");
+    dfa.is_match(&symbols, alphabet)
+}
+
+/// Every sentence of up to `max_len` tokens over `vocabulary`.
+fn sentences(vocabulary: &[&str], max_len: usize) -> Vec<String> {
+    let mut all = vec![String::new()];
+    let mut frontier = vec![String::new()];
+    for _ in 0..max_len {
+        let mut next = Vec::new();
+        for prefix in &frontier {
+            for word in vocabulary {
+                let sentence = format!("{prefix} {word}").trim().to_string();
+                next.push(sentence);
+            }
+        }
+        all.extend(next.iter().cloned());
+        frontier = next;
+    }
+    all
+}
+
+#[test]
+fn a_word_list_matches_what_the_alternation_of_its_entries_matches() {
+    // Entries that share prefixes (`new`, `new york`, `new york city`) and one token entries
+    // beside longer ones, so that the trie's shared transitions and its ends are exercised.
+    let text = "default x
+words cities = ( new | new york | new york city | paris | york | \"!\" )
+y: $* ( in | to ) @cities $*
+y: $* ( in | to ) ( new | new york | new york city | paris | york | \"!\" ) $*
+y: @cities{2} $
+y: ( new | new york | new york city | paris | york | \"!\" ){2} $
+";
+    let file = analyze(text);
+    assert!(
+        !file.has_errors(),
+        "{:?}",
+        file.diagnostics
+            .iter()
+            .map(|d| &d.message)
+            .collect::<Vec<_>>()
+    );
+    let patterns = file.system.patterns();
+    // Equal minimal DFAs: the same language.
+    assert_eq!(patterns[0].dfa, patterns[1].dfa);
+    assert_eq!(patterns[2].dfa, patterns[3].dfa);
+    let vocabulary = ["in", "new", "york", "city", "paris", "!", "rome"];
+    let mut matched = [0, 0];
+    for sentence in sentences(&vocabulary, 4) {
+        for (i, pair) in [(0, 1), (2, 3)].into_iter().enumerate() {
+            let (a, b) = (
+                matches(&file, pair.0, &sentence),
+                matches(&file, pair.1, &sentence),
+            );
+            assert_eq!(a, b, "{sentence:?}");
+            // And what the reference matcher, which knows no automata, says.
+            let regex = &file.rules.patterns[pair.0].regex;
+            assert_eq!(
+                a,
+                backtrack::is_match(regex, &common::sentence(&sentence)),
+                "{sentence:?}"
+            );
+            matched[i] += usize::from(a);
+        }
+    }
+    assert!(matched[0] > 100 && matched[1] > 100, "{matched:?}");
+
+    // Backwards, as the bidirectional networks read: the reversed regex matches exactly the
+    // reversed sentences.
+    let regex = &file.rules.patterns[2].regex;
+    let reversed = rulelens::syntax::print_regex(&regex.reversed());
+    assert_eq!(reversed, "$ @cities{2}");
+    let mut rules = file.rules.clone();
+    rules.patterns[2].regex = regex.reversed();
+    let (system, _) = rulelens::automata::compile(&rules, &Default::default());
+    for sentence in sentences(&vocabulary, 4) {
+        let backwards: Vec<&str> = sentence.split(' ').rev().collect();
+        let mut symbols = Vec::new();
+        system.alphabet().symbolize(
+            &rulelens::text::tokenize(&backwards.join(" ")),
+            &mut symbols,
+        );
+        let dfa = system.patterns()[2].dfa.as_ref().unwrap();
+        assert_eq!(
+            dfa.is_match(&symbols, system.alphabet()),
+            matches(&file, 2, &sentence),
+            "{sentence:?}"
+        );
+    }
+}
+
+#[test]
+fn a_list_at_its_limit_is_one_transition_and_one_past_it_is_cut() {
+    let dir = std::env::temp_dir().join(format!("rulelens-words-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let words: String = (0..MAX_WORD_LIST_ENTRIES)
+        .map(|i| format!("place{i}\n"))
+        .collect();
+    std::fs::write(dir.join("places.txt"), &words).unwrap();
+    let rules = dir.join("big.rules");
+    std::fs::write(
+        &rules,
+        "default x\nwords places from \"places.txt\"\nloc: $* in @places $*\n",
+    )
+    .unwrap();
+    let file = RulesFile::read(&rules, &Default::default(), &Default::default()).unwrap();
+    assert!(file.diagnostics.is_empty(), "{:?}", file.diagnostics);
+    assert_eq!(
+        file.rules.word_lists[0].list.entries.len(),
+        MAX_WORD_LIST_ENTRIES
+    );
+    for (sentence, expected) in [
+        ("we met in place0 today", true),
+        ("we met in place99999", true),
+        ("we met in place100000", false),
+        ("place5 in", false),
+    ] {
+        assert_eq!(matches(&file, 0, sentence), expected, "{sentence}");
+    }
+    // Every place is one class: the DFA of `$* in @places $*` is as small as `$* in x $*`'s.
+    let small = analyze("default x\nloc: $* in place0 $*\n");
+    assert_eq!(
+        file.system.patterns()[0].dfa.as_ref().unwrap().n_states(),
+        small.system.patterns()[0].dfa.as_ref().unwrap().n_states()
+    );
+
+    std::fs::write(dir.join("places.txt"), format!("{words}one more\n")).unwrap();
+    let file = RulesFile::read(&rules, &Default::default(), &Default::default()).unwrap();
+    let codes: Vec<&str> = file.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["E0211"]);
+    assert_eq!(
+        file.rules.word_lists[0].list.entries.len(),
+        MAX_WORD_LIST_ENTRIES
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+const EDITED: &str = "default other
+words cities = ( paris | new york )
+loc: $* in @cities $*
+pattern trip = $* to @cities $*
+loc <- trip
+";
+
+#[test]
+fn the_editor_knows_word_lists() {
+    let file = analyze(EDITED);
+    assert!(file.diagnostics.is_empty(), "{:?}", file.diagnostics);
+    let at = |needle: &str, skip: usize| {
+        let start = EDITED.match_indices(needle).nth(skip).unwrap().0;
+        text_size::TextSize::from(start as u32 + 1)
+    };
+    let declaration = at("cities", 0);
+    let range_of = |needle: &str, skip: usize| {
+        let start = EDITED.match_indices(needle).nth(skip).unwrap().0 as u32;
+        text_size::TextRange::at(start.into(), (needle.len() as u32).into())
+    };
+
+    // Go to definition from a use; find every use; rename them all, `@` kept.
+    assert_eq!(
+        definition(&file, at("@cities", 0)),
+        Some(range_of("cities", 0))
+    );
+    assert_eq!(
+        references(&file, declaration, true),
+        [
+            range_of("cities", 0),
+            range_of("cities", 1),
+            range_of("cities", 2)
+        ]
+    );
+    let edits = rename(&file, at("@cities", 1), "towns", &[]).unwrap();
+    let renamed = rulelens::ide::apply(EDITED, &edits[0].edits);
+    assert_eq!(renamed, EDITED.replace("cities", "towns"));
+    assert!(!analyze(&renamed).has_errors());
+
+    // Completion after `@` and on a partial name.
+    let words = WordFrequencies::default();
+    let text = format!("{EDITED}loc: $* @");
+    let typing = analyze(&text);
+    let offered = completions(&typing, (text.len() as u32).into(), &words);
+    let shown: Vec<(&str, Option<&str>)> = offered
+        .iter()
+        .map(|c| (c.label.as_str(), c.detail.as_deref()))
+        .collect();
+    assert_eq!(shown, [("cities", Some("2 entries"))]);
+    let text = format!("{EDITED}loc: $* @ci");
+    let typing = analyze(&text);
+    let offered = completions(&typing, (text.len() as u32).into(), &words);
+    assert_eq!(offered[0].insert_text, "cities");
+    let end = text.len() as u32;
+    assert_eq!(
+        offered[0].replace,
+        text_size::TextRange::new((end - 2).into(), end.into())
+    );
+
+    // The hover tells what the list holds and who uses it.
+    let (range, hover) = hover_rules(
+        &file,
+        at("@cities", 1),
+        Figures::default(),
+        &HoverConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(range, range_of("cities", 2));
+    let shown = render_rules_hover(&hover);
+    assert!(shown.contains("`@cities` · 2 entries"), "{shown}");
+    assert!(shown.contains("( paris | new york )"), "{shown}");
+    assert!(
+        shown.contains("(line 3)") && shown.contains("`trip` (line 4)"),
+        "{shown}"
+    );
+
+    // Highlighting and the outline.
+    let classes: Vec<TokenClass> = semantic_tokens(&file)
+        .iter()
+        .filter(|t| EDITED[t.range].contains("cities"))
+        .map(|t| t.class)
+        .collect();
+    assert_eq!(classes, [TokenClass::WordList; 3]);
+    let symbols = document_symbols(&file);
+    let list = symbols
+        .iter()
+        .find(|s| s.kind == SymbolKind::WordList)
+        .unwrap();
+    assert_eq!(
+        (list.name.as_str(), list.detail.as_deref()),
+        ("@cities", Some("2 entries"))
+    );
+}
+
+fn rulelens(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_rulelens"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_checkpoint_carries_its_word_list_files() {
+    let base = std::env::temp_dir().join(format!("rulelens-words-cli-{}", std::process::id()));
+    let (work, moved) = (base.join("work"), base.join("elsewhere"));
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&moved).unwrap();
+    for file in ["train.tsv", "dev.tsv"] {
+        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
+    }
+    let rules = work.join("lists.rules");
+    let text = "default ham\ncorpus train \"train.tsv\"\ncorpus dev \"dev.tsv\"\nwords lures from \"lures.txt\"\nspam: $* @lures $*\n";
+    std::fs::write(&rules, text).unwrap();
+    std::fs::write(work.join("lures.txt"), "win\nfree\n").unwrap();
+    let model = work.join("model");
+    let output = rulelens(&[
+        "train",
+        rules.to_str().unwrap(),
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--epochs",
+        "1",
+        "--out",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let manifest = std::fs::read_to_string(model.join("manifest.json")).unwrap();
+    assert!(
+        manifest.contains("\"lures.txt\": \"win\\nfree\\n\""),
+        "{manifest}"
+    );
+    let predict = |model: &Path| {
+        rulelens(&[
+            "predict",
+            model.to_str().unwrap(),
+            "--format",
+            "json",
+            "win a prize",
+        ])
+    };
+    let first = predict(&model);
+    assert_eq!(first.status.code(), Some(0));
+
+    // Moved, with the rules and the list gone: the checkpoint carries both.
+    let elsewhere = moved.join("model");
+    std::fs::rename(&model, &elsewhere).unwrap();
+    std::fs::remove_file(&rules).unwrap();
+    std::fs::remove_file(work.join("lures.txt")).unwrap();
+    let carried = predict(&elsewhere);
+    assert_eq!(
+        carried.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&carried.stderr)
+    );
+    assert_eq!(carried.stdout, first.stdout);
+
+    // The same rules text with another list is other rules: refused, saying so.
+    std::fs::write(&rules, text).unwrap();
+    std::fs::write(work.join("lures.txt"), "win\nfree\ncash\n").unwrap();
+    let refused = predict(&elsewhere);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("words lures (3 entries"), "{stderr}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
