@@ -10,10 +10,11 @@
 ;; literals, and font-lock for the token classes of the TextMate grammar
 ;; (grammars/rules.tmLanguage.json):
 ;;
-;;   keyword.control.{default,corpus,pattern}  font-lock-keyword-face
+;;   keyword.control.{default,corpus,pattern,words,from}  font-lock-keyword-face
 ;;   entity.name.type.label                    font-lock-type-face
 ;;   entity.name.function.pattern              font-lock-function-name-face
 ;;   variable.other.corpus                     font-lock-variable-name-face
+;;   variable.other.constant.word-list (@NAME) font-lock-constant-face
 ;;   constant.language.wildcard ($ % &)        font-lock-constant-face
 ;;   keyword.operator (* + ? | { } <- : =)     font-lock-builtin-face
 ;;   constant.numeric (counts in { })          font-lock-constant-face
@@ -38,7 +39,7 @@ Eglot reads it each time it starts the server."
   :type '(repeat string))
 
 (defconst rulelens--name "[A-Za-z_][A-Za-z0-9_.-]*"
-  "A label, pattern or corpus name.")
+  "A label, pattern, corpus or word-list name.")
 
 (defconst rulelens--font-lock-keywords
   `(;; default LABEL, corpus NAME "PATH", pattern NAME = REGEX: the keyword is one only
@@ -50,12 +51,17 @@ Eglot reads it each time it starts the server."
     (,(concat "^[ \t\uFEFF]*\\(pattern\\)\\(?:[ \t]+\\(" rulelens--name "\\)[ \t]*\\(=\\)?\\|[ \t]*\\(?:#\\|$\\)\\)")
      (1 font-lock-keyword-face) (2 font-lock-function-name-face nil t)
      (3 font-lock-builtin-face nil t))
+    ;; words NAME = ( … ) and words NAME from "PATH".
+    (,(concat "^[ \t\uFEFF]*\\(words\\)\\(?:[ \t]+\\(" rulelens--name "\\)[ \t]*\\(?:\\(=\\)\\|\\(from\\)\\_>\\)?\\|[ \t]*\\(?:#\\|$\\)\\)")
+     (1 font-lock-keyword-face) (2 font-lock-constant-face nil t)
+     (3 font-lock-builtin-face nil t) (4 font-lock-keyword-face nil t))
     ;; LABEL: REGEX and LABEL <- FORMULA.
     (,(concat "^[ \t\uFEFF]*\\(" rulelens--name "\\)[ \t]*\\(:\\|<-\\)")
      (1 font-lock-type-face) (2 font-lock-builtin-face))
     ;; Inside regexes and formulas: counts, wildcards, operators.
     ("{[ \t]*\\([0-9]+\\)[ \t]*\\(?:,[ \t]*\\([0-9]+\\)[ \t]*\\)?}"
      (1 font-lock-constant-face) (2 font-lock-constant-face nil t))
+    (,(concat "@" rulelens--name) . font-lock-constant-face)
     ("[$%&]" . font-lock-constant-face)
     ("[*+?|{}]" . font-lock-builtin-face))
   "What `rulelens-mode' highlights beyond comments and strings.")

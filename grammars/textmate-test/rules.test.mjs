@@ -186,6 +186,22 @@ describe('statements', () => {
     assert.equal(innermost('spam <- p', 'p', 1), 'variable.other.pattern.rules');
   });
 
+  test('words NAME = … and words NAME from "PATH", used as @NAME', () => {
+    const inline = 'words cities = ( paris | new york )';
+    assert.equal(innermost(inline, 'words'), 'keyword.control.words.rules');
+    assert.equal(innermost(inline, 'cities'), 'variable.other.constant.word-list.rules');
+    assert.equal(innermost(inline, '='), 'keyword.operator.assignment.rules');
+    assert.equal(innermost(inline, 'york'), 'string.unquoted.word.rules');
+    const file = 'words cities from "cities.txt"';
+    assert.equal(innermost(file, 'from'), 'keyword.control.from.rules');
+    assert.ok(scopesOf(file, 'cities.txt').includes('string.quoted.double.rules'));
+    const use = 'loc: $* from @cities $*';
+    assert.equal(innermost(use, 'from'), 'string.unquoted.word.rules');
+    assert.equal(innermost(use, '@cities'), 'variable.other.constant.word-list.rules');
+    assert.equal(innermost('loc: $* @ $*', '@'), 'invalid.illegal.character.rules');
+    assert.equal(innermost('words: $* x', 'words'), 'entity.name.type.label.rules');
+  });
+
   test('a keyword followed by : or <- is a label', () => {
     assert.equal(innermost('default: $*', 'default'), 'entity.name.type.label.rules');
     assert.equal(innermost('pattern <- p', 'pattern'), 'entity.name.type.label.rules');

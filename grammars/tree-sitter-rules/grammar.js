@@ -4,12 +4,14 @@
  * Mirrors the hand-written parser in src/syntax/{lexer,parser}.rs:
  * - one statement per line; a newline ends a statement, blank lines are allowed;
  * - `#` starts a comment anywhere outside a quoted literal;
- * - `default`, `corpus` and `pattern` are keywords only at the start of a statement that
- *   is not a label rule: `default: $*`, `pattern <- p` and `default default` are valid;
+ * - `default`, `corpus`, `pattern` and `words` are keywords only at the start of a
+ *   statement that is not a label rule: `default: $*`, `pattern <- p` and `default default`
+ *   are valid;
  * - regexes and formulas are lexed differently (tree-sitter's context-aware lexing does
  *   what the real lexer's modes do): `&` is `any_punctuation` in a regex and `and` in a
  *   formula, `|` is `alternation` in a regex and `or` in a formula, and a regex `word` is
- *   any run of characters other than space and `$ % & * + ? ( ) { } | " #`.
+ *   any run of characters other than space and `$ % & * + ? ( ) { } | " #` that does not
+ *   start with `@`; `@NAME` is a word list.
  */
 
 // Space other than the newline, as `char::is_whitespace` (the Unicode White_Space
@@ -45,6 +47,7 @@ module.exports = grammar({
       $.default_statement,
       $.corpus_statement,
       $.pattern_definition,
+      $.words_definition,
       $.label_rule,
       $.label_formula,
     ),
@@ -67,6 +70,17 @@ module.exports = grammar({
       field('regex', $._regex),
     ),
 
+    // words NAME = REGEX (words and quoted tokens only; rulelens checks that), or
+    // words NAME from "PATH"
+    words_definition: $ => seq(
+      'words',
+      field('name', alias($.identifier, $.word_list_name)),
+      choice(
+        seq('=', field('entries', $._regex)),
+        seq('from', field('path', $.string)),
+      ),
+    ),
+
     // LABEL: REGEX
     label_rule: $ => seq(
       field('label', $._statement_label),
@@ -84,7 +98,7 @@ module.exports = grammar({
     // A label that starts a statement may be spelled like a keyword.
     _statement_label: $ => choice(
       $._label,
-      alias(choice('default', 'corpus', 'pattern'), $.label),
+      alias(choice('default', 'corpus', 'pattern', 'words'), $.label),
     ),
 
     _label: $ => alias($.identifier, $.label),
@@ -108,6 +122,7 @@ module.exports = grammar({
 
     _atom: $ => choice(
       $.word,
+      $.word_list_reference,
       alias($.string, $.quoted_word),
       alias('$', $.any_token),
       alias('%', $.any_number),
@@ -138,9 +153,14 @@ module.exports = grammar({
 
     count: _ => /[0-9]+/,
 
+    // `@NAME`: any entry of a word list.
+    word_list_reference: $ => seq('@', field('name', alias($._word_list_name_immediate, $.word_list_name))),
+
+    _word_list_name_immediate: _ => token.immediate(/[A-Za-z_][A-Za-z0-9_.\-]*/),
+
     // Ended by space (Unicode White_Space: tree-sitter's `\s` is ASCII only) and by the
     // characters that have a meaning in a regex. A byte-order mark before it is space.
-    word: _ => /[^\p{White_Space}$%&*+?(){}|"#\uFEFF][^\p{White_Space}$%&*+?(){}|"#]*/,
+    word: _ => /[^\p{White_Space}$%&*+?(){}|"#\uFEFF@][^\p{White_Space}$%&*+?(){}|"#]*/,
 
     // ----- formulas over pattern names -----
 

@@ -18,6 +18,7 @@ syn match rulesQuantifier /[*+?]/
 syn match rulesCount /{\s*\d\+\s*\%(,\s*\d\+\s*\)\=}/
 syn match rulesOperator /[|!]/
 syn match rulesBracket /[()]/
+exe 'syn match rulesWordList /@' . s:name . '/'
 syn region rulesQuoted start=/"/ skip=/\\[\\"]/ end=/"/ oneline contains=rulesEscape
 syn match rulesEscape /\\[\\"]/ contained
 
@@ -25,14 +26,17 @@ syn match rulesEscape /\\[\\"]/ contained
 " (`default: $*`).
 exe 'syn match rulesLabel /^\s*\zs' . s:name . '\ze\s*\%(:\|<-\)/ nextgroup=rulesAssign skipwhite'
 syn match rulesAssign /:\|<-/ contained
-exe 'syn match rulesKeyword /^\s*\zs\%(default\|corpus\|pattern\)\ze\s\+[A-Za-z_]/'
-      \ . ' nextgroup=rulesDefaultLabel,rulesCorpusName,rulesPatternName skipwhite'
+exe 'syn match rulesKeyword /^\s*\zs\%(default\|corpus\|pattern\|words\)\ze\s\+[A-Za-z_]/'
+      \ . ' nextgroup=rulesDefaultLabel,rulesCorpusName,rulesPatternName,rulesWordListName skipwhite'
 exe 'syn match rulesDefaultLabel /\%(^\s*default\s\+\)\@<=' . s:name . '/ contained'
 exe 'syn match rulesCorpusName /\%(^\s*corpus\s\+\)\@<=' . s:name . '/ contained'
       \ . ' nextgroup=rulesPath skipwhite'
 exe 'syn match rulesPatternName /\%(^\s*pattern\s\+\)\@<=' . s:name . '/ contained'
       \ . ' nextgroup=rulesDefine skipwhite'
 syn match rulesDefine /=/ contained
+exe 'syn match rulesWordListName /\%(^\s*words\s\+\)\@<=' . s:name . '/ contained'
+      \ . ' nextgroup=rulesDefine,rulesFrom skipwhite'
+syn match rulesFrom /from/ contained nextgroup=rulesPath skipwhite
 syn region rulesPath start=/"/ skip=/\\[\\"]/ end=/"/ oneline contained contains=rulesEscape
 
 " Last, so that it wins: `#` outside a quoted literal starts a comment.
@@ -44,6 +48,9 @@ hi def link rulesLabel Type
 hi def link rulesDefaultLabel Type
 hi def link rulesCorpusName Identifier
 hi def link rulesPatternName Function
+hi def link rulesWordListName Constant
+hi def link rulesWordList Constant
+hi def link rulesFrom Keyword
 hi def link rulesPath Special
 hi def link rulesQuoted String
 hi def link rulesEscape SpecialChar

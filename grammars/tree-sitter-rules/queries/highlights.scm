@@ -11,6 +11,8 @@
   "default"
   "corpus"
   "pattern"
+  "words"
+  "from"
 ] @keyword
 
 (label) @type
@@ -46,6 +48,15 @@
 
 (group
   (pattern_name) @variable)
+
+; Word lists where they are defined and where a regex uses them (`@NAME`).
+(words_definition
+  name: (word_list_name) @constant)
+
+(words_definition
+  path: (string) @string.special)
+
+(word_list_reference) @constant
 
 ; Regular expressions over tokens.
 (word) @string

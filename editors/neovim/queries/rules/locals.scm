@@ -1,4 +1,4 @@
-; Pattern names: one file is one scope, and a formula refers to the patterns defined in it.
+; Pattern names and word lists: one file is one scope; formulas refer to the patterns, and regexes to the word lists, defined in it.
 
 (source_file) @local.scope
 
@@ -6,3 +6,10 @@
   name: (pattern_name) @local.definition)
 
 (pattern_name) @local.reference
+
+; Word lists: defined by `words NAME …`, used in regexes as `@NAME`.
+(words_definition
+  name: (word_list_name) @local.definition)
+
+(word_list_reference
+  name: (word_list_name) @local.reference)
