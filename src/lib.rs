@@ -18,6 +18,7 @@ pub mod limits;
 pub mod lsp;
 pub mod model;
 pub mod project;
+pub mod report;
 pub mod rules_file;
 pub mod suggest;
 pub mod syntax;
