@@ -164,13 +164,13 @@ pub fn confusion_heatmap(evaluation: &Evaluation) -> Result<Chart, ChartError> {
             .axis_desc_style((FONT, 14))
             .draw()?;
         let mut cells = Vec::new();
-        for gold in 0..n_rows {
+        for (gold, &total) in row_totals.iter().enumerate() {
             for (x, &column) in columns.iter().enumerate() {
                 let n = e.confusion(gold, column);
-                let share = if row_totals[gold] == 0 {
+                let share = if total == 0 {
                     0.0
                 } else {
-                    n as f64 / row_totals[gold] as f64
+                    n as f64 / total as f64
                 };
                 cells.push((x as i32, y_of(gold), n, share, gold, column));
             }
