@@ -11,6 +11,7 @@
 //! `RuleSystem::classify` costs: the rule system already knows which rules fired.
 
 use crate::automata::{Classification, RuleSystem, Scratch};
+use crate::corpus::Example;
 use crate::rules_file::RulesFile;
 use crate::syntax::LabelId;
 use text_size::TextRange;
@@ -350,6 +351,27 @@ pub fn summarize(
         summary.recall = (of_label > 0).then(|| summary.correct as f64 / of_label as f64);
     }
     summaries
+}
+
+/// [`summarize`] of the lines of `examples` against their gold labels (`None` for a label
+/// the rule system does not know): the per-rule figures of `rulelens check` and `rulelens
+/// report`.
+pub fn summarize_examples(
+    file: &RulesFile,
+    rules: &[LabelingRule],
+    examples: &[Example],
+) -> Vec<RuleSummary> {
+    let matrix = label_matrix(file, rules, examples.iter().map(|e| e.text.as_str()));
+    let gold: Vec<Option<usize>> = examples
+        .iter()
+        .map(|e| {
+            e.label
+                .as_deref()
+                .and_then(|l| file.system.label_by_name(l))
+                .map(|l| l.index())
+        })
+        .collect();
+    summarize(&matrix, rules, &gold)
 }
 
 #[cfg(test)]

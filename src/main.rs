@@ -182,7 +182,7 @@ enum Command {
         dev: Option<PathBuf>,
         /// The models, comma-separated.
         #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Contender::parse,
-              default_value = "rules,logreg-vectors,logreg-tfidf,fa-rnn,fa-gru,bifa-rnn,bifa-gru,sopa,slstm,mvma-g")]
+              default_values_t = Contender::ALL)]
         models: Vec<Contender>,
         /// Shares of train, comma-separated (evenly spaced lines; at 1 % or less early
         /// stopping reads as few dev lines, the figure is all of dev's).
@@ -190,11 +190,11 @@ enum Command {
             long,
             value_name = "LIST",
             value_delimiter = ',',
-            default_value = "1,0.1,0.01"
+            default_values_t = rulelens::project::bench::DEFAULT_FRACTIONS
         )]
         fractions: Vec<f64>,
         /// Seeds 0 to N − 1 for each model and share.
-        #[arg(long, value_name = "N", default_value_t = 3)]
+        #[arg(long, value_name = "N", default_value_t = rulelens::project::bench::DEFAULT_SEEDS)]
         seeds: u64,
         /// Word vectors in the GloVe text format; default: the bundled ones.
         #[arg(long, value_name = "FILE")]
@@ -289,6 +289,41 @@ enum Command {
         #[command(flatten)]
         refining: rulelens::suggest::RefineConfig,
     },
+    /// Write one self-contained HTML page of the rules: each rule's figures (sortable and
+    /// filterable), a confusion-matrix heatmap and precision against coverage per corpus,
+    /// the training curves the model cache holds, the bench's results when cached, the
+    /// misclassified lines with why, and the suggestions with their evidence.
+    Report {
+        /// The `.rules` file.
+        rules: PathBuf,
+        /// The HTML file to write; `-` for standard output.
+        #[arg(
+            short = 'o',
+            long = "out",
+            value_name = "FILE",
+            default_value = "report.html"
+        )]
+        out: PathBuf,
+        /// A labeled corpus (.tsv or .jsonl); repeat for several. Default: the rules
+        /// file's own `corpus` bindings.
+        #[arg(long = "corpus", value_name = "FILE")]
+        corpora: Vec<PathBuf>,
+        /// Leave the suggestions out (measuring them takes about as long as `rulelens
+        /// suggest`: 2 s on the bundled SMS and TREC rules).
+        #[arg(long)]
+        no_suggest: bool,
+        /// How many misclassified lines of each corpus the page lists.
+        #[arg(long, value_name = "N", default_value_t = rulelens::report::DEFAULT_MAX_MISCLASSIFIED)]
+        max_misclassified: usize,
+        /// The checkpoint cache whose networks' training curves are drawn; default: the
+        /// language server's, $XDG_CACHE_HOME/rulelens/models (~/.cache/rulelens/models).
+        #[arg(long, value_name = "DIR")]
+        model_cache: Option<PathBuf>,
+        /// The bench's result cache (`rulelens bench --cache`); default:
+        /// $XDG_CACHE_HOME/rulelens/bench (~/.cache/rulelens/bench).
+        #[arg(long, value_name = "DIR")]
+        bench_cache: Option<PathBuf>,
+    },
     /// Serve the Language Server Protocol on stdin and stdout (for editors; see docs/lsp.md).
     Serve {
         /// Accepted for clients that pass it; stdio is the only transport.
@@ -378,6 +413,12 @@ fn main() -> ExitCode {
         config, refining, ..
     } = &args.command
         && let Err(message) = config.check().and_then(|()| refining.check(config))
+    {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
+    if let Command::Report { out, .. } = &args.command
+        && let Err(message) = cli::report::check_out(out)
     {
         eprintln!("error: {message}");
         return ExitCode::from(2);
@@ -599,6 +640,24 @@ fn main() -> ExitCode {
             cache: (!no_cache).then(|| cache.unwrap_or_else(rulelens::project::default_bench_root)),
             cached_only,
             json_output: format == BenchFormat::Json,
+            read_limits,
+        }),
+        Command::Report {
+            rules,
+            out,
+            corpora,
+            no_suggest,
+            max_misclassified,
+            model_cache,
+            bench_cache,
+        } => cli::report::run(cli::report::ReportArgs {
+            rules_path: &rules,
+            corpora: &corpora,
+            out: &out,
+            suggest: !no_suggest,
+            max_misclassified,
+            model_cache: model_cache.unwrap_or_else(rulelens::project::default_cache_root),
+            bench_cache: bench_cache.unwrap_or_else(rulelens::project::default_bench_root),
             read_limits,
         }),
         Command::Dot {

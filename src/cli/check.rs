@@ -2,17 +2,16 @@
 //! exact rule system's figures on each corpus (the `corpus` bindings by default).
 //! The JSON schema is documented in `docs/cli.md`.
 
-use super::classify::why_missed;
-use super::files::{Shown, diagnostic_json, load_rules, print_diagnostics, summary};
+use super::files::{
+    Shown, corpus_targets, diagnostic_json, load_rules, print_diagnostics, summary,
+};
 use super::table::{Table, percent};
 use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::{Diagnostic, LintLevels};
-use rulelens::ide::missed_patterns;
-use rulelens::labeling::{
-    LabelingRule, RuleSummary, label_matrix, labeling_rules, summarize, verdict,
-};
+use rulelens::labeling::{RuleSummary, labeling_rules, summarize_examples};
 use rulelens::limits::ReadLimits;
+use rulelens::report::misclassified;
 use rulelens::rules_file::RulesFile;
 use rulelens::text::LineIndex;
 use serde_json::{Value, json};
@@ -69,29 +68,7 @@ pub fn run(
     // Figures of a file with errors would be those of what the parser recovered.
     let broken = loaded.has_errors();
     lints.apply(&mut loaded.diagnostics);
-    let targets: Vec<(String, PathBuf)> = if corpus_paths.is_empty() {
-        loaded
-            .rules
-            .corpora
-            .iter()
-            .map(|binding| {
-                let path = corpus::resolve_binding(rules_path, &binding.path);
-                (binding.name.clone(), path)
-            })
-            .filter(|(_, path)| corpus::Format::from_path(path).is_some() && path.is_file())
-            .collect()
-    } else {
-        corpus_paths
-            .iter()
-            .map(|path| {
-                let name = path.file_stem().map_or_else(
-                    || path.display().to_string(),
-                    |s| s.to_string_lossy().into(),
-                );
-                (name, path.clone())
-            })
-            .collect()
-    };
+    let targets = corpus_targets(&loaded, rules_path, corpus_paths);
     let mut read_errors = Vec::new();
     let mut corpora = Vec::new();
     for (name, path) in targets {
@@ -290,7 +267,7 @@ fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
     let rules = labeling_rules(loaded);
     let summaries: Vec<Vec<RuleSummary>> = corpora
         .iter()
-        .map(|corpus| rule_summaries(loaded, &rules, corpus))
+        .map(|corpus| summarize_examples(loaded, &rules, &corpus.file.examples))
         .collect();
     let mut header = vec!["rule or pattern".to_string(), "label".into(), "line".into()];
     for corpus in corpora {
@@ -360,56 +337,41 @@ fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
 
 /// The first `limit` lines of `corpus` whose gold label the rules do not predict, each with
 /// the rule that decided (or the default) and the gold label's nearest miss
-/// (`ide::missed_patterns`, as `rulelens classify --expect` says it).
+/// (`report::misclassified`, as `rulelens report` lists them).
 fn misclassified_lines(loaded: &RulesFile, corpus: &EvaluatedCorpus, limit: usize) -> String {
     let system = &loaded.system;
     let rules = labeling_rules(loaded);
-    let mut out = String::new();
-    let mut shown = 0;
-    let mut total = 0;
-    for example in &corpus.file.examples {
-        let Some(gold) = example
-            .label
-            .as_deref()
-            .and_then(|l| system.label_by_name(l))
-        else {
-            continue;
-        };
-        let said = verdict(loaded, &example.text);
-        if said.prediction == Some(gold.index()) {
-            continue;
-        }
-        total += 1;
-        if shown == limit {
-            continue;
-        }
-        shown += 1;
-        let predicted = said
-            .prediction
+    let found = misclassified(loaded, &corpus.file.examples, limit);
+    if found.total == 0 {
+        return "\n  no misclassified lines\n".to_string();
+    }
+    let mut out = format!(
+        "\n  misclassified lines ({} of {}):\n",
+        found.lines.len(),
+        found.total
+    );
+    for line in &found.lines {
+        let predicted = line
+            .predicted
             .map_or("none", |p| system.labels()[p].as_str());
-        let decided = said
+        let decided = line
             .decider
             .map_or("the default".to_string(), |r| rules[r].name.clone());
         out.push_str(&format!(
             "  line {}: gold {}, predicted {predicted} by {decided}: {}\n",
-            example.line + 1,
-            system.labels()[gold.index()],
-            example.text
+            line.line,
+            system.labels()[line.gold],
+            line.text
         ));
-        let matched = system.classify(&example.text).matched;
-        match missed_patterns(loaded, gold, &example.text, &matched).first() {
+        match &line.nearest_miss {
             Some(miss) => out.push_str(&format!(
                 "      nearest miss: {}: {}\n",
-                miss.pattern,
-                why_missed(miss, &example.text)
+                miss.pattern, miss.why
             )),
             None => out.push_str("      no pattern of the gold label can say why\n"),
         }
     }
-    if total == 0 {
-        return "\n  no misclassified lines\n".to_string();
-    }
-    format!("\n  misclassified lines ({shown} of {total}):\n{out}")
+    out
 }
 
 fn label_list(loaded: &RulesFile, labels: &[rulelens::syntax::LabelId]) -> String {
@@ -491,26 +453,6 @@ fn pattern_static_json(
     })
 }
 
-/// Each rule's figures on `corpus` (`labeling::summarize`).
-fn rule_summaries(
-    loaded: &RulesFile,
-    rules: &[LabelingRule],
-    corpus: &EvaluatedCorpus,
-) -> Vec<RuleSummary> {
-    let examples = &corpus.file.examples;
-    let matrix = label_matrix(loaded, rules, examples.iter().map(|e| e.text.as_str()));
-    let gold: Vec<Option<usize>> = examples
-        .iter()
-        .map(|e| {
-            e.label
-                .as_deref()
-                .and_then(|l| loaded.system.label_by_name(l))
-                .map(|l| l.index())
-        })
-        .collect();
-    summarize(&matrix, rules, &gold)
-}
-
 fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
     let e = &corpus.evaluation;
     let labels: Vec<Value> = e
@@ -567,7 +509,7 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
     let rules = labeling_rules(loaded);
     let rules_json: Vec<Value> = rules
         .iter()
-        .zip(rule_summaries(loaded, &rules, corpus))
+        .zip(summarize_examples(loaded, &rules, &corpus.file.examples))
         .map(|(rule, summary)| {
             json!({
                 "name": rule.name,

@@ -6,7 +6,7 @@
 
 use super::files::{Shown, load_rules, print_diagnostics, sentences};
 use rulelens::automata::CompileConfig;
-use rulelens::ide::{Miss, MissedPattern, missed_patterns};
+use rulelens::ide::{Miss, MissedPattern, missed_patterns, why_missed};
 use rulelens::labeling::{LabelingRule, Verdict, labeling_rules, verdict};
 use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
@@ -236,44 +236,5 @@ impl Sentence<'_> {
             });
         }
         line
-    }
-}
-
-/// Why a pattern missed `text`, in one line: what it matched, then where it failed (also
-/// `rulelens check --show-errors`).
-pub fn why_missed(missed: &MissedPattern, text: &str) -> String {
-    let slice = |range: TextRange| {
-        text.get(usize::from(range.start())..usize::from(range.end()))
-            .unwrap_or("")
-    };
-    let matched = if missed.matched.is_empty() {
-        String::new()
-    } else {
-        format!("`{}` matched, then ", missed.matched)
-    };
-    let one_of = |items: &[String]| -> String {
-        let items: Vec<String> = items.iter().map(|item| format!("`{item}`")).collect();
-        match items.as_slice() {
-            [] => "nothing".to_string(),
-            [one] => one.clone(),
-            [init @ .., last] => format!("{} or {last}", init.join(", ")),
-        }
-    };
-    match &missed.miss {
-        Miss::Mismatch { expected, found } => {
-            let found: Vec<String> = found.iter().map(|&r| format!("{:?}", slice(r))).collect();
-            format!(
-                "{matched}expected {}, found {}",
-                one_of(expected),
-                found.join(" or ")
-            )
-        }
-        Miss::Ended { expected } => {
-            format!("{matched}expected {}; the sentence ended", one_of(expected))
-        }
-        Miss::Continues { found } => format!(
-            "{matched}the sentence goes on at {:?} (the pattern does not end with `$*`)",
-            slice(*found)
-        ),
     }
 }

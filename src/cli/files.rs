@@ -158,3 +158,36 @@ pub fn sentences(texts: Vec<String>) -> anyhow::Result<Vec<String>> {
     let source = SourceText::from_bytes(&bytes);
     Ok(source.text.lines().map(str::to_string).collect())
 }
+
+/// The corpora a command reads, each with its name: `corpus_paths` named by their stems, or,
+/// when none is given, the rules file's bindings (by their names) whose files exist in a
+/// corpus format (`rulelens check`, `rulelens report`).
+pub fn corpus_targets(
+    loaded: &RulesFile,
+    rules_path: &Path,
+    corpus_paths: &[PathBuf],
+) -> Vec<(String, PathBuf)> {
+    if corpus_paths.is_empty() {
+        loaded
+            .rules
+            .corpora
+            .iter()
+            .map(|binding| {
+                let path = corpus::resolve_binding(rules_path, &binding.path);
+                (binding.name.clone(), path)
+            })
+            .filter(|(_, path)| corpus::Format::from_path(path).is_some() && path.is_file())
+            .collect()
+    } else {
+        corpus_paths
+            .iter()
+            .map(|path| {
+                let name = path.file_stem().map_or_else(
+                    || path.display().to_string(),
+                    |s| s.to_string_lossy().into(),
+                );
+                (name, path.clone())
+            })
+            .collect()
+    }
+}

@@ -13,6 +13,7 @@ pub mod output;
 pub mod polarity;
 pub mod predict;
 pub mod reconstruct;
+pub mod report;
 pub mod suggest;
 mod table;
 pub mod train;

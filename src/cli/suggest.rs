@@ -10,6 +10,7 @@ use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpu
 use super::output::RulesFormat;
 use super::table::{Table, percent};
 use rulelens::automata::CompileConfig;
+use rulelens::corpus::Example;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, VectorSource, WeightedAutomaton, load_model_for};
 use rulelens::rules_file::RulesFile;
@@ -73,9 +74,7 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
         }
     }
     let spinner = Spinner::start("measuring suggestions");
-    let train_lines = Lines::new(&train.examples);
-    let words = train_lines.vocabulary.iter().map(|(word, _)| word.as_str());
-    let vectors = WordNeighbours::read(words, VectorSource::of(embeddings), read_limits)?;
+    let vectors = train_vectors(&train.examples, embeddings, read_limits)?;
     let corpora = Corpora {
         train: &train.examples,
         dev: &dev.examples,
@@ -146,6 +145,22 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The word vectors of the words of `train` (from `embeddings`, default the bundled ones),
+/// which induced rules' word sets draw on (`rulelens suggest` and `rulelens report`).
+pub fn train_vectors(
+    train: &[Example],
+    embeddings: Option<&Path>,
+    read_limits: &ReadLimits,
+) -> anyhow::Result<WordNeighbours> {
+    let train_lines = Lines::new(train);
+    let words = train_lines.vocabulary.iter().map(|(word, _)| word.as_str());
+    Ok(WordNeighbours::read(
+        words,
+        VectorSource::of(embeddings),
+        read_limits,
+    )?)
 }
 
 /// Replaces the file at `path` with `text`: written beside it, then renamed over it, so that

@@ -59,7 +59,7 @@ pub use hover::{
     MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
     PatternsView, RulesHover, SuffixPart, WordListHover, hover_line, hover_rules, missed_patterns,
-    mvma_view, patterns_view, render_line_hover, render_rules_hover,
+    mvma_view, patterns_view, render_line_hover, render_rules_hover, why_missed,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
 pub use navigation::{

@@ -97,6 +97,13 @@ impl Contender {
     }
 }
 
+impl std::fmt::Display for Contender {
+    /// [`Contender::name`], the name `--models` takes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// What a bench runs: each contender at each fraction of train with each seed, every other
 /// training setting from `settings` (each model's own step size and dropout unless
 /// `settings` names one).
@@ -111,7 +118,25 @@ pub struct BenchPlan {
 /// The most runs one bench may ask for (contenders × fractions × seeds): beyond it a typo.
 pub const MAX_BENCH_RUNS: usize = 10_000;
 
+/// The shares of train `rulelens bench` measures when `--fractions` names none.
+pub const DEFAULT_FRACTIONS: [f64; 3] = [1.0, 0.1, 0.01];
+
+/// How many seeds (0 to N − 1) `rulelens bench` runs when `--seeds` names none.
+pub const DEFAULT_SEEDS: u64 = 3;
+
 impl BenchPlan {
+    /// The plan of `rulelens bench` run without flags: every contender, at
+    /// [`DEFAULT_FRACTIONS`], with [`DEFAULT_SEEDS`] seeds and the default training settings
+    /// (what `rulelens report` looks up in the bench's cache).
+    pub fn standard() -> BenchPlan {
+        BenchPlan {
+            contenders: Contender::ALL.to_vec(),
+            fractions: DEFAULT_FRACTIONS.to_vec(),
+            seeds: (0..DEFAULT_SEEDS).collect(),
+            settings: TrainingSettings::DEFAULT,
+        }
+    }
+
     /// The runs in the order they are made: for each seed, each fraction, each contender
     /// (so that the first seed's whole table comes first, and a bench stopped early has
     /// every cell); the rule system once, trained on nothing, and a baseline once per

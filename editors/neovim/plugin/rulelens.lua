@@ -26,6 +26,14 @@ end, {
   desc = 'rulelens: show the minimal DFA of a pattern (by name, else under the cursor; ! for all) as DOT',
 })
 
+command('RulelensReport', function(args)
+  require('rulelens').report({ out = args.args })
+end, {
+  nargs = '?',
+  complete = 'file',
+  desc = 'rulelens: write the HTML report of this rules file (to FILE, else the cache folder) and open it',
+})
+
 command('RulelensBuildParser', function()
   local path, err = require('rulelens.treesitter').build()
   if path then

@@ -278,6 +278,27 @@ local steps = {
     end,
   },
   {
+    ':RulelensReport writes the report and opens it with the system opener',
+    function()
+      vim.cmd('buffer ' .. state.rules)
+      local opened
+      local open = rulelens.open
+      rulelens.open = function(path)
+        rulelens.open = open
+        opened = path
+      end
+      local out = dir .. '/report.html'
+      vim.cmd('RulelensReport ' .. vim.fn.fnameescape(out))
+      wait_for('the report opened', function()
+        return opened
+      end)
+      check(opened == out, 'opened ' .. tostring(opened) .. ', not ' .. out)
+      local page = table.concat(vim.fn.readfile(out), '\n')
+      check(page:find('<!DOCTYPE html>', 1, true) == 1, 'not an HTML page: ' .. page:sub(1, 80))
+      check(page:find('id="rules-table"', 1, true), 'no rules table in the report')
+    end,
+  },
+  {
     ':RulelensSuggest lists the suggestions with their evidence and applies the one picked',
     function()
       vim.cmd('buffer ' .. state.rules)

@@ -16,6 +16,7 @@ import {
     splitPathVariable,
 } from "./config";
 import * as ext from "./lsp_ext";
+import { ReportPanels } from "./report_panel";
 
 const FROM: Record<ServerSource, string> = {
     setting: "the rulelens.server.path setting",
@@ -133,6 +134,11 @@ class ServerHandle {
         }
     }
 
+    /** The server executable the running client was started from, if any. */
+    executable(): string | undefined {
+        return this.serverPath;
+    }
+
     /** The client, once started, when it is running; otherwise tells the user. */
     async running(): Promise<lc.LanguageClient | undefined> {
         await this.queue;
@@ -150,12 +156,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const output = vscode.window.createOutputChannel("rulelens");
     const server = new ServerHandle(context, output);
     handle = server;
+    const reports = new ReportPanels(() => server.executable(), output);
     context.subscriptions.push(
         output,
+        reports,
         vscode.commands.registerCommand("rulelens.train", () => train(server, false)),
         vscode.commands.registerCommand("rulelens.trainFromScratch", () => train(server, true)),
         vscode.commands.registerCommand("rulelens.showAutomaton", () => showAutomaton(server)),
         vscode.commands.registerCommand("rulelens.suggest", () => suggest(server)),
+        vscode.commands.registerCommand("rulelens.showReport", () => reports.show()),
         vscode.commands.registerCommand("rulelens.restartServer", () => server.restart()),
         vscode.workspace.onDidChangeConfiguration((event) =>
             event.affectsConfiguration(`${SECTION}.server.path`) ? server.serverPathChanged() : undefined,

@@ -291,6 +291,45 @@ pub fn missed_patterns(
     missed.into_iter().map(|(_, missed)| missed).collect()
 }
 
+/// Why a pattern missed `text`, in one line: what it matched, then where it failed (`rulelens classify
+/// --expect`, `check --show-errors` and `report`).
+pub fn why_missed(missed: &MissedPattern, text: &str) -> String {
+    let slice = |range: TextRange| {
+        text.get(usize::from(range.start())..usize::from(range.end()))
+            .unwrap_or("")
+    };
+    let matched = if missed.matched.is_empty() {
+        String::new()
+    } else {
+        format!("`{}` matched, then ", missed.matched)
+    };
+    let one_of = |items: &[String]| -> String {
+        let items: Vec<String> = items.iter().map(|item| format!("`{item}`")).collect();
+        match items.as_slice() {
+            [] => "nothing".to_string(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        }
+    };
+    match &missed.miss {
+        Miss::Mismatch { expected, found } => {
+            let found: Vec<String> = found.iter().map(|&r| format!("{:?}", slice(r))).collect();
+            format!(
+                "{matched}expected {}, found {}",
+                one_of(expected),
+                found.join(" or ")
+            )
+        }
+        Miss::Ended { expected } => {
+            format!("{matched}expected {}; the sentence ended", one_of(expected))
+        }
+        Miss::Continues { found } => format!(
+            "{matched}the sentence goes on at {:?} (the pattern does not end with `$*`)",
+            slice(*found)
+        ),
+    }
+}
+
 /// The hover of one corpus line, parsed as `example`, under the rules being edited and,
 /// when there is one, a trained network (`stale` when it was trained from other rules).
 /// Ranges in the result are in bytes of `example.text`.

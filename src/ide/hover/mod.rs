@@ -106,7 +106,7 @@ mod tests;
 pub use line::{
     AbsentNetwork, LineHover, LineNetwork, LogitParts, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternScore, PatternsView, SuffixPart, hover_line,
-    missed_patterns, mvma_view, patterns_view,
+    missed_patterns, mvma_view, patterns_view, why_missed,
 };
 pub use render::{render_line_hover, render_rules_hover};
 pub use rules::{

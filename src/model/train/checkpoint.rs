@@ -105,6 +105,11 @@ pub struct Metrics {
     pub epochs_run: usize,
     /// Seconds spent in updates (evaluation excluded).
     pub training_seconds: f64,
+    /// Dev accuracy after each epoch (for a warm start, each dev measurement), the network
+    /// training started from first: the training curve `rulelens report` draws. Empty in
+    /// checkpoints written before rulelens recorded it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dev_accuracy_by_epoch: Vec<f64>,
 }
 
 /// `manifest.json`.
@@ -365,15 +370,10 @@ pub fn save(
     write_atomically(&dir.join(MANIFEST_FILE), &json)
 }
 
-/// Reads a checkpoint's manifest and tensors, verifying the format version and the weights'
-/// hash and shapes. Whether the rules file is still the same is [`check_rules`]'s job.
-/// The manifest is read up to `limits.max_manifest_bytes`; the weights up to the size the
-/// manifest's shapes give them, if that is within `limits.max_weights_bytes`.
-pub fn load(
-    dir: &Path,
-    device: &Device,
-    limits: &ReadLimits,
-) -> Result<(Manifest, HashMap<String, Tensor>), CheckpointError> {
+/// Reads a checkpoint's manifest alone, verifying its format version (not the weights): what
+/// a checkpoint records of its training, for `rulelens report`. Read up to
+/// `limits.max_manifest_bytes`.
+pub fn read_manifest(dir: &Path, limits: &ReadLimits) -> Result<Manifest, CheckpointError> {
     let manifest_path = dir.join(MANIFEST_FILE);
     let not_a_checkpoint = |what| CheckpointError::NotACheckpoint {
         path: dir.to_path_buf(),
@@ -408,11 +408,22 @@ pub fn load(
             }),
         };
     }
-    let manifest: Manifest =
-        serde_json::from_value(version).map_err(|error| CheckpointError::Manifest {
-            path: manifest_path.clone(),
-            message: error.to_string(),
-        })?;
+    serde_json::from_value(version).map_err(|error| CheckpointError::Manifest {
+        path: manifest_path,
+        message: error.to_string(),
+    })
+}
+
+/// Reads a checkpoint's manifest and tensors, verifying the format version and the weights'
+/// hash and shapes. Whether the rules file is still the same is [`check_rules`]'s job.
+/// The manifest is read up to `limits.max_manifest_bytes`; the weights up to the size the
+/// manifest's shapes give them, if that is within `limits.max_weights_bytes`.
+pub fn load(
+    dir: &Path,
+    device: &Device,
+    limits: &ReadLimits,
+) -> Result<(Manifest, HashMap<String, Tensor>), CheckpointError> {
+    let manifest = read_manifest(dir, limits)?;
     let weights = dir.join(WEIGHTS_FILE);
     let corrupt = |message: String| CheckpointError::Corrupt {
         path: weights.clone(),

@@ -372,6 +372,7 @@ fn describe(
             best_epoch: report.best_epoch,
             epochs_run: report.history.len() - 1,
             training_seconds: report.history.iter().map(|e| e.seconds).sum(),
+            dev_accuracy_by_epoch: report.history.iter().map(|e| e.dev_accuracy).collect(),
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

@@ -380,6 +380,63 @@ function M.automaton(opts)
   end)
 end
 
+-- Opens `path` with the system's opener: vim.ui.open where Neovim has it (0.10+), else
+-- `open` on macOS and `xdg-open` elsewhere. Replaceable (the tests replace it).
+function M.open(path)
+  if vim.ui.open then
+    vim.ui.open(path)
+    return
+  end
+  local opener = vim.fn.has('mac') == 1 and 'open' or 'xdg-open'
+  if vim.fn.executable(opener) == 0 then
+    notify('no ' .. opener .. ' to open ' .. path .. ' with', vim.log.levels.WARN)
+    return
+  end
+  vim.fn.jobstart({ opener, path }, { detach = true })
+end
+
+-- `rulelens report` of the rules file in the current buffer, written to `opts.out` (default:
+-- report-<name>.html in Neovim's cache folder's rulelens/), then opened with M.open. Runs the
+-- binary of `cmd` (the server's); the rules are read from disk, so save them first.
+function M.report(opts)
+  opts = opts or {}
+  local path = buffer_path(0)
+  if not path or not path:match('%.rules$') then
+    notify('`:RulelensReport` makes the report of a rules file: open one first', vim.log.levels.WARN)
+    return
+  end
+  local cmd = M.options.cmd
+  local binary = type(cmd) == 'table' and cmd[1] or 'rulelens'
+  local out = opts.out
+  if not out or out == '' then
+    local folder = vim.fn.stdpath('cache') .. '/rulelens'
+    vim.fn.mkdir(folder, 'p')
+    out = folder .. '/report-' .. vim.fn.fnamemodify(path, ':t:r') .. '.html'
+  end
+  out = vim.fn.fnamemodify(out, ':p')
+  local errors = {}
+  local job = vim.fn.jobstart({ binary, 'report', path, '-o', out }, {
+    cwd = dirname(path),
+    stderr_buffered = true,
+    on_stderr = function(_, data)
+      errors = data or {}
+    end,
+    on_exit = function(_, code)
+      vim.schedule(function()
+        if code == 0 then
+          notify('wrote ' .. out)
+          M.open(out)
+        else
+          notify('`rulelens report` failed:\n' .. table.concat(errors, '\n'), vim.log.levels.ERROR)
+        end
+      end)
+    end,
+  })
+  if job <= 0 then
+    notify('cannot run `' .. tostring(binary) .. '`; set cmd in require("rulelens").setup{}', vim.log.levels.ERROR)
+  end
+end
+
 -- Setup ----------------------------------------------------------------------------------
 
 local group

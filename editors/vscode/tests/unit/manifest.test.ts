@@ -18,6 +18,7 @@ describe("package.json", () => {
         assert.deepEqual(declared, [
             "rulelens.restartServer",
             "rulelens.showAutomaton",
+            "rulelens.showReport",
             "rulelens.suggest",
             "rulelens.train",
             "rulelens.trainFromScratch",
