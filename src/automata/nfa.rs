@@ -5,8 +5,8 @@
 //! interned into the [`Alphabet`]; a literal the tokenizer cannot produce becomes
 //! [`Atom::Nothing`]. A word list (`@cities`) becomes the trie of its entries, whose
 //! one-token endings share one [`Atom::OneOf`] transition per trie node. The number of
-//! states is capped: a regex whose expansion would pass
-//! the cap is rejected with [`TooLarge`] instead of exhausting memory.
+//! states is capped: a regex whose expansion would pass the cap is rejected with
+//! [`TooLarge`] instead of exhausting memory.
 //! [`build_elements`] builds the NFA of a pattern's elements over a finished alphabet and
 //! remembers the state between each two elements, for `why_not`.
 

@@ -436,6 +436,45 @@ step("hover on a corpus line: gold label, rules and the trained network", async 
     );
 });
 
+/** The page of the report's webview (VS Code nests the page in a second frame). */
+function reportPage() {
+    return page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+}
+
+/** The report's "N rules; …" line. */
+async function reportSummary() {
+    return reportPage().locator("h1 + p").innerText({ timeout: 2000 });
+}
+
+let reportedRules = "";
+
+step("Rulelens: Show Report shows the rules file's report beside it, and its table sorts", async () => {
+    await openFile("sms.rules");
+    await runCommand("Rulelens: Show Report");
+    await waitFor("the report's tab", () => page.locator(".tab", { hasText: "Report: sms.rules" }).first().isVisible());
+    reportedRules = await waitFor("the report's page in the webview", async () => {
+        const summary = await reportSummary();
+        return /^\d+ rules; labels in priority order: ham > spam/.test(summary) && summary;
+    });
+    say(`     report: ${JSON.stringify(reportedRules.slice(0, 80))}`);
+    const charts = await reportPage().locator("svg").count();
+    check(charts >= 4, `the report shows ${charts} charts, not the confusion matrices and precision plots of train and dev`);
+    // The page's own script runs in the webview: a click on a header sorts the table.
+    const lines = () => reportPage().locator("#rules-table tbody tr td:nth-child(3)").allInnerTexts();
+    const before = await lines();
+    const lineHeader = reportPage().locator('#rules-table thead th[data-column="2"]');
+    await lineHeader.click();
+    await lineHeader.click();
+    await waitFor("the rules table sorted by line, last first", async () => {
+        const after = (await lines()).map(Number);
+        return after.length === before.length && after[0] > after[after.length - 1];
+    });
+    // Back to the rules file's group (the clicks made the report's group the active one),
+    // so that the next steps edit sms.rules there, with the report visible beside it.
+    await page.keyboard.press("Control+1");
+    await waitFor("the focus back in the editor of sms.rules", () => editor().evaluate((node) => node.classList.contains("focused")));
+});
+
 step("Rulelens: Suggest Edits lists suggestions with their evidence and applies the one picked", async () => {
     await openFile("sms.rules");
     await runCommand("Rulelens: Suggest Edits");
@@ -450,12 +489,20 @@ step("Rulelens: Suggest Edits lists suggestions with their evidence and applies 
     await page.keyboard.press("Enter");
     await input.waitFor({ state: "hidden" });
     // Applied to the editor: saved, the file has the rule (or lost the one removed).
-    await waitFor("the edited sms.rules tab", () => page.locator(".tab.active.dirty").isVisible());
+    await waitFor("the edited sms.rules tab", () => page.locator(".editor-group-container.active .tab.active.dirty").isVisible());
     await page.keyboard.press("Control+S");
     const rule = picked.match(/^(?:Add|Remove) rule `([^`]+)`/)[1];
     const adds = picked.startsWith("Add");
     await waitFor(`sms.rules on disk ${adds ? "with" : "without"} \`${rule}\``, () =>
         fs.readFileSync(path.join(workspace, "sms.rules"), "utf8").split("\n").includes(rule) === adds,
+    );
+});
+
+step("the report is made again after the save", async () => {
+    await waitFor(
+        () => `a report of the saved rules (it still says ${JSON.stringify(reportedRules.slice(0, 40))})`,
+        async () => (await reportSummary()) !== reportedRules,
+        { interval: 500 },
     );
 });
 
@@ -489,7 +536,7 @@ step("a syntax error as you type: E0106 at the unclosed group", async () => {
     if (quiet > 0) {
         await page.waitForTimeout(quiet); // the one fixed wait: nothing must happen in it
     }
-    check(await page.locator(".tab.active.dirty").isVisible(), "sms.rules was saved while typing (files.autoSave for [rules])");
+    check(await page.locator(".editor-group-container.active .tab.active.dirty").isVisible(), "sms.rules was saved while typing (files.autoSave for [rules])");
     const onDisk = fs.readFileSync(path.join(workspace, "sms.rules"), "utf8");
     check(onDisk.includes(PATTERN_TEXT) && !onDisk.includes(BROKEN_TEXT), "sms.rules on disk has the edit");
 });
