@@ -152,6 +152,24 @@ impl RulesFile {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
 
+    /// What its word-list files hold, for the keys of caches that its text alone would
+    /// make (`project::cache_key`): each file's path and SHA-256, one per line after a
+    /// newline; empty for rules that read no file, so that their keys are the text's alone.
+    pub fn word_files_identity(&self) -> String {
+        self.rules
+            .word_lists
+            .iter()
+            .filter_map(|list| list.file.as_ref())
+            .map(|file| {
+                format!(
+                    "\nwords file {} {}",
+                    file.path,
+                    crate::model::checkpoint::sha256_hex(&file.bytes)
+                )
+            })
+            .collect()
+    }
+
     /// The text of every file its `words NAME from "PATH"` statements read, by the path as
     /// written: what a checkpoint carries so that it needs no file beside it.
     pub fn word_files(&self) -> BTreeMap<String, String> {

@@ -166,6 +166,27 @@ fn a_list_at_its_limit_is_one_transition_and_one_past_it_is_cut() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn the_caches_tell_word_list_files_apart() {
+    let dir = std::env::temp_dir().join(format!("rulelens-words-key-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = dir.join("k.rules");
+    std::fs::write(&rules, "default x\nwords w from \"w.txt\"\ny: @w\n").unwrap();
+    let identity = |words: &str| {
+        std::fs::write(dir.join("w.txt"), words).unwrap();
+        RulesFile::read(&rules, &Default::default(), &Default::default())
+            .unwrap()
+            .word_files_identity()
+    };
+    let (one, two) = (identity("a\n"), identity("a\nb\n"));
+    assert!(one.starts_with("\nwords file w.txt "), "{one}");
+    assert_ne!(one, two);
+    assert_eq!(one, identity("a\n"));
+    // Rules that read no file keep the keys of their text alone.
+    assert_eq!(analyze("default x\ny: a\n").word_files_identity(), "");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 const EDITED: &str = "default other
 words cities = ( paris | new york )
 loc: $* in @cities $*

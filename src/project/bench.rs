@@ -523,7 +523,8 @@ pub fn run_key(
             format!("labels:{}", rules.system.labels().join("\n"))
         }
         Contender::Baseline(_) => format!("labels:{}", rules.system.labels().join("\n")),
-        _ => rules.source.text.clone(),
+        // The word-list files count as the rules text does.
+        _ => format!("{}{}", rules.source.text, rules.word_files_identity()),
     };
     let key = cache_key(&rules_part, settings, data_sha256, run.contender.name());
     format!("{}-{}", run.contender.name(), &key[..32])

@@ -213,8 +213,10 @@ pub fn network_plan(
             .collect();
         return Err(NoNetwork::MissingCorpora(missing));
     };
+    // The word-list files count as the rules text does.
+    let rules_identity = format!("{rules_text}{}", analysis.rules.word_files_identity());
     let key = cache_key(
-        rules_text,
+        &rules_identity,
         settings,
         &train.file.source.text,
         &dev.file.source.text,
