@@ -54,12 +54,12 @@ pub use findings::{
     corpus_findings, model_findings, of_previous_save, place,
 };
 pub use hover::{
-    AbsentNetwork, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, Figures,
-    HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
+    AbsentNetwork, Block, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN,
+    Document, Figures, HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
     MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
     PatternsView, RulesHover, SuffixPart, hover_line, hover_rules, missed_patterns, mvma_view,
-    patterns_view, render_line_hover, render_rules_hover,
+    patterns_view, render_line_hover, render_rules_hover, render_unbound_corpus, training_note,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
 pub use navigation::{

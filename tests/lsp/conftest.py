@@ -109,14 +109,23 @@ def latest(client: LanguageClient, uri: str, version: int | None = None):
     return None
 
 
-async def start(client: LanguageClient, request, workspace: pathlib.Path, **options):
-    """Initializes the session with the recorded capabilities of this test's client."""
+async def start(
+    client: LanguageClient,
+    request,
+    workspace: pathlib.Path,
+    adjust: Callable[[types.ClientCapabilities], None] = lambda capabilities: None,
+    **options,
+):
+    """Initializes the session with the recorded capabilities of this test's client, as
+    `adjust` changes them."""
     spec = request.node.callspec.params["client"]
     training = {"epochs": 2, "patience": 1, "delay": 0, "modelCache": str(workspace / ".cache")}
     training.update(options.pop("training", {}))
+    capabilities = client_capabilities(spec)
+    adjust(capabilities)
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(spec),
+            capabilities=capabilities,
             root_uri=workspace.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="sms")],
             initialization_options={"training": training, **options},

@@ -137,6 +137,59 @@ async def test_hover_over_a_corpus_line_and_a_pattern(
     assert "✓ train:" in text
 
 
+def plain_text_hovers(capabilities: types.ClientCapabilities):
+    """Hovers in plain text only, as Eglot without markdown-mode and Vim's ALE ask."""
+    capabilities.text_document.hover = types.HoverClientCapabilities(
+        content_format=[types.MarkupKind.PlainText]
+    )
+
+
+async def test_a_plain_text_client_gets_hovers_without_markdown(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(
+        client, request, workspace, adjust=plain_text_hovers, training={"enabled": False}
+    )
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    train = open_document(client, workspace / "train.tsv", "tsv")
+
+    def analyzed():
+        params = latest(client, rules)
+        return params and [d for d in params.diagnostics if d.code.startswith("W05")]
+
+    await wait_until(client, analyzed, "the save's corpus findings")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=rules),
+            position=types.Position(line=PATTERN_LINE, character=12),
+        )
+    )
+    assert hover.contents.kind == types.MarkupKind.PlainText
+    text = hover.contents.value
+    assert text.startswith("pattern the `spam` rule of line 18 → spam · 4 DFA states\n"), text
+    assert "\n    $* won $* cash $* prize $*\n" in text, text
+    # The figures in aligned columns, the matched spans in brackets.
+    table = [line for line in text.split("\n") if line.startswith(("corpus ", "train ", "dev "))]
+    assert len(table) == 3, text
+    assert len({len(line) for line in table}) == 1, table
+    assert "[won a guaranteed ??1000 cash or ??5000 prize!]" in text, text
+    # A corpus line's hover, on a line with `&` in it.
+    lines = (workspace / "train.tsv").read_text().split("\n")
+    line = next(i for i, line in enumerate(lines) if "86888 & claim" in line)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=train),
+            position=types.Position(line=line, character=10),
+        )
+    )
+    assert hover.contents.kind == types.MarkupKind.PlainText
+    line_text = hover.contents.value
+    assert line_text.startswith("gold spam · rules "), line_text
+    for hovered in (text, line_text):
+        for markup in ("**", "```", "\\", "| ---", "\n_"):
+            assert markup not in hovered, (markup, hovered)
+
+
 async def code_actions(client: LanguageClient, uri: str, line: int):
     return await client.text_document_code_action_async(
         types.CodeActionParams(
