@@ -190,6 +190,34 @@ async def test_a_plain_text_client_gets_hovers_without_markdown(
             assert markup not in hovered, (markup, hovered)
 
 
+async def test_document_symbols_have_names_of_their_own(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(client, request, workspace, training={"enabled": False})
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=rules))
+    )
+    # Neovim 0.7 takes nested symbols, VS Code too: imenu and Helix's picker show names only.
+    names = [symbol.name for symbol in symbols]
+    assert len(set(names)) == len(names), names
+    runs = [symbol for symbol in symbols if symbol.kind == types.SymbolKind.Class]
+    assert len(runs) > 20, names
+    lines = (workspace / "sms.rules").read_text().split("\n")
+    for run in runs:
+        first, last = run.range.start.line + 1, run.range.end.line + 1
+        label = lines[first - 1].split(":")[0]
+        where = f"line {first}" if first == last else f"lines {first}–{last}"
+        assert run.name == f"{label} ({where})", run.name
+        rules_of_run = [child.name for child in run.children]
+        assert len(set(rules_of_run)) == len(rules_of_run), rules_of_run
+        for child in run.children:
+            text = lines[child.range.start.line].split("#")[0].strip()
+            # The regex is cut at 60 characters, with `…`.
+            cut = child.name.endswith("…") and text.startswith(child.name[:-1])
+            assert child.name == text or cut, (child.name, text)
+
+
 async def code_actions(client: LanguageClient, uri: str, line: int):
     return await client.text_document_code_action_async(
         types.CodeActionParams(
