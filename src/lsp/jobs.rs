@@ -616,8 +616,8 @@ async fn train<T: Prepared>(
     // The title says whether the network starts from the previous one, which the blocking
     // task knows once it has read it; without one to start from, it is a full training.
     let (model_name, batch_size) = (training.model.display_name(), training.batch_size);
-    let begin = |warm: bool| {
-        let title = format!(
+    let title = |warm: bool| {
+        format!(
             "{} {model_name} ({})",
             if warm {
                 "Warm start of"
@@ -625,7 +625,10 @@ async fn train<T: Prepared>(
                 "Full training of"
             },
             T::ROLE
-        );
+        )
+    };
+    let begin = |warm: bool| {
+        let title = title(warm);
         let token = format!("{}/{}", T::PROGRESS_TOKEN, job.ticket.generation);
         let (client, file) = (snapshot.client, file.clone());
         async move { Progress::begin(session, &client, &token, &title, &file).await }
@@ -754,7 +757,9 @@ async fn train<T: Prepared>(
                         (100 * epoch / measurements.max(1)).min(100) as u32,
                     ),
                 };
-                let shown: Arc<str> = message.as_str().into();
+                // What hovers show, as the client's status shows it: the title, then the
+                // message.
+                let shown: Arc<str> = format!("{}: {message}", title(warm_start)).into();
                 session.update(|state| {
                     if let Some(project) = state.projects_mut().get_mut(&job.key) {
                         project.training = Some(shown);

@@ -137,6 +137,40 @@ async def test_hover_over_a_corpus_line_and_a_pattern(
     assert "✓ train:" in text
 
 
+async def test_a_corpus_line_hover_during_the_first_training_says_how_far_it_got(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    # Enough epochs that the training is still running when the hover is answered (the
+    # session's end cancels it).
+    await start(client, request, workspace, training={"epochs": 60, "patience": 60})
+    open_document(client, workspace / "sms.rules", "rules")
+    train = open_document(client, workspace / "train.tsv", "tsv")
+
+    def epoch_reported():
+        return any(
+            isinstance(report, types.WorkDoneProgressReport) and "epoch" in (report.message or "")
+            for reports in client.progress_reports.values()
+            for report in reports
+        )
+
+    await wait_until(client, epoch_reported, "an epoch of the first training")
+    lines = (workspace / "train.tsv").read_text().split("\n")
+    spam = next(i for i, line in enumerate(lines) if line.startswith("spam\t"))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=train),
+            position=types.Position(line=spam, character=10),
+        )
+    )
+    text = hover.contents.value
+    assert "No trained network yet" not in text, text
+    assert (
+        "A network is training: Full training of FA-RNN (rule network): sms.rules: epoch "
+        in text
+    ), text
+    assert "/60, dev accuracy" in text, text
+
+
 def plain_text_hovers(capabilities: types.ClientCapabilities):
     """Hovers in plain text only, as Eglot without markdown-mode and Vim's ALE ask."""
     capabilities.text_document.hover = types.HoverClientCapabilities(

@@ -149,9 +149,10 @@ pub fn render_rules_hover(hover: &RulesHover) -> Document {
     }
 }
 
-/// The note a rules-file hover ends with while a training runs: its latest progress.
+/// The note a rules-file hover ends with while a training runs: its latest progress
+/// report (`Full training of FA-RNN (rule network): sms.rules: epoch 1/2, …`).
 pub fn training_note(progress: &str) -> Block {
-    note(&format!("Training: {progress}"))
+    note(progress)
 }
 
 /// The hover of a corpus line that no rules file binds.
@@ -405,6 +406,9 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> Document {
         Err(AbsentNetwork::NotYetTrained) => {
             doc.push(note("No trained network yet: save the rules to train one."));
         }
+        Err(AbsentNetwork::Training { progress }) => doc.push(note(&format!(
+            "A network is training: {progress}. Its view shows here once it is ready."
+        ))),
         Err(AbsentNetwork::TrainingOff) => doc.push(Block::Note(vec![
             Inline::text("Training is off ("),
             Inline::code("rulelens.training.enabled"),

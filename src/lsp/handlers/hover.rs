@@ -55,10 +55,13 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                             model,
                             stale: !model.is_trained_on(current),
                         },
-                        None if training.mvma_network().is_some() => LineNetwork::MvmaOnly,
-                        None if training.rules_network().is_none() => LineNetwork::SopaOnly,
-                        None if training.enabled => LineNetwork::NotYetTrained,
-                        None => LineNetwork::TrainingOff,
+                        None => match project.training.as_deref() {
+                            Some(progress) => LineNetwork::Training { progress },
+                            None if training.mvma_network().is_some() => LineNetwork::MvmaOnly,
+                            None if training.rules_network().is_none() => LineNetwork::SopaOnly,
+                            None if training.enabled => LineNetwork::NotYetTrained,
+                            None => LineNetwork::TrainingOff,
+                        },
                     };
                     let mut hover = hover_line(&example, &project.current, network, &config);
                     hover.mvma = project.mvma.network.as_deref().map(|mvma| {
