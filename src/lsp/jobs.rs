@@ -23,7 +23,7 @@
 
 use super::prepared::Prepared;
 use super::registry::{Claim, Networks};
-use super::report::{Progress, name, refresh_views};
+use super::report::{Progress, name, refresh_diagnostics, refresh_views};
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use super::yardstick;
 use crate::ide::{TrainedFaRnn, TrainedMvma, TrainedPatterns};
@@ -182,7 +182,7 @@ async fn step<T: Prepared>(
         Some(())
     });
     if stored.is_some() {
-        session.refresh_project(&job.key);
+        refresh_diagnostics(session, &job.key);
         if adds_findings {
             refresh_views(session);
         }
@@ -306,7 +306,7 @@ async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalys
         Some(())
     });
     stored?;
-    session.refresh_project(&job.key);
+    refresh_diagnostics(session, &job.key);
     Some(saved)
 }
 

@@ -14,7 +14,8 @@ use super::config::Options;
 use super::convert::{Encoding, path_of};
 use super::ext;
 use super::handlers::{
-    automaton, code_action, completion, hover, lens, navigation, semantic_tokens, symbols,
+    automaton, code_action, completion, diagnostic, hover, lens, navigation, semantic_tokens,
+    symbols,
 };
 use super::state::{Session, Snapshot};
 use super::sync;
@@ -25,8 +26,8 @@ use tower_lsp_server::LanguageServer;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::request::{
     CodeActionRequest, CodeActionResolveRequest, CodeLensRequest, Completion,
-    DocumentSymbolRequest, GotoDefinition, HoverRequest, InlayHintRequest, PrepareRenameRequest,
-    References, Rename, Request, SemanticTokensFullRequest,
+    DocumentDiagnosticRequest, DocumentSymbolRequest, GotoDefinition, HoverRequest,
+    InlayHintRequest, PrepareRenameRequest, References, Rename, Request, SemanticTokensFullRequest,
 };
 use tower_lsp_server::ls_types::*;
 
@@ -109,16 +110,17 @@ impl Server {
                     (Options::default(), Default::default())
                 }
             };
+        let client = ClientFlags::of(capabilities);
         self.session.update(|state| {
             state.encoding = encoding;
-            state.client = ClientFlags::of(capabilities);
+            state.client = client;
             state.settings = Arc::new(settings);
             state.options = options;
             state.root = root;
             state.initialized = true;
         });
         InitializeResult {
-            capabilities: server_capabilities(encoding),
+            capabilities: server_capabilities(encoding, &client),
             server_info: Some(ServerInfo {
                 name: "rulelens".to_string(),
                 version: Some(env!("CARGO_PKG_VERSION").to_string()),
@@ -279,6 +281,14 @@ impl LanguageServer for Server {
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
         self.dispatch::<SemanticTokensFullRequest>(params, semantic_tokens::full)
+            .await
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        self.dispatch::<DocumentDiagnosticRequest>(params, diagnostic::diagnostic)
             .await
     }
 

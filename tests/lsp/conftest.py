@@ -57,8 +57,15 @@ def make_client() -> LanguageClient:
     def refresh(client: LanguageClient, params: None):
         client.refreshed.append(True)
 
+    def refresh_diagnostics(client: LanguageClient, params: None):
+        client.diagnostic_refreshes += 1
+        client.news.set()
+
     client.refreshed = []
+    client.diagnostic_refreshes = 0
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    # A client that pulls diagnostics is asked to pull again after a save.
+    features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = refresh_diagnostics
     features[types.PROGRESS] = progress
     features[types.WINDOW_LOG_MESSAGE] = log
     # VS Code answers these; the server sends them when the client says it can.
@@ -117,13 +124,13 @@ async def start(
     **options,
 ):
     """Initializes the session with the recorded capabilities of this test's client, as
-    `adjust` changes them."""
+    `adjust` changes them, and returns the server's answer."""
     spec = request.node.callspec.params["client"]
     training = {"epochs": 2, "patience": 1, "delay": 0, "modelCache": str(workspace / ".cache")}
     training.update(options.pop("training", {}))
     capabilities = client_capabilities(spec)
     adjust(capabilities)
-    await client.initialize_session(
+    return await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities,
             root_uri=workspace.as_uri(),
