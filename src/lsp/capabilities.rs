@@ -19,6 +19,9 @@ pub struct ClientFlags {
     /// network changes them. A client that pulls but cannot be asked again (Neovim 0.10)
     /// would miss those changes, which no edit of its own causes: it gets them pushed.
     pub pull_diagnostics: bool,
+    /// `workspace.didChangeWatchedFiles.dynamicRegistration`: the client can watch the
+    /// corpus files for the server (`watch.rs`).
+    pub watched_files_registration: bool,
 }
 
 impl ClientFlags {
@@ -61,6 +64,10 @@ impl ClientFlags {
                     .and_then(|w| w.diagnostics.as_ref())
                     .and_then(|d| d.refresh_support)
                     .unwrap_or(false),
+            watched_files_registration: workspace
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
         }
     }
 }

@@ -31,6 +31,7 @@ mod server;
 mod state;
 mod sync;
 mod transport;
+mod watch;
 mod yardstick;
 
 pub use config::{Options, Settings, Training};

@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::NumberOrString;
 use tower_lsp_server::{Bounded, NotCancellable, OngoingProgress};
 
 /// How long the server waits for the client to accept a progress token, or to refresh.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
+pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The display name of a project in messages: its file name.
 pub fn name(key: &Path) -> String {

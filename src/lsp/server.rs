@@ -19,6 +19,7 @@ use super::handlers::{
 };
 use super::state::{Session, Snapshot};
 use super::sync;
+use super::watch;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -189,6 +190,16 @@ impl LanguageServer for Server {
 
     async fn initialized(&self, _: InitializedParams) {
         self.pull_configuration();
+        watch::start(self.session.clone());
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let paths: Vec<_> = params
+            .changes
+            .iter()
+            .filter_map(|change| path_of(&change.uri))
+            .collect();
+        watch::changed_on_disk(&self.session, &paths);
     }
 
     async fn shutdown(&self) -> Result<()> {

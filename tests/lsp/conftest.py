@@ -61,8 +61,15 @@ def make_client() -> LanguageClient:
         client.diagnostic_refreshes += 1
         client.news.set()
 
+    def register(client: LanguageClient, params: types.RegistrationParams):
+        client.registrations.extend(params.registrations)
+        client.news.set()
+
     client.refreshed = []
     client.diagnostic_refreshes = 0
+    client.registrations = []
+    # VS Code watches files for the server (`workspace/didChangeWatchedFiles`).
+    features[types.CLIENT_REGISTER_CAPABILITY] = register
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
     # A client that pulls diagnostics is asked to pull again after a save.
     features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = refresh_diagnostics
