@@ -610,7 +610,7 @@ fn a_trained_sopa_explains_lines_by_leave_one_out_and_a_rule_added_from_it_lists
         panic!("{hover:?}")
     };
     assert_eq!(pattern.learned.as_ref(), Some(&learned));
-    let markdown = render_rules_hover(&hover);
+    let markdown = render_rules_hover(&hover).to_markdown();
     assert!(
         markdown.contains(&format!("Learned by the SoPa as pattern {}", learned.index)),
         "{markdown}"

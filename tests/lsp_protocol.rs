@@ -85,7 +85,7 @@ fn bad_messages_get_errors_and_the_server_keeps_serving() {
         .filter_map(|s| s["name"].as_str())
         .collect();
     assert!(
-        names.contains(&"ham") && names.contains(&"spam"),
+        names.contains(&"ham (line 3)") && names.contains(&"spam (line 2)"),
         "{names:?}"
     );
     assert_eq!(server.stop(), 0);

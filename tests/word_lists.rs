@@ -255,8 +255,12 @@ fn the_editor_knows_word_lists() {
     )
     .unwrap();
     assert_eq!(range, range_of("cities", 2));
-    let shown = render_rules_hover(&hover);
+    let shown = render_rules_hover(&hover).to_markdown();
     assert!(shown.contains("`@cities` · 2 entries"), "{shown}");
+    // A plain-text client gets the same, without Markdown.
+    let plain = render_rules_hover(&hover).to_plain_text();
+    assert!(plain.contains("word list `@cities` · 2 entries"), "{plain}");
+    assert!(!plain.contains("**") && !plain.contains("```"), "{plain}");
     assert!(shown.contains("( paris | new york )"), "{shown}");
     assert!(
         shown.contains("(line 3)") && shown.contains("`trip` (line 4)"),

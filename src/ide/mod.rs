@@ -54,12 +54,13 @@ pub use findings::{
     corpus_findings, model_findings, of_previous_save, place,
 };
 pub use hover::{
-    AbsentNetwork, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, Figures,
-    HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
+    AbsentNetwork, Block, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN,
+    Document, Figures, HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
     MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
     PatternsView, RulesHover, SuffixPart, WordListHover, hover_line, hover_rules, missed_patterns,
-    mvma_view, patterns_view, render_line_hover, render_rules_hover, why_missed,
+    mvma_view, patterns_view, render_line_hover, render_rules_hover, render_unbound_corpus,
+    training_note, why_missed,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
 pub use navigation::{

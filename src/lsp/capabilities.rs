@@ -14,6 +14,14 @@ pub struct ClientFlags {
     pub hierarchical_symbols: bool,
     pub inlay_hint_refresh: bool,
     pub code_lens_refresh: bool,
+    /// `textDocument.diagnostic` with `workspace.diagnostics.refreshSupport`: the client
+    /// pulls diagnostics, gets none pushed, and is asked to pull again when a save or a
+    /// network changes them. A client that pulls but cannot be asked again (Neovim 0.10)
+    /// would miss those changes, which no edit of its own causes: it gets them pushed.
+    pub pull_diagnostics: bool,
+    /// `workspace.didChangeWatchedFiles.dynamicRegistration`: the client can watch the
+    /// corpus files for the server (`watch.rs`).
+    pub watched_files_registration: bool,
 }
 
 impl ClientFlags {
@@ -51,6 +59,15 @@ impl ClientFlags {
                 .and_then(|w| w.code_lens.as_ref())
                 .and_then(|c| c.refresh_support)
                 .unwrap_or(false),
+            pull_diagnostics: text_document.is_some_and(|t| t.diagnostic.is_some())
+                && workspace
+                    .and_then(|w| w.diagnostics.as_ref())
+                    .and_then(|d| d.refresh_support)
+                    .unwrap_or(false),
+            watched_files_registration: workspace
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
         }
     }
 }
@@ -75,8 +92,9 @@ pub const TOKEN_MODIFIERS: [SemanticTokenModifier; 1] = [SemanticTokenModifier::
 pub const CODE_ACTION_KINDS: [CodeActionKind; 2] =
     [CodeActionKind::QUICKFIX, CodeActionKind::REFACTOR_REWRITE];
 
-/// What the server offers, given the negotiated position encoding.
-pub fn server_capabilities(encoding: Encoding) -> ServerCapabilities {
+/// What the server offers, given the negotiated position encoding and what the client can
+/// do: pull diagnostics only to a client that pulls them (the others get them pushed).
+pub fn server_capabilities(encoding: Encoding, client: &ClientFlags) -> ServerCapabilities {
     ServerCapabilities {
         position_encoding: Some(encoding.kind()),
         text_document_sync: Some(TextDocumentSyncCapability::Options(
@@ -121,6 +139,15 @@ pub fn server_capabilities(encoding: Encoding) -> ServerCapabilities {
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(vec!["@".to_string()]),
             ..CompletionOptions::default()
+        }),
+        // A corpus's diagnostics follow the saves of the rules file that binds it.
+        diagnostic_provider: client.pull_diagnostics.then(|| {
+            DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                identifier: Some("rulelens".to_string()),
+                inter_file_dependencies: true,
+                workspace_diagnostics: false,
+                work_done_progress_options: WorkDoneProgressOptions::default(),
+            })
         }),
         ..ServerCapabilities::default()
     }

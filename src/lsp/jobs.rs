@@ -23,7 +23,7 @@
 
 use super::prepared::Prepared;
 use super::registry::{Claim, Networks};
-use super::report::{Progress, name, refresh_views};
+use super::report::{Progress, name, refresh_diagnostics, refresh_views};
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
 use super::yardstick;
 use crate::ide::{TrainedFaRnn, TrainedMvma, TrainedPatterns};
@@ -182,7 +182,7 @@ async fn step<T: Prepared>(
         Some(())
     });
     if stored.is_some() {
-        session.refresh_project(&job.key);
+        refresh_diagnostics(session, &job.key);
         if adds_findings {
             refresh_views(session);
         }
@@ -306,7 +306,7 @@ async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalys
         Some(())
     });
     stored?;
-    session.refresh_project(&job.key);
+    refresh_diagnostics(session, &job.key);
     Some(saved)
 }
 
@@ -616,8 +616,8 @@ async fn train<T: Prepared>(
     // The title says whether the network starts from the previous one, which the blocking
     // task knows once it has read it; without one to start from, it is a full training.
     let (model_name, batch_size) = (training.model.display_name(), training.batch_size);
-    let begin = |warm: bool| {
-        let title = format!(
+    let title = |warm: bool| {
+        format!(
             "{} {model_name} ({})",
             if warm {
                 "Warm start of"
@@ -625,7 +625,10 @@ async fn train<T: Prepared>(
                 "Full training of"
             },
             T::ROLE
-        );
+        )
+    };
+    let begin = |warm: bool| {
+        let title = title(warm);
         let token = format!("{}/{}", T::PROGRESS_TOKEN, job.ticket.generation);
         let (client, file) = (snapshot.client, file.clone());
         async move { Progress::begin(session, &client, &token, &title, &file).await }
@@ -754,7 +757,9 @@ async fn train<T: Prepared>(
                         (100 * epoch / measurements.max(1)).min(100) as u32,
                     ),
                 };
-                let shown: Arc<str> = message.as_str().into();
+                // What hovers show, as the client's status shows it: the title, then the
+                // message.
+                let shown: Arc<str> = format!("{}: {message}", title(warm_start)).into();
                 session.update(|state| {
                     if let Some(project) = state.projects_mut().get_mut(&job.key) {
                         project.training = Some(shown);

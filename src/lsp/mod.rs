@@ -6,8 +6,9 @@
 //! order (`sync.rs`, fed by the transport's reader); every request is routed by its method
 //! to a handler (`server.rs`, `handlers/`) that calls `ide` on plain values in byte offsets,
 //! and `convert.rs` is the one place where offsets become LSP positions. What a save does is
-//! `project`'s, scheduled by the compile actor (`jobs.rs`), and diagnostics have one
-//! publisher (`publish.rs`), so they go out in version order. Only this module knows
+//! `project`'s, scheduled by the compile actor (`jobs.rs`), and diagnostics, composed in one
+//! place (`diagnostics.rs`), are pulled by clients that can (`handlers/diagnostic.rs`) and
+//! pushed to the others by one publisher (`publish.rs`), so they go out in version order. Only this module knows
 //! tower-lsp-server, LSP types and tokio.
 //!
 //! Modules only use the ones listed before them (`tests/tidy.rs` checks that there is no
@@ -17,6 +18,7 @@
 mod capabilities;
 mod config;
 mod convert;
+mod diagnostics;
 mod documents;
 pub mod ext;
 mod handlers;
@@ -29,6 +31,7 @@ mod server;
 mod state;
 mod sync;
 mod transport;
+mod watch;
 mod yardstick;
 
 pub use config::{Options, Settings, Training};

@@ -1,6 +1,7 @@
-//! Publishing diagnostics: one task that, asked to refresh a document, composes its
-//! diagnostics from the state as it is at that moment and sends them with the version they
-//! were computed for.
+//! Publishing diagnostics, for clients that do not pull them: one task that, asked to
+//! refresh a document, composes its diagnostics (`diagnostics.rs`) from the state as it is
+//! at that moment and sends them with the version they were computed for. For a client that
+//! pulls diagnostics it publishes nothing.
 //!
 //! Being the only sender makes the order safe: a refresh reads the newest state, and a
 //! result for an older version than one already published is dropped. A rules document's
@@ -11,14 +12,9 @@
 //! line, on the blocking pool). Refresh requests that pile up while a publish runs are
 //! merged.
 
-use super::convert::{Encoding, Text};
+use super::diagnostics::{CorpusWork, of_rules};
 use super::documents::Kind;
 use super::state::{Session, Snapshot};
-use crate::corpus::{self, Format};
-use crate::diagnostic::LintLevels;
-use crate::ide::{lines_diagnostics, of_previous_save, place};
-use crate::rules_file::RulesFile;
-use crate::text::LineIndex;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -37,17 +33,7 @@ enum Plan {
 enum Work {
     /// Already composed.
     Ready(Vec<Diagnostic>),
-    Corpus {
-        text: Arc<String>,
-        index: Arc<LineIndex>,
-        format: Format,
-        /// `None` for a corpus no rules file binds: only malformed lines are reported.
-        rules: Option<Arc<RulesFile>>,
-        max_misclassified: usize,
-        /// The `lints` setting.
-        lints: LintLevels,
-        encoding: Encoding,
-    },
+    Corpus(CorpusWork),
 }
 
 /// Runs until the server stops, publishing for each URI it is sent.
@@ -57,6 +43,11 @@ pub async fn run(session: Arc<Session>, mut requests: UnboundedReceiver<String>)
         let mut uris = BTreeSet::from([first]);
         while let Ok(uri) = requests.try_recv() {
             uris.insert(uri);
+        }
+        // A client that pulls diagnostics asks for them (`handlers/diagnostic.rs`): it gets
+        // none pushed, never both.
+        if session.snapshot().client.pull_diagnostics {
+            continue;
         }
         for uri_text in uris {
             let Ok(uri) = uri_text.parse::<Uri>() else {
@@ -80,36 +71,9 @@ pub async fn run(session: Arc<Session>, mut requests: UnboundedReceiver<String>)
             }
             let diagnostics = match work {
                 Work::Ready(diagnostics) => diagnostics,
-                Work::Corpus {
-                    text,
-                    index,
-                    format,
-                    rules,
-                    max_misclassified,
-                    lints,
-                    encoding,
-                } => {
+                Work::Corpus(work) => {
                     let uri = uri.clone();
-                    let computed = tokio::task::spawn_blocking(move || {
-                        let (examples, read) = corpus::parse(&text, format, &[]);
-                        let mut diagnostics = match &rules {
-                            Some(rules) => {
-                                lines_diagnostics(&examples, &read, rules, max_misclassified)
-                            }
-                            None => read,
-                        };
-                        lints.apply(&mut diagnostics);
-                        let text = Text {
-                            text: &text,
-                            index: &index,
-                            encoding,
-                        };
-                        diagnostics
-                            .iter()
-                            .map(|d| text.diagnostic(&uri, d))
-                            .collect::<Vec<_>>()
-                    })
-                    .await;
+                    let computed = tokio::task::spawn_blocking(move || work.compute(&uri)).await;
                     match computed {
                         Ok(diagnostics) => diagnostics,
                         Err(error) => {
@@ -133,7 +97,6 @@ fn plan(snapshot: &Snapshot, uri: &str) -> Plan {
     let Some(document) = snapshot.documents.get(uri) else {
         return Plan::Closed;
     };
-    let encoding = snapshot.encoding;
     let Ok(lsp_uri) = uri.parse::<Uri>() else {
         return Plan::Closed;
     };
@@ -146,46 +109,13 @@ fn plan(snapshot: &Snapshot, uri: &str) -> Plan {
             if project.current_version != Some(document.version) {
                 return Plan::Wait;
             }
-            let current = &project.current;
-            let text = Text {
-                text: &document.text,
-                index: &document.index,
-                encoding,
-            };
-            let mut found = current.diagnostics.clone();
-            if let Some(saved) = &project.saved {
-                let previous = of_previous_save(&saved.previous_model_findings);
-                found.extend(place(&saved.corpus_findings, current));
-                found.extend(place(&saved.model_findings, current));
-                found.extend(place(&previous, current));
-            }
-            snapshot.settings.lints.levels().apply(&mut found);
-            let diagnostics = found.iter().map(|d| text.diagnostic(&lsp_uri, d)).collect();
+            let text = document.text(snapshot.encoding);
+            let diagnostics = of_rules(snapshot, project, &project.current, &text, &lsp_uri);
             Plan::Publish(document.version, Work::Ready(diagnostics))
         }
-        Kind::Corpus(format) => {
-            let rules = document
-                .path
-                .as_deref()
-                .and_then(|path| snapshot.project_of_corpus(path))
-                .map(|(_, project)| {
-                    project
-                        .saved
-                        .as_ref()
-                        .map_or_else(|| project.current.clone(), |s| s.analysis.rules.clone())
-                });
-            Plan::Publish(
-                document.version,
-                Work::Corpus {
-                    text: document.text.clone(),
-                    index: document.index.clone(),
-                    format,
-                    rules,
-                    max_misclassified: snapshot.settings.max_line_diagnostics,
-                    lints: snapshot.settings.lints.levels(),
-                    encoding,
-                },
-            )
-        }
+        Kind::Corpus(format) => Plan::Publish(
+            document.version,
+            Work::Corpus(CorpusWork::of(snapshot, document, format)),
+        ),
     }
 }

@@ -1,6 +1,6 @@
-//! What the background jobs tell the client besides diagnostics: `$/progress` of a
-//! training, requests to refresh inlay hints and code lenses, and a project's name in
-//! messages.
+//! What the background jobs tell the client besides published diagnostics: `$/progress` of
+//! a training, requests to refresh inlay hints, code lenses and pulled diagnostics, and a
+//! project's name in messages.
 
 use super::capabilities::ClientFlags;
 use super::state::Session;
@@ -11,7 +11,7 @@ use tower_lsp_server::ls_types::NumberOrString;
 use tower_lsp_server::{Bounded, NotCancellable, OngoingProgress};
 
 /// How long the server waits for the client to accept a progress token, or to refresh.
-const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
+pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The display name of a project in messages: its file name.
 pub fn name(key: &Path) -> String {
@@ -78,5 +78,20 @@ pub fn refresh_views(session: &Arc<Session>) {
         if flags.code_lens_refresh {
             let _ = tokio::time::timeout(CLIENT_TIMEOUT, client.code_lens_refresh()).await;
         }
+    });
+}
+
+/// After a change of a project's diagnostics that no edit of the client caused (a save's
+/// analysis, a network, a rules file found for an open corpus): publishes its open
+/// documents' diagnostics again, or asks a client that pulls them to pull again
+/// (`workspace/diagnostic/refresh`).
+pub fn refresh_diagnostics(session: &Arc<Session>, key: &Path) {
+    if !session.snapshot().client.pull_diagnostics {
+        session.refresh_project(key);
+        return;
+    }
+    let client = session.client.clone();
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(CLIENT_TIMEOUT, client.workspace_diagnostic_refresh()).await;
     });
 }

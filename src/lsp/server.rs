@@ -14,10 +14,12 @@ use super::config::Options;
 use super::convert::{Encoding, path_of};
 use super::ext;
 use super::handlers::{
-    automaton, code_action, completion, hover, lens, navigation, semantic_tokens, symbols,
+    automaton, code_action, completion, diagnostic, hover, lens, navigation, semantic_tokens,
+    symbols,
 };
 use super::state::{Session, Snapshot};
 use super::sync;
+use super::watch;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,8 +27,8 @@ use tower_lsp_server::LanguageServer;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::request::{
     CodeActionRequest, CodeActionResolveRequest, CodeLensRequest, Completion,
-    DocumentSymbolRequest, GotoDefinition, HoverRequest, InlayHintRequest, PrepareRenameRequest,
-    References, Rename, Request, SemanticTokensFullRequest,
+    DocumentDiagnosticRequest, DocumentSymbolRequest, GotoDefinition, HoverRequest,
+    InlayHintRequest, PrepareRenameRequest, References, Rename, Request, SemanticTokensFullRequest,
 };
 use tower_lsp_server::ls_types::*;
 
@@ -109,16 +111,17 @@ impl Server {
                     (Options::default(), Default::default())
                 }
             };
+        let client = ClientFlags::of(capabilities);
         self.session.update(|state| {
             state.encoding = encoding;
-            state.client = ClientFlags::of(capabilities);
+            state.client = client;
             state.settings = Arc::new(settings);
             state.options = options;
             state.root = root;
             state.initialized = true;
         });
         InitializeResult {
-            capabilities: server_capabilities(encoding),
+            capabilities: server_capabilities(encoding, &client),
             server_info: Some(ServerInfo {
                 name: "rulelens".to_string(),
                 version: Some(env!("CARGO_PKG_VERSION").to_string()),
@@ -187,6 +190,16 @@ impl LanguageServer for Server {
 
     async fn initialized(&self, _: InitializedParams) {
         self.pull_configuration();
+        watch::start(self.session.clone());
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let paths: Vec<_> = params
+            .changes
+            .iter()
+            .filter_map(|change| path_of(&change.uri))
+            .collect();
+        watch::changed_on_disk(&self.session, &paths);
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -279,6 +292,14 @@ impl LanguageServer for Server {
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
         self.dispatch::<SemanticTokensFullRequest>(params, semantic_tokens::full)
+            .await
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        self.dispatch::<DocumentDiagnosticRequest>(params, diagnostic::diagnostic)
             .await
     }
 

@@ -112,7 +112,8 @@ pub struct Project {
     pub mvma: Held<TrainedMvma>,
     /// The newest save job.
     pub job: Option<Ticket>,
-    /// The epoch and dev accuracy of a training run in progress, for hovers.
+    /// The latest progress report of a training run in progress, its title first (`Full
+    /// training of FA-RNN (rule network): sms.rules: epoch 1/2, …`), for hovers.
     pub training: Option<Arc<str>>,
     /// The suggestions of a save, once computed.
     pub suggestions: Option<Arc<SavedSuggestions>>,

@@ -17,6 +17,7 @@ use super::config::Options;
 use super::convert::path_of;
 use super::documents::{Document, Kind};
 use super::ext::{TrainParams, TrainResult};
+use super::report::refresh_diagnostics;
 use super::state::{Project, Session, Snapshot, Training};
 use crate::project::find_rules_binding;
 use crate::rules_file::RulesFile;
@@ -239,7 +240,7 @@ fn discover_rules(session: Arc<Session>, corpus: PathBuf) {
                 format!("{}: found as the rules of an open corpus", key.display()),
             );
             session.send_job(job);
-            session.refresh_project(&key);
+            refresh_diagnostics(&session, &key);
         }
     });
 }

@@ -57,8 +57,22 @@ def make_client() -> LanguageClient:
     def refresh(client: LanguageClient, params: None):
         client.refreshed.append(True)
 
+    def refresh_diagnostics(client: LanguageClient, params: None):
+        client.diagnostic_refreshes += 1
+        client.news.set()
+
+    def register(client: LanguageClient, params: types.RegistrationParams):
+        client.registrations.extend(params.registrations)
+        client.news.set()
+
     client.refreshed = []
+    client.diagnostic_refreshes = 0
+    client.registrations = []
+    # VS Code watches files for the server (`workspace/didChangeWatchedFiles`).
+    features[types.CLIENT_REGISTER_CAPABILITY] = register
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    # A client that pulls diagnostics is asked to pull again after a save.
+    features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = refresh_diagnostics
     features[types.PROGRESS] = progress
     features[types.WINDOW_LOG_MESSAGE] = log
     # VS Code answers these; the server sends them when the client says it can.
@@ -109,14 +123,23 @@ def latest(client: LanguageClient, uri: str, version: int | None = None):
     return None
 
 
-async def start(client: LanguageClient, request, workspace: pathlib.Path, **options):
-    """Initializes the session with the recorded capabilities of this test's client."""
+async def start(
+    client: LanguageClient,
+    request,
+    workspace: pathlib.Path,
+    adjust: Callable[[types.ClientCapabilities], None] = lambda capabilities: None,
+    **options,
+):
+    """Initializes the session with the recorded capabilities of this test's client, as
+    `adjust` changes them, and returns the server's answer."""
     spec = request.node.callspec.params["client"]
     training = {"epochs": 2, "patience": 1, "delay": 0, "modelCache": str(workspace / ".cache")}
     training.update(options.pop("training", {}))
-    await client.initialize_session(
+    capabilities = client_capabilities(spec)
+    adjust(capabilities)
+    return await client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(spec),
+            capabilities=capabilities,
             root_uri=workspace.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="sms")],
             initialization_options={"training": training, **options},

@@ -137,6 +137,121 @@ async def test_hover_over_a_corpus_line_and_a_pattern(
     assert "✓ train:" in text
 
 
+async def test_a_corpus_line_hover_during_the_first_training_says_how_far_it_got(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    # Enough epochs that the training is still running when the hover is answered (the
+    # session's end cancels it).
+    await start(client, request, workspace, training={"epochs": 60, "patience": 60})
+    open_document(client, workspace / "sms.rules", "rules")
+    train = open_document(client, workspace / "train.tsv", "tsv")
+
+    def epoch_reported():
+        return any(
+            isinstance(report, types.WorkDoneProgressReport) and "epoch" in (report.message or "")
+            for reports in client.progress_reports.values()
+            for report in reports
+        )
+
+    await wait_until(client, epoch_reported, "an epoch of the first training")
+    lines = (workspace / "train.tsv").read_text().split("\n")
+    spam = next(i for i, line in enumerate(lines) if line.startswith("spam\t"))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=train),
+            position=types.Position(line=spam, character=10),
+        )
+    )
+    text = hover.contents.value
+    assert "No trained network yet" not in text, text
+    assert (
+        "A network is training: Full training of FA-RNN (rule network): sms.rules: epoch "
+        in text
+    ), text
+    assert "/60, dev accuracy" in text, text
+
+
+def plain_text_hovers(capabilities: types.ClientCapabilities):
+    """Hovers in plain text only, as Eglot without markdown-mode and Vim's ALE ask."""
+    capabilities.text_document.hover = types.HoverClientCapabilities(
+        content_format=[types.MarkupKind.PlainText]
+    )
+
+
+async def test_a_plain_text_client_gets_hovers_without_markdown(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(
+        client, request, workspace, adjust=plain_text_hovers, training={"enabled": False}
+    )
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    train = open_document(client, workspace / "train.tsv", "tsv")
+
+    def analyzed():
+        params = latest(client, rules)
+        return params and [d for d in params.diagnostics if d.code.startswith("W05")]
+
+    await wait_until(client, analyzed, "the save's corpus findings")
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=rules),
+            position=types.Position(line=PATTERN_LINE, character=12),
+        )
+    )
+    assert hover.contents.kind == types.MarkupKind.PlainText
+    text = hover.contents.value
+    assert text.startswith("pattern the `spam` rule of line 18 → spam · 4 DFA states\n"), text
+    assert "\n    $* won $* cash $* prize $*\n" in text, text
+    # The figures in aligned columns, the matched spans in brackets.
+    table = [line for line in text.split("\n") if line.startswith(("corpus ", "train ", "dev "))]
+    assert len(table) == 3, text
+    assert len({len(line) for line in table}) == 1, table
+    assert "[won a guaranteed ??1000 cash or ??5000 prize!]" in text, text
+    # A corpus line's hover, on a line with `&` in it.
+    lines = (workspace / "train.tsv").read_text().split("\n")
+    line = next(i for i, line in enumerate(lines) if "86888 & claim" in line)
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=train),
+            position=types.Position(line=line, character=10),
+        )
+    )
+    assert hover.contents.kind == types.MarkupKind.PlainText
+    line_text = hover.contents.value
+    assert line_text.startswith("gold spam · rules "), line_text
+    for hovered in (text, line_text):
+        for markup in ("**", "```", "\\", "| ---", "\n_"):
+            assert markup not in hovered, (markup, hovered)
+
+
+async def test_document_symbols_have_names_of_their_own(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    await start(client, request, workspace, training={"enabled": False})
+    rules = open_document(client, workspace / "sms.rules", "rules")
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=rules))
+    )
+    # Neovim 0.7 takes nested symbols, VS Code too: imenu and Helix's picker show names only.
+    names = [symbol.name for symbol in symbols]
+    assert len(set(names)) == len(names), names
+    runs = [symbol for symbol in symbols if symbol.kind == types.SymbolKind.Class]
+    assert len(runs) > 20, names
+    lines = (workspace / "sms.rules").read_text().split("\n")
+    for run in runs:
+        first, last = run.range.start.line + 1, run.range.end.line + 1
+        label = lines[first - 1].split(":")[0]
+        where = f"line {first}" if first == last else f"lines {first}–{last}"
+        assert run.name == f"{label} ({where})", run.name
+        rules_of_run = [child.name for child in run.children]
+        assert len(set(rules_of_run)) == len(rules_of_run), rules_of_run
+        for child in run.children:
+            text = lines[child.range.start.line].split("#")[0].strip()
+            # The regex is cut at 60 characters, with `…`.
+            cut = child.name.endswith("…") and text.startswith(child.name[:-1])
+            assert child.name == text or cut, (child.name, text)
+
+
 async def code_actions(client: LanguageClient, uri: str, line: int):
     return await client.text_document_code_action_async(
         types.CodeActionParams(

@@ -30,6 +30,10 @@ pub enum LineNetwork<'a> {
     },
     /// Training is on, and no network has finished for these rules yet.
     NotYetTrained,
+    /// No network has finished for these rules yet, and one is training: `progress` is
+    /// what its progress report says (`Full training of FA-RNN (rule network): sms.rules:
+    /// epoch 10/60, …`).
+    Training { progress: &'a str },
     /// Training is off (the server's `training.enabled`).
     TrainingOff,
     /// The rules train as a SoPa only (`training.model`).
@@ -39,9 +43,13 @@ pub enum LineNetwork<'a> {
 }
 
 /// Why a corpus line's hover has no network view.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AbsentNetwork {
     NotYetTrained,
+    /// A network is training, and its progress report says `progress`.
+    Training {
+        progress: String,
+    },
     TrainingOff,
     /// The rules train as a SoPa (`training.model`), whose view is [`LineHover::patterns`].
     SopaOnly,
@@ -367,6 +375,12 @@ pub fn hover_line(
     let (model, stale) = match network {
         LineNetwork::Trained { model, stale } => (model, stale),
         LineNetwork::NotYetTrained => return hover,
+        LineNetwork::Training { progress } => {
+            hover.network = Err(AbsentNetwork::Training {
+                progress: progress.to_string(),
+            });
+            return hover;
+        }
         LineNetwork::TrainingOff => {
             hover.network = Err(AbsentNetwork::TrainingOff);
             return hover;

@@ -1,5 +1,6 @@
 //! Hover data: what the editor shows over a pattern, a label or a corpus line, as plain
-//! values (`render.rs` renders them as Markdown).
+//! values (`render.rs` renders them as a [`Document`], which the server writes as Markdown
+//! or plain text).
 //!
 //! - Over a pattern (its name, a use in a formula, or an anonymous rule's regex): its regex,
 //!   DFA size, figures on each bound corpus from the last saved analysis, and a few correct
@@ -25,7 +26,9 @@
 //! (`docs/performance.md`).
 //!
 //! `rules.rs` builds the hovers over the rules file, `line.rs` those over a corpus line,
-//! with each trained family's view of it, and `render.rs` writes either as Markdown.
+//! with each trained family's view of it, and `render.rs` turns either into a [`Document`]
+//! (`document.rs`: paragraphs, lists, code, tables), which `markdown.rs` writes as Markdown
+//! and `plain_text.rs` as plain text.
 
 use crate::automata::{RuleSystem, Scratch};
 use crate::syntax::PatternId;
@@ -97,18 +100,34 @@ fn token_range(tokens: &crate::text::Tokens, span: std::ops::Range<usize>) -> Op
     Some(TextRange::new(first.range.start(), last.range.end()))
 }
 
+mod document;
 mod line;
+mod markdown;
+mod plain_text;
 mod render;
 mod rules;
 #[cfg(test)]
 mod tests;
 
+pub use document::{Block, Document};
+
+impl Document {
+    /// The document as Markdown (CommonMark with GitHub's tables).
+    pub fn to_markdown(&self) -> String {
+        markdown::write(self)
+    }
+
+    /// The document as plain text, for clients that do not render Markdown.
+    pub fn to_plain_text(&self) -> String {
+        plain_text::write(self)
+    }
+}
 pub use line::{
     AbsentNetwork, LineHover, LineNetwork, LogitParts, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternScore, PatternsView, SuffixPart, hover_line,
     missed_patterns, mvma_view, patterns_view, why_missed,
 };
-pub use render::{render_line_hover, render_rules_hover};
+pub use render::{render_line_hover, render_rules_hover, render_unbound_corpus, training_note};
 pub use rules::{
     Figures, LabelFigures, LabelHover, MatchExample, PatternFigures, PatternHover, RulesHover,
     WordListHover, hover_rules,

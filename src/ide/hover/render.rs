@@ -1,41 +1,24 @@
-//! Hovers as compact Markdown, readable at a glance: a title line, a small table of figures,
-//! and a few lines of examples with the matched span in bold. CommonMark opens `**` only
-//! where it flanks a word properly (not between a digit and a `.`, say), so the bold covers
-//! the span's whole whitespace-separated chunks: then its delimiters always sit next to a
-//! space or the text's ends, and always render as bold.
+//! Hovers as small documents ([`Document`]), readable at a glance: a title line, a small
+//! table of figures, and a few lines of examples with the matched span highlighted; the
+//! server writes them as Markdown or plain text (`markdown.rs`, `plain_text.rs`). CommonMark
+//! opens `**` only where it flanks a word properly (not between a digit and a `.`, say), so
+//! the highlight covers the span's whole whitespace-separated chunks: then its delimiters
+//! always sit next to a space or the text's ends, and always render as bold.
 //!
-//! Text from the rules and corpora is escaped, so that a message with `*` or `|` cannot break
-//! the layout; long corpus lines are cut to a window around the span they are shown for.
+//! Text from the rules and corpora stays text ([`Inline::Text`]), which the Markdown writer
+//! escapes, so that a line with `*` or `|` cannot break the layout; long corpus lines are
+//! cut to a window around the span they are shown for.
 
+use super::document::{Block, Document, Inline, Table, described};
 use super::{
     AbsentNetwork, LabelHover, LineHover, LogitParts, MatchExample, Miss, MissedPattern, MvmaView,
     NetworkView, PatternHover, PatternsView, RulesHover, WordListHover,
 };
 use crate::explain::{LearnedPattern, NEGLIGIBLE};
-use std::fmt::Write;
 use text_size::TextRange;
 
 /// Characters of context shown on each side of a span.
 const CONTEXT: usize = 40;
-
-/// Escapes text for Markdown (inline, outside code).
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '!' | '&'
-        ) {
-            out.push('\\');
-        }
-        if c == '\t' || c == '\n' || c == '\r' {
-            out.push(' ');
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 /// `span` widened to the whitespace-separated chunks it touches (see the module doc).
 fn whole_chunks(text: &str, span: TextRange) -> Option<(usize, usize)> {
@@ -53,102 +36,113 @@ fn whole_chunks(text: &str, span: TextRange) -> Option<(usize, usize)> {
     Some((start, end))
 }
 
-/// `text` with `span` in bold and at most [`CONTEXT`] characters around it.
-fn snippet(text: &str, span: TextRange) -> String {
+/// `text` with `span` highlighted and at most [`CONTEXT`] characters around it.
+fn snippet(text: &str, span: TextRange) -> Vec<Inline> {
     let Some((start, end)) = whole_chunks(text, span) else {
-        return escape(text);
+        return vec![Inline::text(text)];
     };
     let (Some(before), Some(inside), Some(after)) =
         (text.get(..start), text.get(start..end), text.get(end..))
     else {
-        return escape(text);
+        return vec![Inline::text(text)];
     };
     let n_before = before.chars().count();
     let before: String = if n_before > CONTEXT {
         let kept: String = before.chars().skip(n_before - CONTEXT).collect();
-        format!("…{}", escape(&kept))
+        format!("…{kept}")
     } else {
-        escape(before)
+        before.to_string()
     };
     let after: String = if after.chars().count() > CONTEXT {
-        format!(
-            "{}…",
-            escape(&after.chars().take(CONTEXT).collect::<String>())
-        )
+        format!("{}…", after.chars().take(CONTEXT).collect::<String>())
     } else {
-        escape(after)
+        after.to_string()
     };
     if inside.trim().is_empty() {
-        format!("{before}{after}")
-    } else {
-        format!("{before}**{}**{after}", escape(inside))
+        return vec![Inline::Text(before + &after)];
     }
-}
-
-/// `text` as inline code, with a fence longer than any run of backticks inside it.
-fn code(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    if longest == 0 {
-        format!("{fence}{text}{fence}")
-    } else {
-        format!("{fence} {text} {fence}")
+    let mut inlines = Vec::with_capacity(3);
+    if !before.is_empty() {
+        inlines.push(Inline::Text(before));
     }
+    inlines.push(Inline::Highlight(inside.to_string()));
+    if !after.is_empty() {
+        inlines.push(Inline::Text(after));
+    }
+    inlines
 }
 
 /// Alternatives as `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
-fn one_of(items: &[String]) -> String {
-    let items: Vec<String> = items.iter().map(|item| code(item)).collect();
-    match items.as_slice() {
-        [] => "nothing".to_string(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+fn one_of(items: &[String]) -> Vec<Inline> {
+    let mut inlines = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            inlines.push(Inline::text(if i + 1 == items.len() {
+                " or "
+            } else {
+                ", "
+            }));
+        }
+        inlines.push(Inline::code(item.as_str()));
     }
+    if inlines.is_empty() {
+        inlines.push(Inline::text("nothing"));
+    }
+    inlines
 }
 
-/// Why a pattern missed a line, in one line of Markdown.
-fn render_missed(missed: &MissedPattern, text: &str) -> String {
-    let matched = if missed.matched.is_empty() {
-        String::new()
-    } else {
-        format!("{} matched, then ", code(&missed.matched))
-    };
+/// Why a pattern missed a line, as a list item.
+fn render_missed(missed: &MissedPattern, text: &str) -> Vec<Inline> {
+    let mut item = described(&missed.pattern);
+    item.push(Inline::text(": "));
+    if !missed.matched.is_empty() {
+        item.push(Inline::code(missed.matched.as_str()));
+        item.push(Inline::text(" matched, then "));
+    }
     let token = |range: &TextRange| {
         text.get(usize::from(range.start())..usize::from(range.end()))
             .unwrap_or("")
             .to_string()
     };
-    let why = match &missed.miss {
+    match &missed.miss {
         Miss::Mismatch { expected, found } => {
             let found: Vec<String> = found.iter().map(token).collect();
-            format!(
-                "{matched}expected {}, found {}",
-                one_of(expected),
-                one_of(&found)
-            )
+            item.push(Inline::text("expected "));
+            item.extend(one_of(expected));
+            item.push(Inline::text(", found "));
+            item.extend(one_of(&found));
         }
         Miss::Ended { expected } => {
-            format!("{matched}expected {}; the line ended", one_of(expected))
+            item.push(Inline::text("expected "));
+            item.extend(one_of(expected));
+            item.push(Inline::text("; the line ended"));
         }
-        Miss::Continues { found } => format!(
-            "{matched}the line goes on at {} (the pattern does not end with `$*`)",
-            code(&token(found))
-        ),
-    };
-    // The pattern is described with identifiers in backticks (`describe`), Markdown as it is.
-    format!(
-        "- {}: {why}
-",
-        missed.pattern
-    )
+        Miss::Continues { found } => {
+            item.push(Inline::text("the line goes on at "));
+            item.push(Inline::Code(token(found)));
+            item.push(Inline::text(" (the pattern does not end with "));
+            item.push(Inline::code("$*"));
+            item.push(Inline::text(")"));
+        }
+    }
+    item
 }
 
 fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "–".to_string(), |v| format!("{:.1}%", 100.0 * v))
 }
 
-/// A rules-file hover as Markdown.
-pub fn render_rules_hover(hover: &RulesHover) -> String {
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// A note in italic, of plain text.
+fn note(text: &str) -> Block {
+    Block::Note(vec![Inline::text(text)])
+}
+
+/// A rules-file hover as a document.
+pub fn render_rules_hover(hover: &RulesHover) -> Document {
     match hover {
         RulesHover::Pattern(pattern) => render_pattern(pattern),
         RulesHover::Label(label) => render_label(label),
@@ -156,276 +150,332 @@ pub fn render_rules_hover(hover: &RulesHover) -> String {
     }
 }
 
-fn render_word_list(hover: &WordListHover) -> String {
-    let mut out = String::new();
+fn render_word_list(hover: &WordListHover) -> Document {
+    let mut doc = Document::default();
     let n = hover.n_entries;
-    let _ = write!(
-        out,
-        "**word list** `@{}` · {n} entr{}",
-        hover.name,
-        if n == 1 { "y" } else { "ies" }
-    );
+    let mut title = vec![
+        Inline::strong("word list"),
+        Inline::text(" "),
+        Inline::Code(format!("@{}", hover.name)),
+        Inline::Text(format!(" · {n} entr{}", if n == 1 { "y" } else { "ies" })),
+    ];
     if let Some(file) = &hover.file {
-        let _ = write!(out, " from `{}`", file.replace('`', "'"));
+        title.push(Inline::text(" from "));
+        title.push(Inline::code(file.as_str()));
     }
-    out.push('\n');
+    doc.paragraph(title);
     if !hover.first.is_empty() {
         let more = if n > hover.first.len() { " | …" } else { "" };
-        let _ = write!(
-            out,
-            "\n```rules\n( {}{more} )\n```\n",
-            hover.first.join(" | ")
-        );
+        doc.push(Block::Code {
+            language: "rules",
+            text: format!("( {}{more} )", hover.first.join(" | ")),
+        });
     }
     if hover.used_by.is_empty() {
-        out.push_str("\nNo pattern uses it.\n");
+        doc.push(note("No pattern uses it."));
     } else {
-        out.push_str("\nUsed by ");
-        let uses: Vec<String> = hover
-            .used_by
-            .iter()
-            .map(|(pattern, line)| format!("{pattern} (line {line})"))
-            .collect();
-        out.push_str(&uses.join(", "));
-        out.push_str(".\n");
+        let mut used = vec![Inline::text("Used by ")];
+        for (i, (pattern, line)) in hover.used_by.iter().enumerate() {
+            if i > 0 {
+                used.push(Inline::text(", "));
+            }
+            used.extend(described(pattern));
+            used.push(Inline::Text(format!(" (line {line})")));
+        }
+        used.push(Inline::text("."));
+        doc.paragraph(used);
     }
-    out
+    doc
 }
 
-fn render_pattern(hover: &PatternHover) -> String {
-    let mut out = String::new();
-    // The title is an identifier in backticks (`describe`), Markdown as it is.
-    let _ = write!(out, "**pattern** {}", hover.title);
+/// The note a rules-file hover ends with while a training runs: its latest progress
+/// report (`Full training of FA-RNN (rule network): sms.rules: epoch 1/2, …`).
+pub fn training_note(progress: &str) -> Block {
+    note(progress)
+}
+
+/// The hover of a corpus line that no rules file binds.
+pub fn render_unbound_corpus() -> Document {
+    Document {
+        blocks: vec![Block::Note(vec![
+            Inline::text("No rules file binds this corpus: add "),
+            Inline::code("corpus train \"…\""),
+            Inline::text(" to one."),
+        ])],
+    }
+}
+
+fn render_pattern(hover: &PatternHover) -> Document {
+    let mut doc = Document::default();
+    let mut title = vec![Inline::strong("pattern"), Inline::text(" ")];
+    title.extend(described(&hover.title));
     if !hover.labels.is_empty() {
-        let _ = write!(out, " → {}", escape(&hover.labels.join(", ")));
+        title.push(Inline::Text(format!(" → {}", hover.labels.join(", "))));
     }
-    match hover.n_dfa_states {
-        Some(n) => {
-            let _ = write!(out, " · {n} DFA state{}", if n == 1 { "" } else { "s" });
-        }
-        None => out.push_str(" · automaton too large (matches nothing)"),
-    }
-    let _ = write!(out, "\n\n```rules\n{}\n```\n", hover.regex);
+    title.push(Inline::Text(match hover.n_dfa_states {
+        Some(n) => format!(" · {n} DFA state{}", plural(n)),
+        None => " · automaton too large (matches nothing)".to_string(),
+    }));
+    doc.paragraph(title);
+    doc.push(Block::Code {
+        language: "rules",
+        text: hover.regex.clone(),
+    });
     if hover.recovered {
-        out.push_str(
-            "\n_This statement has a syntax error: the regex above is what the parser recovered from it._\n",
-        );
+        doc.push(note(
+            "This statement has a syntax error: the regex above is what the parser recovered from it.",
+        ));
     }
     if let Some(learned) = &hover.learned {
-        render_learned(&mut out, learned);
+        render_learned(&mut doc, learned);
     }
     match (hover.evaluated, hover.pending) {
         (false, true) => {
-            out.push_str("\n_Being evaluated on the corpora: the figures follow shortly._\n");
-            return out;
+            doc.push(note(
+                "Being evaluated on the corpora: the figures follow shortly.",
+            ));
+            return doc;
         }
         (false, false) => {
-            out.push_str(
-                "\n_Not in the last saved analysis: save to evaluate it on the corpora._\n",
-            );
-            return out;
+            doc.push(note(
+                "Not in the last saved analysis: save to evaluate it on the corpora.",
+            ));
+            return doc;
         }
-        (true, true) => {
-            out.push_str("\n_Figures of the previous save; this save's are being computed._\n")
-        }
+        (true, true) => doc.push(note(
+            "Figures of the previous save; this save's are being computed.",
+        )),
         (true, false) => {}
     }
     if !hover.corpora.is_empty() {
-        out.push_str("\n| corpus | matches | coverage | precision | recall |\n| --- | ---: | ---: | ---: | ---: |\n");
-        for figures in &hover.corpora {
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} |",
-                escape(&figures.corpus),
-                figures.metrics.matches,
-                percent(figures.coverage()),
-                percent(figures.metrics.precision()),
-                percent(figures.metrics.recall())
-            );
-        }
+        doc.push(Block::Table(Table {
+            header: vec!["corpus", "matches", "coverage", "precision", "recall"],
+            numeric: vec![false, true, true, true, true],
+            rows: hover
+                .corpora
+                .iter()
+                .map(|figures| {
+                    vec![
+                        figures.corpus.clone(),
+                        figures.metrics.matches.to_string(),
+                        percent(figures.coverage()),
+                        percent(figures.metrics.precision()),
+                        percent(figures.metrics.recall()),
+                    ]
+                })
+                .collect(),
+        }));
     }
-    if !hover.examples.is_empty() {
-        out.push('\n');
-        for example in &hover.examples {
-            out.push_str(&render_example(example));
-        }
-    }
-    out
+    doc.push(Block::List {
+        heading: Vec::new(),
+        items: hover.examples.iter().map(render_example).collect(),
+    });
+    doc
 }
 
 /// A learned pattern a rule was added from: how faithful its regex is, and its top phrases
 /// (self-loop tokens in brackets, ε-steps as `ε`).
-fn render_learned(out: &mut String, learned: &LearnedPattern) {
-    let _ = write!(
-        out,
-        "\nLearned by the SoPa as pattern {}: the regex fires where the pattern does on {} of \
-         train and {} of dev lines",
+fn render_learned(doc: &mut Document, learned: &LearnedPattern) {
+    doc.paragraph(vec![Inline::Text(format!(
+        "Learned by the SoPa as pattern {}: the regex fires where the pattern does on {} of \
+         train and {} of dev lines; {} train matches, precision {}.",
         learned.index,
         percent(Some(learned.fidelity_train)),
-        percent(learned.fidelity_dev)
-    );
-    let _ = writeln!(
-        out,
-        "; {} train matches, precision {}.",
+        percent(learned.fidelity_dev),
         learned.train_matches,
         percent(learned.train_precision)
-    );
+    ))]);
     if !learned.top_phrases.is_empty() {
-        let phrases: Vec<String> = learned
-            .top_phrases
-            .iter()
-            .map(|phrase| format!("`{}`", phrase.replace('`', "'")))
-            .collect();
-        let _ = writeln!(out, "\nTop phrases: {}", phrases.join(" · "));
+        let mut line = vec![Inline::text("Top phrases: ")];
+        for (i, phrase) in learned.top_phrases.iter().enumerate() {
+            if i > 0 {
+                line.push(Inline::text(" · "));
+            }
+            line.push(Inline::code(phrase.as_str()));
+        }
+        doc.paragraph(line);
     }
 }
 
-fn render_example(example: &MatchExample) -> String {
-    format!(
-        "- {} {}:{} ({}) {}\n",
+fn render_example(example: &MatchExample) -> Vec<Inline> {
+    let mut item = vec![Inline::Text(format!(
+        "{} {}:{} ({}) ",
         if example.correct { "✓" } else { "✗" },
-        escape(&example.corpus),
+        example.corpus,
         example.line + 1,
-        escape(&example.gold),
-        snippet(&example.text, example.span)
-    )
+        example.gold,
+    ))];
+    item.extend(snippet(&example.text, example.span));
+    item
 }
 
-fn render_label(hover: &LabelHover) -> String {
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "**label** `{}` · {} rule{}",
-        hover.name,
-        hover.n_rules,
-        if hover.n_rules == 1 { "" } else { "s" }
-    );
+fn render_label(hover: &LabelHover) -> Document {
+    let mut doc = Document::default();
+    let mut title = vec![
+        Inline::strong("label"),
+        Inline::text(" "),
+        Inline::code(hover.name.as_str()),
+        Inline::Text(format!(
+            " · {} rule{}",
+            hover.n_rules,
+            plural(hover.n_rules)
+        )),
+    ];
     if hover.is_default {
-        out.push_str(" · default");
+        title.push(Inline::text(" · default"));
     }
-    out.push('\n');
+    doc.paragraph(title);
     if hover.corpora.is_empty() {
-        out.push_str(if hover.pending {
-            "\n_Being evaluated on the corpora: the figures follow shortly._\n"
+        doc.push(note(if hover.pending {
+            "Being evaluated on the corpora: the figures follow shortly."
         } else {
-            "\n_No corpus figures yet: bind a corpus and save._\n"
-        });
-        return out;
+            "No corpus figures yet: bind a corpus and save."
+        }));
+        return doc;
     }
     if hover.pending {
-        out.push_str("\n_Figures of the previous save; this save's are being computed._\n");
+        doc.push(note(
+            "Figures of the previous save; this save's are being computed.",
+        ));
     }
-    out.push_str("\n| corpus | gold | predicted | precision | recall | F1 |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    for figures in &hover.corpora {
-        let m = &figures.metrics;
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {} | {} | {} |",
-            escape(&figures.corpus),
-            m.support,
-            m.predicted,
-            percent(m.precision()),
-            percent(m.recall()),
-            percent(m.f1())
-        );
-    }
+    doc.push(Block::Table(Table {
+        header: vec!["corpus", "gold", "predicted", "precision", "recall", "F1"],
+        numeric: vec![false, true, true, true, true, true],
+        rows: hover
+            .corpora
+            .iter()
+            .map(|figures| {
+                let m = &figures.metrics;
+                vec![
+                    figures.corpus.clone(),
+                    m.support.to_string(),
+                    m.predicted.to_string(),
+                    percent(m.precision()),
+                    percent(m.recall()),
+                    percent(m.f1()),
+                ]
+            })
+            .collect(),
+    }));
     // "4 ham lines predicted as spam": the gold label first, then the prediction.
     let lines = |n: usize, gold: &str, predicted: &str| {
-        format!(
-            "{n} {} line{} predicted as {}",
-            escape(gold),
-            if n == 1 { "" } else { "s" },
-            escape(predicted)
-        )
+        format!("{n} {gold} line{} predicted as {predicted}", plural(n))
     };
-    out.push('\n');
-    for figures in &hover.corpora {
-        let errors: Vec<String> = figures
-            .mistaken_for
-            .iter()
-            .take(4)
-            .map(|(other, n)| lines(*n, &hover.name, other))
-            .chain(
-                figures
-                    .taken_for
-                    .iter()
-                    .take(4)
-                    .map(|(other, n)| lines(*n, other, &hover.name)),
-            )
-            .collect();
-        if !errors.is_empty() {
-            let _ = writeln!(out, "- {}: {}", escape(&figures.corpus), errors.join("; "));
-        }
-    }
-    out
+    let items = hover
+        .corpora
+        .iter()
+        .filter_map(|figures| {
+            let errors: Vec<String> = figures
+                .mistaken_for
+                .iter()
+                .take(4)
+                .map(|(other, n)| lines(*n, &hover.name, other))
+                .chain(
+                    figures
+                        .taken_for
+                        .iter()
+                        .take(4)
+                        .map(|(other, n)| lines(*n, other, &hover.name)),
+                )
+                .collect();
+            (!errors.is_empty()).then(|| {
+                vec![Inline::Text(format!(
+                    "{}: {}",
+                    figures.corpus,
+                    errors.join("; ")
+                ))]
+            })
+        })
+        .collect();
+    doc.push(Block::List {
+        heading: Vec::new(),
+        items,
+    });
+    doc
 }
 
-/// A corpus line's hover as Markdown; `text` is the line's text, which the hover's ranges
-/// point into.
-pub fn render_line_hover(hover: &LineHover, text: &str) -> String {
-    let mut out = String::new();
+/// A corpus line's hover as a document; `text` is the line's text, which the hover's
+/// ranges point into.
+pub fn render_line_hover(hover: &LineHover, text: &str) -> Document {
+    let mut doc = Document::default();
     let gold = hover.gold.as_deref();
-    match gold {
-        Some(gold) => {
-            let _ = write!(out, "gold **{}**", escape(gold));
-        }
-        None => out.push_str("unlabeled"),
-    }
+    let mut title = match gold {
+        Some(gold) => vec![Inline::text("gold "), Inline::strong(gold)],
+        None => vec![Inline::text("unlabeled")],
+    };
     let predicted = hover.rules_prediction.as_deref();
-    let _ = write!(
-        out,
-        " · rules **{}**",
-        escape(predicted.unwrap_or("nothing"))
-    );
+    title.push(Inline::text(" · rules "));
+    title.push(Inline::strong(predicted.unwrap_or("nothing")));
     if gold.is_some() {
-        out.push_str(if gold == predicted { " ✓" } else { " ✗" });
+        title.push(Inline::text(if gold == predicted {
+            " ✓"
+        } else {
+            " ✗"
+        }));
     }
     if hover.fired.is_empty() {
-        out.push_str(" (no rule fired)");
+        title.push(Inline::text(" (no rule fired)"));
     } else {
-        let _ = write!(out, " (fired: {})", hover.fired.join(", "));
-    }
-    out.push('\n');
-    if let (Some(gold), false) = (gold, hover.missed.is_empty()) {
-        let _ = writeln!(
-            out,
-            "\nWhy the **{}** patterns missed, closest first:",
-            escape(gold)
-        );
-        for missed in &hover.missed {
-            out.push_str(&render_missed(missed, text));
+        title.push(Inline::text(" (fired: "));
+        for (i, fired) in hover.fired.iter().enumerate() {
+            if i > 0 {
+                title.push(Inline::text(", "));
+            }
+            title.extend(described(fired));
         }
+        title.push(Inline::text(")"));
+    }
+    doc.paragraph(title);
+    if let (Some(gold), false) = (gold, hover.missed.is_empty()) {
+        doc.push(Block::List {
+            heading: vec![
+                Inline::text("Why the "),
+                Inline::strong(gold),
+                Inline::text(" patterns missed, closest first:"),
+            ],
+            items: hover
+                .missed
+                .iter()
+                .map(|missed| render_missed(missed, text))
+                .collect(),
+        });
     }
     match &hover.network {
-        Ok(network) => render_network(&mut out, network, gold, text),
+        Ok(network) => render_network(&mut doc, network, gold, text),
         Err(AbsentNetwork::NotYetTrained) => {
-            out.push_str("\n_No trained network yet: save the rules to train one._\n");
+            doc.push(note("No trained network yet: save the rules to train one."));
         }
-        Err(AbsentNetwork::TrainingOff) => out
-            .push_str("\n_Training is off (`rulelens.training.enabled`): the rules' view only._\n"),
+        Err(AbsentNetwork::Training { progress }) => doc.push(note(&format!(
+            "A network is training: {progress}. Its view shows here once it is ready."
+        ))),
+        Err(AbsentNetwork::TrainingOff) => doc.push(Block::Note(vec![
+            Inline::text("Training is off ("),
+            Inline::code("rulelens.training.enabled"),
+            Inline::text("): the rules' view only."),
+        ])),
         Err(AbsentNetwork::SopaOnly) if hover.patterns.is_none() => {
-            out.push_str("\n_No trained SoPa yet: save the rules to train one._\n");
+            doc.push(note("No trained SoPa yet: save the rules to train one."));
         }
         Err(AbsentNetwork::SopaOnly) => {}
         Err(AbsentNetwork::MvmaOnly) if hover.mvma.is_none() => {
-            out.push_str("\n_No trained MVMA-G yet: save the rules to train one._\n");
+            doc.push(note("No trained MVMA-G yet: save the rules to train one."));
         }
         Err(AbsentNetwork::MvmaOnly) => {}
     }
     if let Some(mvma) = &hover.mvma {
-        render_mvma(&mut out, mvma, gold, text);
+        render_mvma(&mut doc, mvma, gold, text);
     }
     if let Some(patterns) = &hover.patterns {
-        render_patterns(&mut out, patterns, gold, text);
+        render_patterns(&mut doc, patterns, gold, text);
     }
-    out
+    doc
 }
 
 /// The MVMA-G's view of a line: its prediction, and each logit shown as the exact sum of
 /// its suffix n-grams' parts, the strongest listed.
-fn render_mvma(out: &mut String, view: &MvmaView, gold: Option<&str>, text: &str) {
+fn render_mvma(doc: &mut Document, view: &MvmaView, gold: Option<&str>, text: &str) {
     render_verdict(
-        out,
+        doc,
         ("MVMA-G", "The MVMA-G"),
         &view.prediction,
         &view.probabilities,
@@ -433,64 +483,68 @@ fn render_mvma(out: &mut String, view: &MvmaView, gold: Option<&str>, text: &str
         false,
     );
     if view.stale {
-        out.push_str(
-            "\n_The MVMA-G is of an earlier save of the rules; saving trains it again._\n",
-        );
+        doc.push(note(
+            "The MVMA-G is of an earlier save of the rules; saving trains it again.",
+        ));
     }
     if view.truncated {
-        let _ = writeln!(
-            out,
-            "\n_The network reads the first {} tokens of this line._",
+        doc.push(note(&format!(
+            "The network reads the first {} tokens of this line.",
             view.n_tokens
-        );
+        )));
     }
     for logit in &view.logits {
         let gold = logit.label != view.prediction;
-        render_logit_parts(out, logit, gold, text);
+        render_logit_parts(doc, logit, gold, text);
     }
 }
 
 /// A label's logit (the gold label's, marked, when `gold`) as the sum of its suffix
 /// n-grams' parts.
-fn render_logit_parts(out: &mut String, logit: &LogitParts, gold: bool, text: &str) {
+fn render_logit_parts(doc: &mut Document, logit: &LogitParts, gold: bool, text: &str) {
     let n_parts = logit.strongest.len() + logit.rest.0;
-    let _ = writeln!(
-        out,
-        "\nThe logit of {}{} is the sum of {n_parts} part{}, one per suffix n-gram \
-         (`wᵀ v_{{i:N}}`: from word i to the end), exactly; the strongest:",
-        escape(&logit.label),
-        if gold { " (gold)" } else { "" },
-        if n_parts == 1 { "" } else { "s" }
-    );
-    for part in &logit.strongest {
-        let _ = writeln!(
-            out,
-            "- from word {} on {:+.3}: {}",
-            part.start + 1,
-            part.score,
-            snippet(text, part.range)
-        );
-    }
+    let heading = vec![
+        Inline::Text(format!(
+            "The logit of {}{} is the sum of {n_parts} part{}, one per suffix n-gram (",
+            logit.label,
+            if gold { " (gold)" } else { "" },
+            plural(n_parts)
+        )),
+        Inline::code("wᵀ v_{i:N}"),
+        Inline::text(": from word i to the end), exactly; the strongest:"),
+    ];
+    let mut items: Vec<Vec<Inline>> = logit
+        .strongest
+        .iter()
+        .map(|part| {
+            let mut item = vec![Inline::Text(format!(
+                "from word {} on {:+.3}: ",
+                part.start + 1,
+                part.score
+            ))];
+            item.extend(snippet(text, part.range));
+            item
+        })
+        .collect();
     if logit.rest.0 > 0 {
-        let _ = writeln!(
-            out,
-            "- {} other part{} {:+.3}",
+        items.push(vec![Inline::Text(format!(
+            "{} other part{} {:+.3}",
             logit.rest.0,
-            if logit.rest.0 == 1 { "" } else { "s" },
+            plural(logit.rest.0),
             logit.rest.1
-        );
+        ))]);
     }
-    let _ = writeln!(
-        out,
-        "\nThe parts sum to {:.4}; the logit is {:.4}.",
+    doc.push(Block::List { heading, items });
+    doc.paragraph(vec![Inline::Text(format!(
+        "The parts sum to {:.4}; the logit is {:.4}.",
         logit.sum, logit.logit
-    );
+    ))]);
 }
 
 /// A network's verdict on a line: `**KIND** **LABEL** ✓ · label p · …`, and a note when it
 /// was trained on an older version of the rules (`who` names it in the note).
 fn render_verdict(
-    out: &mut String,
+    doc: &mut Document,
     (kind, who): (&str, &str),
     prediction: &str,
     probabilities: &[(String, f64)],
@@ -499,153 +553,184 @@ fn render_verdict(
 ) {
     let probabilities: Vec<String> = probabilities
         .iter()
-        .map(|(label, p)| format!("{} {:.2}", escape(label), p))
+        .map(|(label, p)| format!("{label} {p:.2}"))
         .collect();
-    let _ = write!(
-        out,
-        "\n**{kind}** **{}**{} · {}",
-        escape(prediction),
-        match gold {
-            Some(gold) if gold == prediction => " ✓",
-            Some(_) => " ✗",
-            None => "",
-        },
-        probabilities.join(" · ")
-    );
+    doc.paragraph(vec![
+        Inline::strong(kind),
+        Inline::text(" "),
+        Inline::strong(prediction),
+        Inline::Text(format!(
+            "{} · {}",
+            match gold {
+                Some(gold) if gold == prediction => " ✓",
+                Some(_) => " ✗",
+                None => "",
+            },
+            probabilities.join(" · ")
+        )),
+    ]);
     if stale {
-        let _ = write!(
-            out,
-            "\n\n_{who} is of an earlier save of the rules: patterns changed since are not listed; saving trains it again._"
-        );
+        doc.push(note(&format!(
+            "{who} is of an earlier save of the rules: patterns changed since are not listed; saving trains it again."
+        )));
     }
-    out.push('\n');
 }
 
 /// The rule network's view of a line.
-fn render_network(out: &mut String, network: &NetworkView, gold: Option<&str>, text: &str) {
+fn render_network(doc: &mut Document, network: &NetworkView, gold: Option<&str>, text: &str) {
     render_verdict(
-        out,
+        doc,
         (network.kind, "The network"),
         &network.prediction,
         &network.probabilities,
         gold,
         network.stale,
     );
+    let label = &network.prediction;
     if network.prediction_from_words {
-        let _ = writeln!(
-            out,
-            "\n_No rule names {}: the network learned it from the corpus, and its logit comes \
-             from the line's mean word vector alone._",
-            escape(&network.prediction)
-        );
+        doc.push(note(&format!(
+            "No rule names {label}: the network learned it from the corpus, and its logit comes \
+             from the line's mean word vector alone."
+        )));
     }
-    if !network.top_patterns.is_empty() {
-        out.push_str("\nTop patterns:\n");
-        for pattern in &network.top_patterns {
-            let _ = write!(out, "- {} {:.2}", pattern.pattern, pattern.score);
-            if let Some(span) = pattern.span {
-                let _ = write!(out, ": {}", snippet(text, span));
-            }
-            out.push('\n');
-        }
-    }
-    let label = escape(&network.prediction);
+    doc.push(Block::List {
+        heading: if network.top_patterns.is_empty() {
+            Vec::new()
+        } else {
+            vec![Inline::text("Top patterns:")]
+        },
+        items: network
+            .top_patterns
+            .iter()
+            .map(|pattern| {
+                let mut item = described(&pattern.pattern);
+                item.push(Inline::Text(format!(" {:.2}", pattern.score)));
+                if let Some(span) = pattern.span {
+                    item.push(Inline::text(": "));
+                    item.extend(snippet(text, span));
+                }
+                item
+            })
+            .collect(),
+    });
     if network.ngram_len_capped && network.max_ngram_len == 0 {
-        out.push_str("\n_The line is too long to measure its n-grams within a hover's time._\n");
+        doc.push(note(
+            "The line is too long to measure its n-grams within a hover's time.",
+        ));
     } else if network.ngrams.is_empty() {
         if network.max_ngram_len > 0 {
-            let _ = writeln!(
-                out,
-                "\n_Deleting any one n-gram of up to {} token{} changes P({label}) by less \
-                 than {NEGLIGIBLE}._",
+            doc.push(note(&format!(
+                "Deleting any one n-gram of up to {} token{} changes P({label}) by less \
+                 than {NEGLIGIBLE}.",
                 network.max_ngram_len,
-                if network.max_ngram_len == 1 { "" } else { "s" }
-            );
+                plural(network.max_ngram_len)
+            )));
         }
     } else {
-        let _ = writeln!(
-            out,
-            "\nStrongest n-grams (occlusion: what deleting each does to P({label})):"
-        );
-        for ngram in &network.ngrams {
-            let phrase = text
-                .get(usize::from(ngram.range.start())..usize::from(ngram.range.end()))
-                .unwrap_or("");
-            let _ = writeln!(
-                out,
-                "- **{}** {:+.2} toward {label} ({:.2} without it)",
-                escape(phrase),
-                ngram.contribution,
-                ngram.without
-            );
-        }
+        doc.push(Block::List {
+            heading: vec![Inline::Text(format!(
+                "Strongest n-grams (occlusion: what deleting each does to P({label})):"
+            ))],
+            items: network
+                .ngrams
+                .iter()
+                .map(|ngram| {
+                    let phrase = text
+                        .get(usize::from(ngram.range.start())..usize::from(ngram.range.end()))
+                        .unwrap_or("");
+                    vec![
+                        Inline::Highlight(phrase.to_string()),
+                        Inline::Text(format!(
+                            " {:+.2} toward {label} ({:.2} without it)",
+                            ngram.contribution, ngram.without
+                        )),
+                    ]
+                })
+                .collect(),
+        });
     }
     if network.ngram_len_capped && network.max_ngram_len > 0 {
-        let _ = writeln!(
-            out,
-            "\n_On a line this long, only n-grams of up to {} token{} are measured._",
+        doc.push(note(&format!(
+            "On a line this long, only n-grams of up to {} token{} are measured.",
             network.max_ngram_len,
-            if network.max_ngram_len == 1 { "" } else { "s" }
-        );
+            plural(network.max_ngram_len)
+        )));
     }
 }
 
 /// The SoPa's view of a line: its prediction and the patterns it leans on most.
-fn render_patterns(out: &mut String, view: &PatternsView, gold: Option<&str>, text: &str) {
+fn render_patterns(doc: &mut Document, view: &PatternsView, gold: Option<&str>, text: &str) {
     render_verdict(
-        out,
+        doc,
         ("SoPa", "The SoPa"),
         &view.prediction,
         &view.probabilities,
         gold,
         view.stale,
     );
-    let label = escape(&view.prediction);
+    let label = &view.prediction;
     let decisive = |delta: f64| delta.abs() >= NEGLIGIBLE;
-    if view.contributions.iter().any(|c| decisive(c.delta)) {
-        let _ = writeln!(
-            out,
-            "\nPatterns (leave-one-out: what the network's P({label}) loses without each):"
-        );
+    let heading = if view.contributions.iter().any(|c| decisive(c.delta)) {
+        vec![Inline::Text(format!(
+            "Patterns (leave-one-out: what the network's P({label}) loses without each):"
+        ))]
     } else {
-        let _ = writeln!(
-            out,
-            "\n_Leaving out any one pattern changes P({label}) by less than {NEGLIGIBLE}._ \
-             The patterns with the highest scores:"
-        );
-    }
-    for c in &view.contributions {
-        let _ = write!(out, "- {}", c.pattern);
-        if decisive(c.delta) {
-            let _ = write!(out, " {:+.2}", c.delta);
-        }
-        if let Some(regex) = &c.regex {
-            let _ = write!(out, " `{}`", regex.replace('`', "'"));
-        }
-        let _ = write!(out, " (score {:.2})", c.score);
-        if let Some(span) = c.span {
-            let _ = write!(out, ": {}", snippet(text, span));
-        }
-        out.push('\n');
-    }
+        vec![
+            Inline::Emphasis(vec![Inline::Text(format!(
+                "Leaving out any one pattern changes P({label}) by less than {NEGLIGIBLE}."
+            ))]),
+            Inline::text(" The patterns with the highest scores:"),
+        ]
+    };
+    let items = view
+        .contributions
+        .iter()
+        .map(|c| {
+            let mut item = described(&c.pattern);
+            if decisive(c.delta) {
+                item.push(Inline::Text(format!(" {:+.2}", c.delta)));
+            }
+            if let Some(regex) = &c.regex {
+                item.push(Inline::text(" "));
+                item.push(Inline::code(regex.as_str()));
+            }
+            item.push(Inline::Text(format!(" (score {:.2})", c.score)));
+            if let Some(span) = c.span {
+                item.push(Inline::text(": "));
+                item.extend(snippet(text, span));
+            }
+            item
+        })
+        .collect();
+    doc.push(Block::List { heading, items });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A snippet of `text` around `span`, as Markdown.
+    fn markdown_snippet(text: &str, span: TextRange) -> String {
+        let mut doc = Document::default();
+        doc.paragraph(snippet(text, span));
+        doc.to_markdown().trim_end().to_string()
+    }
+
     #[test]
     fn snippets_bold_the_span_escape_markdown_and_cut_long_context() {
-        let text = "a*b call me | now";
+        let text = "a*b call me | now!";
         let span = TextRange::new(4.into(), 11.into());
-        assert_eq!(snippet(text, span), r"a\*b **call me** \| now");
+        assert_eq!(markdown_snippet(text, span), r"a\*b **call me** | now!");
         let long = format!("{}x{}", "a ".repeat(50), " b".repeat(50));
         let at = 100;
-        let cut = snippet(&long, TextRange::new(at.into(), (at + 1).into()));
+        let cut = markdown_snippet(&long, TextRange::new(at.into(), (at + 1).into()));
         assert!(cut.starts_with('…') && cut.ends_with('…'), "{cut}");
         assert!(cut.contains("**x**"), "{cut}");
-        // A span off a char boundary falls back to the escaped text.
-        assert_eq!(snippet("é", TextRange::new(1.into(), 2.into())), "é");
+        // A span off a char boundary falls back to the text.
+        assert_eq!(
+            markdown_snippet("é", TextRange::new(1.into(), 2.into())),
+            "é"
+        );
     }
 
     /// The strong (bold) texts of some Markdown, and whether a `**` was left as text, as
@@ -687,10 +772,54 @@ mod tests {
         for (text, span_text, bold) in cases {
             let at = text.find(span_text).unwrap();
             let span = TextRange::new((at as u32).into(), ((at + span_text.len()) as u32).into());
-            let markdown = snippet(text, span);
+            let markdown = markdown_snippet(text, span);
             let (strong, literal) = bold_parts(&markdown);
             assert_eq!(strong, [bold], "{markdown}");
             assert!(!literal, "a literal ** in {markdown}");
+        }
+    }
+
+    /// The text a CommonMark parser reads out of some Markdown, with a space for each break.
+    fn read_back(markdown: &str) -> String {
+        use pulldown_cmark::{Event, Options, Parser};
+        let mut out = String::new();
+        for event in Parser::new_ext(
+            markdown,
+            Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH,
+        ) {
+            match event {
+                Event::Text(text) | Event::Code(text) => out.push_str(&text),
+                Event::SoftBreak | Event::HardBreak | Event::End(_) => out.push(' '),
+                Event::Html(_) | Event::InlineHtml(_) => out.push_str("<HTML>"),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn corpus_text_reads_back_as_it_is_from_the_markdown() {
+        let lines = [
+            "last chance! **claim ur ??150 worth of discount vouchers today!",
+            "text & win at 86888 & claim",
+            "# 1 free <b>ringtone</b> [reply] `now` ~~today~~ a_b _c_ \\ x\\* &amp;",
+            "- 2. > | pipes | in | text",
+        ];
+        for line in lines {
+            let mut doc = Document::default();
+            doc.paragraph(vec![Inline::text(line)]);
+            doc.push(Block::List {
+                heading: Vec::new(),
+                items: vec![vec![Inline::text(line)]],
+            });
+            let markdown = doc.to_markdown();
+            assert_eq!(
+                read_back(&markdown).split_whitespace().collect::<Vec<_>>(),
+                format!("{line} {line}")
+                    .split_whitespace()
+                    .collect::<Vec<_>>(),
+                "{markdown}"
+            );
         }
     }
 }

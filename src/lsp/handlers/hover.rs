@@ -1,10 +1,12 @@
 //! `textDocument/hover`: over a pattern or a label of a rules file, and over a corpus line.
-//! The data comes from `ide::hover_rules` and `ide::hover_line`, the Markdown from
-//! `ide::render_*`; hovers read the last finished network and never wait for training.
+//! The data comes from `ide::hover_rules` and `ide::hover_line`, the document from
+//! `ide::render_*`, written as Markdown, or as plain text for a client whose
+//! `hover.contentFormat` lacks `markdown`; hovers read the last finished network and never
+//! wait for training.
 
 use crate::ide::{
     Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, mvma_view,
-    patterns_view, render_line_hover, render_rules_hover,
+    patterns_view, render_line_hover, render_rules_hover, render_unbound_corpus, training_note,
 };
 use crate::lsp::state::Snapshot;
 use text_size::TextRange;
@@ -24,11 +26,11 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
             patterns: view.project.patterns.network.as_deref(),
         };
         hover_rules(&view.file, offset, figures, &config).map(|(range, hover)| {
-            let mut value = render_rules_hover(&hover);
+            let mut document = render_rules_hover(&hover);
             if let Some(training) = &view.project.training {
-                value.push_str(&format!("\n_Training: {training}_\n"));
+                document.push(training_note(training));
             }
-            (value, text.lsp_range(range))
+            (document, text.lsp_range(range))
         })
     } else if let Some(view) = snapshot.corpus(uri.as_str()) {
         let text = view.text();
@@ -44,7 +46,7 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
         .next()
         .and_then(|example| {
             let range = example.text_range.or(example.label_range)?;
-            let value = match view.project {
+            let document = match view.project {
                 Some((_, project)) => {
                     let current = &project.current.source.text;
                     let training = &snapshot.settings.training;
@@ -53,10 +55,13 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                             model,
                             stale: !model.is_trained_on(current),
                         },
-                        None if training.mvma_network().is_some() => LineNetwork::MvmaOnly,
-                        None if training.rules_network().is_none() => LineNetwork::SopaOnly,
-                        None if training.enabled => LineNetwork::NotYetTrained,
-                        None => LineNetwork::TrainingOff,
+                        None => match project.training.as_deref() {
+                            Some(progress) => LineNetwork::Training { progress },
+                            None if training.mvma_network().is_some() => LineNetwork::MvmaOnly,
+                            None if training.rules_network().is_none() => LineNetwork::SopaOnly,
+                            None if training.enabled => LineNetwork::NotYetTrained,
+                            None => LineNetwork::TrainingOff,
+                        },
                     };
                     let mut hover = hover_line(&example, &project.current, network, &config);
                     hover.mvma = project.mvma.network.as_deref().map(|mvma| {
@@ -70,22 +75,24 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                     });
                     render_line_hover(&hover, &example.text)
                 }
-                None => "_No rules file binds this corpus: add `corpus train \"…\"` to one._"
-                    .to_string(),
+                None => render_unbound_corpus(),
             };
-            Some((value, text.lsp_range(range)))
+            Some((document, text.lsp_range(range)))
         })
     } else {
         None
     };
-    Ok(found.map(|(value, range)| Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: if snapshot.client.markdown_hover {
-                MarkupKind::Markdown
-            } else {
-                MarkupKind::PlainText
-            },
-            value,
+    Ok(found.map(|(document, range)| Hover {
+        contents: HoverContents::Markup(if snapshot.client.markdown_hover {
+            MarkupContent {
+                kind: MarkupKind::Markdown,
+                value: document.to_markdown(),
+            }
+        } else {
+            MarkupContent {
+                kind: MarkupKind::PlainText,
+                value: document.to_plain_text(),
+            }
         }),
         range: Some(range),
     }))

@@ -5,6 +5,7 @@
 pub mod automaton;
 pub mod code_action;
 pub mod completion;
+pub mod diagnostic;
 pub mod hover;
 pub mod lens;
 pub mod navigation;

@@ -28,6 +28,14 @@ fn a_line_hover_says_whether_a_network_is_coming() {
 
     _Training is off (`rulelens.training.enabled`): the rules' view only._
     ");
+    // During the first training: what the client's status says, not "no network yet".
+    let progress = "Full training of FA-RNN (rule network): sms.rules: epoch 10/60, dev \
+                    accuracy 94.2% (best 94.2%)";
+    insta::assert_snapshot!(render(LineNetwork::Training { progress }), @r"
+    gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
+
+    _A network is training: Full training of FA-RNN (rule network): sms.rules: epoch 10/60, dev accuracy 94.2% (best 94.2%). Its view shows here once it is ready._
+    ");
     insta::assert_snapshot!(render(LineNetwork::MvmaOnly), @r"
     gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
 

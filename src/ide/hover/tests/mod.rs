@@ -1,7 +1,8 @@
 //! `ide::hover`'s tests: the hovers over patterns, labels and corpus lines, and their
 //! Markdown, on the hand-computed fixtures of `ide::testing` (rendered hovers as inline
 //! snapshots where the text is the point: `cargo insta review` updates them); `rules.rs`
-//! over the rules file, `line.rs` over a corpus line.
+//! over the rules file, `line.rs` over a corpus line, `formats.rs` the Markdown and the
+//! plain text of hovers on the SMS example.
 
 use super::*;
 use crate::corpus::{Example, Format, parse};
@@ -15,5 +16,16 @@ use crate::rules_file::RulesFile;
 use crate::text::tokenize;
 use text_size::TextSize;
 
+mod formats;
 mod line;
 mod rules;
+
+/// A corpus line's hover as Markdown, as most editors get it.
+fn render_line_hover(hover: &LineHover, text: &str) -> String {
+    super::render_line_hover(hover, text).to_markdown()
+}
+
+/// A rules-file hover as Markdown, as most editors get it.
+fn render_rules_hover(hover: &RulesHover) -> String {
+    super::render_rules_hover(hover).to_markdown()
+}
