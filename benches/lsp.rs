@@ -12,6 +12,8 @@
 //!   the network in memory is kept);
 //! - the save cost of training: from opening the files to the trained FA-RNN, then to the
 //!   trained SoPa of `training.learnPatterns` (its learned patterns read back), 3 epochs each;
+//!   then from `didSave` of a one-rule edit to the warm-started FA-RNN in use, under the
+//!   default `training.delay` (issue 36: a median of 2 s at most);
 //! - hover on a corpus line, with both networks trained (rule-system, FA-RNN and SoPa
 //!   predictions, top patterns with their best spans, n-grams by occlusion, the SoPa's
 //!   leave-one-out contributions), on lines drawn at random;
@@ -24,7 +26,8 @@
 //!
 //! Each is timed from the client's write to the client's receipt of the parsed answer, and
 //! reported as p50, p99 and max over many samples, beside the targets of issue #4.
-//! Run: `cargo bench --bench lsp` (RULELENS_BENCH_SAMPLES scales the sample counts).
+//! Run: `cargo bench --bench lsp` (RULELENS_BENCH_SAMPLES scales the sample counts;
+//! `cargo bench --bench lsp -- save-to-network` stops after the save to trained network).
 //! Results: docs/performance.md.
 
 #[path = "../tests/common/lsp_client.rs"]
@@ -129,6 +132,14 @@ fn toggle_word(version: i64) -> (Value, &'static str) {
     }
 }
 
+/// The log line that ends a save job: its SoPa's learned patterns measured as suggestions.
+fn is_learned_measured(message: &Value) -> bool {
+    message["method"] == "window/logMessage"
+        && message["params"]["message"]
+            .as_str()
+            .is_some_and(|text| text.contains("learned patterns, measured in"))
+}
+
 fn is_progress_end(message: &Value) -> bool {
     message["method"] == "$/progress" && message["params"]["value"]["kind"] == "end"
 }
@@ -194,6 +205,71 @@ fn main() {
     assert!(text.contains("**FA-RNN**"), "no trained network: {text}");
     assert!(text.contains("**SoPa**"), "no trained SoPa: {text}");
 
+    // Save to trained network, as the editor feels it: a one-rule edit saved on its own,
+    // under the default `training.delay`, from `didSave` to the end of the rule network's
+    // progress (a warm start from the network before, prepared for the editor and in use).
+    let mut version = 1;
+    let delay = 3.0;
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({ "settings": { "training": { "enabled": true, "epochs": 3, "patience": 1,
+                                            "delay": delay, "modelCache": cache } } }),
+    );
+    // The job of the settings' change (the networks in memory) ends before the first edit,
+    // or it would train the edited text itself.
+    server.wait_for(is_learned_measured);
+    let mut save_to_network = Timings::new("save to trained FA-RNN (one-rule edit)", None);
+    for sample in 0..samples(5) {
+        // A word the rule never had (a text trained before would load from the cache).
+        version += 1;
+        let at = json!({ "line": PATTERN_LINE, "character": 9 });
+        server.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": rules, "version": version },
+                    "contentChanges": [{ "range": { "start": at, "end": at },
+                                         "text": format!("edit{sample} ") }] }),
+        );
+        server.diagnostics(&rules, version);
+        // A save on its own: the last job (the settings', or the last save's) is older
+        // than the delay, and its SoPa has finished.
+        std::thread::sleep(Duration::from_secs_f64(delay + 0.5));
+        server.has_seen(|_| false);
+        server.clear_seen();
+        let started = Instant::now();
+        server.notify(
+            "textDocument/didSave",
+            json!({ "textDocument": { "uri": rules } }),
+        );
+        let end = server.wait_for(is_progress_end_of("rulelens/train/"));
+        save_to_network.samples.push(started.elapsed());
+        eprintln!(
+            "save to network: {:.2} s ({})",
+            started.elapsed().as_secs_f64(),
+            end["params"]["value"]["message"]
+        );
+        // The rest of the save (the SoPa, its learned patterns measured) before the next.
+        server.wait_for(is_learned_measured);
+    }
+    // Back to the file as it was, for what follows, at an odd version (`toggle_word`).
+    version += 1 + version % 2;
+    server.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": rules, "version": version },
+                "contentChanges": [{ "text": rules_text }] }),
+    );
+    server.diagnostics(&rules, version);
+    if std::env::args().any(|arg| arg == "save-to-network") {
+        // `cargo bench --bench lsp -- save-to-network`: this measurement alone.
+        println!("| what | samples | p50 ms | p99 ms | max ms | target (p99) |");
+        println!("|---|---:|---:|---:|---:|---|");
+        for timings in [&rule_network, &learned, &save_to_network] {
+            println!("{}", timings.row());
+        }
+        assert_eq!(server.stop(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+
     // Hover on corpus lines, then on a pattern, with the network trained and nothing else
     // running.
     let mut random = SplitMix(0);
@@ -213,7 +289,6 @@ fn main() {
 
     // Change to diagnostics: insert a word into the pattern, then take it out again.
     let mut change = Timings::new("change to diagnostics (sms.rules)", Some(50.0));
-    let mut version = 1;
     for _ in 0..samples(400) {
         version += 1;
         let (range, text) = toggle_word(version);
@@ -310,6 +385,7 @@ fn main() {
     for timings in [
         &rule_network,
         &learned,
+        &save_to_network,
         &line_hover,
         &pattern_hover,
         &training_hover,

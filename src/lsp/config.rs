@@ -27,8 +27,9 @@ use std::path::{Path, PathBuf};
 pub struct Training {
     /// Train on save ("Train Now" trains even when this is off).
     pub enabled: bool,
-    /// Seconds to wait after a save before training starts; another save in that time
-    /// starts the wait again. The rules' figures on the corpora do not wait.
+    /// A save that comes within this many seconds of the one before (an editor that saves
+    /// as you type) waits this long before training, so that a burst of saves trains once;
+    /// a save on its own trains at once. The rules' figures on the corpora do not wait.
     pub delay: f64,
     /// Where checkpoints are cached; default: `rulelens/models` in the user's cache folder
     /// (`$XDG_CACHE_HOME`, else `~/.cache`).

@@ -3,19 +3,22 @@
 //! Each rules file has its own queue and worker task, so one file's corpus analysis never
 //! waits behind another file's training; a worker skips queued jobs that a newer save
 //! superseded. A job analyzes the saved rules on their corpora (`project::analyze_save`)
-//! and publishes the corpus-aware diagnostics; beside the rest of the job, a task measures
-//! the suggestion engine's edits (`project::suggest_save`) for code actions and
-//! `rulelens/suggest`; then the job gets the networks the save calls for
-//! (`project::network_plan`): the rule network, or the MVMA-G when the settings name that
-//! black box, then the SoPa that learns patterns; each the one in memory, the checkpoint in
-//! the cache, or a new training, reported through `$/progress` when the client supports it;
-//! and publishes what each adds.
+//! and publishes the corpus-aware diagnostics; then the job gets the networks the save
+//! calls for (`project::network_plan`): the rule network, or the MVMA-G when the settings
+//! name that black box, then the SoPa that learns patterns; each the one in memory, the
+//! checkpoint in the cache, or a new training, reported through `$/progress` when the
+//! client supports it; and publishes what each adds. Beside the rest of the job, a task
+//! measures the suggestion engine's edits (`project::suggest_save`) for code actions and
+//! `rulelens/suggest`: once the network is in when the project holds one (a warm start,
+//! which they would slow down on a small machine), else at once (a first training takes
+//! minutes).
 //!
 //! Networks are shared: a [`Networks`] registry hands every project whose rules, settings
 //! and corpora are identical the same network, trained or loaded once, and one training
 //! runs at a time (a second would only halve the speed of the first on a small machine).
-//! Training waits `training.delay` seconds after a save, so that a burst of saves (an
-//! editor that saves as you type) trains once. A newer save of the same rules file sets
+//! A save that follows the previous job within `training.delay` seconds waits that long
+//! before training, so that a burst of saves (an editor that saves as you type) trains
+//! once; a save on its own trains at once. A newer save of the same rules file sets
 //! the running job's cancellation flag, which the analysis polls every 1,024 lines and
 //! training between batches; a shared training stops when no project wants it any more.
 //! Results are stored only while their job is still the newest of its project. All heavy
@@ -73,21 +76,41 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     let Some(saved) = analyze(session, &job).await else {
         return;
     };
-    spawn_suggestions(session, &job, &saved);
-    yardstick::spawn(session, &networks.yardsticks, &job, &saved);
-    let settings = session.snapshot().settings.clone();
-    if let Some(training) = settings.training.rules_network()
-        && step::<TrainedFaRnn>(session, networks, &job, &saved, training)
-            .await
-            .is_none()
-    {
-        return;
+    // With a network held, this save's is a warm start or already made, a second or two:
+    // the save's suggestions and the yardstick follow it rather than halve its speed on a
+    // small machine. A first training takes minutes: they go beside it.
+    let network_held = session.read(|state| {
+        state.projects.get(&job.key).is_some_and(|project| {
+            project.model.network.is_some() || project.mvma.network.is_some()
+        })
+    });
+    let spawn_the_rest = || {
+        spawn_suggestions(session, &job, &saved);
+        yardstick::spawn(session, &networks.yardsticks, &job, &saved);
+    };
+    if !network_held {
+        spawn_the_rest();
     }
-    if let Some(training) = settings.training.mvma_network()
-        && step::<TrainedMvma>(session, networks, &job, &saved, training)
-            .await
-            .is_none()
-    {
+    let settings = session.snapshot().settings.clone();
+    let network = if let Some(training) = settings.training.rules_network() {
+        Some(
+            step::<TrainedFaRnn>(session, networks, &job, &saved, training)
+                .await
+                .is_some(),
+        )
+    } else if let Some(training) = settings.training.mvma_network() {
+        Some(
+            step::<TrainedMvma>(session, networks, &job, &saved, training)
+                .await
+                .is_some(),
+        )
+    } else {
+        None
+    };
+    if network_held && session.read(|state| state.is_newest(&job.key, &job.ticket)) {
+        spawn_the_rest();
+    }
+    if network == Some(false) {
         return;
     }
     if let Some(training) = settings.training.patterns_network()
@@ -534,8 +557,8 @@ async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinishe
     if !(settings.training.enabled || job.training != Training::IfEnabled) {
         return None;
     }
-    // A burst of saves trains once: wait for the last.
-    if job.training == Training::IfEnabled {
+    // A burst of saves trains once: wait for the last. A save on its own trains at once.
+    if job.training == Training::IfEnabled && job.in_a_burst {
         tokio::time::sleep(Duration::from_secs_f64(settings.training.delay)).await;
     }
     let _permit = networks.training.acquire().await.ok()?;

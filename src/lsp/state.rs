@@ -28,7 +28,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio::sync::watch;
 use tower_lsp_server::Client;
@@ -112,6 +112,9 @@ pub struct Project {
     pub mvma: Held<TrainedMvma>,
     /// The newest save job.
     pub job: Option<Ticket>,
+    /// When the newest save job started: a job that follows it within `training.delay` is
+    /// part of a burst of saves.
+    pub job_started: Option<Instant>,
     /// The latest progress report of a training run in progress, its title first (`Full
     /// training of FA-RNN (rule network): sms.rules: epoch 1/2, …`), for hovers.
     pub training: Option<Arc<str>>,
@@ -167,6 +170,7 @@ impl Project {
             patterns: Held::default(),
             mvma: Held::default(),
             job: None,
+            job_started: None,
             training: None,
             suggestions: None,
             yardstick: None,
@@ -214,6 +218,10 @@ pub struct JobRequest {
     pub text: Arc<String>,
     pub ticket: Ticket,
     pub training: Training,
+    /// Whether it came within `training.delay` seconds of the project's previous job (a
+    /// burst of saves, such as an editor that saves as you type): its training waits that
+    /// long for a newer one. A save on its own trains at once.
+    pub in_a_burst: bool,
 }
 
 /// Everything the server knows.
@@ -287,11 +295,17 @@ impl State {
             generation: self.generation,
             cancel: Arc::new(AtomicBool::new(false)),
         };
+        let delay = self.settings.training.delay;
         let project = self.projects_mut().get_mut(key)?;
         if let Some(old) = &project.job {
             old.cancel.store(true, Ordering::Relaxed);
         }
         project.job = Some(ticket.clone());
+        let now = Instant::now();
+        let in_a_burst = project
+            .job_started
+            .is_some_and(|started| now.duration_since(started).as_secs_f64() < delay);
+        project.job_started = Some(now);
         project.model.wanted = None;
         project.patterns.wanted = None;
         project.mvma.wanted = None;
@@ -300,6 +314,7 @@ impl State {
             text,
             ticket,
             training,
+            in_a_burst,
         })
     }
 
@@ -615,5 +630,40 @@ impl Session {
 
     pub fn log_error(&self, message: String) {
         self.log(MessageType::ERROR, message);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A save within `training.delay` of the job before it is part of a burst; the first
+    /// job, and any job with no delay, is not.
+    #[test]
+    fn a_job_soon_after_another_is_in_a_burst() {
+        let mut state = State::default();
+        let key = PathBuf::from("/r/x.rules");
+        let file = RulesFile::analyze(
+            SourceText::from_bytes(b"default ham\n"),
+            None,
+            &Default::default(),
+        );
+        state
+            .projects_mut()
+            .insert(key.clone(), Project::new(Arc::new(file), None, true));
+        let text = Arc::new(String::new());
+        let start = |state: &mut State| {
+            state
+                .start_job(&key, text.clone(), Training::IfEnabled)
+                .expect("the project")
+                .in_a_burst
+        };
+        assert_eq!(state.settings.training.delay, 3.0);
+        assert!(!start(&mut state));
+        assert!(start(&mut state));
+        let mut settings = (*state.settings).clone();
+        settings.training.delay = 0.0;
+        state.settings = Arc::new(settings);
+        assert!(!start(&mut state));
     }
 }
