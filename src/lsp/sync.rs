@@ -140,6 +140,24 @@ fn did_change(session: &Arc<Session>, params: DidChangeTextDocumentParams) {
     }
 }
 
+/// Analyzes the open rules document of the project at `key` again, as it is (a file it
+/// reads changed on disk); nothing when it is not open.
+pub fn analyze_again(session: &Arc<Session>, key: &Path) {
+    let open = session.read(|state| {
+        let uri = state.snapshot().rules_uri(key)?.to_string();
+        let document = state.documents.get(&uri)?;
+        Some((
+            uri,
+            document.version,
+            document.text.clone(),
+            document.path.clone(),
+        ))
+    });
+    if let Some((uri, version, text, path)) = open {
+        analyze_document(session, uri, version, text, path, key.to_path_buf());
+    }
+}
+
 /// Analyzes version `version` of the rules document `uri` on the blocking pool, and stores
 /// the result as its project's current analysis if nothing newer got there first.
 fn analyze_document(

@@ -1,5 +1,7 @@
 //! Corpus files that change on disk, not through the editor (a labeling tool writing them):
-//! the rules files that bind one run their save job again, as a save does.
+//! the rules files that bind one run their save job again, as a save does. Word-list files
+//! (`words NAME from "PATH"`) likewise, and the rules document that reads one is analyzed
+//! again, as an edit is: its lists, and their diagnostics, change with the file.
 //!
 //! A client that can watch files for the server (`workspace.didChangeWatchedFiles.
 //! dynamicRegistration`) is asked to, for every `.tsv` and `.jsonl` file of the workspace
@@ -12,11 +14,14 @@
 //! operating system's notifications (the `notify` crate): bound corpora are a few files,
 //! known by path, possibly outside the workspace, and a poll needs no thread, handle or
 //! platform code of its own. A corpus open in the editor is left out: its buffer is what the
-//! server reads.
+//! server reads. Word-list files, which may have any name, are always polled this way, and
+//! a missing one too, so that creating it is noticed.
 
 use super::report::{CLIENT_TIMEOUT, name};
 use super::state::{Session, Snapshot, Training};
+use super::sync;
 use crate::project::same_file;
+use crate::syntax::ast::{StatementKind, WordsBody};
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,10 +41,9 @@ const CORPUS_GLOBS: [&str; 2] = ["**/*.tsv", "**/*.jsonl"];
 /// Starts watching the corpus files, through the client where it can, else here.
 pub fn start(session: Arc<Session>) {
     tokio::spawn(async move {
-        if session.snapshot().client.watched_files_registration && register(&session).await {
-            return;
-        }
-        poll(session).await;
+        let registered =
+            session.snapshot().client.watched_files_registration && register(&session).await;
+        poll(session, !registered).await;
     });
 }
 
@@ -67,15 +71,25 @@ async fn register(session: &Session) -> bool {
     matches!(answer, Ok(Ok(())))
 }
 
-/// The rules files that bind one of `paths`, a file not open in the editor, run their save
-/// job again.
-pub fn changed_on_disk(session: &Session, paths: &[PathBuf]) {
+/// The rules files that bind one of `paths` (a corpus not open in the editor) or read it
+/// (a word-list file) run their save job again; an open rules document that reads one is
+/// analyzed again.
+pub fn changed_on_disk(session: &Arc<Session>, paths: &[PathBuf]) {
+    let snapshot = session.snapshot();
+    let readers: BTreeSet<PathBuf> = paths
+        .iter()
+        .flat_map(|path| readers(&snapshot, path))
+        .collect();
+    for key in &readers {
+        sync::analyze_again(session, key);
+    }
     let jobs = session.update(|state| {
         let snapshot = state.snapshot();
         let keys: BTreeSet<PathBuf> = paths
             .iter()
             .filter(|path| snapshot.document_at(path).is_none())
             .flat_map(|path| binding(&snapshot, path))
+            .chain(readers.iter().cloned())
             .collect();
         keys.into_iter()
             .filter_map(|key| {
@@ -88,9 +102,14 @@ pub fn changed_on_disk(session: &Session, paths: &[PathBuf]) {
             .collect::<Vec<_>>()
     });
     for (key, job) in jobs {
+        let what = if readers.contains(&key) {
+            "a word-list file"
+        } else {
+            "a bound corpus"
+        };
         session.log(
             MessageType::INFO,
-            format!("{}: a bound corpus changed on disk", name(&key)),
+            format!("{}: {what} changed on disk", name(&key)),
         );
         session.send_job(Some(job));
     }
@@ -111,12 +130,50 @@ fn binding(snapshot: &Snapshot, path: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The projects whose rules read the word-list file at `path`.
+fn readers(snapshot: &Snapshot, path: &Path) -> Vec<PathBuf> {
+    snapshot
+        .projects
+        .keys()
+        .filter(|key| {
+            word_list_files(snapshot, key)
+                .iter()
+                .any(|file| file == path)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The files the rules of the project at `key` read with `words NAME from "PATH"`, resolved
+/// against the rules file's folder, those that cannot be read too.
+fn word_list_files(snapshot: &Snapshot, key: &Path) -> Vec<PathBuf> {
+    let Some(project) = snapshot.projects.get(key).filter(|p| p.on_disk) else {
+        return Vec::new();
+    };
+    let folder = key.parent().unwrap_or(Path::new(""));
+    project
+        .current
+        .parse
+        .file
+        .statements
+        .iter()
+        .filter_map(|statement| match &statement.kind {
+            StatementKind::Words {
+                body: Some(WordsBody::File(path)),
+                ..
+            } => Some(folder.join(&path.value)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// What a poll notes of a file: its modification time and length, or nothing when it cannot
 /// be read.
 type Stamp = Option<(Option<SystemTime>, u64)>;
 
-/// Looks at the bound corpus files every [`POLL_INTERVAL`] until `shutdown`.
-async fn poll(session: Arc<Session>) {
+/// Looks at the word-list files, and the bound corpus files when `corpora` (no client
+/// watches them), every [`POLL_INTERVAL`] until `shutdown`.
+async fn poll(session: Arc<Session>, corpora: bool) {
     let started = SystemTime::now();
     let mut seen: HashMap<PathBuf, Stamp> = HashMap::new();
     let mut interval = tokio::time::interval(POLL_INTERVAL);
@@ -127,12 +184,18 @@ async fn poll(session: Arc<Session>) {
             return;
         }
         let snapshot = session.snapshot();
+        let corpus_files = snapshot
+            .projects
+            .keys()
+            .filter(|_| corpora)
+            .flat_map(|key| snapshot.bindings(key))
+            .map(|binding| binding.path)
+            .filter(|path| snapshot.document_at(path).is_none());
         let paths: BTreeSet<PathBuf> = snapshot
             .projects
             .keys()
-            .flat_map(|key| snapshot.bindings(key))
-            .map(|binding| binding.path)
-            .filter(|path| snapshot.document_at(path).is_none())
+            .flat_map(|key| word_list_files(&snapshot, key))
+            .chain(corpus_files)
             .take(MAX_POLLED_FILES)
             .collect();
         let stamped = tokio::task::spawn_blocking(move || {

@@ -56,3 +56,30 @@ async def test_a_corpus_rewritten_on_disk_is_analyzed_again(
     after = await wait_until(client, more_never_matching, "W0501 after the corpus changed")
     assert set(before) < set(after), (before, after)
     assert any("a bound corpus changed on disk" in m.message for m in client.log_messages)
+
+
+def codes(client: LanguageClient, uri: str):
+    """The codes of the diagnostics last published for `uri`, once there are some."""
+    params = latest(client, uri)
+    return params is not None and sorted(str(d.code) for d in params.diagnostics)
+
+
+async def test_a_word_list_file_written_on_disk_is_read_again(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    """A rules file reads a word list its author has not written yet (E0406); once the file
+    is on disk, the server's watcher notices (whatever the client watches), the open rules
+    document is analyzed again and the error goes."""
+    await start(client, request, workspace, training={"enabled": False})
+    path = workspace / "lists.rules"
+    path.write_text('default ham\nwords lures from "lures.txt"\nspam: $* @lures $*\n')
+    rules = open_document(client, path, "rules")
+    await wait_until(client, lambda: "E0406" in (codes(client, rules) or []), "E0406")
+
+    (workspace / "lures.txt").write_text("win\nfree\n")
+    await wait_until(
+        client,
+        lambda: codes(client, rules) == [],
+        "no diagnostics once lures.txt is on disk",
+    )
+    assert any("a word-list file changed on disk" in m.message for m in client.log_messages)
