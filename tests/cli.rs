@@ -915,6 +915,41 @@ fn dot_prints_graphviz() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("no pattern `nope`"));
 }
 
+/// Asserts that a command exited with 0, showing what it said otherwise.
+fn assert_succeeded(output: &Output) {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// `rulelens train RULES` for one epoch with the tests' word vectors, into `model`.
+fn train_one_epoch(rules: &Path, model: &Path) {
+    assert_succeeded(&rulelens(&[
+        "train",
+        rules.to_str().unwrap(),
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--epochs",
+        "1",
+        "--out",
+        model.to_str().unwrap(),
+    ]));
+}
+
+/// `rulelens predict MODEL --format json "win a prize"`.
+fn predict_win_a_prize(model: &Path) -> Output {
+    rulelens(&[
+        "predict",
+        model.to_str().unwrap(),
+        "--format",
+        "json",
+        "win a prize",
+    ])
+}
+
 #[test]
 fn a_checkpoint_survives_comments_and_moves_and_names_both_files_when_the_rules_change() {
     let base = std::env::temp_dir().join(format!("rulelens-cli-portable-{}", std::process::id()));
@@ -926,62 +961,28 @@ fn a_checkpoint_survives_comments_and_moves_and_names_both_files_when_the_rules_
     }
     let rules = work.join("tiny.rules");
     let model = work.join("model");
-    let output = rulelens(&[
-        "train",
-        rules.to_str().unwrap(),
-        "--embeddings",
-        "tests/data/train/vectors.txt",
-        "--epochs",
-        "1",
-        "--out",
-        model.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let predict = |model: &Path| {
-        rulelens(&[
-            "predict",
-            model.to_str().unwrap(),
-            "--format",
-            "json",
-            "win a prize",
-        ])
-    };
-    let first = predict(&model);
+    train_one_epoch(&rules, &model);
+    let first = predict_win_a_prize(&model);
     assert_eq!(first.status.code(), Some(0));
 
     // A comment and blank lines do not make it another rule system.
     let text = std::fs::read_to_string(&rules).unwrap();
     std::fs::write(&rules, format!("{text}\n# tried `cash` too\n")).unwrap();
-    let commented = predict(&model);
-    assert_eq!(
-        commented.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&commented.stderr)
-    );
+    let commented = predict_win_a_prize(&model);
+    assert_succeeded(&commented);
     assert_eq!(commented.stdout, first.stdout);
 
     // Moved, with its rules file gone: the checkpoint carries its rules.
     let elsewhere = moved.join("model");
     std::fs::rename(&model, &elsewhere).unwrap();
     std::fs::remove_file(&rules).unwrap();
-    let carried = predict(&elsewhere);
-    assert_eq!(
-        carried.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&carried.stderr)
-    );
+    let carried = predict_win_a_prize(&elsewhere);
+    assert_succeeded(&carried);
     assert_eq!(carried.stdout, first.stdout);
 
     // Other rules where it was trained: refused, naming the file and what changed.
     std::fs::write(&rules, format!("{text}spam: $* cash $*\n")).unwrap();
-    let refused = predict(&elsewhere);
+    let refused = predict_win_a_prize(&elsewhere);
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
@@ -989,6 +990,48 @@ fn a_checkpoint_survives_comments_and_moves_and_names_both_files_when_the_rules_
         "{stderr}"
     );
     assert!(stderr.contains(rules.to_str().unwrap()), "{stderr}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn a_checkpoint_carries_its_word_list_files() {
+    let base = std::env::temp_dir().join(format!("rulelens-words-cli-{}", std::process::id()));
+    let (work, moved) = (base.join("work"), base.join("elsewhere"));
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&moved).unwrap();
+    for file in ["train.tsv", "dev.tsv"] {
+        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
+    }
+    let rules = work.join("lists.rules");
+    let text = "default ham\ncorpus train \"train.tsv\"\ncorpus dev \"dev.tsv\"\nwords lures from \"lures.txt\"\nspam: $* @lures $*\n";
+    std::fs::write(&rules, text).unwrap();
+    std::fs::write(work.join("lures.txt"), "win\nfree\n").unwrap();
+    let model = work.join("model");
+    train_one_epoch(&rules, &model);
+    let manifest = std::fs::read_to_string(model.join("manifest.json")).unwrap();
+    assert!(
+        manifest.contains("\"lures.txt\": \"win\\nfree\\n\""),
+        "{manifest}"
+    );
+    let first = predict_win_a_prize(&model);
+    assert_eq!(first.status.code(), Some(0));
+
+    // Moved, with the rules and the list gone: the checkpoint carries both.
+    let elsewhere = moved.join("model");
+    std::fs::rename(&model, &elsewhere).unwrap();
+    std::fs::remove_file(&rules).unwrap();
+    std::fs::remove_file(work.join("lures.txt")).unwrap();
+    let carried = predict_win_a_prize(&elsewhere);
+    assert_succeeded(&carried);
+    assert_eq!(carried.stdout, first.stdout);
+
+    // The same rules text with another list is other rules: refused, saying so.
+    std::fs::write(&rules, text).unwrap();
+    std::fs::write(work.join("lures.txt"), "win\nfree\ncash\n").unwrap();
+    let refused = predict_win_a_prize(&elsewhere);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("words lures (3 entries"), "{stderr}");
     std::fs::remove_dir_all(&base).unwrap();
 }
 

@@ -1,7 +1,7 @@
 //! Word lists (`words NAME = ( … )`, `words NAME from "PATH"`, `@NAME` in a regex): they
 //! match exactly what the alternation of their entries matches, forwards and backwards, at
-//! any size up to their limit; the editor features know them; and a checkpoint of rules that
-//! read a list from a file carries the file.
+//! any size up to their limit; the caches tell their files apart; and the editor features
+//! know them. (A checkpoint carrying its list files: `tests/cli.rs`.)
 
 mod common;
 
@@ -13,8 +13,6 @@ use rulelens::ide::{
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::MAX_WORD_LIST_ENTRIES;
 use rulelens::text::SourceText;
-use std::path::Path;
-use std::process::Command;
 
 fn analyze(text: &str) -> RulesFile {
     RulesFile::analyze(
@@ -283,83 +281,4 @@ fn the_editor_knows_word_lists() {
         (list.name.as_str(), list.detail.as_deref()),
         ("@cities", Some("2 entries"))
     );
-}
-
-fn rulelens(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_rulelens"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-#[test]
-fn a_checkpoint_carries_its_word_list_files() {
-    let base = std::env::temp_dir().join(format!("rulelens-words-cli-{}", std::process::id()));
-    let (work, moved) = (base.join("work"), base.join("elsewhere"));
-    std::fs::create_dir_all(&work).unwrap();
-    std::fs::create_dir_all(&moved).unwrap();
-    for file in ["train.tsv", "dev.tsv"] {
-        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
-    }
-    let rules = work.join("lists.rules");
-    let text = "default ham\ncorpus train \"train.tsv\"\ncorpus dev \"dev.tsv\"\nwords lures from \"lures.txt\"\nspam: $* @lures $*\n";
-    std::fs::write(&rules, text).unwrap();
-    std::fs::write(work.join("lures.txt"), "win\nfree\n").unwrap();
-    let model = work.join("model");
-    let output = rulelens(&[
-        "train",
-        rules.to_str().unwrap(),
-        "--embeddings",
-        "tests/data/train/vectors.txt",
-        "--epochs",
-        "1",
-        "--out",
-        model.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let manifest = std::fs::read_to_string(model.join("manifest.json")).unwrap();
-    assert!(
-        manifest.contains("\"lures.txt\": \"win\\nfree\\n\""),
-        "{manifest}"
-    );
-    let predict = |model: &Path| {
-        rulelens(&[
-            "predict",
-            model.to_str().unwrap(),
-            "--format",
-            "json",
-            "win a prize",
-        ])
-    };
-    let first = predict(&model);
-    assert_eq!(first.status.code(), Some(0));
-
-    // Moved, with the rules and the list gone: the checkpoint carries both.
-    let elsewhere = moved.join("model");
-    std::fs::rename(&model, &elsewhere).unwrap();
-    std::fs::remove_file(&rules).unwrap();
-    std::fs::remove_file(work.join("lures.txt")).unwrap();
-    let carried = predict(&elsewhere);
-    assert_eq!(
-        carried.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&carried.stderr)
-    );
-    assert_eq!(carried.stdout, first.stdout);
-
-    // The same rules text with another list is other rules: refused, saying so.
-    std::fs::write(&rules, text).unwrap();
-    std::fs::write(work.join("lures.txt"), "win\nfree\ncash\n").unwrap();
-    let refused = predict(&elsewhere);
-    assert_eq!(refused.status.code(), Some(1));
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("words lures (3 entries"), "{stderr}");
-    std::fs::remove_dir_all(&base).unwrap();
 }

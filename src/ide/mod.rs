@@ -203,27 +203,18 @@ fn formula_names<'a>(formula: &'a ast::Formula, res: &mut Vec<Occurrence<'a>>) {
     }
 }
 
-/// The word lists a regex uses (`@NAME`), the name without its `@`. Recursion depth is
-/// bounded by the parser's nesting cap.
+/// The word lists a regex uses (`@NAME`), the name without its `@`.
 fn word_list_names<'a>(regex: &'a ast::Regex, res: &mut Vec<Occurrence<'a>>) {
-    match &regex.kind {
-        ast::RegexKind::WordList(reference) => res.push(Occurrence {
-            kind: NameKind::WordList,
-            name: &reference.name,
-            range: TextRange::new(regex.range.start() + TextSize::from(1), regex.range.end()),
-            defines: false,
-        }),
-        ast::RegexKind::Concat(items) | ast::RegexKind::Alt(items) => {
-            items.iter().for_each(|item| word_list_names(item, res))
+    regex.visit(&mut |node| {
+        if let ast::RegexKind::WordList(reference) = &node.kind {
+            res.push(Occurrence {
+                kind: NameKind::WordList,
+                name: &reference.name,
+                range: TextRange::new(node.range.start() + TextSize::from(1), node.range.end()),
+                defines: false,
+            });
         }
-        ast::RegexKind::Repeat { inner, .. } => word_list_names(inner, res),
-        ast::RegexKind::Word(_)
-        | ast::RegexKind::Quoted(_)
-        | ast::RegexKind::Any
-        | ast::RegexKind::Number
-        | ast::RegexKind::Punct
-        | ast::RegexKind::Error => {}
-    }
+    });
 }
 
 /// The definition of each name: a pattern's first `pattern NAME = …`, a word list's first

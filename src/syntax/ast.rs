@@ -184,6 +184,25 @@ pub enum FormulaKind {
 }
 
 impl Regex {
+    /// Calls `f` on this node and every node below it, parents first, in order (depth
+    /// bounded by the parser's nesting caps).
+    pub fn visit<'r>(&'r self, f: &mut impl FnMut(&'r Regex)) {
+        f(self);
+        match &self.kind {
+            RegexKind::Concat(items) | RegexKind::Alt(items) => {
+                items.iter().for_each(|item| item.visit(f))
+            }
+            RegexKind::Repeat { inner, .. } => inner.visit(f),
+            RegexKind::Word(_)
+            | RegexKind::Quoted(_)
+            | RegexKind::Any
+            | RegexKind::Number
+            | RegexKind::Punct
+            | RegexKind::WordList(_)
+            | RegexKind::Error => {}
+        }
+    }
+
     /// The regex of the reversed language: every concatenation in reverse order. A sentence
     /// matches `self` exactly when its reversed token sequence matches `self.reversed()`
     /// (for the backward direction of bidirectional networks).

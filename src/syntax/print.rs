@@ -28,35 +28,16 @@ pub fn print_regex(regex: &Regex) -> String {
 /// holds. Equal keys match the same sentences.
 pub fn regex_key(regex: &Regex) -> String {
     let mut key = print_regex(regex);
-    let mut lists = Vec::new();
-    word_lists(regex, &mut lists);
-    for (name, fingerprint) in lists {
-        key.push_str(&format!(" @{name}={fingerprint}"));
-    }
-    key
-}
-
-/// The word lists a regex uses, by name and fingerprint (`-` when unresolved), in order.
-fn word_lists<'r>(regex: &'r Regex, out: &mut Vec<(&'r str, &'r str)>) {
-    match &regex.kind {
-        RegexKind::WordList(reference) => out.push((
-            &reference.name,
-            reference
+    regex.visit(&mut |node| {
+        if let RegexKind::WordList(reference) = &node.kind {
+            let fingerprint = reference
                 .list
                 .as_ref()
-                .map_or("-", |list| list.fingerprint.as_str()),
-        )),
-        RegexKind::Concat(items) | RegexKind::Alt(items) => {
-            items.iter().for_each(|item| word_lists(item, out))
+                .map_or("-", |list| list.fingerprint.as_str());
+            key.push_str(&format!(" @{}={fingerprint}", reference.name));
         }
-        RegexKind::Repeat { inner, .. } => word_lists(inner, out),
-        RegexKind::Word(_)
-        | RegexKind::Quoted(_)
-        | RegexKind::Any
-        | RegexKind::Number
-        | RegexKind::Punct
-        | RegexKind::Error => {}
-    }
+    });
+    key
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

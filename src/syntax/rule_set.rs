@@ -692,20 +692,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
     }
     row[b.len()]
 }
+
 /// Calls `f` with every bare word of `regex` (quoted literals are meant as words) and its
 /// range.
 fn words_of(regex: &ast::Regex, f: &mut impl FnMut(&str, TextRange)) {
-    match &regex.kind {
-        ast::RegexKind::Word(word) => f(word, regex.range),
-        ast::RegexKind::Concat(items) | ast::RegexKind::Alt(items) => {
-            items.iter().for_each(|item| words_of(item, f))
+    regex.visit(&mut |node| {
+        if let RegexKind::Word(word) = &node.kind {
+            f(word, node.range);
         }
-        ast::RegexKind::Repeat { inner, .. } => words_of(inner, f),
-        ast::RegexKind::Quoted(_)
-        | ast::RegexKind::Any
-        | ast::RegexKind::Number
-        | ast::RegexKind::Punct
-        | ast::RegexKind::WordList(_)
-        | ast::RegexKind::Error => {}
-    }
+    });
 }

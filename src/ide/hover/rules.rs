@@ -9,7 +9,7 @@ use crate::ide::findings::describe;
 use crate::ide::navigation::{NameKind, name_at};
 use crate::ide::trained_patterns::TrainedPatterns;
 use crate::rules_file::{RulesFile, same_language};
-use crate::syntax::ast::{Formula, FormulaKind, Regex, RegexKind, StatementKind};
+use crate::syntax::ast::{Formula, FormulaKind, RegexKind, StatementKind};
 use crate::syntax::{PatternId, print_regex, spell_token};
 use crate::text::tokenize;
 use text_size::{TextRange, TextSize};
@@ -262,7 +262,9 @@ fn word_list_hover(file: &RulesFile, name: &str, config: &HoverConfig) -> Option
         .enumerate()
         .filter(|(_, pattern)| {
             let mut uses = false;
-            uses_word_list(&pattern.regex, name, &mut uses);
+            pattern.regex.visit(&mut |node| {
+                uses |= matches!(&node.kind, RegexKind::WordList(r) if r.name == name)
+            });
             uses
         })
         .map(|(i, pattern)| (describe(&file.rules, i), pattern.line))
@@ -274,23 +276,6 @@ fn word_list_hover(file: &RulesFile, name: &str, config: &HoverConfig) -> Option
         file: def.file.as_ref().map(|f| f.path.clone()),
         used_by,
     })
-}
-
-/// Sets `uses` when `regex` uses the word list `name`.
-fn uses_word_list(regex: &Regex, name: &str, uses: &mut bool) {
-    match &regex.kind {
-        RegexKind::WordList(reference) => *uses |= reference.name == name,
-        RegexKind::Concat(items) | RegexKind::Alt(items) => items
-            .iter()
-            .for_each(|item| uses_word_list(item, name, uses)),
-        RegexKind::Repeat { inner, .. } => uses_word_list(inner, name, uses),
-        RegexKind::Word(_)
-        | RegexKind::Quoted(_)
-        | RegexKind::Any
-        | RegexKind::Number
-        | RegexKind::Punct
-        | RegexKind::Error => {}
-    }
 }
 
 /// The learned pattern of `patterns` that `pattern` is: a rule of its label whose regex
