@@ -17,6 +17,8 @@
 //! - hover on a corpus line, with both networks trained (rule-system, FA-RNN and SoPa
 //!   predictions, top patterns with their best spans, n-grams by occlusion, the SoPa's
 //!   leave-one-out contributions), on lines drawn at random;
+//! - the long lines of the open corpora measured ahead of their hover in the background
+//!   after the first training, and hover on lines of 48 to 128 tokens once they are;
 //! - hover on a pattern (figures on both corpora and examples);
 //! - the same corpus-line hover while a network trains on the other core.
 //!
@@ -27,13 +29,15 @@
 //! Each is timed from the client's write to the client's receipt of the parsed answer, and
 //! reported as p50, p99 and max over many samples, beside the targets of issue #4.
 //! Run: `cargo bench --bench lsp` (RULELENS_BENCH_SAMPLES scales the sample counts;
-//! `cargo bench --bench lsp -- save-to-network` stops after the save to trained network).
+//! `cargo bench --bench lsp -- long-lines` stops after the hovers on long lines,
+//! `cargo bench --bench lsp -- save-to-network` after the save to trained network).
 //! Results: docs/performance.md.
 
 #[path = "../tests/common/lsp_client.rs"]
 mod lsp_client;
 
 use lsp_client::{Server, temp_dir, uri};
+use rulelens::text::tokenize;
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -133,6 +137,15 @@ fn toggle_word(version: i64) -> (Value, &'static str) {
 }
 
 /// The log line that ends a save job: its SoPa's learned patterns measured as suggestions.
+/// The background's log line once it has measured the long corpus lines ahead of their
+/// hover (`lsp/measure.rs`).
+fn is_long_lines_measured(message: &Value) -> bool {
+    message["method"] == "window/logMessage"
+        && message["params"]["message"]
+            .as_str()
+            .is_some_and(|text| text.contains("long corpus line"))
+}
+
 fn is_learned_measured(message: &Value) -> bool {
     message["method"] == "window/logMessage"
         && message["params"]["message"]
@@ -205,6 +218,55 @@ fn main() {
     assert!(text.contains("**FA-RNN**"), "no trained network: {text}");
     assert!(text.contains("**SoPa**"), "no trained SoPa: {text}");
 
+    // The long lines of the open corpora, measured in the background after the training
+    // (beside the SoPa's), then hovers on lines of 48 to 128 tokens, which a hover's own
+    // budget cuts (issue 32, item 3).
+    let measured = server.wait_for(is_long_lines_measured);
+    let message = measured["params"]["message"].as_str().unwrap_or_default();
+    eprintln!("{message}");
+    let mut background = Timings::new("long lines measured in the background (one core)", None);
+    let seconds = message
+        .rsplit(" in ")
+        .next()
+        .and_then(|s| s.trim_end_matches(" s").parse::<f64>().ok())
+        .expect("the time the measuring took");
+    background.samples.push(Duration::from_secs_f64(seconds));
+    let long_lines: Vec<u64> = train_text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            let text = line.split_once('\t').map_or("", |(_, text)| text);
+            (48..=128).contains(&tokenize(text).len())
+        })
+        .map(|(i, _)| i as u64)
+        .collect();
+    let mut long_hover = Timings::new(
+        "hover, corpus line of 48 to 128 tokens (measured ahead)",
+        Some(10.0),
+    );
+    let mut random = SplitMix(0);
+    for _ in 0..samples(500) {
+        let line = long_lines[random.below(long_lines.len())];
+        let (took, text) = hover(&mut server, &train, line, 8);
+        assert!(
+            !text.contains("On a line this long") && !text.contains("too long to measure"),
+            "line {line} not measured ahead: {text}"
+        );
+        long_hover.samples.push(took);
+    }
+    if std::env::args().any(|arg| arg == "long-lines") {
+        // `cargo bench --bench lsp -- long-lines`: up to here alone.
+        println!("{} long lines in train.tsv", long_lines.len());
+        println!("| what | samples | p50 ms | p99 ms | max ms | target (p99) |");
+        println!("|---|---:|---:|---:|---:|---|");
+        for timings in [&rule_network, &learned, &background, &long_hover] {
+            println!("{}", timings.row());
+        }
+        assert_eq!(server.stop(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+
     // Save to trained network, as the editor feels it: a one-rule edit saved on its own,
     // under the default `training.delay`, from `didSave` to the end of the rule network's
     // progress (a warm start from the network before, prepared for the editor and in use).
@@ -272,7 +334,6 @@ fn main() {
 
     // Hover on corpus lines, then on a pattern, with the network trained and nothing else
     // running.
-    let mut random = SplitMix(0);
     let mut line_hover = Timings::new("hover, corpus line (trained FA-RNN and SoPa)", Some(10.0));
     for _ in 0..samples(2000) {
         let line = random.below(line_count) as u64;
@@ -386,6 +447,8 @@ fn main() {
         &rule_network,
         &learned,
         &save_to_network,
+        &background,
+        &long_hover,
         &line_hover,
         &pattern_hover,
         &training_hover,

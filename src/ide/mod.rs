@@ -16,7 +16,8 @@
 //! Corpus- and model-level features read what the server computed in the background:
 //! [`analyze`] (the rule system on every line of the bound corpora, on save),
 //! [`TrainedFaRnn`] (a trained network prepared for the editor; [`TrainedPatterns`] and
-//! [`TrainedMvma`] for a SoPa and an MVMA-G), the findings and corpus-line
+//! [`TrainedMvma`] for a SoPa and an MVMA-G; [`MeasuredLines`], the long corpus lines it
+//! measured ahead of their hover), the findings and corpus-line
 //! diagnostics, hovers ([`hover_rules`], [`hover_line`] and their Markdown), code actions
 //! ([`rules_actions`], [`line_actions`], and the suggestion engine's edits:
 //! [`rules_suggestion_actions`], [`line_suggestion_actions`]), code lenses and inlay hints.
@@ -32,6 +33,7 @@ mod edit;
 mod findings;
 mod hover;
 mod lens;
+mod measured_lines;
 mod navigation;
 mod semantic_tokens;
 mod suggestions;
@@ -63,6 +65,7 @@ pub use hover::{
     training_note, why_missed,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
+pub use measured_lines::{MAX_MEASURED_LINES, MEASURED_LINE_BUDGET, MeasuredLine, MeasuredLines};
 pub use navigation::{
     NameAt, NameKind, RenameError, definition, name_at, prepare_rename, references, rename,
 };

@@ -7,9 +7,11 @@
 //! of every pattern, and one rules analysis plus dev evaluation per pattern for the accuracy
 //! change its reconstruction would bring; `cancelled` is polled between these steps.
 
+use super::HoverConfig;
 use super::analysis::{Cancelled, PatternKey, RulesAnalysis};
+use super::measured_lines::{MEASURED_LINE_BUDGET, MeasuredLine, MeasuredLines};
 use crate::automata::{CompileConfig, evaluate};
-use crate::explain::{ReconstructConfig, reconstruct, rewrite_rules};
+use crate::explain::{OCCLUSION_BUDGET, ReconstructConfig, reconstruct, rewrite_rules};
 use crate::model::checkpoint::Manifest;
 use crate::model::{FaRnnScorer, Network, Vocabulary, WeightedAutomaton, on_two_threads};
 use crate::rules_file::{RulesFile, same_language};
@@ -47,6 +49,8 @@ pub struct TrainedFaRnn {
     /// The network's predicted label (an index into the rules' labels) for every line of
     /// the analysis's `train` corpus, in order; empty without one.
     pub train_predictions: Vec<usize>,
+    /// The long corpus lines measured ahead of their hover (`measured_lines.rs`).
+    pub measured: Arc<MeasuredLines>,
 }
 
 /// Why a network could not be prepared for the editor.
@@ -186,6 +190,7 @@ impl TrainedFaRnn {
             dev_accuracy,
             reconstructions,
             train_predictions,
+            measured: Arc::default(),
         })
     }
 
@@ -202,5 +207,51 @@ impl TrainedFaRnn {
     /// The pattern of the network's rules with this key.
     pub fn pattern(&self, key: &PatternKey) -> Option<PatternId> {
         key.find(&self.rules.rules)
+    }
+}
+
+impl TrainedFaRnn {
+    /// What a hover shows of the network on the line `text`: measured ahead when it was
+    /// ([`TrainedFaRnn::measure_ahead`]), else now, within `explain::OCCLUSION_BUDGET`.
+    pub fn measure_line(&self, text: &str, config: &HoverConfig) -> Arc<MeasuredLine> {
+        if let Some(line) = self.measured.get(text, config) {
+            return line;
+        }
+        let occlusions =
+            self.scorer
+                .occlusions_within(text, config.max_ngram_len, OCCLUSION_BUDGET);
+        let scale = self.manifest.settings.logit_scale;
+        Arc::new(MeasuredLine::new(
+            text,
+            &occlusions,
+            scale,
+            config.max_listed,
+        ))
+    }
+
+    /// Whether measuring `text` ahead of its hover would delete longer spans than the hover
+    /// can, and it is not measured yet and would fit: two walks over its tokens.
+    pub fn is_worth_measuring_ahead(&self, text: &str, config: &HoverConfig) -> bool {
+        let within = |budget| {
+            self.scorer
+                .ngram_len_within(text, config.max_ngram_len, budget)
+        };
+        !self.measured.is_full()
+            && self.measured.get(text, config).is_none()
+            && within(MEASURED_LINE_BUDGET) > within(OCCLUSION_BUDGET)
+    }
+
+    /// Measures `text` within [`MEASURED_LINE_BUDGET`] and keeps it for its hovers; `false`
+    /// when no more lines fit ([`MAX_MEASURED_LINES`]). Up to about 0.3 s of one core.
+    pub fn measure_ahead(&self, text: &str, config: &HoverConfig) -> bool {
+        if self.measured.is_full() {
+            return false;
+        }
+        let occlusions =
+            self.scorer
+                .occlusions_within(text, config.max_ngram_len, MEASURED_LINE_BUDGET);
+        let scale = self.manifest.settings.logit_scale;
+        let line = MeasuredLine::new(text, &occlusions, scale, config.max_listed);
+        self.measured.insert(text, config, line)
     }
 }

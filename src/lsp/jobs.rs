@@ -11,7 +11,8 @@
 //! measures the suggestion engine's edits (`project::suggest_save`) for code actions and
 //! `rulelens/suggest`: once the network is in when the project holds one (a warm start,
 //! which they would slow down on a small machine), else at once (a first training takes
-//! minutes).
+//! minutes). Once a rule network is stored, its open corpora's long lines are measured
+//! ahead of their hover (`measure.rs`).
 //!
 //! Networks are shared: a [`Networks`] registry hands every project whose rules, settings
 //! and corpora are identical the same network, trained or loaded once, and one training
@@ -24,6 +25,7 @@
 //! Results are stored only while their job is still the newest of its project. All heavy
 //! work runs on tokio's blocking pool; these tasks only await it and forward progress.
 
+use super::measure;
 use super::prepared::Prepared;
 use super::registry::{Claim, Networks};
 use super::report::{Progress, name, refresh_diagnostics, refresh_views};
@@ -93,11 +95,11 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     }
     let settings = session.snapshot().settings.clone();
     let network = if let Some(training) = settings.training.rules_network() {
-        Some(
-            step::<TrainedFaRnn>(session, networks, &job, &saved, training)
-                .await
-                .is_some(),
-        )
+        let stored = step::<TrainedFaRnn>(session, networks, &job, &saved, training).await;
+        if stored.is_some() {
+            measure::start(session, &job.key);
+        }
+        Some(stored.is_some())
     } else if let Some(training) = settings.training.mvma_network() {
         Some(
             step::<TrainedMvma>(session, networks, &job, &saved, training)

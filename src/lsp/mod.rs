@@ -13,7 +13,8 @@
 //!
 //! Modules only use the ones listed before them (`tests/tidy.rs` checks that there is no
 //! import cycle): `convert`, `config`, `ext`, `documents`, `capabilities`, `state`,
-//! `handlers`, `sync`, `publish`, `registry`, `prepared`, `jobs`, `transport`, `server`.
+//! `handlers`, `measure`, `sync`, `publish`, `registry`, `prepared`, `jobs`, `transport`,
+//! `server`.
 
 mod capabilities;
 mod config;
@@ -23,6 +24,7 @@ mod documents;
 pub mod ext;
 mod handlers;
 mod jobs;
+mod measure;
 mod prepared;
 mod publish;
 mod registry;

@@ -243,6 +243,9 @@ pub struct State {
     pub initialized: bool,
     /// `shutdown` has been received: only `exit` counts from now on.
     pub shut_down: bool,
+    /// The projects whose long corpus lines a task is measuring (`measure.rs`), each with
+    /// whether it should look for new lines before it stops.
+    pub measuring: HashMap<PathBuf, bool>,
 }
 
 impl Default for State {
@@ -258,6 +261,7 @@ impl Default for State {
             generation: 0,
             initialized: false,
             shut_down: false,
+            measuring: HashMap::new(),
         }
     }
 }
@@ -316,6 +320,36 @@ impl State {
             training,
             in_a_burst,
         })
+    }
+
+    /// Whether a task should start measuring the project at `key`'s long corpus lines: no
+    /// task is; else the running task is told to look for new lines before it stops.
+    pub fn start_measuring(&mut self, key: &Path) -> bool {
+        match self.measuring.get_mut(key) {
+            Some(again) => {
+                *again = true;
+                false
+            }
+            None => {
+                self.measuring.insert(key.to_path_buf(), false);
+                true
+            }
+        }
+    }
+
+    /// Whether the task measuring the project at `key` stops now: unless it was told to
+    /// look for new lines, which it is then to do.
+    pub fn stop_measuring(&mut self, key: &Path) -> bool {
+        match self.measuring.get_mut(key) {
+            Some(again) if *again => {
+                *again = false;
+                false
+            }
+            _ => {
+                self.measuring.remove(key);
+                true
+            }
+        }
     }
 
     /// Whether `ticket` is still the newest job of the project at `key`, and not cancelled.

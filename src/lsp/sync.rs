@@ -11,12 +11,15 @@
 //! ones are skipped if they have not started, and dropped if they finish late); a save, or
 //! the first opening, of a rules file queues its save job (`jobs.rs`). A corpus document
 //! opened before any rules file that binds it makes the server look for one in the
-//! corpus's folder and its parent, on disk.
+//! corpus's folder and its parent, on disk; one that a project holding a rule network
+//! binds has its long lines measured ahead of their hover when it is opened or changed
+//! (`measure.rs`).
 
 use super::config::Options;
 use super::convert::path_of;
 use super::documents::{Document, Kind};
 use super::ext::{TrainParams, TrainResult};
+use super::measure;
 use super::report::refresh_diagnostics;
 use super::state::{Project, Session, Snapshot, Training};
 use crate::project::find_rules_binding;
@@ -98,7 +101,9 @@ fn did_open(session: &Arc<Session>, params: DidOpenTextDocumentParams) {
                     .is_some_and(|p| state.snapshot().project_of_corpus(p).is_some())
             });
             session.refresh(uri);
-            if !bound && let Some(path) = path {
+            if bound {
+                measure_corpus(session, path.as_deref());
+            } else if let Some(path) = path {
                 discover_rules(session.clone(), path);
             }
         }
@@ -136,7 +141,23 @@ fn did_change(session: &Arc<Session>, params: DidChangeTextDocumentParams) {
                 key,
             );
         }
-        Kind::Corpus(_) => session.refresh(uri),
+        Kind::Corpus(_) => {
+            session.refresh(uri);
+            measure_corpus(session, document.path.as_deref());
+        }
+    }
+}
+
+/// Has the long lines of the corpus at `path` measured ahead of their hover, when a project
+/// that holds a rule network binds it (`measure.rs`).
+fn measure_corpus(session: &Arc<Session>, path: Option<&Path>) {
+    let key = session.read(|state| {
+        let snapshot = state.snapshot();
+        let (key, project) = snapshot.project_of_corpus(path?)?;
+        project.model.network.as_ref().map(|_| key.clone())
+    });
+    if let Some(key) = key {
+        measure::start(session, &key);
     }
 }
 

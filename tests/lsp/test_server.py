@@ -137,6 +137,50 @@ async def test_hover_over_a_corpus_line_and_a_pattern(
     assert "✓ train:" in text
 
 
+async def test_a_long_line_has_its_ngrams_measured_in_the_background(
+    client: LanguageClient, request, workspace: pathlib.Path
+):
+    """A line too long to delete its every n-gram within a hover's time is measured in the
+    background once the network is trained, this one first once hovered (issue 32)."""
+    import asyncio
+
+    rules, train = await trained_session(client, request, workspace)
+    lines = (workspace / "train.tsv").read_text().split("\n")
+    long = max(
+        (i for i, line in enumerate(lines) if len(line.split()) <= 100),
+        key=lambda i: len(lines[i].split()),
+    )
+    assert len(lines[long].split()) > 90
+
+    async def hover() -> str:
+        found = await client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=train),
+                position=types.Position(line=long, character=10),
+            )
+        )
+        return found.contents.value
+
+    def capped(text: str) -> bool:
+        return "On a line this long" in text or "too long to measure" in text
+
+    first = await hover()
+    assert "**FA-RNN**" in first, first
+    # Unless the background got there first, the hover says it is measuring the line.
+    assert not capped(first) or "measures" in first and "hover again soon" in first, first
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 120
+    text = first
+    while capped(text):
+        assert loop.time() < deadline, f"still capped: {text}"
+        await asyncio.sleep(0.2)
+        text = await hover()
+    # Every n-gram of up to 6 tokens measured: the strongest listed, or none strong.
+    assert (
+        "Strongest n-grams" in text or "Deleting any one n-gram of up to 6 tokens" in text
+    ), text
+
+
 async def test_a_corpus_line_hover_during_the_first_training_says_how_far_it_got(
     client: LanguageClient, request, workspace: pathlib.Path
 ):

@@ -5,7 +5,7 @@
 use super::{HoverConfig, MAX_EXPLAINED_PATTERNS, MAX_FOUND, match_span, token_range};
 use crate::automata::{ElementKind, Failure, PatternElements, Scratch};
 use crate::corpus::Example;
-use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, best_span, ngrams, strongest_ngrams};
+use crate::explain::NEGLIGIBLE;
 use crate::ide::analysis::PatternKey;
 use crate::ide::findings::describe;
 use crate::ide::trained_fa_rnn::TrainedFaRnn;
@@ -201,6 +201,10 @@ pub struct NetworkView {
     /// Whether the line is too long for [`HoverConfig::max_ngram_len`] within
     /// `explain::OCCLUSION_BUDGET`, so that `max_ngram_len` is shorter.
     pub ngram_len_capped: bool,
+    /// Whether the line is capped, and measuring it ahead of its hover
+    /// (`TrainedFaRnn::measure_ahead`, which the language server does in the background for
+    /// open corpora) would measure longer n-grams.
+    pub measuring_ahead: bool,
 }
 
 /// A pattern's score on a line.
@@ -395,13 +399,10 @@ pub fn hover_line(
         }
     };
     let labels = model.rules.system.labels();
-    let scale = model.manifest.settings.logit_scale;
-    let occlusions =
-        model
-            .scorer
-            .occlusions_within(&example.text, config.max_ngram_len, OCCLUSION_BUDGET);
-    let scores = &occlusions.scores;
-    let probabilities = scores.probabilities(scale);
+    let measured = model.measure_line(&example.text, config);
+    let ngram_len_capped = measured.max_len < config.max_ngram_len.min(measured.n_tokens);
+    let scores = &measured.scores;
+    let probabilities = scores.probabilities(model.manifest.settings.logit_scale);
     let prediction = scores.prediction();
     let tokens = tokenize(&example.text);
     let current = still_there(stale, &rules.rules, &model.rules.rules);
@@ -417,8 +418,9 @@ pub fn hover_line(
         .map(|(p, score)| PatternScore {
             pattern: describe(&rules.rules, current(p).unwrap_or(p)),
             score,
-            span: best_span(&occlusions, p)
-                .and_then(|(span, _)| token_range(&tokens, span))
+            span: measured
+                .best_span(p)
+                .and_then(|span| token_range(&tokens, span))
                 .or_else(|| {
                     match_span(
                         &model.rules.system,
@@ -429,17 +431,15 @@ pub fn hover_line(
                 }),
         })
         .collect();
-    let ngrams = strongest_ngrams(
-        ngrams(&example.text, &occlusions, prediction, scale),
-        config.max_listed,
-    )
-    .into_iter()
-    .map(|ngram| NgramContribution {
-        range: ngram.range,
-        contribution: ngram.contribution,
-        without: ngram.without,
-    })
-    .collect();
+    let ngrams = measured
+        .ngrams
+        .iter()
+        .map(|ngram| NgramContribution {
+            range: ngram.range,
+            contribution: ngram.contribution,
+            without: ngram.without,
+        })
+        .collect();
     hover.network = Ok(NetworkView {
         kind: model.manifest.settings.model.display_name(),
         stale,
@@ -449,8 +449,9 @@ pub fn hover_line(
         probabilities: labels.iter().cloned().zip(probabilities).collect(),
         top_patterns,
         ngrams,
-        max_ngram_len: occlusions.max_len.min(occlusions.n_tokens),
-        ngram_len_capped: occlusions.max_len < config.max_ngram_len.min(occlusions.n_tokens),
+        max_ngram_len: measured.max_len,
+        ngram_len_capped,
+        measuring_ahead: ngram_len_capped && model.is_worth_measuring_ahead(&example.text, config),
     });
     hover
 }

@@ -613,10 +613,18 @@ fn render_network(doc: &mut Document, network: &NetworkView, gold: Option<&str>,
             })
             .collect(),
     });
+    let later = |what: &str| {
+        if network.measuring_ahead {
+            format!("; the language server measures {what} in the background: hover again soon.")
+        } else {
+            ".".to_string()
+        }
+    };
     if network.ngram_len_capped && network.max_ngram_len == 0 {
-        doc.push(note(
-            "The line is too long to measure its n-grams within a hover's time.",
-        ));
+        doc.push(note(&format!(
+            "The line is too long to measure its n-grams within a hover's time{}",
+            later("them")
+        )));
     } else if network.ngrams.is_empty() {
         if network.max_ngram_len > 0 {
             doc.push(note(&format!(
@@ -651,9 +659,10 @@ fn render_network(doc: &mut Document, network: &NetworkView, gold: Option<&str>,
     }
     if network.ngram_len_capped && network.max_ngram_len > 0 {
         doc.push(note(&format!(
-            "On a line this long, only n-grams of up to {} token{} are measured.",
+            "On a line this long, only n-grams of up to {} token{} are measured{}",
             network.max_ngram_len,
-            plural(network.max_ngram_len)
+            plural(network.max_ngram_len),
+            later("longer ones")
         )));
     }
 }

@@ -2,7 +2,8 @@
 //! The data comes from `ide::hover_rules` and `ide::hover_line`, the document from
 //! `ide::render_*`, written as Markdown, or as plain text for a client whose
 //! `hover.contentFormat` lacks `markdown`; hovers read the last finished network and never
-//! wait for training.
+//! wait for training. A line too long for a hover's time to measure is the next one the
+//! background measures (`lsp::measure`).
 
 use crate::ide::{
     Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, mvma_view,
@@ -64,6 +65,13 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                         },
                     };
                     let mut hover = hover_line(&example, &project.current, network, &config);
+                    // The line's n-grams are measured in the background (`lsp::measure`):
+                    // this one first.
+                    if let (Some(model), Ok(view)) = (&project.model.network, &hover.network)
+                        && view.measuring_ahead
+                    {
+                        model.measured.look_at(uri.as_str(), range.start());
+                    }
                     hover.mvma = project.mvma.network.as_deref().map(|mvma| {
                         let stale = !mvma.is_trained_on(current);
                         let gold = example.label.as_deref();

@@ -887,12 +887,25 @@ impl FaRnnScorer {
     /// no span at all ([`Occlusions::max_len`] 0) when deleting single tokens costs more.
     pub fn occlusions_within(&self, text: &str, max_len: usize, budget: u64) -> Occlusions {
         let ids = self.ids(text);
+        let max_len = self.span_len_within(&ids, max_len, budget);
+        self.occlude(&ids, max_len)
+    }
+
+    /// The longest span [`FaRnnScorer::occlusions_within`] would delete from `text` (0 when
+    /// none), without deleting any: a walk over the tokens.
+    pub fn ngram_len_within(&self, text: &str, max_len: usize, budget: u64) -> usize {
+        self.span_len_within(&self.ids(text), max_len, budget)
+    }
+
+    /// Of the span lengths up to `max_len`, the longest whose deletions from the sentence
+    /// `ids` cost at most `budget` (see [`FaRnnScorer::occlusions_within`]), or 0.
+    fn span_len_within(&self, ids: &[(usize, usize)], max_len: usize, budget: u64) -> usize {
         let costs: Vec<Vec<(u64, u64)>> = self
             .directions
             .iter()
             .enumerate()
             .map(|(d, direction)| {
-                let mut costs = direction.step_costs(&ids);
+                let mut costs = direction.step_costs(ids);
                 if d > 0 {
                     costs.reverse();
                 }
@@ -916,11 +929,10 @@ impl FaRnnScorer {
                 })
                 .sum()
         };
-        let max_len = (1..=max_len)
+        (1..=max_len)
             .rev()
             .find(|&len| cost(len) <= budget)
-            .unwrap_or(0);
-        self.occlude(&ids, max_len)
+            .unwrap_or(0)
     }
 
     fn occlude(&self, ids: &[(usize, usize)], max_len: usize) -> Occlusions {

@@ -661,3 +661,69 @@ fn a_line_hover_says_when_the_prediction_is_a_label_no_rule_names() {
     }
     assert_eq!(seen, [true, true], "both labels predicted on dev");
 }
+
+/// A line too long for its hover's budget says so, and that it is being measured; once
+/// measured ahead (as the language server does in the background) its hover shows every
+/// n-gram length, and the n-grams of an exact occlusion with no budget at all.
+#[test]
+fn a_long_line_measured_ahead_shows_every_ngram_length() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN)]);
+    let model = zero_shot_model(&analysis, &ReconstructConfig::default());
+    let text = format!("you won a {} phone", "see you soon ".repeat(40).trim_end());
+    let example = Example {
+        text: text.clone(),
+        label: Some("spam".into()),
+        line: 0,
+        text_range: None,
+        label_range: None,
+    };
+    let config = HoverConfig::default();
+    let view = |model: &TrainedFaRnn| {
+        let network = LineNetwork::Trained {
+            model,
+            stale: false,
+        };
+        let hover = hover_line(&example, &analysis.rules, network, &config);
+        let markdown = render_line_hover(&hover, &text);
+        (hover.network.expect("a network view"), markdown)
+    };
+    let (before, markdown) = view(&model);
+    assert!(
+        before.ngram_len_capped && before.measuring_ahead,
+        "{before:?}"
+    );
+    assert!(before.max_ngram_len < config.max_ngram_len);
+    assert!(
+        markdown.contains("the language server measures")
+            && markdown.ends_with("hover again soon._\n"),
+        "{markdown}"
+    );
+    assert!(model.measured.is_empty());
+
+    assert!(model.measure_ahead(&text, &config));
+    assert_eq!(model.measured.len(), 1);
+    assert!(!model.is_worth_measuring_ahead(&text, &config));
+    let (after, markdown) = view(&model);
+    assert_eq!(after.max_ngram_len, config.max_ngram_len);
+    assert!(
+        !after.ngram_len_capped && !after.measuring_ahead,
+        "{after:?}"
+    );
+    assert!(!markdown.contains("On a line this long") && !markdown.contains("too long"));
+    // What an occlusion of every span of up to 6 tokens, with no budget, lists.
+    let occlusions = model.scorer.occlusions(&text, config.max_ngram_len);
+    let prediction = occlusions.scores.prediction();
+    let scale = model.manifest.settings.logit_scale;
+    let exact = crate::explain::strongest_ngrams(
+        crate::explain::ngrams(&text, &occlusions, prediction, scale),
+        config.max_listed,
+    );
+    assert!(!exact.is_empty());
+    let listed: Vec<(TextRange, f64)> = after
+        .ngrams
+        .iter()
+        .map(|n| (n.range, n.contribution))
+        .collect();
+    let expected: Vec<(TextRange, f64)> = exact.iter().map(|n| (n.range, n.contribution)).collect();
+    assert_eq!(listed, expected);
+}
