@@ -23,6 +23,7 @@ use crate::ide::HoverConfig;
 use crate::model::{Occlusions, Scores};
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use text_size::TextSize;
 
@@ -92,6 +93,8 @@ pub struct MeasuredLines {
     lines: Mutex<HashMap<LineKey, Arc<MeasuredLine>>>,
     /// A document's name and a byte offset in it.
     focus: Mutex<Option<(String, TextSize)>>,
+    /// Whether the editor asked for a line since [`MeasuredLines::take_request`] last said.
+    requested: AtomicBool,
 }
 
 /// A line measured at a hover's settings: the longest n-gram, the n-grams listed, the text.
@@ -144,6 +147,13 @@ impl MeasuredLines {
     /// measured yet.
     pub fn look_at(&self, document: &str, offset: TextSize) {
         *locked(&self.focus) = Some((document.to_string(), offset));
+        self.requested.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the editor asked for a line that was not measured ([`MeasuredLines::look_at`])
+    /// since this last said so.
+    pub fn take_request(&self) -> bool {
+        self.requested.swap(false, Ordering::Relaxed)
     }
 
     /// Where the editor last asked for a line that was not measured yet.

@@ -17,6 +17,7 @@ use super::handlers::{
     automaton, code_action, completion, diagnostic, hover, lens, navigation, semantic_tokens,
     symbols,
 };
+use super::measure;
 use super::state::{Session, Snapshot};
 use super::sync;
 use super::watch;
@@ -230,7 +231,14 @@ impl LanguageServer for Server {
     }
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        self.dispatch::<HoverRequest>(params, hover::hover).await
+        let uri = params
+            .text_document_position_params
+            .text_document
+            .uri
+            .clone();
+        let answer = self.dispatch::<HoverRequest>(params, hover::hover).await;
+        measure::after_hover(&self.session, uri.as_str());
+        answer
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {

@@ -3,7 +3,7 @@
 //! `ide::render_*`, written as Markdown, or as plain text for a client whose
 //! `hover.contentFormat` lacks `markdown`; hovers read the last finished network and never
 //! wait for training. A line too long for a hover's time to measure is the next one the
-//! background measures (`lsp::measure`).
+//! background measures (`lsp::measure`, which the server starts after the hover).
 
 use crate::ide::{
     Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, mvma_view,
