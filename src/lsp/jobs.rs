@@ -9,10 +9,10 @@
 //! checkpoint in the cache, or a new training, reported through `$/progress` when the
 //! client supports it; and publishes what each adds. Beside the rest of the job, a task
 //! measures the suggestion engine's edits (`project::suggest_save`) for code actions and
-//! `rulelens/suggest`: once the network is in when the project holds one (a warm start,
-//! which they would slow down on a small machine), else at once (a first training takes
-//! minutes). Once a rule network is stored, its open corpora's long lines are measured
-//! ahead of their hover (`measure.rs`).
+//! `rulelens/suggest`, one such task of a project at a time: once the network is in when
+//! the project holds one (a warm start, which they would slow down on a small machine),
+//! else at once (a first training takes minutes). Once a rule network is stored, its open
+//! corpora's long lines are measured ahead of their hover (`measure.rs`).
 //!
 //! Networks are shared: a [`Networks`] registry hands every project whose rules, settings
 //! and corpora are identical the same network, trained or loaded once, and one training
@@ -346,8 +346,28 @@ fn spawn_suggestions(session: &Arc<Session>, job: &JobRequest, saved: &SavedAnal
     let embeddings = snapshot.settings.training.settings.embeddings.clone();
     let limits = snapshot.settings.limits;
     let (session, key, ticket) = (session.clone(), job.key.clone(), job.ticket.clone());
-    let (analysis, words) = (saved.analysis.clone(), saved.words.clone());
+    // Not kept alive while the task waits: the project keeps its newest save's.
+    let (analysis, words) = (
+        Arc::downgrade(&saved.analysis),
+        Arc::downgrade(&saved.words),
+    );
+    let Some(turn) = snapshot
+        .projects
+        .get(&job.key)
+        .map(|p| p.suggesting.clone())
+    else {
+        return;
+    };
     tokio::spawn(async move {
+        // After the task of an earlier save has ended (it is cancelled, and stops at its
+        // next measurement).
+        let _turn = turn.lock().await;
+        let (Some(analysis), Some(words)) = (analysis.upgrade(), words.upgrade()) else {
+            return;
+        };
+        if ticket.is_cancelled() {
+            return;
+        }
         let cancel = ticket.clone();
         let started = Instant::now();
         let computed = tokio::task::spawn_blocking(move || {
