@@ -19,9 +19,10 @@ use rulelens::corpus::Example;
 use rulelens::diagnostic::Severity;
 use rulelens::explain::ReconstructConfig;
 use rulelens::ide::{
-    HoverConfig, LineNetwork, LogitParts as LibLogitParts, MvmaView as LibMvmaView,
-    NetworkView as LibNetworkView, PatternContribution as LibPatternContribution, TrainedFaRnn,
-    TrainedModelError, TrainedMvma, TrainedPatterns, analyze, hover_line, mvma_view, patterns_view,
+    HoverConfig, LineNetwork, LogitParts as LibLogitParts, MEASURED_LINE_BUDGET,
+    MvmaView as LibMvmaView, NetworkView as LibNetworkView,
+    PatternContribution as LibPatternContribution, TrainedFaRnn, TrainedModelError, TrainedMvma,
+    TrainedPatterns, analyze, hover_line, mvma_view, patterns_view,
 };
 use rulelens::labeling::{
     LabelMatrix, LabelingRule, label_lines, label_matrix, labeling_rules, summarize,
@@ -463,7 +464,12 @@ impl Explainer {
 
     /// What the hover over a corpus line of `text` says of the network's prediction.
     fn explain(&self, loaded: &LoadedModel, text: &str) -> Result<Explanation, String> {
-        let config = HoverConfig::default();
+        // Not an editor's 10 ms: every n-gram of up to 6 tokens on texts of up to 128 tokens,
+        // as the editor's hover once the language server has measured the line ahead.
+        let config = HoverConfig {
+            occlusion_budget: MEASURED_LINE_BUDGET,
+            ..HoverConfig::default()
+        };
         let chars = Chars::new(text);
         let mut explanation = Explanation {
             text: text.to_string(),

@@ -136,6 +136,17 @@ def test_explain_gives_character_offsets_of_texts_beyond_ascii():
         model.explain(["a list"])
 
 
+def test_a_long_text_has_every_ngram_length_explained(sms_models):
+    """A text too long for a hover's 3 ms is explained as the editor's hover explains it once
+    the language server has measured it ahead: every n-gram of up to 6 tokens."""
+    model = sms_models["fa-rnn"]
+    text = max(sms_dev_texts(500), key=len)
+    explanation = model.explain(text)
+    assert 90 <= len(explanation.tokens) <= 128, len(explanation.tokens)
+    view = explanation.network
+    assert view.max_ngram_len == 6 and not view.ngram_len_capped
+
+
 def test_a_pickled_model_explains_the_same():
     model = rulelens.Model.load(CHECKPOINTS / "mvma-g")
     copy = pickle.loads(pickle.dumps(model))

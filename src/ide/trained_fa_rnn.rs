@@ -11,7 +11,7 @@ use super::HoverConfig;
 use super::analysis::{Cancelled, PatternKey, RulesAnalysis};
 use super::measured_lines::{MEASURED_LINE_BUDGET, MeasuredLine, MeasuredLines};
 use crate::automata::{CompileConfig, evaluate};
-use crate::explain::{OCCLUSION_BUDGET, ReconstructConfig, reconstruct, rewrite_rules};
+use crate::explain::{ReconstructConfig, reconstruct, rewrite_rules};
 use crate::model::checkpoint::Manifest;
 use crate::model::{FaRnnScorer, Network, Vocabulary, WeightedAutomaton, on_two_threads};
 use crate::rules_file::{RulesFile, same_language};
@@ -212,14 +212,14 @@ impl TrainedFaRnn {
 
 impl TrainedFaRnn {
     /// What a hover shows of the network on the line `text`: measured ahead when it was
-    /// ([`TrainedFaRnn::measure_ahead`]), else now, within `explain::OCCLUSION_BUDGET`.
+    /// ([`TrainedFaRnn::measure_ahead`]), else now, within `config.occlusion_budget`.
     pub fn measure_line(&self, text: &str, config: &HoverConfig) -> Arc<MeasuredLine> {
         if let Some(line) = self.measured.get(text, config) {
             return line;
         }
         let occlusions =
             self.scorer
-                .occlusions_within(text, config.max_ngram_len, OCCLUSION_BUDGET);
+                .occlusions_within(text, config.max_ngram_len, config.occlusion_budget);
         let scale = self.manifest.settings.logit_scale;
         Arc::new(MeasuredLine::new(
             text,
@@ -238,7 +238,7 @@ impl TrainedFaRnn {
         };
         !self.measured.is_full()
             && self.measured.get(text, config).is_none()
-            && within(MEASURED_LINE_BUDGET) > within(OCCLUSION_BUDGET)
+            && within(MEASURED_LINE_BUDGET) > within(config.occlusion_budget)
     }
 
     /// Measures `text` within [`MEASURED_LINE_BUDGET`] and keeps it for its hovers; `false`

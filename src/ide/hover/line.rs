@@ -199,7 +199,7 @@ pub struct NetworkView {
     /// The longest n-gram deleted, in tokens (0 for a line without tokens).
     pub max_ngram_len: usize,
     /// Whether the line is too long for [`HoverConfig::max_ngram_len`] within
-    /// `explain::OCCLUSION_BUDGET`, so that `max_ngram_len` is shorter.
+    /// `HoverConfig::occlusion_budget`, so that `max_ngram_len` is shorter.
     pub ngram_len_capped: bool,
     /// Whether the line is capped, and measuring it ahead of its hover
     /// (`TrainedFaRnn::measure_ahead`, which the language server does in the background for

@@ -31,6 +31,7 @@
 //! and `plain_text.rs` as plain text.
 
 use crate::automata::{RuleSystem, Scratch};
+use crate::explain::OCCLUSION_BUDGET;
 use crate::syntax::PatternId;
 use text_size::TextRange;
 
@@ -56,6 +57,10 @@ pub struct HoverConfig {
     /// Patterns, missed patterns and n-grams listed for a line. Default
     /// [`DEFAULT_MAX_LISTED`].
     pub max_listed: usize,
+    /// The most multiply-adds a line hover spends deleting the line's spans, unless the line
+    /// was measured ahead (`ide::MeasuredLines`). Default `explain::OCCLUSION_BUDGET`, about
+    /// 3 ms; `ide::MEASURED_LINE_BUDGET` where a call may take 0.3 s (the Python package).
+    pub occlusion_budget: u64,
 }
 
 impl Default for HoverConfig {
@@ -64,6 +69,7 @@ impl Default for HoverConfig {
             max_examples: DEFAULT_MAX_EXAMPLES,
             max_ngram_len: DEFAULT_MAX_NGRAM_LEN,
             max_listed: DEFAULT_MAX_LISTED,
+            occlusion_budget: OCCLUSION_BUDGET,
         }
     }
 }
