@@ -214,31 +214,22 @@ impl TrainedFaRnn {
     /// What a hover shows of the network on the line `text`: measured ahead when it was
     /// ([`TrainedFaRnn::measure_ahead`]), else now, within `config.occlusion_budget`.
     pub fn measure_line(&self, text: &str, config: &HoverConfig) -> Arc<MeasuredLine> {
-        if let Some(line) = self.measured.get(text, config) {
-            return line;
+        match self.measured.get(text, config) {
+            Some(line) => line,
+            None => Arc::new(self.measured_within(text, config, config.occlusion_budget)),
         }
-        let occlusions =
-            self.scorer
-                .occlusions_within(text, config.max_ngram_len, config.occlusion_budget);
-        let scale = self.manifest.settings.logit_scale;
-        Arc::new(MeasuredLine::new(
-            text,
-            &occlusions,
-            scale,
-            config.max_listed,
-        ))
     }
 
     /// Whether measuring `text` ahead of its hover would delete longer spans than the hover
-    /// can, and it is not measured yet and would fit: two walks over its tokens.
+    /// can, and it is not measured yet and would fit: a walk over its tokens.
     pub fn is_worth_measuring_ahead(&self, text: &str, config: &HoverConfig) -> bool {
-        let within = |budget| {
-            self.scorer
-                .ngram_len_within(text, config.max_ngram_len, budget)
-        };
+        let budgets = [config.occlusion_budget, MEASURED_LINE_BUDGET];
         !self.measured.is_full()
             && self.measured.get(text, config).is_none()
-            && within(MEASURED_LINE_BUDGET) > within(config.occlusion_budget)
+            && matches!(
+                self.scorer.ngram_lens_within(text, config.max_ngram_len, &budgets)[..],
+                [hover, ahead] if ahead > hover
+            )
     }
 
     /// Measures `text` within [`MEASURED_LINE_BUDGET`] and keeps it for its hovers; `false`
@@ -247,11 +238,16 @@ impl TrainedFaRnn {
         if self.measured.is_full() {
             return false;
         }
-        let occlusions =
-            self.scorer
-                .occlusions_within(text, config.max_ngram_len, MEASURED_LINE_BUDGET);
-        let scale = self.manifest.settings.logit_scale;
-        let line = MeasuredLine::new(text, &occlusions, scale, config.max_listed);
+        let line = self.measured_within(text, config, MEASURED_LINE_BUDGET);
         self.measured.insert(text, config, line)
+    }
+
+    /// The line `text` measured now, its deletions within `budget` multiply-adds.
+    fn measured_within(&self, text: &str, config: &HoverConfig, budget: u64) -> MeasuredLine {
+        let occlusions = self
+            .scorer
+            .occlusions_within(text, config.max_ngram_len, budget);
+        let scale = self.manifest.settings.logit_scale;
+        MeasuredLine::new(text, &occlusions, scale, config.max_listed)
     }
 }

@@ -9,10 +9,9 @@
 //! project stores a rule network (`jobs.rs`), when a corpus document that a project holding
 //! one binds is opened or changed, and when a hover finds a line not measured yet; a running
 //! task takes such a start up when it runs out of lines, and skips those of a document
-//! closed meanwhile. It
-//! stops between lines when the project holds another rule network or its newest save
-//! wants another (while that one trains: the next network measures again), and logs how
-//! many lines it measured and how long that took.
+//! closed meanwhile. It stops between lines when the project holds another rule network
+//! or its newest save wants another (while that one trains: the next network measures
+//! again), and logs how many lines it measured and how long that took.
 
 use super::documents::{Document, Kind};
 use super::report::name;

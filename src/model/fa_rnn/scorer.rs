@@ -784,6 +784,12 @@ impl Direction {
     }
 }
 
+/// The longest span length whose deletions cost at most `budget`, `costs` being
+/// [`FaRnnScorer::deletion_costs`] (which grow with the length), or 0.
+fn longest_within(costs: &[u64], budget: u64) -> usize {
+    costs.iter().take_while(|&&cost| cost <= budget).count()
+}
+
 /// Clamps a state to [−[`STATE_BOUND`], `STATE_BOUND`], as every step does.
 fn clamp_state(state: &mut [f32]) {
     let bound = STATE_BOUND as f32;
@@ -891,48 +897,48 @@ impl FaRnnScorer {
         self.occlude(&ids, max_len)
     }
 
-    /// The longest span [`FaRnnScorer::occlusions_within`] would delete from `text` (0 when
-    /// none), without deleting any: a walk over the tokens.
-    pub fn ngram_len_within(&self, text: &str, max_len: usize, budget: u64) -> usize {
-        self.span_len_within(&self.ids(text), max_len, budget)
+    /// For each of `budgets`, the longest span [`FaRnnScorer::occlusions_within`] would
+    /// delete from `text` within it (0 when none), without deleting any: a walk over the
+    /// tokens.
+    pub fn ngram_lens_within(&self, text: &str, max_len: usize, budgets: &[u64]) -> Vec<usize> {
+        let costs = self.deletion_costs(&self.ids(text), max_len);
+        budgets
+            .iter()
+            .map(|&budget| longest_within(&costs, budget))
+            .collect()
     }
 
     /// Of the span lengths up to `max_len`, the longest whose deletions from the sentence
     /// `ids` cost at most `budget` (see [`FaRnnScorer::occlusions_within`]), or 0.
     fn span_len_within(&self, ids: &[(usize, usize)], max_len: usize, budget: u64) -> usize {
-        let costs: Vec<Vec<(u64, u64)>> = self
-            .directions
-            .iter()
-            .enumerate()
-            .map(|(d, direction)| {
-                let mut costs = direction.step_costs(ids);
-                if d > 0 {
-                    costs.reverse();
+        longest_within(&self.deletion_costs(ids, max_len), budget)
+    }
+
+    /// What scoring the sentence `ids` and deleting each of its spans of up to `len` tokens
+    /// costs, for `len` in `1..=max_len`, in multiply-adds (an upper bound; see
+    /// [`FaRnnScorer::occlusions_within`]).
+    fn deletion_costs(&self, ids: &[(usize, usize)], max_len: usize) -> Vec<u64> {
+        let mut total = vec![0u64; max_len];
+        for (d, direction) in self.directions.iter().enumerate() {
+            let mut costs = direction.step_costs(ids);
+            if d > 0 {
+                costs.reverse();
+            }
+            // after[i]: re-running the tokens from i on; a span ending at `end` re-runs the
+            // tokens from `end` on.
+            let mut after = vec![0u64; costs.len() + 1];
+            for i in (0..costs.len()).rev() {
+                after[i] = after[i + 1] + costs[i].1;
+            }
+            let mut cost: u64 = costs.iter().map(|c| c.0).sum();
+            for (len, total) in (1..=max_len).zip(&mut total) {
+                if len <= costs.len() {
+                    cost += after[len..].iter().sum::<u64>();
                 }
-                costs
-            })
-            .collect();
-        let cost = |max_len: usize| -> u64 {
-            costs
-                .iter()
-                .map(|costs| {
-                    // after[i]: re-running the tokens from i on; a span ending at `end`
-                    // re-runs the tokens from `end` on.
-                    let mut after = vec![0u64; costs.len() + 1];
-                    for i in (0..costs.len()).rev() {
-                        after[i] = after[i + 1] + costs[i].1;
-                    }
-                    let reruns: u64 = (1..=max_len.min(costs.len()))
-                        .map(|len| after[len..].iter().sum::<u64>())
-                        .sum();
-                    costs.iter().map(|c| c.0).sum::<u64>() + reruns
-                })
-                .sum()
-        };
-        (1..=max_len)
-            .rev()
-            .find(|&len| cost(len) <= budget)
-            .unwrap_or(0)
+                *total += cost;
+            }
+        }
+        total
     }
 
     fn occlude(&self, ids: &[(usize, usize)], max_len: usize) -> Occlusions {
