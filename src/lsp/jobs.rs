@@ -359,8 +359,8 @@ fn spawn_suggestions(session: &Arc<Session>, job: &JobRequest, saved: &SavedAnal
         return;
     };
     tokio::spawn(async move {
-        // After the task of an earlier save has ended (it is cancelled, and stops at its
-        // next measurement).
+        // After the task of an earlier save has ended (it is cancelled, and stops within
+        // a line or a candidate).
         let _turn = turn.lock().await;
         let (Some(analysis), Some(words)) = (analysis.upgrade(), words.upgrade()) else {
             return;

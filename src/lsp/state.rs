@@ -121,9 +121,8 @@ pub struct Project {
     /// The suggestions of a save, once computed.
     pub suggestions: Option<Arc<SavedSuggestions>>,
     /// Held by the save's task that measures the suggestions: one at a time, so that the
-    /// tasks of a burst of saves do not pile up (a task notices it was cancelled only
-    /// between measurements, after it has read the corpora: about 700 MB and half a minute
-    /// on a million lines).
+    /// tasks of a burst of saves do not pile up, each holding its save's corpora (about
+    /// 700 MB on a million lines); a cancelled task stops within a line or a candidate.
     pub suggesting: Arc<tokio::sync::Mutex<()>>,
     /// The black-box yardstick of the saved corpora, for the lens on the `default` line.
     pub yardstick: Option<Yardstick>,

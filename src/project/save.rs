@@ -137,8 +137,8 @@ fn saved_corpora<'a>(
 
 /// The suggestion engine's edits of the saved rules of `analysis`, measured on its `train`
 /// and `dev` corpora, best first, with `vectors` for the word sets of induced rules; `None`
-/// when the rules have errors, a corpus is missing, or `cancelled` (polled before each
-/// measurement) says so. The network of the save is not trained yet: its reconstructions
+/// when the rules have errors, a corpus is missing, or `cancelled` (polled throughout, as
+/// [`suggest`] polls it) says so. The network of the save is not trained yet: its reconstructions
 /// are the trained model's own actions (`ide::trained`).
 pub fn suggest_save(
     analysis: &RulesAnalysis,

@@ -9,13 +9,13 @@
 
 use super::lines::{Element, Lines, Standing};
 use super::neighbours::WordNeighbours;
-use super::{Candidate, Edit, Estimate, Source, SuggestConfig};
+use super::{Cancel, Candidate, Edit, Estimate, Source, SuggestConfig};
 use std::collections::{HashMap, HashSet};
 
 /// The longest contiguous n-gram, and the longest sentence start, proposed.
 const MAX_NGRAM: usize = 3;
 /// The most tokens between the two words of a gapped pair.
-const MAX_GAP: usize = 5;
+const MAX_GAP: usize = 20;
 /// The most words of a word set.
 pub(super) const MAX_SET_WORDS: usize = 10;
 /// The fewest train lines each word of a word set must fix on its own, so that a set
@@ -185,13 +185,15 @@ pub(super) fn estimate_of(
 
 /// The induced rules for every label, best first; with `neighbours`, word sets take words
 /// near them in meaning that fix a single line, and precise words grow sets of their
-/// neighbours ([`grown_sets`]).
-pub fn induce(
+/// neighbours ([`grown_sets`]). `None` when `cancel` says stop (polled for each line read
+/// and each shape counted).
+pub(super) fn induce(
     lines: &Lines,
     standing: &Standing,
     config: &SuggestConfig,
     neighbours: Option<&WordNeighbours>,
-) -> Vec<Candidate> {
+    cancel: Cancel,
+) -> Option<Vec<Candidate>> {
     let mut out = Vec::new();
     for (gold, label) in lines.labels.iter().enumerate() {
         let rank = standing.rank_for(label);
@@ -199,6 +201,7 @@ pub fn induce(
         let mut support: HashMap<Shape, usize> = HashMap::new();
         let mut found = HashSet::new();
         for line in 0..lines.len() {
+            cancel.check()?;
             if lines.gold[line] != gold || standing.correct[line] || !standing.wins(line, rank) {
                 continue;
             }
@@ -208,18 +211,18 @@ pub fn induce(
                 *support.entry(shape).or_default() += 1;
             }
         }
-        let slots = slots(lines, standing, &support, (gold, rank), config, neighbours);
-        let mut sets = word_sets(lines, standing, &slots, (gold, rank), config, neighbours);
+        let label_of = (gold, rank);
+        let slots = slots(
+            lines, standing, &support, label_of, config, neighbours, cancel,
+        )?;
+        let mut sets = word_sets(
+            lines, standing, &slots, label_of, config, neighbours, cancel,
+        )?;
         if let Some(neighbours) = neighbours {
             let alone = slots.get(&(false, None)).map_or(&[][..], Vec::as_slice);
             sets.extend(grown_sets(
-                lines,
-                standing,
-                alone,
-                (gold, rank),
-                config,
-                neighbours,
-            ));
+                lines, standing, alone, label_of, config, neighbours, cancel,
+            )?);
         }
         let mut shapes: Vec<(Shape, usize)> = support
             .into_iter()
@@ -230,6 +233,7 @@ pub fn induce(
         shapes.extend(sets.into_iter().map(|shape| (shape, 0)));
         let mut passing = Vec::new();
         for (shape, _) in shapes {
+            cancel.check()?;
             let matched = shape.matched_lines(lines);
             let estimate = estimate_of(lines, standing, &matched, gold, rank);
             if estimate.fixed >= config.min_fixed
@@ -249,6 +253,7 @@ pub fn induce(
         });
         let mut kept: Vec<(Shape, Vec<u32>, Estimate)> = Vec::new();
         for candidate in passing {
+            cancel.check()?;
             if !kept.iter().any(|other| is_subset(&candidate.1, &other.1)) {
                 kept.push(candidate);
             }
@@ -262,7 +267,7 @@ pub fn induce(
             estimate: Some(estimate),
         }));
     }
-    out
+    Some(out)
 }
 
 /// Whether every element of the ascending `small` is in the ascending `large`.
@@ -284,7 +289,7 @@ type Slots = HashMap<Slot, Vec<(u32, usize)>>;
 /// The slots of `support`'s shapes (the second word of a pair, at a sentence's start or
 /// anywhere, or a word alone) and the words that fill them precisely: each fixing
 /// [`MIN_FIXED_PER_WORD`] lines on its own, or one with `neighbours` (such a word joins a
-/// set only by its meaning, [`word_sets`]).
+/// set only by its meaning, [`word_sets`]). `None` when `cancel` says stop.
 fn slots(
     lines: &Lines,
     standing: &Standing,
@@ -292,7 +297,8 @@ fn slots(
     (gold, rank): (usize, usize),
     config: &SuggestConfig,
     neighbours: Option<&WordNeighbours>,
-) -> Slots {
+    cancel: Cancel,
+) -> Option<Slots> {
     let min_fixed = if neighbours.is_some() {
         1
     } else {
@@ -301,6 +307,7 @@ fn slots(
     let mut slots: Slots = HashMap::new();
     let punct = |element: &Element| matches!(element, Element::Token(id) if lines.is_punct(*id));
     for shape in support.keys() {
+        cancel.check()?;
         let [part] = shape.parts.as_slice() else {
             continue;
         };
@@ -327,7 +334,7 @@ fn slots(
     for words in slots.values_mut() {
         words.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     }
-    slots
+    Some(slots)
 }
 
 /// Word sets: each slot of [`slots`] generalised to the words that fill it, the ones fixing
@@ -335,7 +342,8 @@ fn slots(
 /// [`MAX_SET_WORDS`]): `what ( actress | company | painter ) $*`, `$* ( refund | waste |
 /// cheap ) $*`. A word fixing [`MIN_FIXED_PER_WORD`] lines on its own may join; with
 /// `neighbours`, so may a word fixing one line whose vector is near the mean of theirs
-/// (`min_similarity` of [`SuggestConfig`]), the nearest first, after them.
+/// (`min_similarity` of [`SuggestConfig`]), the nearest first, after them. `None` when
+/// `cancel` says stop.
 fn word_sets(
     lines: &Lines,
     standing: &Standing,
@@ -343,10 +351,12 @@ fn word_sets(
     (gold, rank): (usize, usize),
     config: &SuggestConfig,
     neighbours: Option<&WordNeighbours>,
-) -> Vec<Shape> {
+    cancel: Cancel,
+) -> Option<Vec<Shape>> {
     let mut out = Vec::new();
     let text = |id: u32| lines.vocabulary[id as usize].0.as_str();
     for (&(anchored, ref first), words) in slots {
+        cancel.check()?;
         let (mut ids, single): (Vec<u32>, Vec<u32>) = {
             let (core, single): (Vec<_>, Vec<_>) = words
                 .iter()
@@ -383,7 +393,7 @@ fn word_sets(
         }
         out.push(shape_of(ids));
     }
-    out
+    Some(out)
 }
 
 /// How many of a label's most fixing precise words seed a set grown from their neighbours.
@@ -395,7 +405,7 @@ const GROWN_NEIGHBOURS: usize = 40;
 /// lines precisely on their own (`alone`, the fillers of [`slots`]' slot of a word alone,
 /// the most fixing first) seeds a set `$* ( SEED | … ) $*`, which its [`GROWN_NEIGHBOURS`]
 /// nearest train words (by word vector) join where each pays ([`paying_words`]):
-/// `$* ( disappointed | disappointing | unhappy ) $*`.
+/// `$* ( disappointed | disappointing | unhappy ) $*`. `None` when `cancel` says stop.
 fn grown_sets(
     lines: &Lines,
     standing: &Standing,
@@ -403,7 +413,8 @@ fn grown_sets(
     (gold, rank): (usize, usize),
     config: &SuggestConfig,
     neighbours: &WordNeighbours,
-) -> Vec<Shape> {
+    cancel: Cancel,
+) -> Option<Vec<Shape>> {
     let text = |id: u32| lines.vocabulary[id as usize].0.as_str();
     let seeds = alone
         .iter()
@@ -415,6 +426,7 @@ fn grown_sets(
     };
     let mut out: Vec<Shape> = Vec::new();
     for &(seed, _) in seeds {
+        cancel.check()?;
         let Some(centroid) = neighbours.centroid([text(seed)]) else {
             continue;
         };
@@ -435,7 +447,7 @@ fn grown_sets(
             out.push(shape);
         }
     }
-    out
+    Some(out)
 }
 
 /// Of `words` (in order of preference), those that pay in the set `shape_of` builds: each
@@ -507,7 +519,8 @@ mod tests {
             min_fixed: 2,
             ..SuggestConfig::DEFAULT
         };
-        induce(lines, &standing, &config, neighbours)
+        induce(lines, &standing, &config, neighbours, Cancel::NEVER)
+            .unwrap()
             .into_iter()
             .filter_map(|candidate| match candidate.edit {
                 Edit::AddRule { label, regex } if label == "hum" => Some(regex),
@@ -613,7 +626,8 @@ mod tests {
             min_fixed: 2,
             ..SuggestConfig::DEFAULT
         };
-        let regexes: Vec<String> = induce(&lines, &standing, &config, None)
+        let regexes: Vec<String> = induce(&lines, &standing, &config, None, Cancel::NEVER)
+            .unwrap()
             .into_iter()
             .filter_map(|candidate| match candidate.edit {
                 Edit::AddRule { label, regex } if label == "neg" => Some(regex),
@@ -666,9 +680,20 @@ mod tests {
             ("great", vec![0.0, 0.0, 1.0]),
         ]);
         let config = SuggestConfig::DEFAULT;
-        let slots = slots(&lines, &standing, &support, neg, &config, Some(&near));
+        let never = Cancel::NEVER;
+        let slots = slots(
+            &lines,
+            &standing,
+            &support,
+            neg,
+            &config,
+            Some(&near),
+            never,
+        )
+        .unwrap();
         let alone = &slots[&(false, None)];
-        let grown: Vec<String> = grown_sets(&lines, &standing, alone, neg, &config, &near)
+        let grown: Vec<String> = grown_sets(&lines, &standing, alone, neg, &config, &near, never)
+            .unwrap()
             .iter()
             .map(|shape| shape.regex(&lines))
             .collect();

@@ -532,6 +532,22 @@ pub struct Corpora<'a> {
     pub vectors: Option<&'a WordNeighbours>,
 }
 
+/// A caller's "stop": polled between units of the engine's work (a line read for
+/// induction, a candidate counted, a measurement), so that a superseded save's suggestions
+/// stop within one unit, however large the corpora.
+#[derive(Clone, Copy)]
+pub(super) struct Cancel<'a>(&'a dyn Fn() -> bool);
+
+impl Cancel<'_> {
+    /// Never stops: `rulelens suggest` and the greedy rounds of [`refine`].
+    const NEVER: Cancel<'static> = Cancel(&|| false);
+
+    /// `None` once the caller says stop, for `?` to end the work.
+    fn check(self) -> Option<()> {
+        (!(self.0)()).then_some(())
+    }
+}
+
 /// The rules as they stand, with their lines read and classified.
 struct State<'a> {
     file: RulesFile,
@@ -577,16 +593,24 @@ impl<'a> State<'a> {
     /// learned rules with the best estimates (at most `max_measured` in all: an estimate is
     /// what the edit does to the train lines, whatever its source), every narrowing and
     /// relabeling, and every label's raising.
-    fn candidates(&self, config: &SuggestConfig) -> Vec<Candidate> {
+    fn candidates(&self, config: &SuggestConfig, cancel: Cancel) -> Option<Vec<Candidate>> {
         let config = &config.for_lines(self.train.len() + self.dev.len());
-        let mut candidates = induce::induce(self.train, &self.train_standing, config, self.vectors);
+        let mut candidates = induce::induce(
+            self.train,
+            &self.train_standing,
+            config,
+            self.vectors,
+            cancel,
+        )?;
         candidates.extend(widen::widen(
             &self.file,
             self.train,
             &self.train_standing,
             config,
             &self.written,
-        ));
+            cancel,
+        )?);
+        cancel.check()?;
         candidates.extend(reconstruct::rewrites(
             &self.file,
             self.train,
@@ -602,26 +626,28 @@ impl<'a> State<'a> {
         ));
         candidates.sort_by(widen::by_estimate);
         candidates.truncate(config.max_measured);
+        cancel.check()?;
         candidates.extend(narrow::narrowings(
             &self.file,
             self.train,
             &self.train_standing,
             config,
         ));
+        cancel.check()?;
         candidates.extend(priority::raisings(
             &self.file,
             self.train,
             &self.train_standing,
             config,
         ));
-        candidates
+        Some(candidates)
     }
 
     /// Of the candidates under `config`, the one [`refine`] applies: the largest train gain
     /// (then dev accuracy) among those that raise dev accuracy and fix more train lines than
     /// they break.
     fn best(&self, config: &SuggestConfig) -> Option<(Suggestion, State<'a>)> {
-        self.candidates(config)
+        self.candidates(config, Cancel::NEVER)?
             .iter()
             .filter_map(|candidate| self.measure(candidate, true))
             .filter(|(suggestion, _)| {
@@ -770,8 +796,9 @@ type Counted = fn(&[bool]) -> bool;
 
 /// Suggestions for `file` as it is, measured on `corpora`, the largest dev gain first (then
 /// the largest train gain); `read_back` is the file's rules as a network trained from it
-/// reads them back, `learned` a SoPa's learned patterns as rules (each empty without one). `None` when `cancelled` (polled before each
-/// measurement) says so.
+/// reads them back, `learned` a SoPa's learned patterns as rules (each empty without one).
+/// `None` when `cancelled` says so: it is polled between units of the work, from reading the
+/// lines through building the candidates (a line, a candidate counted) to measuring them.
 pub fn suggest(
     file: &RulesFile,
     corpora: &Corpora,
@@ -780,12 +807,22 @@ pub fn suggest(
     config: &SuggestConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Vec<Suggestion>> {
-    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
+    let cancel = Cancel(cancelled);
+    let (train, dev) = read_lines(corpora, cancel)?;
     let state = State {
         vectors: corpora.vectors,
         ..State::new(file.clone(), &train, &dev, read_back, learned)
     };
-    measured(&state, state.candidates(config), cancelled)
+    cancel.check()?;
+    let candidates = state.candidates(config, cancel)?;
+    measured(&state, candidates, cancel)
+}
+
+/// The `train` and `dev` lines of `corpora`; `None` when `cancel` says stop between them.
+fn read_lines(corpora: &Corpora, cancel: Cancel) -> Option<(Lines, Lines)> {
+    let train = Lines::new(corpora.train);
+    cancel.check()?;
+    Some((train, Lines::new(corpora.dev)))
 }
 
 /// A SoPa's learned patterns alone (`learned`, as rules) as suggestions for `file`,
@@ -799,26 +836,22 @@ pub fn suggest_learned(
     config: &SuggestConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Option<Vec<Suggestion>> {
-    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
+    let cancel = Cancel(cancelled);
+    let (train, dev) = read_lines(corpora, cancel)?;
     let state = State::new(file.clone(), &train, &dev, &[], learned);
+    cancel.check()?;
     let mut candidates = learned::additions(&train, &state.train_standing, config, learned);
     candidates.sort_by(widen::by_estimate);
     candidates.truncate(config.for_lines(train.len() + dev.len()).max_measured);
-    measured(&state, candidates, cancelled)
+    measured(&state, candidates, cancel)
 }
 
 /// The candidates that change some train line, measured against `state` and [`rank`]ed;
-/// `None` when `cancelled` (polled before each measurement) says so.
-fn measured(
-    state: &State,
-    candidates: Vec<Candidate>,
-    cancelled: &dyn Fn() -> bool,
-) -> Option<Vec<Suggestion>> {
+/// `None` when `cancel` (polled before each measurement) says stop.
+fn measured(state: &State, candidates: Vec<Candidate>, cancel: Cancel) -> Option<Vec<Suggestion>> {
     let mut suggestions = Vec::new();
     for candidate in candidates {
-        if cancelled() {
-            return None;
-        }
+        cancel.check()?;
         if let Some((suggestion, _)) = state.measure(&candidate, false)
             && (suggestion.evidence.fixed > 0 || suggestion.evidence.broken > 0)
         {

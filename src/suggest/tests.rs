@@ -40,7 +40,10 @@ fn induction_finds_the_rule_that_fixes_most_train_lines_and_its_estimate_is_exac
     // What the standing estimated is what the rule system measured, for every candidate.
     let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
     let state = State::new(file, &train_lines, &dev_lines, &[], &[]);
-    for candidate in state.candidates(&SuggestConfig::default()) {
+    for candidate in state
+        .candidates(&SuggestConfig::default(), Cancel::NEVER)
+        .unwrap()
+    {
         let Some(estimate) = candidate.estimate else {
             continue;
         };
@@ -204,7 +207,9 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
     // Every estimate is what the rule system measures.
     let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
     let state = State::new(file, &train_lines, &dev_lines, &[], &[]);
-    let candidates = state.candidates(&SuggestConfig::default());
+    let candidates = state
+        .candidates(&SuggestConfig::default(), Cancel::NEVER)
+        .unwrap();
     assert!(candidates.iter().any(|c| c.source == Source::Widening));
     for candidate in candidates {
         let Some(estimate) = candidate.estimate else {
@@ -227,8 +232,10 @@ fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measure
             &train_lines,
             &state.train_standing,
             &SuggestConfig::default(),
-            &written
+            &written,
+            Cancel::NEVER,
         )
+        .unwrap()
         .is_empty()
     );
     // Applied greedily, it is the widening or the rule induction finds for the same lines
@@ -550,6 +557,45 @@ fn learned_rules_alone_are_measured_as_the_engine_measures_them_in_the_full_list
     assert!(suggest_learned(&file, &corpora, &learned, &config, &|| true).is_none());
 }
 
+/// A superseded save's suggestions stop while the engine reads the lines and builds its
+/// candidates, not only between measurements (on a million lines, building them took over a
+/// minute): the caller's stop is polled beyond once per candidate measured, and a stop
+/// asked for at any poll ends the work there.
+#[test]
+fn a_stop_is_heard_while_the_candidates_are_built() {
+    let (train, dev) = (examples(TRAIN), examples(DEV));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+        vectors: None,
+    };
+    let file = rules("default ham\n");
+    let config = SuggestConfig::default();
+    let polls = std::cell::Cell::new(0);
+    let counting = || {
+        polls.set(polls.get() + 1);
+        false
+    };
+    suggest(&file, &corpora, &[], &[], &config, &counting).expect("not stopped");
+    let total = polls.get();
+    let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
+    let state = State::new(file.clone(), &train_lines, &dev_lines, &[], &[]);
+    let measured = state.candidates(&config, Cancel::NEVER).unwrap().len();
+    assert!(
+        total > measured + train.len(),
+        "{total} polls for {measured} candidates measured"
+    );
+    for stop_at in 1..=total {
+        polls.set(0);
+        let stopping = || {
+            polls.set(polls.get() + 1);
+            polls.get() >= stop_at
+        };
+        assert!(suggest(&file, &corpora, &[], &[], &config, &stopping).is_none());
+        assert_eq!(polls.get(), stop_at, "polled on after the stop");
+    }
+}
+
 #[test]
 fn large_corpora_measure_fewer_candidates_a_round() {
     let config = SuggestConfig::DEFAULT;
@@ -594,7 +640,8 @@ fn a_rule_whose_matches_have_another_label_is_relabeled_in_place_with_its_exact_
     let (train_lines, dev_lines) = (Lines::new(&train), Lines::new(&dev));
     let state = State::new(file.clone(), &train_lines, &dev_lines, &[], &[]);
     let candidate = state
-        .candidates(&SuggestConfig::default())
+        .candidates(&SuggestConfig::default(), Cancel::NEVER)
+        .unwrap()
         .into_iter()
         .find(|c| c.source == Source::Relabeling)
         .expect("a relabeling candidate");

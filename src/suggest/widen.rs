@@ -33,7 +33,7 @@
 
 use super::induce::{MAX_SET_WORDS, estimate_of};
 use super::lines::{Lines, Standing};
-use super::{Candidate, Edit, Estimate, Source, State, SuggestConfig, Suggestion};
+use super::{Cancel, Candidate, Edit, Estimate, Source, State, SuggestConfig, Suggestion};
 use crate::automata::{Alphabet, ElementKind, ElementRun, Leaf, PatternElements, SymbolId};
 use crate::rules_file::RulesFile;
 use crate::syntax::spell_token;
@@ -416,18 +416,21 @@ impl<'a> OnLines<'a> {
 /// The widenings of the rules of the file, each passing the floors of `config`, but for
 /// the rules the engine wrote itself (`written`, as (label, regex)): those are fitted to the
 /// train lines already, and widening one would fit it again with looser shapes than
-/// induction allows.
+/// induction allows. `None` when `cancel` says stop (polled for each line read and each
+/// widening counted).
 pub(super) fn widen(
     file: &RulesFile,
     lines: &Lines,
     standing: &Standing,
     config: &SuggestConfig,
     written: &[(String, String)],
-) -> Vec<Candidate> {
+    cancel: Cancel,
+) -> Option<Vec<Candidate>> {
     let symbols = symbolize(lines, file.system.alphabet());
     let mut out = Vec::new();
     let text = &file.source.text;
     for rule in rules_of(file, None) {
+        cancel.check()?;
         let regex = &text[std::ops::Range::<usize>::from(rule.regex)];
         if written
             .iter()
@@ -443,6 +446,7 @@ pub(super) fn widen(
         // What each widening would fix among the lines wrong for the label.
         let mut fixing: BTreeMap<(usize, Widening), usize> = BTreeMap::new();
         for line in 0..lines.len() {
+            cancel.check()?;
             if lines.gold[line] != gold || standing.correct[line] || !standing.wins(line, rank) {
                 continue;
             }
@@ -487,6 +491,7 @@ pub(super) fn widen(
         // element.
         let mut words: BTreeMap<usize, Vec<PreciseWord>> = BTreeMap::new();
         for ((k, widening), fixes) in fixing {
+            cancel.check()?;
             // Each word on its own is the rule with that word in the element's place: it
             // passes the floors a new rule passes.
             if fixes < config.min_fixed {
@@ -525,7 +530,7 @@ pub(super) fn widen(
             }
         }
     }
-    out
+    Some(out)
 }
 
 /// The larger train gain first, then the higher precision, then the shorter edit.
