@@ -47,7 +47,11 @@ fn sopa(name: &str) -> (RulesFile, Vec<rulelens::corpus::Example>, Vocabulary, S
         Parameters::fresh(1, &Device::Cpu),
         &file.system,
         &file.rules,
-        (&SopaSettings::DEFAULT, TrainingSettings::DEFAULT.dropout()),
+        (
+            &SopaSettings::DEFAULT,
+            TrainingSettings::DEFAULT.dropout(),
+            0.0,
+        ),
         (vocabulary.len(), dim),
         Some(&vectors),
         &[],

@@ -1580,7 +1580,7 @@ fn sopa_trains_from_the_rules_starts_as_the_rule_system_and_learns_what_they_mis
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
         stderr.contains(
-            "1 of 1 rule patterns are soft patterns (the others keep their DFA), 8 free patterns"
+            "1 of 1 rule patterns are soft patterns (the others keep their DFA), 8 free patterns; 0 % of words dropped"
         ),
         "{stderr}"
     );
@@ -1689,6 +1689,74 @@ fn sopa_trains_from_the_rules_starts_as_the_rule_system_and_learns_what_they_mis
         evidence["dev_after"].as_f64() > evidence["dev_before"].as_f64(),
         "{learned}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// SoPa drops a fifth of the words of 400 or more long sentences in training unless told
+/// otherwise (`--word-dropout`), and none of fewer or of short ones (the test above: "0 %
+/// of words dropped").
+#[test]
+fn sopa_drops_words_from_many_long_sentences_by_default() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let review = |label: &str, word: &str| {
+        format!(
+            "{label}\t{}\n",
+            vec![format!("the {word} one was"); 12].join(" ")
+        )
+    };
+    let corpus = |n: usize| -> String {
+        [("pos", "good"), ("neg", "bad")]
+            .iter()
+            .flat_map(|&(label, word)| std::iter::repeat_n(review(label, word), n))
+            .collect()
+    };
+    std::fs::write(dir.join("train.tsv"), corpus(200)).unwrap();
+    std::fs::write(dir.join("dev.tsv"), corpus(4)).unwrap();
+    let rules = dir.join("long.rules");
+    std::fs::write(
+        &rules,
+        "default pos\ncorpus train \"train.tsv\"\ncorpus dev \"dev.tsv\"\n",
+    )
+    .unwrap();
+    let train = |extra: &[&str]| {
+        let out = dir.join("model");
+        let mut args = vec![
+            "train",
+            rules.to_str().unwrap(),
+            "--model",
+            "sopa",
+            "--embeddings",
+            "tests/data/train/vectors.txt",
+            "--patterns",
+            "2:2",
+            "--epochs",
+            "1",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let output = rulelens(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        stderr
+    };
+    let by_default = train(&[]);
+    assert!(
+        by_default.contains(
+            "20 % of words dropped in training (48.0 tokens per train sentence on average)"
+        ),
+        "{by_default}"
+    );
+    let asked = train(&["--word-dropout", "0"]);
+    assert!(
+        asked.contains("; 0 % of words dropped in training"),
+        "{asked}"
+    );
+    // A hundred such sentences are too few to learn from with words dropped.
+    std::fs::write(dir.join("train.tsv"), corpus(50)).unwrap();
+    let few = train(&[]);
+    assert!(few.contains("; 0 % of words dropped in training"), "{few}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

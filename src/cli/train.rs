@@ -101,9 +101,12 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             chained,
             exact,
             free,
+            word_dropout,
+            mean_tokens,
         } => eprintln!(
-            "{rules_name}: {chained} of {} rule patterns are soft patterns (the others keep their DFA), {free} free patterns",
-            chained + exact
+            "{rules_name}: {chained} of {} rule patterns are soft patterns (the others keep their DFA), {free} free patterns; {:.0} % of words dropped in training ({mean_tokens:.1} tokens per train sentence on average)",
+            chained + exact,
+            word_dropout * 100.0
         ),
         FitEvent::BuiltBlackBox { model, parameters } => eprintln!(
             "{}: {parameters} trained numbers, reading the words alone (the rules name the corpora and labels)",

@@ -130,7 +130,7 @@ fn sopa(file: &RulesFile, settings: &TrainingSettings, n_words: usize, dim: usiz
         Parameters::fresh(3, &Device::Cpu),
         &file.system,
         &file.rules,
-        (&settings.sopa, settings.dropout()),
+        (&settings.sopa, settings.dropout(), 0.0),
         (n_words, dim),
         Some(&vectors(n_words, dim)),
         &[],
@@ -583,4 +583,26 @@ fn the_fused_transition_weights_compute_what_the_tensor_chain_computes_with_grad
             }
         }
     }
+}
+
+#[test]
+fn words_are_dropped_by_default_from_many_long_sentences_only() {
+    let default = SopaSettings::DEFAULT;
+    assert_eq!(default.word_dropout_for(69.7, 1_440), 0.2);
+    assert_eq!(default.word_dropout_for(40.0, 400), 0.2);
+    assert_eq!(default.word_dropout_for(71.1, 100), 0.0);
+    assert_eq!(default.word_dropout_for(19.8, 4_502), 0.0);
+    let asked = SopaSettings {
+        word_dropout: Some(0.0),
+        ..SopaSettings::DEFAULT
+    };
+    assert_eq!(asked.word_dropout_for(69.7, 1_440), 0.0);
+    let wrong = SopaSettings {
+        word_dropout: Some(1.0),
+        ..SopaSettings::DEFAULT
+    };
+    assert_eq!(
+        wrong.check().unwrap_err(),
+        "word dropout must be in [0, 1), not 1"
+    );
 }

@@ -28,11 +28,14 @@ pub enum FitEvent<'a> {
         relative_error: f64,
     },
     /// A SoPa was built: the rules' patterns that became soft patterns, those that kept
-    /// their DFA, and the free patterns.
+    /// their DFA, and the free patterns; the share of words it drops in training, for train
+    /// sentences of `mean_tokens` tokens on average ([`crate::model::SopaSettings::word_dropout_for`]).
     BuiltSopa {
         chained: usize,
         exact: usize,
         free: usize,
+        word_dropout: f64,
+        mean_tokens: f64,
     },
     /// A black box was built: its trained numbers.
     BuiltBlackBox { model: ModelKind, parameters: usize },

@@ -198,11 +198,17 @@ impl Declaration<'_> {
                     self.system.labels().len(),
                     &has_vector,
                 );
+                let tokens: usize = train.iter().map(|d| d.sentence.words.len()).sum();
+                let mean_tokens = tokens as f64 / train.len().max(1) as f64;
+                let word_dropout = self
+                    .settings
+                    .sopa
+                    .word_dropout_for(mean_tokens, train.len());
                 let net = Sopa::declare(
                     Parameters::fresh(self.settings.seed ^ SOPA_STREAM, self.device),
                     self.system,
                     &self.rules.rules,
-                    (&self.settings.sopa, self.settings.dropout()),
+                    (&self.settings.sopa, self.settings.dropout(), word_dropout),
                     (words.vocabulary.len(), dim),
                     Some(vectors),
                     &phrases,
@@ -212,6 +218,8 @@ impl Declaration<'_> {
                     chained,
                     exact: self.rules.system.patterns().len() - chained,
                     free: net.n_free_patterns(),
+                    word_dropout,
+                    mean_tokens,
                 });
                 net
             }
@@ -219,7 +227,8 @@ impl Declaration<'_> {
                 Parameters::checkpoint(tensors, self.device),
                 self.system,
                 &self.rules.rules,
-                (&self.settings.sopa, self.settings.dropout()),
+                // A checkpoint's network is not trained again: no words dropped.
+                (&self.settings.sopa, self.settings.dropout(), 0.0),
                 words,
                 None,
                 &[],
