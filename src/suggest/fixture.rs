@@ -47,6 +47,15 @@ pub const DEV: &[(&str, &str)] = &[
     ("ham", "you left your keys"),
 ];
 
+/// `train` and `dev` as the engine's corpora, without word vectors.
+pub fn plain_corpora<'a>(train: &'a [Example], dev: &'a [Example]) -> Corpora<'a> {
+    Corpora {
+        train,
+        dev,
+        vectors: None,
+    }
+}
+
 /// [`suggest`] for `file` on the lines `train` and `dev`, with the defaults and no word
 /// vectors.
 pub fn suggest_on(
@@ -55,11 +64,7 @@ pub fn suggest_on(
     dev: &[(&str, &str)],
 ) -> Vec<Suggestion> {
     let (train, dev) = (examples(train), examples(dev));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     suggest(file, &corpora, &[], &[], &SuggestConfig::default(), &|| {
         false
     })

@@ -85,11 +85,7 @@ fn a_rule_below_the_precision_floor_is_offered_for_removal() {
 #[test]
 fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
     let (train, dev) = (examples(TRAIN), examples(DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     let file = rules("default ham\n");
     let refined = refine_rules_alone(&file, &corpora, &RefineConfig::default());
     assert_eq!(refined.applied.len(), 1);
@@ -115,20 +111,12 @@ fn refine_applies_an_edit_only_when_it_raises_dev_accuracy() {
     );
     // A dev corpus where the rule is wrong: nothing is applied.
     let contrary = examples(&[("ham", "call 0900 to win"), ("spam", "can you call mum")]);
-    let corpora = Corpora {
-        train: &train,
-        dev: &contrary,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &contrary);
     let kept = refine_rules_alone(&file, &corpora, &RefineConfig::default());
     assert_eq!(kept.text, "default ham\n");
     assert!(kept.applied.is_empty());
     // At most `max_edits`.
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     assert!(
         refine_rules_alone(
             &file,
@@ -159,11 +147,7 @@ const WON_DEV: &[(&str, &str)] = &[("spam", "they won voucher"), ("ham", "won th
 #[test]
 fn a_rule_that_fails_at_one_element_on_lines_of_its_label_is_widened_and_measured() {
     let (train, dev) = (examples(WON), examples(WON_DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     let text = "default ham\nspam: $* won ( prize | cash ) $*    # the prize\n";
     let file = rules(text);
     let suggestions = suggest(
@@ -275,11 +259,7 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
     ];
     let train = examples(&lines);
     let dev = examples(&[("num", "how so so many"), ("desc", "how come")]);
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     let file = rules("default desc\nnum: how $? many $*\n");
     let suggestions = suggest(
         &file,
@@ -310,11 +290,7 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
     // `$* voucher $*` has one element that needs a token: widening it would be a new rule.
     let file = rules("default ham\nspam: $* voucher $*\n");
     let (train, dev) = (examples(WON), examples(WON_DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     assert!(
         suggest(
             &file,
@@ -333,11 +309,7 @@ fn a_gap_becomes_dollar_star_and_a_rule_without_context_is_not_widened() {
 #[test]
 fn a_line_gets_the_widening_of_its_closest_rule_that_makes_the_rule_match_it() {
     let (train, dev) = (examples(WON), examples(WON_DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     // The first rule misses two elements; the second misses `prize` only, after a gap
     // where `a` and `voucher` stand: `voucher` has the better estimate.
     let file = rules("default ham\nspam: $* lucky $* draw $*\nspam: $* won $* prize $*\n");
@@ -384,11 +356,7 @@ fn read_back_of_call_0800() -> Vec<ReadBack> {
 #[test]
 fn a_reconstruction_that_fixes_train_lines_is_offered_with_its_exact_effect() {
     let (train, dev) = (examples(TRAIN), examples(DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     let file = rules("default ham\nspam: $* call 0800 $*\n");
     let read_back = read_back_of_call_0800();
     let suggestions = suggest(
@@ -519,11 +487,7 @@ fn a_readable_regex_is_short_with_short_sets_and_stars_on_single_tokens() {
 #[test]
 fn learned_rules_alone_are_measured_as_the_engine_measures_them_in_the_full_list() {
     let (train, dev) = (examples(TRAIN), examples(DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     let file = rules("default ham\n");
     let learned = [
         LearnedRule {
@@ -564,11 +528,7 @@ fn learned_rules_alone_are_measured_as_the_engine_measures_them_in_the_full_list
 #[test]
 fn a_stop_is_heard_while_the_candidates_are_built() {
     let (train, dev) = (examples(TRAIN), examples(DEV));
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     let file = rules("default ham\n");
     let config = SuggestConfig::default();
     let polls = std::cell::Cell::new(0);
@@ -738,11 +698,7 @@ fn a_round_with_nothing_precise_enough_falls_back_to_the_lower_floor() {
         ("ham", "good night"),
     ]);
     let dev = examples(&[("spam", "call today"), ("ham", "see you")]);
-    let corpora = Corpora {
-        train: &train,
-        dev: &dev,
-        vectors: None,
-    };
+    let corpora = plain_corpora(&train, &dev);
     let file = rules("default ham\n");
     let refined = refine_rules_alone(&file, &corpora, &RefineConfig::default());
     assert_eq!(
