@@ -28,8 +28,9 @@ pub enum FitEvent<'a> {
         relative_error: f64,
     },
     /// A SoPa was built: the rules' patterns that became soft patterns, those that kept
-    /// their DFA, and the free patterns; the share of words it drops in training, for train
-    /// sentences of `mean_tokens` tokens on average ([`crate::model::SopaSettings::word_dropout_for`]).
+    /// their DFA, and the free patterns; the share of words it drops in training
+    /// ([`crate::model::SopaSettings::word_dropout_for`]), for train sentences of
+    /// `mean_tokens` tokens on average.
     BuiltSopa {
         chained: usize,
         exact: usize,
