@@ -3,6 +3,7 @@
 //! holding it; and [`Standing`], what a rule system predicts for each line, from which the
 //! effect of one more rule is computed without classifying again.
 
+use super::Cancel;
 use crate::automata::{RuleSystem, Scratch};
 use crate::corpus::Example;
 use crate::text::{TokenKind, Tokens};
@@ -40,10 +41,16 @@ pub struct Lines {
 impl Lines {
     /// The labeled examples of a corpus (unlabeled ones are left out).
     pub fn new(examples: &[Example]) -> Lines {
+        Lines::read(examples, Cancel::NEVER).unwrap_or_default()
+    }
+
+    /// [`Lines::new`], polling `cancel` at every example: `None` when it says stop.
+    pub(super) fn read(examples: &[Example], cancel: Cancel) -> Option<Lines> {
         let mut lines = Lines::default();
         let mut tokens = Tokens::default();
         let mut label_ids: HashMap<String, usize> = HashMap::new();
         for example in examples {
+            cancel.check()?;
             let Some(label) = example.label.as_deref() else {
                 continue;
             };
@@ -68,7 +75,7 @@ impl Lines {
             lines.texts.push(example.text.clone());
             lines.file_lines.push(example.line);
         }
-        lines
+        Some(lines)
     }
 
     fn intern(&mut self, text: &str, kind: TokenKind) -> u32 {
@@ -125,7 +132,7 @@ impl Lines {
 }
 
 /// What a rule system predicts for each line of [`Lines`], and the priority of its labels.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Standing {
     /// Per line: the rank (in the system's priority order) of the first label that fires,
     /// `None` when none does.
@@ -158,6 +165,11 @@ impl Standing {
 
     /// Classifies every line with `system`.
     pub fn new(system: &RuleSystem, lines: &Lines) -> Standing {
+        Standing::measure(system, lines, Cancel::NEVER).unwrap_or_default()
+    }
+
+    /// [`Standing::new`], polling `cancel` at every line: `None` when it says stop.
+    pub(super) fn measure(system: &RuleSystem, lines: &Lines, cancel: Cancel) -> Option<Standing> {
         let ranks = system.labels().to_vec();
         let rank_of_gold: Vec<Option<usize>> = lines
             .labels
@@ -172,6 +184,7 @@ impl Standing {
         let mut fired = Vec::with_capacity(if ranked { lines.len() } else { 0 });
         let mut patterns = vec![PatternStanding::default(); system.patterns().len()];
         for (line, text) in lines.texts.iter().enumerate() {
+            cancel.check()?;
             system.classify_with(text, &mut scratch, &mut outcome);
             let gold = rank_of_gold[lines.gold[line]];
             let first = outcome.fired.iter().position(|&fired| fired);
@@ -203,13 +216,13 @@ impl Standing {
             let predicted = first.or(system.default_label().map(|id| id.index()));
             correct.push(predicted.is_some() && predicted == rank_of_gold[lines.gold[line]]);
         }
-        Standing {
+        Some(Standing {
             winner,
             fired,
             correct,
             ranks,
             patterns,
-        }
+        })
     }
 
     /// Share of lines predicted right.

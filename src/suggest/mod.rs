@@ -589,6 +589,27 @@ impl<'a> State<'a> {
         }
     }
 
+    /// [`State::new`], polling `cancel` at every line it classifies: `None` when it says
+    /// stop.
+    fn read(
+        file: RulesFile,
+        (train, dev): (&'a Lines, &'a Lines),
+        (read_back, learned): (&'a [ReadBack], &'a [LearnedRule]),
+        cancel: Cancel,
+    ) -> Option<State<'a>> {
+        Some(State {
+            train_standing: Standing::measure(&file.system, train, cancel)?,
+            dev_standing: Standing::measure(&file.system, dev, cancel)?,
+            file,
+            train,
+            dev,
+            read_back,
+            learned,
+            vectors: None,
+            written: Vec::new(),
+        })
+    }
+
     /// The candidates worth measuring: the induced rules, widenings, reconstructions and
     /// learned rules with the best estimates (at most `max_measured` in all: an estimate is
     /// what the edit does to the train lines, whatever its source), every narrowing and
@@ -811,18 +832,18 @@ pub fn suggest(
     let (train, dev) = read_lines(corpora, cancel)?;
     let state = State {
         vectors: corpora.vectors,
-        ..State::new(file.clone(), &train, &dev, read_back, learned)
+        ..State::read(file.clone(), (&train, &dev), (read_back, learned), cancel)?
     };
-    cancel.check()?;
     let candidates = state.candidates(config, cancel)?;
     measured(&state, candidates, cancel)
 }
 
-/// The `train` and `dev` lines of `corpora`; `None` when `cancel` says stop between them.
+/// The `train` and `dev` lines of `corpora`; `None` when `cancel` says stop.
 fn read_lines(corpora: &Corpora, cancel: Cancel) -> Option<(Lines, Lines)> {
-    let train = Lines::new(corpora.train);
-    cancel.check()?;
-    Some((train, Lines::new(corpora.dev)))
+    Some((
+        Lines::read(corpora.train, cancel)?,
+        Lines::read(corpora.dev, cancel)?,
+    ))
 }
 
 /// A SoPa's learned patterns alone (`learned`, as rules) as suggestions for `file`,
@@ -838,8 +859,7 @@ pub fn suggest_learned(
 ) -> Option<Vec<Suggestion>> {
     let cancel = Cancel(cancelled);
     let (train, dev) = read_lines(corpora, cancel)?;
-    let state = State::new(file.clone(), &train, &dev, &[], learned);
-    cancel.check()?;
+    let state = State::read(file.clone(), (&train, &dev), (&[], learned), cancel)?;
     let mut candidates = learned::additions(&train, &state.train_standing, config, learned);
     candidates.sort_by(widen::by_estimate);
     candidates.truncate(config.for_lines(train.len() + dev.len()).max_measured);
