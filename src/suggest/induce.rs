@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 /// The longest contiguous n-gram, and the longest sentence start, proposed.
 const MAX_NGRAM: usize = 3;
 /// The most tokens between the two words of a gapped pair.
-const MAX_GAP: usize = 20;
+const MAX_GAP: usize = 5;
 /// The most words of a word set.
 pub(super) const MAX_SET_WORDS: usize = 10;
 /// The fewest train lines each word of a word set must fix on its own, so that a set
