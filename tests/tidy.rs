@@ -1,9 +1,13 @@
 //! The layering of docs/architecture.md, checked on the sources: each heavy dependency is
 //! used only in the layer that owns it, so that the protocol stays in `lsp`, tensors in
 //! `model` (and the binary's front ends that pick a device), and graphs in `automata`. Every
-//! analysis below the LSP layer stays a plain library call on plain types.
+//! analysis below the LSP layer stays a plain library call on plain types. And one check on
+//! the build: the Python binding crate's dependencies have the features of rulelens's test
+//! build, so that building the Python package after the tests compiles no crate twice.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// A crate, and the source folders and files (relative to `src/`) that may name it.
 const OWNERS: &[(&str, &[&str])] = &[
@@ -354,5 +358,71 @@ fn imports_resolve_super_crate_and_groups() {
             "lsp::state",
             "lsp::sync"
         ]
+    );
+}
+
+/// Each package of `cargo tree -p package` (with `edges`), as "name vX.Y.Z", with the
+/// feature lists it is built with (one per build of it: a crate can be built for the host and
+/// for the target).
+fn features_of(package: &str, edges: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let output = Command::new(env!("CARGO"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "tree",
+            "--locked",
+            "--offline",
+            "--prefix",
+            "none",
+            "-p",
+            package,
+            "-e",
+        ])
+        .args([edges, "-f", "{p}|{f}"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cargo tree -p {package}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in String::from_utf8(output.stdout).unwrap().lines() {
+        let Some((id, features)) = line.split_once('|') else {
+            continue;
+        };
+        // "name v1.2.3 (/path)" for a path dependency; "(*)" marks a repeat.
+        let name_version = id.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+        let features = features
+            .trim_end_matches(" (*)")
+            .trim_end_matches(" (proc-macro)");
+        packages
+            .entry(name_version)
+            .or_default()
+            .insert(features.to_string());
+    }
+    packages
+}
+
+/// tests/run.sh builds the Python package (maturin, the dev profile, the same target
+/// folder) after `cargo test`. Cargo builds a crate again when its features differ, and with
+/// candle's, everything above it: rulelens's dev-dependencies turn on features of crates
+/// that the binding crate reaches too (python/Cargo.toml lists those it names only for
+/// that).
+#[test]
+fn the_python_crate_builds_its_dependencies_as_the_tests_do() {
+    let tests = features_of("rulelens", "normal,build,dev");
+    let python = features_of("rulelens-python", "normal,build");
+    assert!(python.len() > 100, "found only {python:?}");
+    let differing: Vec<String> = python
+        .iter()
+        .filter_map(|(package, features)| {
+            let in_tests = tests.get(package)?;
+            (in_tests != features).then(|| format!("{package}: {features:?} against {in_tests:?}"))
+        })
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "the Python crate builds these with other features than rulelens's tests do:\n{}",
+        differing.join("\n")
     );
 }
