@@ -478,6 +478,10 @@ async def test_suggestions_arrive_with_the_save_and_apply_as_versioned_actions(
 async def test_a_save_learns_patterns_after_the_rule_network(
     client: LanguageClient, request, workspace: pathlib.Path
 ):
+    # A quarter of SMS train: two networks train in turn and the SoPa's patterns are
+    # measured as suggestions, on the test build (55 s a client with all 4,502 lines).
+    train_path = workspace / "train.tsv"
+    train_path.write_text("".join(train_path.read_text().splitlines(keepends=True)[:1125]))
     await start(client, request, workspace)
     rules = open_document(client, workspace / "sms.rules", "rules")
     train = open_document(client, workspace / "train.tsv", "tsv")
