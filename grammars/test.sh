@@ -11,7 +11,9 @@
 #      lines (test/lines.mjs);
 #   5. runs `npm ci` and `npm test` in grammars/textmate-test (the TextMate grammar).
 # Needs: cargo (first run only, to install the CLI from crates.io), node 20+, npm, a C
-# compiler. Usage: grammars/test.sh
+# compiler. Usage:
+#   grammars/test.sh                  # all of it
+#   grammars/test.sh --install-only   # step 1 only (.ci/run, in the background)
 set -euo pipefail
 
 TREE_SITTER_VERSION=0.25.10
@@ -28,7 +30,15 @@ has_version() {
   [[ -x "$1" ]] && [[ "$("$1" --version 2>/dev/null)" == "tree-sitter $TREE_SITTER_VERSION" ]]
 }
 
+install_only=false
+[[ "${1:-}" == "--install-only" ]] && install_only=true
+
 step "tree-sitter CLI $TREE_SITTER_VERSION"
+# One install at a time: a run that finds one under way (.ci/run starts one in the
+# background) waits for it, then finds the CLI installed.
+mkdir -p "$root"
+exec 9>"$root/install.lock"
+flock 9
 ts=""
 if on_path=$(command -v tree-sitter) && has_version "$on_path"; then
   ts=$on_path
@@ -48,7 +58,9 @@ else
   }
   ts=$root/bin/tree-sitter
 fi
+flock -u 9
 echo "using $ts"
+$install_only && exit 0
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rules-grammars.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
