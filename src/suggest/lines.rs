@@ -41,7 +41,7 @@ pub struct Lines {
 impl Lines {
     /// The labeled examples of a corpus (unlabeled ones are left out).
     pub fn new(examples: &[Example]) -> Lines {
-        Lines::read(examples, Cancel::NEVER).unwrap_or_default()
+        Lines::read(examples, Cancel::NEVER).expect("Cancel::NEVER never stops")
     }
 
     /// [`Lines::new`], polling `cancel` at every example: `None` when it says stop.
@@ -132,7 +132,7 @@ impl Lines {
 }
 
 /// What a rule system predicts for each line of [`Lines`], and the priority of its labels.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Standing {
     /// Per line: the rank (in the system's priority order) of the first label that fires,
     /// `None` when none does.
@@ -165,7 +165,7 @@ impl Standing {
 
     /// Classifies every line with `system`.
     pub fn new(system: &RuleSystem, lines: &Lines) -> Standing {
-        Standing::measure(system, lines, Cancel::NEVER).unwrap_or_default()
+        Standing::measure(system, lines, Cancel::NEVER).expect("Cancel::NEVER never stops")
     }
 
     /// [`Standing::new`], polling `cancel` at every line: `None` when it says stop.

@@ -574,19 +574,8 @@ impl<'a> State<'a> {
         read_back: &'a [ReadBack],
         learned: &'a [LearnedRule],
     ) -> State<'a> {
-        let train_standing = Standing::new(&file.system, train);
-        let dev_standing = Standing::new(&file.system, dev);
-        State {
-            file,
-            train,
-            dev,
-            train_standing,
-            dev_standing,
-            read_back,
-            learned,
-            vectors: None,
-            written: Vec::new(),
-        }
+        State::read(file, (train, dev), (read_back, learned), Cancel::NEVER)
+            .expect("Cancel::NEVER never stops")
     }
 
     /// [`State::new`], polling `cancel` at every line it classifies: `None` when it says
