@@ -81,6 +81,10 @@ pub fn changed_on_disk(session: &Arc<Session>, paths: &[PathBuf]) {
         .flat_map(|path| readers(&snapshot, path))
         .collect();
     for key in &readers {
+        session.log(
+            MessageType::INFO,
+            format!("{}: a word-list file changed on disk", name(key)),
+        );
         sync::analyze_again(session, key);
     }
     let jobs = session.update(|state| {
@@ -102,15 +106,12 @@ pub fn changed_on_disk(session: &Arc<Session>, paths: &[PathBuf]) {
             .collect::<Vec<_>>()
     });
     for (key, job) in jobs {
-        let what = if readers.contains(&key) {
-            "a word-list file"
-        } else {
-            "a bound corpus"
-        };
-        session.log(
-            MessageType::INFO,
-            format!("{}: {what} changed on disk", name(&key)),
-        );
+        if !readers.contains(&key) {
+            session.log(
+                MessageType::INFO,
+                format!("{}: a bound corpus changed on disk", name(&key)),
+            );
+        }
         session.send_job(Some(job));
     }
 }

@@ -55,7 +55,12 @@ async def test_a_corpus_rewritten_on_disk_is_analyzed_again(
 
     after = await wait_until(client, more_never_matching, "W0501 after the corpus changed")
     assert set(before) < set(after), (before, after)
-    assert any("a bound corpus changed on disk" in m.message for m in client.log_messages)
+    # The log message and the diagnostics travel separately: wait for the message too.
+    await wait_until(
+        client,
+        lambda: any("a bound corpus changed on disk" in m.message for m in client.log_messages),
+        "the log message that says why",
+    )
 
 
 def codes(client: LanguageClient, uri: str):
@@ -82,4 +87,9 @@ async def test_a_word_list_file_written_on_disk_is_read_again(
         lambda: codes(client, rules) == [],
         "no diagnostics once lures.txt is on disk",
     )
-    assert any("a word-list file changed on disk" in m.message for m in client.log_messages)
+    # The log message and the diagnostics travel separately: wait for the message too.
+    await wait_until(
+        client,
+        lambda: any("a word-list file changed on disk" in m.message for m in client.log_messages),
+        "the log message that says why",
+    )
