@@ -81,15 +81,21 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         FitEvent::Built {
             reading,
             n_states,
+            free_states,
             rank,
             method,
             relative_error,
         } => eprintln!(
-            "{rules_name}{}: {n_states} states, rank {rank} ({}, relative error {relative_error:.2e})",
+            "{rules_name}{}: {n_states} states{}, rank {rank} ({}, relative error {relative_error:.2e})",
             if reading == Reading::RightToLeft {
                 " reversed"
             } else {
                 ""
+            },
+            if free_states > 0 {
+                format!(" and {free_states} free states")
+            } else {
+                String::new()
             },
             if method == Method::Exact {
                 "exact"

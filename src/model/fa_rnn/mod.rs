@@ -16,6 +16,12 @@
 //! - Viterbi (max-product): `h_t[j] = max_i h_{t−1}[i] · T(z)[i, j]` with
 //!   `T(z) = D1 diag(z) D2ᵀ + W`.
 //!
+//! Free states ([`FaRnn::with_free_states`], the paper's K′; `--free-states`, 30 by
+//! default): K′ states after the rules', which every state reads and writes through D1 and
+//! D2 and which score no pattern, for what the rules do not say. Their rows of D1 start as
+//! small noise and those of D2, W, h₀ and α∞ at zero: nothing writes them until training
+//! moves D2, so the untrained network is the rules' (the paper's code starts D2's rows, W's
+//! and the aggregation's as noise too, which is not exact). Forward scoring only.
 //! Every step's state is clamped to [−[`STATE_BOUND`], `STATE_BOUND`] (exact in value,
 //! leaking in gradient, `nn/leaky_clamp.rs`): on the rules' own network states are 0 or 1, so
 //! the clamp changes nothing there, while a trained network's sum-product scores would
@@ -63,7 +69,8 @@ use crate::model::nn::batch::Batch;
 use crate::model::nn::embeddings::{Vocabulary, WordVectors};
 use crate::model::nn::leaky_clamp::leaky_clamp;
 use crate::model::nn::network::Network;
-use crate::model::nn::parameters::{Init, Parameters};
+use crate::model::nn::parameters::{Init, Parameters, normal};
+use crate::model::nn::rng::SplitMix64;
 use crate::text::{TokenKind, tokenize};
 use candle_core::{DType, Device, Result, Tensor, Var};
 use nalgebra::DMatrix;
@@ -89,7 +96,8 @@ pub struct PlainNetwork {
     pub start: Vec<f32>,
     /// [K, P]
     pub finals: Vec<f32>,
-    /// Each pattern's states, covering 0..K in order ([`pattern_blocks`]).
+    /// Each pattern's states, in order ([`pattern_blocks`]); the free states
+    /// ([`FaRnn::with_free_states`]) follow the last block, up to K.
     pub blocks: Vec<Range<usize>>,
 }
 
@@ -146,6 +154,7 @@ pub struct FaRnn {
     /// The nonzero edges of `wildcard`, for the fused recurrence.
     wildcard_edges: Vec<(usize, usize)>,
     /// Each pattern's states ([`pattern_blocks`]): Viterbi scoring maximises inside them.
+    /// The free states, if any, follow the last block.
     blocks: Arc<[Range<usize>]>,
     /// Per block, the nonzero edges of `wildcard` inside it, numbered from its first state.
     block_wildcard: Arc<[Vec<(usize, usize)>]>,
@@ -178,6 +187,8 @@ struct Initial {
     wildcard: Vec<f32>,
     start: Vec<f32>,
     finals: Vec<f32>,
+    /// U and the bias of the labels no rule names; `None`: their starting values.
+    corpus_labels: Option<(Vec<f32>, Vec<f32>)>,
 }
 
 /// Declares an FA-RNN's tensors in `parameters` (named as in `models/README.md`; trainable:
@@ -201,7 +212,7 @@ fn declare(
         words,
         corpus_labels,
     } = dims;
-    let (mut values, word_values) = match initial {
+    let (mut values, word_values, label_values) = match initial {
         Some(Initial {
             symbol_embedding,
             d1,
@@ -210,11 +221,20 @@ fn declare(
             wildcard,
             start,
             finals,
+            corpus_labels,
         }) => (
             Some([symbol_embedding, d1, d2, wildcard, start, finals]),
             words,
+            corpus_labels,
         ),
-        None => (None, None),
+        None => (None, None, None),
+    };
+    let (label_weight, label_bias) = match label_values {
+        Some((weight, bias)) => (Init::Values(weight), Init::Values(bias)),
+        None => (
+            Init::Zeros,
+            Init::Values(vec![CORPUS_LABEL_LOGIT as f32; corpus_labels]),
+        ),
     };
     let mut next = |i: usize| match &mut values {
         Some(values) => Init::Values(std::mem::take(&mut values[i])),
@@ -249,15 +269,10 @@ fn declare(
             weight: parameters.declare(
                 "corpus_labels.weight",
                 &[words.embedding.dim(1)?, c],
-                Init::Zeros,
+                label_weight,
                 true,
             )?,
-            bias: parameters.declare(
-                "corpus_labels.bias",
-                &[c],
-                Init::Values(vec![CORPUS_LABEL_LOGIT as f32; c]),
-                true,
-            )?,
+            bias: parameters.declare("corpus_labels.bias", &[c], label_bias, true)?,
         }),
         (_, None) => candle_core::bail!("labels no rule names are learned from word vectors"),
     };
@@ -295,6 +310,15 @@ fn declare(
         scoring,
     })
 }
+
+/// The standard deviation of the noise free states' rows of D1 start with
+/// ([`FaRnn::with_free_states`]; the paper's code's `--random_noise`).
+pub const FREE_STATE_NOISE: f64 = 1e-3;
+/// The most free states a network may have: each is a row of D1 and D2 and of the K × K
+/// matrices (a setting or a checkpoint beyond it is refused).
+pub const MAX_FREE_STATES: usize = 1_024;
+/// Keeps the free states' noise apart from the other draws from the seed (ALS, the gates).
+const FREE_STATE_STREAM: u64 = 0xf4ee_5000_0000_0001;
 
 /// The logit a label no rule names starts with, whatever the sentence: under the default
 /// label's ([`DEFAULT_LOGIT`]) and every true label's, so that the untrained network
@@ -374,6 +398,7 @@ impl FaRnn {
             wildcard: automaton.wildcard.clone(),
             start: automaton.start.clone(),
             finals: automaton.finals.clone(),
+            corpus_labels: None,
         };
         declare(
             Parameters::fresh(0, device),
@@ -392,6 +417,81 @@ impl FaRnn {
         let (k, r) = self.d1.dims2()?;
         self.gates = Some(Gates::declare(&mut self.parameters, k, r, seed)?);
         Ok(self)
+    }
+
+    /// This network with `n` free states after the rules' states (the paper's K'): the
+    /// new rows of D1 start at N(0, [`FREE_STATE_NOISE`]²) per entry, as the paper's code
+    /// starts them (papers-brief §1.8), and those of D2, h₀, W and α∞ at 0. So nothing
+    /// writes a free state until training moves D2, and the network still computes what it
+    /// computed; a gradient reaches D2's rows at once, through D1's. `seed` draws the
+    /// noise. Forward scoring only, and before the gates, which are sized by the states.
+    pub fn with_free_states(self, system: &RuleSystem, n: usize, seed: u64) -> Result<FaRnn> {
+        if n == 0 {
+            return Ok(self);
+        }
+        if self.scoring != Scoring::Forward {
+            candle_core::bail!("free states need forward scoring");
+        }
+        if self.gates.is_some() {
+            candle_core::bail!("free states are added before the gates");
+        }
+        let values = |tensor: &Tensor| -> Result<Vec<f32>> { tensor.flatten_all()?.to_vec1() };
+        let (k, r) = self.d1.dims2()?;
+        let p = self.finals.dim(1)?;
+        let mut rng = SplitMix64::new(seed ^ FREE_STATE_STREAM);
+        let noise = (0..n * r).map(|_| (normal(&mut rng) * FREE_STATE_NOISE) as f32);
+        let mut wildcard = vec![0.0; (k + n) * (k + n)];
+        for (row, entries) in values(&self.wildcard)?.chunks(k.max(1)).enumerate() {
+            wildcard[row * (k + n)..row * (k + n) + k].copy_from_slice(entries);
+        }
+        let zeros = |count: usize| std::iter::repeat_n(0.0, count);
+        let initial = Initial {
+            symbol_embedding: values(&self.symbol_embedding)?,
+            d1: values(&self.d1)?.into_iter().chain(noise).collect(),
+            d2: values(&self.d2)?.into_iter().chain(zeros(n * r)).collect(),
+            words: match &self.words {
+                Some(words) => Some((values(&words.embedding)?, values(&words.g)?)),
+                None => None,
+            },
+            wildcard,
+            start: values(&self.start)?.into_iter().chain(zeros(n)).collect(),
+            finals: values(&self.finals)?
+                .into_iter()
+                .chain(zeros(n * p))
+                .collect(),
+            corpus_labels: match &self.corpus_labels {
+                Some(labels) => Some((values(&labels.weight)?, values(&labels.bias)?)),
+                None => None,
+            },
+        };
+        let dims = Dims {
+            symbols: self.symbol_embedding.dim(0)?,
+            states: k + n,
+            rank: r,
+            patterns: p,
+            words: match &self.words {
+                Some(words) => Some(words.embedding.dims2()?),
+                None => None,
+            },
+            corpus_labels: system.corpus_labels().len(),
+        };
+        let beta = self.words.as_ref().map(|words| words.beta);
+        let device = self.parameters.device().clone();
+        declare(
+            Parameters::fresh(seed, &device),
+            system,
+            dims,
+            Some(initial),
+            beta,
+            None,
+            self.scoring,
+        )
+    }
+
+    /// The free states after the rules' ([`FaRnn::with_free_states`]).
+    pub fn free_states(&self) -> usize {
+        let k = self.d1.dims()[0];
+        k - self.blocks.last().map_or(0, |block| block.end)
     }
 
     /// Whether the network is an FA-GRU.
@@ -442,8 +542,21 @@ impl FaRnn {
         }
         let k = dims_of("d1")?.first().copied().unwrap_or(0);
         let n_states = pattern_blocks(system).last().map_or(0, |block| block.end);
-        if n_states != k {
-            candle_core::bail!("the network has {k} states, the rules' automata {n_states}");
+        if k < n_states || (k > n_states && scoring != Scoring::Forward) {
+            candle_core::bail!(
+                "the network has {k} states, the rules' automata {n_states}{}",
+                if k > n_states {
+                    " (free states need forward scoring)"
+                } else {
+                    ""
+                }
+            );
+        }
+        if k - n_states > MAX_FREE_STATES {
+            candle_core::bail!(
+                "the network has {} free states, more than {MAX_FREE_STATES}",
+                k - n_states
+            );
         }
         let words = match (
             tensors.contains_key("word_embedding"),
@@ -943,6 +1056,66 @@ pub(crate) mod tests {
         let restored = FaRnn::from_tensors(&system, tensors, Scoring::Forward, Some(0.5)).unwrap();
         assert!(restored.is_gated());
         assert!(max_difference(&restored.final_states(&batch).unwrap(), &b) < 1e-6);
+    }
+
+    #[test]
+    fn free_states_change_nothing_until_training_writes_them_and_training_reaches_them() {
+        let (net, batch) = network();
+        let system = {
+            let parse = crate::syntax::parse(NETWORK_RULES);
+            let (rules, _) = crate::syntax::lower(&parse, NETWORK_RULES);
+            crate::automata::compile(&rules, &Default::default()).0
+        };
+        let free = net.clone().with_free_states(&system, 7, 3).unwrap();
+        assert_eq!((net.free_states(), free.free_states()), (0, 7));
+        let (k, r) = net.d1.dims2().unwrap();
+        let states = free.final_states(&batch).unwrap();
+        assert_eq!(
+            max_difference(
+                &states.narrow(1, 0, k).unwrap(),
+                &net.final_states(&batch).unwrap()
+            ),
+            0.0
+        );
+        assert_eq!(
+            max_difference(
+                &states.narrow(1, k, 7).unwrap(),
+                &states.zeros_like().unwrap().narrow(1, k, 7).unwrap()
+            ),
+            0.0
+        );
+        let logits = free.logits(&batch).unwrap();
+        assert_eq!(max_difference(&logits, &net.logits(&batch).unwrap()), 0.0);
+        // A gradient reaches D2's free rows (through D1's), so training can write them.
+        let d2 = &free.trainable()[1];
+        assert_eq!(d2.dims(), [k + 7, r]);
+        let grads = logits.sqr().unwrap().sum_all().unwrap().backward().unwrap();
+        let grad: Vec<f32> = grads
+            .get(d2)
+            .unwrap()
+            .narrow(0, k, 7)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        assert!(grad.iter().any(|&g| g != 0.0));
+        // A checkpoint keeps them; Viterbi scoring has none.
+        let tensors: HashMap<String, Tensor> = free.tensors().into_iter().collect();
+        let restored =
+            FaRnn::from_tensors(&system, tensors.clone(), Scoring::Forward, Some(0.5)).unwrap();
+        assert_eq!(restored.free_states(), 7);
+        assert_eq!(
+            max_difference(&restored.logits(&batch).unwrap(), &logits),
+            0.0
+        );
+        let viterbi = FaRnn::from_tensors(&system, tensors, Scoring::Viterbi, Some(0.5));
+        assert!(
+            viterbi
+                .unwrap_err()
+                .to_string()
+                .contains("free states need forward scoring")
+        );
     }
 
     /// The fused recurrence's states and gradients equal the chain of tensor operations'.

@@ -175,7 +175,7 @@ impl Parameters {
 }
 
 /// A standard normal draw (Box–Muller).
-fn normal(rng: &mut SplitMix64) -> f64 {
+pub(crate) fn normal(rng: &mut SplitMix64) -> f64 {
     let u1 = rng.next_f64().max(f64::MIN_POSITIVE);
     let u2 = rng.next_f64();
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()

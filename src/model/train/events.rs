@@ -19,10 +19,11 @@ pub enum Reading {
 /// What [`fit`](crate::model::fit) reports as it goes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FitEvent<'a> {
-    /// A direction's network was built.
+    /// A direction's network was built: the rules' states and the free ones.
     Built {
         reading: Reading,
         n_states: usize,
+        free_states: usize,
         rank: usize,
         method: Method,
         relative_error: f64,

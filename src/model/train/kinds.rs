@@ -134,13 +134,15 @@ impl Declaration<'_> {
                 words,
                 settings.scoring,
                 device,
-            )?;
+            )?
+            .with_free_states(system, settings.effective_free_states(), seed)?;
             if settings.model.is_gated() {
                 net = net.with_gates(seed)?;
             }
             on_event(FitEvent::Built {
                 reading,
                 n_states: automaton.n_states,
+                free_states: net.free_states(),
                 rank: decomposed.rank(),
                 method: decomposed.method,
                 relative_error: decomposed.relative_error,

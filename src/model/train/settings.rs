@@ -7,7 +7,7 @@
 //! value of [`TrainingSettings::DEFAULT`], the best setting measured on the SMS and TREC dev
 //! sets (`docs/results.md`).
 
-use crate::model::fa_rnn::Scoring;
+use crate::model::fa_rnn::{MAX_FREE_STATES, Scoring};
 use crate::model::slstm::SlstmSettings;
 use crate::model::sopa::SopaSettings;
 use candle_core::Device;
@@ -257,6 +257,13 @@ pub struct TrainingSettings {
     /// untrained network predicts what the rules predict; at 1 no word vectors are read.
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.beta)]
     pub beta: f64,
+    /// States the FA-RNN family adds to the rules' automata (the paper's K'), for what the
+    /// rules do not say: each reads and writes every state through D1 and D2, and none
+    /// scores a pattern. They start at 0 and nothing writes them until training does, so
+    /// the untrained network still predicts what the rules predict. Forward scoring only:
+    /// a Viterbi network keeps each pattern's best path inside its own states, and has none.
+    #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.free_states)]
+    pub free_states: usize,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
     /// 1024, else ALS at 1024.
     #[arg(long, value_name = "R")]
@@ -338,6 +345,7 @@ impl TrainingSettings {
         scoring: Scoring::Forward,
         embeddings: None,
         beta: 0.7,
+        free_states: 30,
         rank: None,
         fraction: 1.0,
         epochs: 60,
@@ -373,6 +381,15 @@ impl TrainingSettings {
     /// The share dropped in training: the one asked for, else the model's default.
     pub fn dropout(&self) -> f64 {
         self.dropout.unwrap_or(self.model.default_dropout())
+    }
+
+    /// The free states the FA-RNN family's networks get: `free_states` with forward
+    /// scoring, none with Viterbi scoring.
+    pub fn effective_free_states(&self) -> usize {
+        match self.scoring {
+            Scoring::Forward => self.free_states,
+            Scoring::Viterbi => 0,
+        }
     }
 
     /// The factor on the logits inside the loss and the probabilities: `logit_scale` for
@@ -423,6 +440,7 @@ impl TrainingSettings {
         count("epochs", self.epochs, 0, MAX_EPOCHS)?;
         count("batch size", self.batch_size, 1, MAX_BATCH_SIZE)?;
         count("patience", self.patience, 0, MAX_EPOCHS)?;
+        count("free states", self.free_states, 0, MAX_FREE_STATES)?;
         count(
             "max sentence tokens",
             self.max_sentence_tokens,

@@ -16,6 +16,9 @@
 //!   part reads the other's states when the network starts. Columns left with no kept
 //!   state on one side do nothing and are dropped, so the rank does not grow with deleted
 //!   patterns. W, h₀, α∞, the word vectors and the soft logic are the new rules' own.
+//! - The free states (`free_states`, after the rules' states in both networks) keep their
+//!   rows of D1 and D2 in the kept columns and their gate entries, as a kept pattern's
+//!   states do, and read and write nothing in the new columns.
 //! - A warm start is refused ([`WhyFull`]) for SoPa, for other settings or other training
 //!   data, for a fixed `--rank` (the new patterns' columns would pass it), and when fewer
 //!   than half of the new rules' patterns continue a previous one: then everything is
@@ -338,7 +341,8 @@ pub fn warm_network(
         words,
         settings.scoring,
         device,
-    )?;
+    )?
+    .with_free_states(system, settings.effective_free_states(), seed)?;
     if settings.model.is_gated() {
         fresh = fresh.with_gates(seed)?;
     }
@@ -353,7 +357,17 @@ pub fn warm_network(
     let (old_d1, old_dims) = values(&old, "d1")?;
     let (old_d2, _) = values(&old, "d2")?;
     let (old_k, old_rank) = (old_dims[0], old_dims[1]);
-    let (k, new_rank) = (automaton.n_states, decomposition.rank());
+    let (n_rule_states, new_rank) = (automaton.n_states, decomposition.rank());
+    // The free states follow the rules' in both networks: the i-th free state continues the
+    // previous network's i-th, where it had one.
+    let k = n_rule_states + fresh.free_states();
+    let (old_free, old_rule_states) = (previous.free_states(), old_k - previous.free_states());
+    let old_state = |i: usize| -> Option<usize> {
+        match i.checked_sub(n_rule_states) {
+            None => states[i],
+            Some(f) => (f < old_free).then_some(old_rule_states + f),
+        }
+    };
     // Previous columns that some kept state reads (D1) and some kept state writes (D2).
     let used = |d: &[f32], r: usize| states.iter().flatten().any(|&i| d[i * old_rank + r] != 0.0);
     let kept: Vec<usize> = (0..old_rank)
@@ -409,7 +423,12 @@ pub fn warm_network(
         &[symbols, rank],
     )?;
     for name in ["d1", "d2"] {
-        put(name, by_rank(name, &|i| states[i])?, &[k, rank])?;
+        let mut data = by_rank(name, &old_state)?;
+        // A continued free state reads nothing of the new columns, as a kept state does not.
+        for i in (n_rule_states..k).filter(|&i| old_state(i).is_some()) {
+            data[i * rank + kept.len()..(i + 1) * rank].fill(0.0);
+        }
+        put(name, data, &[k, rank])?;
     }
     if let Some(input) = words {
         let dim = input.vectors.dim;
@@ -456,7 +475,7 @@ pub fn warm_network(
             let mut data = Vec::with_capacity(k * k);
             for i in 0..k {
                 for j in 0..k {
-                    data.push(match (states[i], states[j]) {
+                    data.push(match (old_state(i), old_state(j)) {
                         (Some(a), Some(b)) => old_values[a * old_k + b],
                         (None, Some(_)) => 0.0,
                         (_, None) => new_values[i * k + j],
@@ -472,7 +491,7 @@ pub fn warm_network(
             let mut data = Vec::with_capacity(rank * k);
             for j in 0..rank {
                 for i in 0..k {
-                    data.push(match (column(j), states[i]) {
+                    data.push(match (column(j), old_state(i)) {
                         (Ok(r), Some(a)) => old_values[r * old_k + a],
                         (Err(c), None) => new_values[c * k + i],
                         _ => 0.0,
@@ -483,7 +502,7 @@ pub fn warm_network(
             let name = format!("{gate}_bias");
             let ((old_values, _), (new_values, _)) = (values(&old, &name)?, values(&new, &name)?);
             let data = (0..k)
-                .map(|i| states[i].map_or(new_values[i], |a| old_values[a]))
+                .map(|i| old_state(i).map_or(new_values[i], |a| old_values[a]))
                 .collect();
             put(&name, data, &[k])?;
         }
@@ -775,6 +794,21 @@ mod tests {
                             .all(|&x| x == 0.0)
                     );
                 }
+            }
+            // The free states (the defaults have some) continue the previous ones likewise.
+            let free = previous.free_states();
+            assert!(free > 0 && warm.net.free_states() == free);
+            let (old_first, first) = (old.len() / old_rank - free, states.len());
+            for f in 0..free {
+                let (i, o) = (first + f, old_first + f);
+                for (j, &r) in kept.iter().enumerate() {
+                    assert_eq!(new[i * rank + j], old[o * old_rank + r], "{name}[{i}, {j}]");
+                }
+                assert!(
+                    new[i * rank + kept.len()..(i + 1) * rank]
+                        .iter()
+                        .all(|&x| x == 0.0)
+                );
             }
         }
         let (old_g, old_rank) = values(previous, "g");
