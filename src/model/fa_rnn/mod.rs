@@ -542,20 +542,15 @@ impl FaRnn {
         }
         let k = dims_of("d1")?.first().copied().unwrap_or(0);
         let n_states = pattern_blocks(system).last().map_or(0, |block| block.end);
-        if k < n_states || (k > n_states && scoring != Scoring::Forward) {
-            candle_core::bail!(
-                "the network has {k} states, the rules' automata {n_states}{}",
-                if k > n_states {
-                    " (free states need forward scoring)"
-                } else {
-                    ""
-                }
-            );
+        let Some(free) = k.checked_sub(n_states) else {
+            candle_core::bail!("the network has {k} states, the rules' automata {n_states}");
+        };
+        if free > MAX_FREE_STATES {
+            candle_core::bail!("the network has {free} free states, more than {MAX_FREE_STATES}");
         }
-        if k - n_states > MAX_FREE_STATES {
+        if free > 0 && scoring != Scoring::Forward {
             candle_core::bail!(
-                "the network has {} free states, more than {MAX_FREE_STATES}",
-                k - n_states
+                "the network has {free} free states: free states need forward scoring"
             );
         }
         let words = match (

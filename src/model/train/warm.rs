@@ -361,7 +361,8 @@ pub fn warm_network(
     // The free states follow the rules' in both networks: the i-th free state continues the
     // previous network's i-th, where it had one.
     let k = n_rule_states + fresh.free_states();
-    let (old_free, old_rule_states) = (previous.free_states(), old_k - previous.free_states());
+    let old_free = previous.free_states();
+    let old_rule_states = old_k - old_free;
     let old_state = |i: usize| -> Option<usize> {
         match i.checked_sub(n_rule_states) {
             None => states[i],
