@@ -88,6 +88,7 @@ fn manifest(file: &RulesFile, curve: &[f64]) -> Manifest {
             epochs_run: curve.len() - 1,
             training_seconds: 1.0,
             dev_accuracy_by_epoch: curve.to_vec(),
+            members: Vec::new(),
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

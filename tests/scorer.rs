@@ -140,7 +140,7 @@ fn assert_same(fixture: &Fixture, net: &dyn Network, what: &str) {
 fn assert_same_with(fixture: &Fixture, net: &dyn Network, vocab: Option<&Vocabulary>, what: &str) {
     let system = fixture.system_for(vocab);
     let scorer = FaRnnScorer::new(net, system, vocab, MAX_TOKENS).unwrap();
-    let viterbi = net.directions()[0].scoring() == Scoring::Viterbi;
+    let viterbi = net.directions()[0].0.scoring() == Scoring::Viterbi;
     let n = fixture.texts.len();
     let texts: Vec<&str> = fixture
         .texts

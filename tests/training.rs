@@ -198,6 +198,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
             epochs_run: 0,
             training_seconds: 0.0,
             dev_accuracy_by_epoch: Vec::new(),
+            members: Vec::new(),
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

@@ -242,8 +242,9 @@ def train(
     ``_`` for ``-`` (:data:`TRAINING_DEFAULTS` lists them with their defaults), checked as
     the command line checks them: ``model="sopa"``, ``epochs=20``, ``patterns="5:10,3:10"``.
     ``progress(epoch, dev_accuracy, loss)`` hears every dev measurement (epoch 0 is the
-    untrained network, whose loss is ``None``); an exception it raises stops nothing but is
-    raised when training ends.
+    untrained network, whose loss is ``None``), an ensemble's (``members``, 5 by default for
+    the FA-RNN family) member by member, each from its epoch 0; an exception it raises
+    stops nothing but is raised when training ends.
     """
     unknown = sorted(set(settings) - set(TRAINING_DEFAULTS))
     if unknown:

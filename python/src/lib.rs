@@ -1018,7 +1018,7 @@ fn snake_case(name: &str) -> String {
 /// Trains the network `settings` name (JSON with snake-case keys, checked as `rulelens
 /// train` checks its flags) from the rules `text` on `train` and `dev` (text, label) pairs,
 /// writes its checkpoint into `out` and loads it; `progress(epoch, dev_accuracy, loss)`
-/// hears every dev measurement.
+/// hears every dev measurement, an ensemble's member by member.
 #[pyfunction]
 #[pyo3(signature = (text, base_dir, train, dev, settings, out, progress=None))]
 #[allow(clippy::too_many_arguments)]

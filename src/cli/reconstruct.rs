@@ -85,9 +85,10 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
     } = loaded;
     let system = &rules.system;
 
-    let directions = net.directions();
+    // An ensemble's rules are read back from its first member.
+    let directions = net.members()[0].directions();
     let reconstructions = if backward {
-        let [_, backward] = directions.as_slice() else {
+        let [_, (backward, _)] = directions.as_slice() else {
             anyhow::bail!(
                 "{}: --backward needs a bidirectional model (bifa-rnn or bifa-gru), not {}",
                 model_dir.display(),
@@ -108,7 +109,7 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
         }
         reconstructions
     } else {
-        let forward = directions[0];
+        let forward = directions[0].0;
         let tokens = forward.known_token_vectors(system, vocabulary.as_ref())?;
         let automaton = WeightedAutomaton::new(system);
         reconstruct(

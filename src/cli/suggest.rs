@@ -240,7 +240,7 @@ fn network_read_back(
             .collect();
         return Ok((Vec::new(), learned));
     }
-    let Some(&forward) = net.directions().first() else {
+    let Some(forward) = net.first_forward() else {
         anyhow::bail!(
             "{}: {} has no patterns to read back; suggestions read the FA-RNN family and SoPa",
             model_dir.display(),

@@ -176,6 +176,23 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         FitEvent::FullTraining { why } => {
             eprintln!("training from scratch, not from the previous network: {why}")
         }
+        FitEvent::Member {
+            index,
+            members,
+            seed,
+        } => {
+            if let Some(bar) = &progress {
+                bar.set_position(0);
+            }
+            eprintln!("ensemble member {} of {members} (seed {seed})", index + 1)
+        }
+        FitEvent::Ensemble {
+            members,
+            dev_accuracy,
+        } => eprintln!(
+            "the {members} members' logits averaged: dev accuracy {:.2}%",
+            100.0 * dev_accuracy
+        ),
         FitEvent::Epoch(report) => {
             let line = epoch_line(report);
             match &progress {
@@ -211,18 +228,40 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     }
     fitted.save(&out)?;
     let metrics = &fitted.manifest.metrics;
+    let step = if fitted.manifest.warm_start.is_some() {
+        "dev measurement"
+    } else {
+        "epoch"
+    };
+    let kept = if metrics.members.is_empty() {
+        format!(
+            "best {step} {} of {}",
+            metrics.best_epoch, metrics.epochs_run
+        )
+    } else {
+        let members: Vec<String> = metrics
+            .members
+            .iter()
+            .map(|member| {
+                format!(
+                    "{:.2}% at {step} {} of {}",
+                    100.0 * member.dev_accuracy,
+                    member.best_epoch,
+                    member.epochs_run
+                )
+            })
+            .collect();
+        format!(
+            "{} members averaged, each alone {}",
+            metrics.members.len(),
+            members.join(", ")
+        )
+    };
     println!(
-        "dev accuracy {:.2}% ({} {:.2}%, best {} {} of {}); checkpoint written to {}",
+        "dev accuracy {:.2}% ({} {:.2}%, {kept}); checkpoint written to {}",
         100.0 * metrics.dev_accuracy,
         fitted.manifest.started_from(),
         100.0 * metrics.zero_shot_dev_accuracy,
-        if fitted.manifest.warm_start.is_some() {
-            "dev measurement"
-        } else {
-            "epoch"
-        },
-        metrics.best_epoch,
-        metrics.epochs_run,
         out.display()
     );
     Ok(ExitCode::SUCCESS)

@@ -94,6 +94,8 @@ pub fn trained_model(
         epochs,
         batch_size: 4,
         learning_rate: Some(0.05),
+        // One network, as a save trains by default (`tests/ensemble.rs` has ensembles).
+        members: Some(1),
         ..TrainingSettings::default()
     };
     let fitted = fit_on(analysis, &config);

@@ -126,9 +126,8 @@ impl TrainedFaRnn {
             .ok_or(TrainedModelError::Cancelled)?,
             None => Vec::new(),
         };
-        let directions = net.directions();
-        let forward = directions
-            .first()
+        let forward = net
+            .first_forward()
             .ok_or_else(|| TrainedModelError::Tensors("the network has no direction".into()))?;
         let tokens = forward
             .known_token_vectors(system, vocabulary)

@@ -42,15 +42,25 @@ pub struct Training {
     pub settings: TrainingSettings,
 }
 
+/// The ensemble members a save trains unless `training.members` asks for more: one network,
+/// so that a save's warm start stays about a second (issue 36: at most 2 s on SMS; five
+/// members take five times as long). `rulelens train`'s default is five
+/// ([`TrainingSettings::members`]).
+pub const SAVE_MEMBERS: usize = 1;
+
 impl Training {
-    /// The rule network a save trains: the settings as they are, when they name one of the
-    /// FA-RNN family (SoPa is then the only network, [`Training::patterns_network`]; an
-    /// MVMA-G trains instead, [`Training::mvma_network`]; the S-LSTM does not train on save).
-    pub fn rules_network(&self) -> Option<&TrainingSettings> {
+    /// The rule network a save trains: the settings, with [`SAVE_MEMBERS`] members unless
+    /// they ask for a number, when they name one of the FA-RNN family (SoPa is then the only
+    /// network, [`Training::patterns_network`]; an MVMA-G trains instead,
+    /// [`Training::mvma_network`]; the S-LSTM does not train on save).
+    pub fn rules_network(&self) -> Option<TrainingSettings> {
         self.settings
             .model
             .is_rule_network()
-            .then_some(&self.settings)
+            .then(|| TrainingSettings {
+                members: Some(self.settings.members.unwrap_or(SAVE_MEMBERS)),
+                ..self.settings.clone()
+            })
     }
 
     /// The MVMA-G a save trains in place of a rule network: the settings as they are, when
@@ -65,6 +75,8 @@ impl Training {
     pub fn patterns_network(&self) -> Option<TrainingSettings> {
         (self.learn_patterns || self.settings.model == ModelKind::Sopa).then(|| TrainingSettings {
             model: ModelKind::Sopa,
+            // SoPa is one network, whatever ensemble the rule network is.
+            members: None,
             ..self.settings.clone()
         })
     }

@@ -95,7 +95,7 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     }
     let settings = session.snapshot().settings.clone();
     let network = if let Some(training) = settings.training.rules_network() {
-        let stored = step::<TrainedFaRnn>(session, networks, &job, &saved, training).await;
+        let stored = step::<TrainedFaRnn>(session, networks, &job, &saved, &training).await;
         if stored.is_some() {
             measure::start(session, &job.key);
         }
@@ -629,6 +629,11 @@ enum Report {
         n_train: usize,
         n_dev: usize,
     },
+    /// Member `index` (from 0) of an ensemble of `members` starts training.
+    Member {
+        index: usize,
+        members: usize,
+    },
 }
 
 /// Trains the network of `plan`, caches its checkpoint and prepares it, with progress and
@@ -754,6 +759,10 @@ async fn train<T: Prepared>(
                     FitEvent::Data { n_train, n_dev, .. } => {
                         let _ = sender.send(Report::Data { n_train, n_dev });
                     }
+                    FitEvent::Member { index, members, .. } => {
+                        best = 0.0;
+                        let _ = sender.send(Report::Member { index, members });
+                    }
                     _ => {}
                 },
                 &|| !wanted(),
@@ -765,6 +774,8 @@ async fn train<T: Prepared>(
     // Dev measurements to come: one per epoch, or a warm start's schedule once the number
     // of training sentences is known.
     let (mut warm_start, mut measurements) = (false, epochs);
+    // The ensemble member training now, and how many there are (one network: 0 of 1).
+    let (mut member, mut members) = (0, 1);
     let result = loop {
         tokio::select! {
             Some(report) = reports.recv() => {
@@ -792,14 +803,28 @@ async fn train<T: Prepared>(
                             0,
                         )
                     }
+                    Report::Member { index, members: n } => {
+                        (member, members) = (index, n);
+                        (
+                            format!("{file}: ensemble member {} of {n}", index + 1),
+                            (100 * index / n.max(1)) as u32,
+                        )
+                    }
                     Report::Epoch { epoch, dev_accuracy, best } => (
                         format!(
-                            "{file}: {} {epoch}/{measurements}, dev accuracy {:.1}% (best {:.1}%)",
+                            "{file}: {}{} {epoch}/{measurements}, dev accuracy {:.1}% (best {:.1}%)",
+                            if members > 1 {
+                                format!("member {}/{members}, ", member + 1)
+                            } else {
+                                String::new()
+                            },
                             if warm_start { "dev measurement" } else { "epoch" },
                             100.0 * dev_accuracy,
                             100.0 * best
                         ),
-                        (100 * epoch / measurements.max(1)).min(100) as u32,
+                        ((100 * (member * measurements + epoch.min(measurements)))
+                            / (members * measurements).max(1))
+                        .min(100) as u32,
                     ),
                 };
                 // What hovers show, as the client's status shows it: the title, then the

@@ -24,7 +24,7 @@ pub use fa_rnn::decompose::{AlsConfig, Decomposition, Method};
 pub use fa_rnn::gates::{GATE_BIAS, GATE_SLOPE};
 pub use fa_rnn::recurrence::STATE_BOUND;
 pub use fa_rnn::scorer::{FaRnnScorer, ForeignSentence, Occlusions, Scores};
-pub use fa_rnn::{FaRnn, PlainNetwork, Scoring, TokenVector, WordInput};
+pub use fa_rnn::{FaRnn, PlainNetwork, Reading, Scoring, TokenVector, WordInput};
 pub use mvma::{Mvma, MvmaReading, MvmaScorer};
 pub use nn::batch::{Batch, Sentence};
 pub use nn::embeddings::{
@@ -43,7 +43,7 @@ pub use sopa::{PatternSpec, Semiring, Sopa, SopaSettings};
 pub use train::build::{
     MAX_EXACT_RANK, UNKNOWN_LABEL, decomposition, labeled, labeled_or_unknown, vocabulary,
 };
-pub use train::events::{FitError, FitEvent, Reading};
+pub use train::events::{FitError, FitEvent};
 pub use train::fit::{Fitted, fit, fit_from};
 pub use train::kinds::MAX_NETWORK_STATES;
 pub use train::learn::{

@@ -454,7 +454,7 @@ fn an_untrained_network_reads_every_rule_back_as_it_is_so_nothing_is_rewritten()
         &|| false,
     )
     .expect("fitted");
-    let forward = fitted.net.directions()[0];
+    let forward = fitted.net.directions()[0].0;
     let tokens = forward
         .known_token_vectors(&file.system, fitted.vocabulary.as_ref())
         .unwrap();

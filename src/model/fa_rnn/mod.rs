@@ -49,6 +49,7 @@
 
 pub(crate) mod bidirectional;
 pub mod decompose;
+pub(crate) mod ensemble;
 pub(crate) mod gates;
 pub(crate) mod recurrence;
 pub(crate) mod scorer;
@@ -326,6 +327,13 @@ const FREE_STATE_STREAM: u64 = 0xf4ee_5000_0000_0001;
 /// not first spend hundreds of steps raising it (at the logit scale 10, the label starts at
 /// e⁻¹ of the default's odds).
 pub const CORPUS_LABEL_LOGIT: f64 = DEFAULT_LOGIT - 0.1;
+
+/// Which way a network reads a sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    LeftToRight,
+    RightToLeft,
+}
 
 /// How an FA-RNN combines the weights of the paths through its automaton.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

@@ -7,7 +7,7 @@
 //! (1 − β)·E_w·G for each vocabulary word, so a token's z is one sum of two rows), and packs
 //! D1 and D2ᵀ ([`PackedMatrix`]) so that both products of a step stream through memory in
 //! order. It then computes exactly what [`Network::logits`] computes for a batch of that one
-//! sentence (FA-RNN and FA-GRU, forward and Viterbi scoring, one or two directions, the
+//! sentence (FA-RNN and FA-GRU, forward and Viterbi scoring, one or two directions or an ensemble's, the
 //! clamp on states and the soft-logic aggregation), up to floating-point rounding, which
 //! `tests/scorer.rs` checks against the tensor path.
 //!
@@ -28,9 +28,9 @@
 use crate::automata::{Alphabet, RuleSystem};
 use crate::model::aggregation::Aggregation;
 use crate::model::fa_rnn::FaRnn;
-use crate::model::fa_rnn::Scoring;
 use crate::model::fa_rnn::gates::GATE_SLOPE;
 use crate::model::fa_rnn::recurrence::STATE_BOUND;
+use crate::model::fa_rnn::{Reading, Scoring};
 use crate::model::nn::batch::Sentence;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::matmul::{PackedMatrix, View, dot, dot_lanes, matmul, padded, transposed};
@@ -150,6 +150,8 @@ struct PlainGate {
 /// One reading direction's parameters, as plain row-major vectors.
 #[derive(Debug, Clone)]
 struct Direction {
+    /// Whether it reads the sentence right to left.
+    backward: bool,
     states: usize,
     rank: usize,
     /// E_R [S, r].
@@ -328,7 +330,7 @@ fn plain(tensor: &Tensor) -> Result<Vec<f32>> {
 }
 
 impl Direction {
-    fn new(net: &FaRnn) -> Result<Direction> {
+    fn new(net: &FaRnn, reading: Reading) -> Result<Direction> {
         let plain_net = net.plain()?;
         let (k, r) = (plain_net.n_states, plain_net.rank);
         let beta = net.beta().unwrap_or(1.0);
@@ -377,6 +379,7 @@ impl Direction {
             wildcard_rest.extend(edges.map(|(from, weight)| (to as u32, from, weight)));
         }
         Ok(Direction {
+            backward: reading == Reading::RightToLeft,
             states: k,
             rank: r,
             symbol_z,
@@ -834,7 +837,7 @@ impl FaRnnScorer {
         let directions = net
             .directions()
             .into_iter()
-            .map(Direction::new)
+            .map(|(net, reading)| Direction::new(net, reading))
             .collect::<Result<Vec<_>>>()?;
         if directions.is_empty() {
             candle_core::bail!("the plain-loop scorer scores the FA-RNN family, not SoPa");
@@ -919,9 +922,9 @@ impl FaRnnScorer {
     /// [`FaRnnScorer::occlusions_within`]).
     fn deletion_costs(&self, ids: &[(usize, usize)], max_len: usize) -> Vec<u64> {
         let mut total = vec![0u64; max_len];
-        for (d, direction) in self.directions.iter().enumerate() {
+        for direction in &self.directions {
             let mut costs = direction.step_costs(ids);
-            if d > 0 {
+            if direction.backward {
                 costs.reverse();
             }
             // after[i]: re-running the tokens from i on; a span ending at `end` re-runs the
@@ -946,8 +949,8 @@ impl FaRnnScorer {
         // Per span, each direction's pattern scores, directions in order.
         let mut deleted: Vec<Vec<Vec<f32>>> = vec![Vec::new(); n * max_len];
         let mut whole = Vec::with_capacity(self.directions.len());
-        for (d, direction) in self.directions.iter().enumerate() {
-            let backward = d > 0;
+        for direction in &self.directions {
+            let backward = direction.backward;
             let reading: Vec<(usize, usize)> = if backward {
                 ids.iter().rev().copied().collect()
             } else {
@@ -988,11 +991,11 @@ impl FaRnnScorer {
     }
 
     fn score_ids(&self, ids: &[(usize, usize)]) -> Scores {
-        let finals = self.directions.iter().enumerate().map(|(d, direction)| {
-            let h = if d == 0 {
-                direction.final_state(ids.iter().copied())
-            } else {
+        let finals = self.directions.iter().map(|direction| {
+            let h = if direction.backward {
                 direction.final_state(ids.iter().rev().copied())
+            } else {
+                direction.final_state(ids.iter().copied())
             };
             direction.pattern_scores(&h)
         });

@@ -100,15 +100,31 @@ pub struct Metrics {
     /// Dev accuracy of the network training started from: the untrained network, or the
     /// warm-started one for a warm start ([`Manifest::started_from`]).
     pub zero_shot_dev_accuracy: f64,
+    /// The network's dev accuracy: an ensemble's, of its members' logits averaged.
+    pub dev_accuracy: f64,
+    /// The epoch kept, of those run (an ensemble's first member's; `members` has each).
+    pub best_epoch: usize,
+    pub epochs_run: usize,
+    /// Seconds spent in updates (evaluation excluded), every member's.
+    pub training_seconds: f64,
+    /// Dev accuracy after each epoch (for a warm start, each dev measurement), the network
+    /// training started from first: the training curve `rulelens report` draws (an
+    /// ensemble's first member's). Empty in checkpoints written before rulelens recorded it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dev_accuracy_by_epoch: Vec<f64>,
+    /// An ensemble's members, each on its own; empty for one network.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<MemberMetrics>,
+}
+
+/// How one member of an ensemble trained.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemberMetrics {
+    /// The seed of its batch order and free-state noise.
+    pub seed: u64,
     pub dev_accuracy: f64,
     pub best_epoch: usize,
     pub epochs_run: usize,
-    /// Seconds spent in updates (evaluation excluded).
-    pub training_seconds: f64,
-    /// Dev accuracy after each epoch (for a warm start, each dev measurement), the network
-    /// training started from first: the training curve `rulelens report` draws. Empty in
-    /// checkpoints written before rulelens recorded it.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dev_accuracy_by_epoch: Vec<f64>,
 }
 

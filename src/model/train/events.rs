@@ -1,6 +1,7 @@
 //! What fitting says: the events it reports as it goes ([`FitEvent`]) and the errors it
 //! stops with ([`FitError`]), shared by the steps of [`fit`](crate::model::fit).
 
+use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::decompose::Method;
 use crate::model::nn::embeddings::EmbeddingsError;
 use crate::model::train::checkpoint::WarmStartRecord;
@@ -8,13 +9,6 @@ use crate::model::train::learn::{EpochReport, TrainError};
 use crate::model::train::settings::ModelKind;
 use crate::model::train::warm::WhyFull;
 use std::fmt;
-
-/// Which way a network reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
-    LeftToRight,
-    RightToLeft,
-}
 
 /// What [`fit`](crate::model::fit) reports as it goes.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +49,14 @@ pub enum FitEvent<'a> {
         n_truncated: usize,
         n_dropped: usize,
     },
+    /// Member `index` (from 0) of an ensemble of `members` starts training, from `seed`.
+    Member {
+        index: usize,
+        members: usize,
+        seed: u64,
+    },
+    /// Every member of an ensemble trained; the dev accuracy of their averaged logits.
+    Ensemble { members: usize, dev_accuracy: f64 },
     /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
     /// measurement (0 is the warm-started network before fine-tuning).
     Epoch(&'a EpochReport),

@@ -1,24 +1,49 @@
 //! Which family a network is, for the code above the model layer: the FA-RNNs it reads
-//! with, or the network as a SoPa or an MVMA-G. The one place that looks through the
-//! family-free [`Network`] trait ([`Network::as_any`]).
+//! with, the members of an ensemble, or the network as a SoPa or an MVMA-G. The one place
+//! that looks through the family-free [`Network`] trait ([`Network::as_any`]).
 
 use crate::model::fa_rnn::FaRnn;
+use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
+use crate::model::fa_rnn::ensemble::Ensemble;
 use crate::model::mvma::Mvma;
 use crate::model::nn::network::Network;
 use crate::model::sopa::Sopa;
 
 impl dyn Network + '_ {
-    /// The FA-RNNs reading left to right and, for bidirectional networks, right to left;
-    /// none for SoPa and the black boxes.
-    pub fn directions(&self) -> Vec<&FaRnn> {
+    /// The FA-RNNs the network reads with and which way each reads: one left to right, a
+    /// bidirectional network's two, every member's in member order for an ensemble (whose
+    /// logits are their logits' mean); none for SoPa and the black boxes.
+    pub fn directions(&self) -> Vec<(&FaRnn, Reading)> {
         let any = self.as_any();
         if let Some(net) = any.downcast_ref::<FaRnn>() {
-            vec![net]
+            vec![(net, Reading::LeftToRight)]
         } else if let Some(net) = any.downcast_ref::<BiFaRnn>() {
-            net.directions().to_vec()
+            vec![
+                (&net.forward, Reading::LeftToRight),
+                (&net.backward, Reading::RightToLeft),
+            ]
+        } else if let Some(net) = any.downcast_ref::<Ensemble>() {
+            net.members
+                .iter()
+                .flat_map(|member| member.directions())
+                .collect()
         } else {
             Vec::new()
+        }
+    }
+
+    /// The FA-RNN reading left to right (an ensemble's first member's), if the network
+    /// has one: the one its rules are read back from.
+    pub fn first_forward(&self) -> Option<&FaRnn> {
+        self.directions().first().map(|&(net, _)| net)
+    }
+
+    /// An ensemble's members, or the network itself.
+    pub fn members(&self) -> Vec<&dyn Network> {
+        match self.as_any().downcast_ref::<Ensemble>() {
+            Some(ensemble) => ensemble.members.iter().map(Box::as_ref).collect(),
+            None => vec![self],
         }
     }
 

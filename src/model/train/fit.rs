@@ -1,8 +1,10 @@
 //! Fitting a rules file's network in one call: build the network the settings name (an
 //! FA-RNN, FA-GRU or a bidirectional one compiled from the rules, a SoPa, or a black box:
 //! the S-LSTM or MVMA-G; `kinds.rs`), train it on labeled examples with early stopping on
-//! dev, and describe the result in a checkpoint [`Manifest`]. Loading such a checkpoint back
-//! is `load.rs`.
+//! dev, and describe the result in a checkpoint [`Manifest`]. An ensemble (the setting
+//! `members`) is that many networks built and trained one after another from consecutive
+//! seeds, each stopped early on its own, then averaged (`fa_rnn/ensemble.rs`). Loading such
+//! a checkpoint back is `load.rs`.
 //!
 //! This is the whole of `rulelens train`, shared with the language server, which fits in the
 //! background on every save and caches checkpoints by the rules' hash. Reading the corpora is
@@ -18,12 +20,13 @@ use crate::corpus::Example;
 use crate::limits::ReadLimits;
 use crate::model::fa_rnn::WordInput;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
+use crate::model::fa_rnn::ensemble::Ensemble;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::sopa;
 use crate::model::train::checkpoint::{
-    self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, Metrics,
-    RulesIdentity, WarmStartRecord,
+    self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, MemberMetrics,
+    Metrics, RulesIdentity, WarmStartRecord,
 };
 use crate::model::train::data::{
     check_longest_sentence, network_system, training_data, word_input,
@@ -120,6 +123,9 @@ pub fn fit_from(
     }
     let data_sha256 = warm::data_sha256(train_examples, dev_examples);
     let input = words.as_ref().map(|(input, _)| input);
+    let n_members = settings.members();
+    // Each member from the previous network's member of the same number, where a warm
+    // start applies to every one.
     let warm = match previous {
         None => None,
         Some(previous) => {
@@ -130,7 +136,31 @@ pub fn fit_from(
                 &data_sha256,
             ) {
                 Ok(reuse) => {
-                    build_warm(previous, rules, &system, &reuse, input, settings, &device)?
+                    let mut members = Vec::with_capacity(n_members);
+                    let mut why_full = None;
+                    for (i, previous_net) in previous.net.members().into_iter().enumerate() {
+                        let member_settings = member_settings(settings, i);
+                        match build_warm(
+                            previous,
+                            previous_net,
+                            rules,
+                            &system,
+                            &reuse,
+                            input,
+                            &member_settings,
+                            &device,
+                        )? {
+                            Ok(member) => members.push(member),
+                            Err(why) => {
+                                why_full = Some(why);
+                                break;
+                            }
+                        }
+                    }
+                    match why_full {
+                        Some(why) => Err(why),
+                        None => Ok(members),
+                    }
                 }
                 Err(why) => Err(why),
             };
@@ -143,48 +173,7 @@ pub fn fit_from(
             }
         }
     };
-    let declaration = Declaration {
-        rules,
-        system: &system,
-        settings,
-        device: &device,
-    };
-    let (built, initial, schedule, warm_record) = match warm {
-        Some((built, record)) => {
-            on_event(FitEvent::WarmStart(&record));
-            // The checkpoint's untrained network is the rules' own, whole.
-            let start = Start::Fresh {
-                train: &train_data,
-                words: input,
-                on_event: &mut |_| {},
-            };
-            let cold = declaration.declare(start)?;
-            let initial = cold
-                .net
-                .named_tensors()
-                .into_iter()
-                .map(|(name, tensor)| Ok((name, tensor.copy()?)))
-                .collect::<candle_core::Result<_>>()?;
-            (built, initial, WARM_SCHEDULE, Some(record))
-        }
-        None => {
-            let start = Start::Fresh {
-                train: &train_data,
-                words: input,
-                on_event,
-            };
-            let cold = declaration.declare(start)?;
-            let initial = initial_values(cold.net.as_ref())?;
-            (cold, initial, Schedule::SETTINGS, None)
-        }
-    };
-    check_longest_sentence(&train_data, built.net.as_ref(), settings)?;
-    on_event(FitEvent::Data {
-        n_train: train_data.len(),
-        n_dev: dev_data.len(),
-        n_truncated: data.n_truncated,
-        n_dropped: data.n_dropped,
-    });
+    let mut warm = warm.map(Vec::into_iter);
     // The plain-loop scorer measures dev faster, where it applies.
     let dev_scoring = if !settings.model.is_rule_network() || !device.is_cpu() {
         DevScoring::Tensors
@@ -194,42 +183,153 @@ pub fn fit_from(
             vocabulary,
         }
     };
-    let report = train(
-        built.net.as_ref(),
-        &train_data,
-        &dev_data,
-        settings,
-        schedule,
-        dev_scoring,
-        &device,
-        &mut |report| on_event(FitEvent::Epoch(report)),
-        cancelled,
-    )?;
+    let mut trained: Vec<(Built, TrainReport)> = Vec::with_capacity(n_members);
+    let mut initial = Vec::new();
+    let mut warm_record = None;
+    for i in 0..n_members {
+        let member_settings = member_settings(settings, i);
+        if n_members > 1 {
+            on_event(FitEvent::Member {
+                index: i,
+                members: n_members,
+                seed: member_settings.seed,
+            });
+        }
+        let declaration = Declaration {
+            rules,
+            system: &system,
+            settings: &member_settings,
+            device: &device,
+        };
+        let (built, schedule) = match warm.as_mut().and_then(Iterator::next) {
+            Some((built, record)) => {
+                if i == 0 {
+                    on_event(FitEvent::WarmStart(&record));
+                    // The checkpoint's untrained network is the rules' own, whole.
+                    let start = Start::Fresh {
+                        train: &train_data,
+                        words: input,
+                        on_event: &mut |_| {},
+                    };
+                    let cold = declaration.declare(start)?;
+                    initial = cold
+                        .net
+                        .named_tensors()
+                        .into_iter()
+                        .map(|(name, tensor)| Ok((name, tensor.copy()?)))
+                        .collect::<candle_core::Result<_>>()?;
+                    warm_record = Some(record);
+                }
+                (built, WARM_SCHEDULE)
+            }
+            None => {
+                // Every member is built the same way; only the first says how.
+                let mut silent = |_: FitEvent| {};
+                let start = Start::Fresh {
+                    train: &train_data,
+                    words: input,
+                    on_event: if i == 0 { &mut *on_event } else { &mut silent },
+                };
+                let cold = declaration.declare(start)?;
+                if i == 0 {
+                    initial = initial_values(cold.net.as_ref())?;
+                }
+                (cold, Schedule::SETTINGS)
+            }
+        };
+        if i == 0 {
+            check_longest_sentence(&train_data, built.net.as_ref(), settings)?;
+            on_event(FitEvent::Data {
+                n_train: train_data.len(),
+                n_dev: dev_data.len(),
+                n_truncated: data.n_truncated,
+                n_dropped: data.n_dropped,
+            });
+        }
+        let report = train(
+            built.net.as_ref(),
+            &train_data,
+            &dev_data,
+            &member_settings,
+            schedule,
+            dev_scoring,
+            &device,
+            &mut |report| on_event(FitEvent::Epoch(report)),
+            cancelled,
+        )?;
+        trained.push((built, report));
+    }
+    let mut reports = Vec::with_capacity(n_members);
+    let mut nets = Vec::with_capacity(n_members);
+    let mut records = None;
+    for (built, report) in trained {
+        records.get_or_insert((built.forward, built.backward));
+        nets.push(built.net);
+        reports.push(report);
+    }
+    let (net, ensemble_accuracy): (Box<dyn Network>, _) = if n_members == 1 {
+        (nets.remove(0), None)
+    } else {
+        let ensemble = Ensemble { members: nets };
+        let accuracy = dev_scoring.accuracy(&ensemble, &dev_data, settings, &device, cancelled)?;
+        on_event(FitEvent::Ensemble {
+            members: n_members,
+            dev_accuracy: accuracy,
+        });
+        (Box::new(ensemble), Some(accuracy))
+    };
+    let (forward, backward) = records.unwrap_or_default();
     let (input, identity) = words.unzip();
     let mut manifest = describe(
         rules,
         &system,
         settings,
-        &built,
+        (forward, backward),
         identity.zip(input.as_ref().map(|input| &input.vocabulary)),
         (train_data.len(), dev_data.len()),
-        &report,
+        &reports[0],
     );
+    if let Some(accuracy) = ensemble_accuracy {
+        let metrics = &mut manifest.metrics;
+        metrics.dev_accuracy = accuracy;
+        metrics.training_seconds = 0.0;
+        for (i, report) in reports.iter().enumerate() {
+            metrics.training_seconds += report.history.iter().map(|e| e.seconds).sum::<f64>();
+            metrics.members.push(MemberMetrics {
+                seed: member_settings(settings, i).seed,
+                dev_accuracy: report.best_dev_accuracy,
+                best_epoch: report.best_epoch,
+                epochs_run: report.history.len() - 1,
+                dev_accuracy_by_epoch: report.history.iter().map(|e| e.dev_accuracy).collect(),
+            });
+        }
+    }
     manifest.training_data_sha256 = Some(data_sha256);
     manifest.warm_start = warm_record;
     Ok(Fitted {
         manifest,
         vocabulary: input.map(|input| input.vocabulary),
-        net: built.net,
+        net,
         initial,
     })
 }
 
-/// The network of `rules` (whose network labels are `system`'s) started from `previous` with
-/// the patterns `reuse` keeps, each direction on its own, and its record; `Err(WhyFull)` when
-/// the rank would grow too large.
+/// The settings member `i` of an ensemble trains with: the seed `seed + i`.
+fn member_settings(settings: &TrainingSettings, i: usize) -> TrainingSettings {
+    TrainingSettings {
+        seed: settings.seed.wrapping_add(i as u64),
+        ..settings.clone()
+    }
+}
+
+/// The network of `rules` (whose network labels are `system`'s) started from `previous_net`,
+/// `previous`'s network or one of its ensemble's members, with the patterns `reuse` keeps,
+/// each direction on its own, and its record; `Err(WhyFull)` when the rank would grow too
+/// large.
+#[allow(clippy::too_many_arguments)]
 fn build_warm(
     previous: &LoadedModel,
+    previous_net: &dyn Network,
     rules: &RulesFile,
     system: &RuleSystem,
     reuse: &warm::Reuse,
@@ -247,11 +347,11 @@ fn build_warm(
     }
     let mut nets = Vec::new();
     for (i, ((system, previous_system), previous_net)) in
-        systems.iter().zip(previous.net.directions()).enumerate()
+        systems.iter().zip(previous_net.directions()).enumerate()
     {
         let states = warm::state_map(previous_system, system, reuse);
         match warm::warm_network(
-            (previous_net, previous_system),
+            (previous_net.0, previous_system),
             system,
             &states,
             words,
@@ -341,7 +441,7 @@ fn describe(
     rules: &RulesFile,
     system: &RuleSystem,
     settings: &TrainingSettings,
-    built: &Built,
+    (forward, backward): (Option<DecompositionRecord>, Option<DecompositionRecord>),
     words: Option<(EmbeddingsIdentity, &Vocabulary)>,
     (n_train, n_dev): (usize, usize),
     report: &TrainReport,
@@ -360,8 +460,8 @@ fn describe(
         // the defaults.
         settings: settings.resolved(),
         labels: system.labels().to_vec(),
-        decomposition: built.forward.clone(),
-        backward_decomposition: built.backward.clone(),
+        decomposition: forward,
+        backward_decomposition: backward,
         embeddings,
         vocabulary: vocabulary.map(|v| v.words().to_vec()).unwrap_or_default(),
         metrics: Metrics {
@@ -373,6 +473,7 @@ fn describe(
             epochs_run: report.history.len() - 1,
             training_seconds: report.history.iter().map(|e| e.seconds).sum(),
             dev_accuracy_by_epoch: report.history.iter().map(|e| e.dev_accuracy).collect(),
+            members: Vec::new(),
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

@@ -4,8 +4,10 @@
 //! arm of its match.
 
 use crate::automata::{CompileConfig, RuleSystem, compile_reversed};
+use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
 use crate::model::fa_rnn::decompose::{Decomposition, Method};
+use crate::model::fa_rnn::ensemble::{Ensemble, split_members};
 use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::model::fa_rnn::{FaRnn, WordInput};
 use crate::model::mvma::Mvma;
@@ -15,7 +17,7 @@ use crate::model::slstm::Slstm;
 use crate::model::sopa::{self, Sopa};
 use crate::model::train::build::decomposition;
 use crate::model::train::checkpoint::DecompositionRecord;
-use crate::model::train::events::{FitError, FitEvent, Reading};
+use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::learn::LabeledSentence;
 use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::rules_file::RulesFile;
@@ -105,14 +107,40 @@ impl Declaration<'_> {
             } => (words, on_event),
             Start::Checkpoint { tensors, beta, .. } => {
                 let scoring = settings.scoring;
-                let net: Box<dyn Network> = if settings.model.is_bidirectional() {
-                    let (reversed, _) =
-                        compile_reversed(&rules.rules, system, &CompileConfig::default());
-                    Box::new(BiFaRnn::from_tensors(
-                        system, &reversed, tensors, scoring, beta,
-                    )?)
+                let reversed = settings
+                    .model
+                    .is_bidirectional()
+                    .then(|| compile_reversed(&rules.rules, system, &CompileConfig::default()).0);
+                let split = split_members(tensors)?;
+                let n_members = split.len();
+                let mut members = Vec::with_capacity(n_members);
+                for (i, tensors) in split.into_iter().enumerate() {
+                    let member: candle_core::Result<Box<dyn Network>> = match &reversed {
+                        Some(reversed) => {
+                            BiFaRnn::from_tensors(system, reversed, tensors, scoring, beta)
+                                .map(|net| Box::new(net) as Box<dyn Network>)
+                        }
+                        None => FaRnn::from_tensors(system, tensors, scoring, beta)
+                            .map(|net| Box::new(net) as Box<dyn Network>),
+                    };
+                    members.push(member.map_err(|e| match n_members {
+                        1 => e,
+                        _ => candle_core::Error::Msg(format!("ensemble member {i}: {e}")),
+                    })?);
+                }
+                if let Some(n) = settings.members
+                    && n != members.len()
+                {
+                    return Err(candle_core::Error::Msg(format!(
+                        "the settings say {n} ensemble members and the weights hold {}",
+                        members.len()
+                    ))
+                    .into());
+                }
+                let net: Box<dyn Network> = if members.len() == 1 {
+                    members.remove(0)
                 } else {
-                    Box::new(FaRnn::from_tensors(system, tensors, scoring, beta)?)
+                    Box::new(Ensemble { members })
                 };
                 return Ok(Built {
                     net,

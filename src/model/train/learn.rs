@@ -340,7 +340,7 @@ pub enum DevScoring<'a> {
 impl DevScoring<'_> {
     /// The share of `data` that `net` labels correctly (0 for no data);
     /// [`TrainError::Cancelled`] when `cancelled` says so first.
-    fn accuracy(
+    pub(crate) fn accuracy(
         self,
         net: &dyn Network,
         data: &[LabeledSentence],

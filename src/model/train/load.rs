@@ -5,12 +5,14 @@
 
 use crate::automata::CompileConfig;
 use crate::limits::{Limit, ReadLimits};
+use crate::model::fa_rnn::ensemble::member_of;
 use crate::model::nn::batch::Batch;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::nn::probabilities::softmax;
 use crate::model::train::checkpoint::{self, CheckpointError, Manifest};
 use crate::model::train::kinds::{Declaration, Start};
+use crate::model::train::settings::TrainingSettings;
 use crate::rules_file::{RulesFile, StoredWordFiles};
 use crate::text::SourceText;
 use candle_core::{Device, Tensor};
@@ -166,6 +168,8 @@ fn assemble(
                 chosen.insert(base.to_string(), tensor);
             }
             Some(_) => {}
+            // The untrained network is member 0's: the rules' own.
+            None if zero_shot && member_of(&name).is_some() => {}
             None => {
                 chosen.entry(name).or_insert(tensor);
             }
@@ -197,10 +201,14 @@ fn assemble(
         ),
         beta: manifest.embeddings.as_ref().map(|_| manifest.settings.beta),
     };
+    let settings = TrainingSettings {
+        members: zero_shot.then_some(1).or(manifest.settings.members),
+        ..manifest.settings.clone()
+    };
     let declaration = Declaration {
         rules: &rules,
         system: &rules.system,
-        settings: &manifest.settings,
+        settings: &settings,
         device,
     };
     let net = declaration
@@ -211,7 +219,7 @@ fn assemble(
         let gated = net
             .directions()
             .iter()
-            .all(|direction| direction.is_gated());
+            .all(|(direction, _)| direction.is_gated());
         if gated != model.is_gated() {
             return Err(foreign(format!(
                 "the manifest says {} but the weights are {}",

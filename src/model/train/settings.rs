@@ -7,6 +7,7 @@
 //! value of [`TrainingSettings::DEFAULT`], the best setting measured on the SMS and TREC dev
 //! sets (`docs/results.md`).
 
+use crate::model::fa_rnn::ensemble::MAX_MEMBERS;
 use crate::model::fa_rnn::{MAX_FREE_STATES, Scoring};
 use crate::model::slstm::SlstmSettings;
 use crate::model::sopa::SopaSettings;
@@ -129,7 +130,7 @@ impl ModelKind {
 
     /// Whether the network is compiled from the rules' automata (FA-RNN, FA-GRU and their
     /// bidirectional versions).
-    pub fn is_rule_network(self) -> bool {
+    pub const fn is_rule_network(self) -> bool {
         matches!(
             self,
             ModelKind::FaRnn | ModelKind::FaGru | ModelKind::BiFaRnn | ModelKind::BiFaGru
@@ -165,6 +166,17 @@ impl ModelKind {
             ModelKind::Sopa => SOPA_LEARNING_RATE,
             ModelKind::Slstm | ModelKind::MvmaG => BLACK_BOX_LEARNING_RATE,
             _ => FA_RNN_LEARNING_RATE,
+        }
+    }
+
+    /// How many networks an ensemble of this kind has when no number is asked for: five
+    /// for the FA-RNN family (the best measured on TREC dev, `docs/results.md`), one for
+    /// SoPa and the black boxes, which are not built as ensembles.
+    pub const fn default_members(self) -> usize {
+        if self.is_rule_network() {
+            FA_RNN_MEMBERS
+        } else {
+            1
         }
     }
 
@@ -264,6 +276,13 @@ pub struct TrainingSettings {
     /// a Viterbi network keeps each pattern's best path inside its own states, and has none.
     #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.free_states)]
     pub free_states: usize,
+    /// Networks trained one after another from the seeds `seed`, `seed`+1, … (each with
+    /// its own batch order and free-state noise, each stopped early on dev) whose label
+    /// logits are averaged: an ensemble, which predicts what the rules predict untrained as
+    /// each member does. Default: 5 for the FA-RNN family; SoPa and the black boxes train
+    /// one network.
+    #[arg(long, value_name = "N")]
+    pub members: Option<usize>,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
     /// 1024, else ALS at 1024.
     #[arg(long, value_name = "R")]
@@ -320,6 +339,8 @@ pub struct TrainingSettings {
     pub slstm: SlstmSettings,
 }
 
+/// The FA-RNN family's default number of ensemble members.
+pub const FA_RNN_MEMBERS: usize = 5;
 /// The FA-RNN family's default step size.
 pub const FA_RNN_LEARNING_RATE: f64 = 3e-4;
 /// SoPa's default step size (the paper's grid: 0.005, 0.01, 0.05).
@@ -346,6 +367,7 @@ impl TrainingSettings {
         embeddings: None,
         beta: 0.7,
         free_states: 30,
+        members: None,
         rank: None,
         fraction: 1.0,
         epochs: 60,
@@ -368,11 +390,18 @@ impl TrainingSettings {
             .unwrap_or(self.model.default_learning_rate())
     }
 
+    /// How many networks are trained and averaged: the number asked for, else the model's
+    /// default.
+    pub fn members(&self) -> usize {
+        self.members.unwrap_or(self.model.default_members())
+    }
+
     /// The settings with the model's defaults written in (as a manifest records them): the
-    /// step size and the dropout.
+    /// step size, the dropout and the ensemble's members.
     pub fn resolved(&self) -> TrainingSettings {
         TrainingSettings {
             learning_rate: Some(self.learning_rate()),
+            members: Some(self.members()),
             dropout: Some(self.dropout()),
             ..self.clone()
         }
@@ -441,6 +470,13 @@ impl TrainingSettings {
         count("batch size", self.batch_size, 1, MAX_BATCH_SIZE)?;
         count("patience", self.patience, 0, MAX_EPOCHS)?;
         count("free states", self.free_states, 0, MAX_FREE_STATES)?;
+        count("members", self.members(), 1, MAX_MEMBERS)?;
+        if self.members() > 1 && !self.model.is_rule_network() {
+            return Err(format!(
+                "members: ensembles are built of the FA-RNN family's networks, and {} trains one network; leave members out or ask for 1",
+                self.model.display_name()
+            ));
+        }
         count(
             "max sentence tokens",
             self.max_sentence_tokens,

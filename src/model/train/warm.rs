@@ -741,7 +741,7 @@ mod tests {
             &|| false,
         )
         .unwrap();
-        let previous = fitted.net.directions()[0];
+        let previous = fitted.net.directions()[0].0;
         let vocabulary = crate::model::vocabulary(&rules.system, [&train[..], &dev[..]]);
         let vectors = crate::model::read_vectors(
             crate::model::VectorSource::Bundled,
@@ -876,6 +876,7 @@ mod tests {
                 epochs_run: 0,
                 training_seconds: 0.0,
                 dev_accuracy_by_epoch: Vec::new(),
+                members: Vec::new(),
             },
             weights_sha256: String::new(),
             tensors: Default::default(),

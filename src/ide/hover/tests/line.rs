@@ -619,6 +619,7 @@ fn a_line_hover_says_when_the_prediction_is_a_label_no_rule_names() {
         embeddings: Some(vectors),
         epochs: 30,
         learning_rate: Some(0.01),
+        members: Some(1),
         ..crate::model::TrainingSettings::default()
     };
     let fitted = crate::model::fit(

@@ -1,0 +1,175 @@
+//! Ensembles of the FA-RNN family (`--members`): the members are trained from consecutive
+//! seeds, the network's logits are their mean in every path that reads it (the tensors,
+//! the editor's plain-loop scorer, a saved and loaded checkpoint), the manifest's dev
+//! accuracy is the ensemble's, and the untrained network is still the rules'.
+
+use candle_core::Device;
+use rulelens::corpus::Example;
+use rulelens::limits::ReadLimits;
+use rulelens::model::{Batch, FaRnnScorer, ModelKind, TrainingSettings, fit, load_model};
+use rulelens::rules_file::RulesFile;
+use std::path::Path;
+
+fn sms() -> (RulesFile, Vec<Example>, Vec<Example>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
+    let rules = RulesFile::read(
+        &dir.join("sms.rules"),
+        &Default::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
+    let read = |name: &str| {
+        rulelens::corpus::read_file(&dir.join(name), &ReadLimits::DEFAULT)
+            .unwrap()
+            .examples
+    };
+    (rules, read("train.tsv"), read("dev.tsv"))
+}
+
+fn rows(tensor: &candle_core::Tensor) -> Vec<Vec<f32>> {
+    tensor.to_vec2::<f32>().unwrap()
+}
+
+/// The share of `examples` whose label has the largest probability (the first of equals).
+fn accuracy(probabilities: &[Vec<f64>], examples: &[Example], labels: &[String]) -> f64 {
+    let correct = probabilities
+        .iter()
+        .zip(examples)
+        .filter(|(p, example)| {
+            let best = (0..p.len()).fold(0, |b, c| if p[c] > p[b] { c } else { b });
+            example.label.as_deref() == Some(labels[best].as_str())
+        })
+        .count();
+    correct as f64 / examples.len() as f64
+}
+
+fn assert_close(a: &[f32], b: &[f32], what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}");
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= 1e-4, "{what}: {a:?} against {b:?}");
+    }
+}
+
+#[test]
+fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
+    let (rules, train, dev) = sms();
+    let settings = TrainingSettings {
+        members: Some(3),
+        fraction: 0.05,
+        epochs: 2,
+        patience: 2,
+        ..TrainingSettings::DEFAULT
+    };
+    let mut events = Vec::new();
+    let mut fitted = fit(
+        &rules,
+        &train,
+        &dev,
+        &settings,
+        &ReadLimits::DEFAULT,
+        &mut |event| events.push(format!("{event:?}")),
+        &|| false,
+    )
+    .unwrap();
+    let started: Vec<&String> = events.iter().filter(|e| e.starts_with("Member")).collect();
+    assert_eq!(started.len(), 3, "{events:?}");
+    assert!(
+        events.iter().any(|e| e.starts_with("Ensemble")),
+        "{events:?}"
+    );
+
+    let metrics = &fitted.manifest.metrics;
+    let seeds: Vec<u64> = metrics.members.iter().map(|m| m.seed).collect();
+    assert_eq!(seeds, [0, 1, 2]);
+    assert_eq!(fitted.manifest.settings.members, Some(3));
+
+    let members = fitted.net.members();
+    assert_eq!(members.len(), 3);
+    let texts: Vec<&str> = dev.iter().take(60).map(|e| e.text.as_str()).collect();
+    let batch = Batch::from_texts(
+        &rules.system,
+        fitted.vocabulary.as_ref(),
+        &texts,
+        settings.max_sentence_tokens,
+        &Device::Cpu,
+    )
+    .unwrap();
+    let ensemble = rows(&fitted.net.logits(&batch).unwrap());
+    let each: Vec<Vec<Vec<f32>>> = members
+        .iter()
+        .map(|member| rows(&member.logits(&batch).unwrap()))
+        .collect();
+    // Members trained from other seeds are other networks.
+    assert_ne!(each[0], each[1]);
+    let scorer = FaRnnScorer::new(
+        fitted.net.as_ref(),
+        &rules.system,
+        fitted.vocabulary.as_ref(),
+        settings.max_sentence_tokens,
+    )
+    .unwrap();
+    for (i, text) in texts.iter().enumerate() {
+        let mean: Vec<f32> = (0..ensemble[i].len())
+            .map(|c| each.iter().map(|logits| logits[i][c]).sum::<f32>() / 3.0)
+            .collect();
+        assert_close(&ensemble[i], &mean, text);
+        assert_close(&scorer.score_text(text).logits, &ensemble[i], text);
+    }
+
+    let dir = std::env::temp_dir().join(format!("rulelens-ensemble-{}", std::process::id()));
+    fitted.save(&dir).unwrap();
+    let loaded = load_model(&dir, false, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
+    assert_eq!(loaded.net.members().len(), 3);
+    let loaded_logits = rows(&loaded.net.logits(&batch).unwrap());
+    for (i, text) in texts.iter().enumerate() {
+        assert_close(&loaded_logits[i], &ensemble[i], text);
+    }
+    // The manifest's dev accuracy is the ensemble's, as `eval` measures it.
+    let all: Vec<&str> = dev.iter().map(|e| e.text.as_str()).collect();
+    let probabilities = loaded.probabilities(&all, 64, &Device::Cpu).unwrap();
+    let labels = &loaded.manifest.labels;
+    let trained = accuracy(&probabilities, &dev, labels);
+    assert!(
+        (trained - loaded.manifest.metrics.dev_accuracy).abs() <= 1.0 / dev.len() as f64,
+        "{trained} against {}",
+        loaded.manifest.metrics.dev_accuracy
+    );
+    // Untrained, the ensemble is the rules' network: its first member's untrained tensors.
+    let zero_shot = load_model(&dir, true, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
+    assert_eq!(zero_shot.net.members().len(), 1);
+    let untrained = zero_shot.probabilities(&all, 64, &Device::Cpu).unwrap();
+    assert_eq!(
+        accuracy(&untrained, &dev, labels),
+        fitted.manifest.metrics.zero_shot_dev_accuracy
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ensembles_are_of_the_fa_rnn_family_and_within_their_limit() {
+    let one = TrainingSettings {
+        model: ModelKind::Sopa,
+        ..TrainingSettings::DEFAULT
+    };
+    assert_eq!(one.members(), 1);
+    assert_eq!(one.check(), Ok(()));
+    assert_eq!(TrainingSettings::DEFAULT.members(), 5);
+    let sopa_ensemble = TrainingSettings {
+        members: Some(2),
+        ..one
+    };
+    assert!(
+        sopa_ensemble
+            .check()
+            .unwrap_err()
+            .contains("ensembles are built of the FA-RNN family's networks"),
+    );
+    let too_many = TrainingSettings {
+        members: Some(65),
+        ..TrainingSettings::DEFAULT
+    };
+    assert_eq!(
+        too_many.check().unwrap_err(),
+        "members must be between 1 and 64, not 65"
+    );
+}
