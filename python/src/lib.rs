@@ -465,9 +465,13 @@ impl Explainer {
     /// What the hover over a corpus line of `text` says of the network's prediction.
     fn explain(&self, loaded: &LoadedModel, text: &str) -> Result<Explanation, String> {
         // Not an editor's 10 ms: every n-gram of up to 6 tokens on texts of up to 128 tokens,
-        // as the editor's hover once the language server has measured the line ahead.
+        // as the editor's hover once the language server has measured the line ahead (for
+        // each member of an ensemble).
         let config = HoverConfig {
-            occlusion_budget: MEASURED_LINE_BUDGET,
+            occlusion_budget: match self {
+                Explainer::Rules(model) => model.ahead_budget,
+                _ => MEASURED_LINE_BUDGET,
+            },
             ..HoverConfig::default()
         };
         let chars = Chars::new(text);

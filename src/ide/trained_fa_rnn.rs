@@ -51,6 +51,10 @@ pub struct TrainedFaRnn {
     pub train_predictions: Vec<usize>,
     /// The long corpus lines measured ahead of their hover (`measured_lines.rs`).
     pub measured: Arc<MeasuredLines>,
+    /// The multiply-adds measuring one line ahead may spend: [`MEASURED_LINE_BUDGET`] for
+    /// each member of an ensemble, so that every member's n-grams are measured as far as
+    /// one network's.
+    pub ahead_budget: u64,
 }
 
 /// Why a network could not be prepared for the editor.
@@ -190,6 +194,7 @@ impl TrainedFaRnn {
             reconstructions,
             train_predictions,
             measured: Arc::default(),
+            ahead_budget: MEASURED_LINE_BUDGET * net.members().len() as u64,
         })
     }
 
@@ -222,7 +227,7 @@ impl TrainedFaRnn {
     /// Whether measuring `text` ahead of its hover would delete longer spans than the hover
     /// can, and it is not measured yet and would fit: a walk over its tokens.
     pub fn is_worth_measuring_ahead(&self, text: &str, config: &HoverConfig) -> bool {
-        let budgets = [config.occlusion_budget, MEASURED_LINE_BUDGET];
+        let budgets = [config.occlusion_budget, self.ahead_budget];
         !self.measured.is_full()
             && self.measured.get(text, config).is_none()
             && matches!(
@@ -231,13 +236,14 @@ impl TrainedFaRnn {
             )
     }
 
-    /// Measures `text` within [`MEASURED_LINE_BUDGET`] and keeps it for its hovers; `false`
-    /// when no more lines fit ([`MAX_MEASURED_LINES`]). Up to about 0.3 s of one core.
+    /// Measures `text` within [`TrainedFaRnn::ahead_budget`] and keeps it for its hovers;
+    /// `false` when no more lines fit ([`MAX_MEASURED_LINES`]). Up to about 0.3 s of one
+    /// core for each member of the network.
     pub fn measure_ahead(&self, text: &str, config: &HoverConfig) -> bool {
         if self.measured.is_full() {
             return false;
         }
-        let line = self.measured_within(text, config, MEASURED_LINE_BUDGET);
+        let line = self.measured_within(text, config, self.ahead_budget);
         self.measured.insert(text, config, line)
     }
 
