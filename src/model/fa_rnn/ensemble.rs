@@ -66,6 +66,22 @@ pub struct Ensemble {
     pub members: Vec<Box<dyn Network>>,
 }
 
+impl Ensemble {
+    /// What `named` gives of each member, its names with the member's prefix.
+    fn prefixed<T>(&self, named: impl Fn(&dyn Network) -> Vec<(String, T)>) -> Vec<(String, T)> {
+        let mut out = Vec::new();
+        for (i, member) in self.members.iter().enumerate() {
+            let prefix = member_prefix(i);
+            out.extend(
+                named(member.as_ref())
+                    .into_iter()
+                    .map(|(name, value)| (format!("{prefix}{name}"), value)),
+            );
+        }
+        out
+    }
+}
+
 impl Network for Ensemble {
     fn logits(&self, batch: &Batch) -> Result<Tensor> {
         let mut sum: Option<Tensor> = None;
@@ -96,34 +112,75 @@ impl Network for Ensemble {
     }
 
     fn parameter_names(&self) -> Vec<String> {
-        self.members
-            .iter()
-            .enumerate()
-            .flat_map(|(i, member)| {
-                let prefix = member_prefix(i);
-                member
-                    .parameter_names()
-                    .into_iter()
-                    .map(move |name| format!("{prefix}{name}"))
-            })
-            .collect()
+        self.prefixed(|member| {
+            let names = member.parameter_names();
+            names.into_iter().map(|name| (name, ())).collect()
+        })
+        .into_iter()
+        .map(|(name, ())| name)
+        .collect()
     }
 
     fn named_tensors(&self) -> Vec<(String, Tensor)> {
-        self.members
-            .iter()
-            .enumerate()
-            .flat_map(|(i, member)| {
-                let prefix = member_prefix(i);
-                member
-                    .named_tensors()
-                    .into_iter()
-                    .map(move |(name, tensor)| (format!("{prefix}{name}"), tensor))
-            })
-            .collect()
+        self.prefixed(|member| member.named_tensors())
     }
 
     fn as_any(&self) -> &dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::Device;
+
+    fn tensors(names: &[&str]) -> HashMap<String, Tensor> {
+        names
+            .iter()
+            .map(|name| {
+                (
+                    name.to_string(),
+                    Tensor::zeros(1, candle_core::DType::F32, &Device::Cpu).unwrap(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_checkpoints_tensors_split_by_member_and_a_gap_or_a_member_too_many_is_refused() {
+        let split = split_members(tensors(&[
+            "d1",
+            "backward.d1",
+            "member1.d1",
+            "member2.backward.d1",
+            "membership",
+        ]))
+        .unwrap();
+        let names: Vec<Vec<&str>> = split
+            .iter()
+            .map(|member| {
+                let mut names: Vec<&str> = member.keys().map(String::as_str).collect();
+                names.sort_unstable();
+                names
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                vec!["backward.d1", "d1", "membership"],
+                vec!["d1"],
+                vec!["backward.d1"]
+            ]
+        );
+        let gap = split_members(tensors(&["d1", "member2.d1"])).unwrap_err();
+        assert!(
+            gap.to_string().contains("ensemble member 1 are missing"),
+            "{gap}"
+        );
+        let past = split_members(tensors(&["d1", "member64.d1"])).unwrap_err();
+        assert!(past.to_string().contains("at most 64"), "{past}");
+        assert_eq!(member_of("member0.d1"), None);
+        assert_eq!(member_of("member3.d1"), Some((3, "d1")));
     }
 }
