@@ -729,6 +729,8 @@ mod tests {
             fraction: 0.05,
             epochs: 1,
             patience: 1,
+            // One network: the test reads the first member only.
+            members: Some(1),
             ..TrainingSettings::DEFAULT
         };
         let fitted = fit(
