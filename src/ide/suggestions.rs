@@ -77,6 +77,9 @@ pub fn suggestion_title(suggestion: &Suggestion) -> String {
         } => format!(
             "Give `{label}` priority over `{above}`: move `{statement}` above line {before_line}"
         ),
+        Edit::SetDefault {
+            label, new_label, ..
+        } => format!("Make `{new_label}` the default (was `{label}`)"),
     };
     let lines = |n: usize| if n == 1 { "line" } else { "lines" };
     format!(
@@ -105,6 +108,9 @@ pub fn suggestion_detail(suggestion: &Suggestion) -> String {
         }
         (Source::Relabeling, _) => {
             "an imprecise rule given the label its train matches mostly have"
+        }
+        (Source::Default, _) => {
+            "the default changed, so that the old default's rules can win lines; the lines no rule fires on"
         }
     };
     let evidence = &suggestion.evidence;
@@ -153,6 +159,7 @@ fn places(file: &RulesFile, edit: &Edit) -> Vec<TextRange> {
             .filter(|def| def.anonymous && def.line == *line)
             .map(|def| def.range)
             .collect(),
+        Edit::SetDefault { range, .. } => vec![*range],
         Edit::RaiseLabel { label, line, .. } => rules
             .label_by_name(label)
             .map(|id| &rules.labels[id.index()].rules)

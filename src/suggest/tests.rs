@@ -738,3 +738,101 @@ fn a_round_with_nothing_precise_enough_falls_back_to_the_lower_floor() {
         "--fallback-precision must be in (0, --min-precision = 0.9], not 0.95"
     );
 }
+
+/// Reviews where only the default label's side has common cues: each `pos` review says one
+/// of four words of praise, each `neg` review a complaint word of its own (no two alike), so
+/// that no `neg` rule fixes two lines. `first` numbers the complaints.
+fn praise_reviews(n: usize, first: usize) -> Vec<Example> {
+    const PRAISE: [&str; 4] = ["great", "love", "perfect", "comfy"];
+    const ITEMS: [&str; 5] = [
+        "the shirt",
+        "these socks",
+        "my jacket",
+        "that coat",
+        "the shoes",
+    ];
+    let lines: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            let item = ITEMS[i % ITEMS.len()];
+            if i % 2 == 0 {
+                let praise = PRAISE[(i / 2) % PRAISE.len()];
+                ("pos".to_string(), format!("{item} are {praise} indeed"))
+            } else {
+                (
+                    "neg".to_string(),
+                    format!("{item} are complaint{} indeed", first + i),
+                )
+            }
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = lines
+        .iter()
+        .map(|(l, t)| (l.as_str(), t.as_str()))
+        .collect();
+    examples(&pairs)
+}
+
+#[test]
+fn on_two_labels_refine_makes_the_list_two_sided_when_a_held_out_fifth_of_train_says_so() {
+    let (train, dev) = (praise_reviews(300, 0), praise_reviews(100, 1000));
+    let corpora = Corpora {
+        train: &train,
+        dev: &dev,
+        vectors: None,
+    };
+    // From `default pos`, only `neg` rules could change a prediction, and none fixes two
+    // lines: one-sided, the rules stay at half of dev. Made two-sided, `neg` is the default
+    // and the praise is a `pos` rule.
+    let file = rules("default pos\n");
+    let refined = refine_rules_alone(&file, &corpora, &RefineConfig::default());
+    assert_eq!(
+        refined.applied[0].edit,
+        Edit::SetDefault {
+            label: "pos".to_string(),
+            new_label: "neg".to_string(),
+            line: 1,
+            range: TextRange::new(8.into(), 11.into()),
+        }
+    );
+    let text = without_provenance(&refined.text);
+    assert!(text.starts_with("default neg\npos: "), "{text}");
+    let refined_file = rules(&refined.text);
+    assert!(!refined_file.has_errors());
+    let right = dev
+        .iter()
+        .filter(|e| {
+            let prediction = refined_file.system.classify(&e.text).prediction;
+            prediction.map(|l| refined_file.system.labels()[l.index()].as_str())
+                == e.label.as_deref()
+        })
+        .count();
+    assert_eq!(right, dev.len(), "{text}");
+    // The change of default is listed with what it did to dev at the time.
+    assert_eq!(refined.applied[0].source, Source::Default);
+    assert_eq!(refined.applied[0].evidence.dev_after, 0.5);
+
+    // Not two-sided: a third label, a rule of the default's, too few lines to hold out.
+    let three: Vec<Example> = train
+        .iter()
+        .cloned()
+        .chain(examples(&[("meh", "the shirt is fine")]))
+        .collect();
+    let lines = |examples: &[Example]| Lines::new(examples);
+    assert_eq!(
+        two_sided::new_default(&file, &lines(&train)),
+        Some("neg".to_string())
+    );
+    assert_eq!(two_sided::new_default(&file, &lines(&three)), None);
+    let with_pos_rule = rules("default pos\npos: $* great $*\n");
+    assert_eq!(two_sided::new_default(&with_pos_rule, &lines(&train)), None);
+    assert!(two_sided::split(&train[..200]).is_none());
+    assert!(two_sided::split(&train[..250]).is_some());
+    // The edit applies to the text it was made for only.
+    let set_neg = two_sided::set_default(&file, "neg").expect("an edit");
+    assert_eq!(set_neg.edit.apply(&file).as_deref(), Some("default neg\n"));
+    assert_eq!(set_neg.edit.apply(&rules("default neg\n")), None);
+    assert_eq!(
+        set_neg.edit.apply(&rules("# a comment\ndefault pos\n")),
+        None
+    );
+}
