@@ -990,14 +990,16 @@ pub fn refine(
     config: &SuggestConfig,
     refining: &RefineConfig,
 ) -> Refined {
+    let fallback = SuggestConfig {
+        min_precision: refining.fallback_precision,
+        ..*config
+    };
     let greedy = Greedy {
-        floors: [
-            *config,
-            SuggestConfig {
-                min_precision: refining.fallback_precision,
-                ..*config
-            },
-        ],
+        floors: if fallback.min_precision < config.min_precision {
+            vec![*config, fallback]
+        } else {
+            vec![*config]
+        },
         max_edits: refining.max_edits,
         read_back,
         learned,
@@ -1009,7 +1011,7 @@ pub fn refine(
             let kept = Lines::new(&kept);
             let (one, _) = greedy.one_sided(file, &kept, &dev);
             let (two, _) = greedy.two_sided(file, &kept, &dev, label);
-            two_sided::pays(&one.file, &two.file, &held_out)
+            two_sided::pays(&one.file, &two.file, &Lines::new(&held_out))
         })
     });
     let (state, applied) = match two_sided {
@@ -1022,10 +1024,10 @@ pub fn refine(
     }
 }
 
-/// [`refine`]'s greedy rounds: its floors (`--min-precision`, then the fallback), its budget
-/// of edits and what the candidates are made from besides the corpora.
+/// [`refine`]'s greedy rounds: its floors (`--min-precision`, then the fallback when it is
+/// lower), its budget of edits and what the candidates are made from besides the corpora.
 struct Greedy<'r> {
-    floors: [SuggestConfig; 2],
+    floors: Vec<SuggestConfig>,
     max_edits: usize,
     read_back: &'r [ReadBack],
     learned: &'r [LearnedRule],
@@ -1092,14 +1094,8 @@ impl<'r> Greedy<'r> {
         applied: &mut Vec<Suggestion>,
         until: usize,
     ) -> State<'a> {
-        let floors: &[SuggestConfig] =
-            if self.floors[1].min_precision < self.floors[0].min_precision {
-                &self.floors
-            } else {
-                &self.floors[..1]
-            };
         while applied.len() < until {
-            let Some((suggestion, next)) = floors.iter().find_map(|config| state.best(config))
+            let Some((suggestion, next)) = self.floors.iter().find_map(|config| state.best(config))
             else {
                 break;
             };

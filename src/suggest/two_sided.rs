@@ -12,7 +12,7 @@
 //! four fifths of train and scored on the fifth they did not see (dev, which chose every
 //! edit, would favour the list it chose more edits for).
 
-use super::lines::Lines;
+use super::lines::{Lines, Standing};
 use super::{Candidate, Edit, Source};
 use crate::corpus::Example;
 use crate::rules_file::RulesFile;
@@ -85,16 +85,7 @@ pub fn split(train: &[Example]) -> Option<(Vec<Example>, Vec<Example>)> {
 /// Whether the two-sided list is the better on the held-out lines: `one_sided` and
 /// `two_sided` are the two lists refined on the rest of train, strictly more held-out
 /// lines right (a tie keeps the one-sided list, the simpler).
-pub fn pays(one_sided: &RulesFile, two_sided: &RulesFile, held_out: &[Example]) -> bool {
-    let right = |file: &RulesFile| {
-        held_out
-            .iter()
-            .filter(|example| {
-                let predicted = file.system.classify(&example.text).prediction;
-                predicted.map(|label| file.system.labels()[label.index()].as_str())
-                    == example.label.as_deref()
-            })
-            .count()
-    };
-    right(two_sided) > right(one_sided)
+pub fn pays(one_sided: &RulesFile, two_sided: &RulesFile, held_out: &Lines) -> bool {
+    let accuracy = |file: &RulesFile| Standing::new(&file.system, held_out).accuracy();
+    accuracy(two_sided) > accuracy(one_sided)
 }
