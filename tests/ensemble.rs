@@ -1,13 +1,15 @@
 //! Ensembles of the FA-RNN family (`--members`): the members are trained from consecutive
-//! seeds, the network's logits are their mean in every path that reads it (the tensors,
-//! the editor's plain-loop scorer, a saved and loaded checkpoint), the manifest's dev
-//! accuracy is the ensemble's, and the untrained network is still the rules'.
+//! seeds, the network's logits are their mean (plus the n-gram regression's, which the
+//! defaults add) in every path that reads it (the tensors, the editor's plain-loop scorer, a
+//! saved and loaded checkpoint), the manifest's dev accuracy is the ensemble's, and the
+//! untrained network is still the rules', without the regression.
 
 use candle_core::Device;
 use rulelens::corpus::Example;
 use rulelens::limits::ReadLimits;
-use rulelens::model::{Batch, FaRnnScorer, ModelKind, TrainingSettings, fit, load_model};
+use rulelens::model::{Batch, FaRnnScorer, ModelKind, Sentence, TrainingSettings, fit, load_model};
 use rulelens::rules_file::RulesFile;
+use rulelens::text::tokenize;
 use std::path::Path;
 
 fn sms() -> (RulesFile, Vec<Example>, Vec<Example>) {
@@ -85,6 +87,15 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
 
     let members = fitted.net.members();
     assert_eq!(members.len(), 3);
+    // The defaults add an n-gram regression, kept unless it lowers dev accuracy.
+    let ngrams = fitted
+        .net
+        .ngram_regression()
+        .expect("an n-gram regression")
+        .clone();
+    let regression = metrics.ngram_regression.as_ref().unwrap();
+    assert!(metrics.dev_accuracy >= regression.network_dev_accuracy);
+    assert!(events.iter().any(|e| e.starts_with("NgramRegression")));
     let texts: Vec<&str> = dev.iter().take(60).map(|e| e.text.as_str()).collect();
     let batch = Batch::from_texts(
         &rules.system,
@@ -109,8 +120,16 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
     )
     .unwrap();
     for (i, text) in texts.iter().enumerate() {
+        let words = Sentence::new(
+            &rules.system,
+            fitted.vocabulary.as_ref(),
+            &tokenize(text),
+            settings.max_sentence_tokens,
+        )
+        .words;
+        let added = ngrams.logits(&words, 0..0);
         let mean: Vec<f32> = (0..ensemble[i].len())
-            .map(|c| each.iter().map(|logits| logits[i][c]).sum::<f32>() / 3.0)
+            .map(|c| each.iter().map(|logits| logits[i][c]).sum::<f32>() / 3.0 + added[c])
             .collect();
         assert_close(&ensemble[i], &mean, text);
         assert_close(&scorer.score_text(text).logits, &ensemble[i], text);
@@ -120,6 +139,7 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
     fitted.save(&dir).unwrap();
     let loaded = load_model(&dir, false, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
     assert_eq!(loaded.net.members().len(), 3);
+    assert_eq!(loaded.net.ngram_regression(), Some(&ngrams));
     let loaded_logits = rows(&loaded.net.logits(&batch).unwrap());
     for (i, text) in texts.iter().enumerate() {
         assert_close(&loaded_logits[i], &ensemble[i], text);
@@ -137,6 +157,7 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
     // Untrained, the ensemble is the rules' network: its first member's untrained tensors.
     let zero_shot = load_model(&dir, true, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
     assert_eq!(zero_shot.net.members().len(), 1);
+    assert!(zero_shot.net.ngram_regression().is_none());
     let untrained = zero_shot.probabilities(&all, 64, &Device::Cpu).unwrap();
     assert_eq!(
         accuracy(&untrained, &dev, labels),

@@ -89,6 +89,7 @@ fn manifest(file: &RulesFile, curve: &[f64]) -> Manifest {
             training_seconds: 1.0,
             dev_accuracy_by_epoch: curve.to_vec(),
             members: Vec::new(),
+            ngram_regression: None,
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

@@ -2,7 +2,8 @@
 //! every architecture and scoring: FA-RNN and FA-GRU, forward and Viterbi, one and two
 //! directions, on the bundled SMS rules with word embeddings and without (where most token
 //! vectors are sparse), with a label no rule names (learned from word vectors), and with
-//! every trained parameter moved off its initial value, as training leaves them; and its
+//! every trained parameter moved off its initial value, as training leaves them, and with an
+//! n-gram regression beside the network (`model::WithNgrams`); and its
 //! occlusions (`FaRnnScorer::occlusions`) are what the tensor
 //! network computes for the sentence with a span's tokens taken out.
 
@@ -10,8 +11,9 @@ use candle_core::{Device, Tensor};
 use rulelens::automata::{RuleSystem, compile_reversed};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    Batch, BiFaRnn, FaRnn, FaRnnScorer, Network, Scoring, Sentence, SplitMix64, Vocabulary,
-    WeightedAutomaton, WordInput, WordVectors, decompose, vocabulary,
+    Batch, BiFaRnn, FaRnn, FaRnnScorer, Network, NgramLine, NgramRegression, Scoring, Sentence,
+    SplitMix64, Vocabulary, WeightedAutomaton, WithNgrams, WordInput, WordVectors, decompose,
+    vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -315,6 +317,55 @@ fn scorer_computes_what_bidirectional_networks_compute() {
         backward: direction(&fixture, true, Scoring::Viterbi, true),
     };
     assert_same(&fixture, &net, "bifa-gru viterbi");
+}
+
+#[test]
+fn scorer_computes_what_a_network_with_an_ngram_regression_computes() {
+    let fixture = fixture();
+    let vocab = &fixture.words.vocabulary;
+    // The regression of the fixture's own lines, each labeled in turn with every label:
+    // weights far from 0 that no rule explains.
+    let n_labels = fixture.system.labels().len();
+    let lines: Vec<(Vec<u32>, Option<usize>)> = fixture
+        .texts
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            let sentence = Sentence::new(&fixture.system, Some(vocab), &tokenize(text), MAX_TOKENS);
+            (sentence.words, Some(i % n_labels))
+        })
+        .collect();
+    let lines: Vec<NgramLine> = lines.iter().map(|(w, l)| (w.as_slice(), *l)).collect();
+    let ngrams = NgramRegression::fit(vocab, &lines, &lines, n_labels, 0.2)
+        .unwrap()
+        .regression;
+    assert!(ngrams.n_features() > 100);
+    let alone = direction(&fixture, false, Scoring::Forward, false);
+    let net = WithNgrams::new(Box::new(alone), ngrams.clone()).unwrap();
+    assert_same(&fixture, &net, "fa-rnn with n-grams");
+    assert_occlusions_same(&fixture, &net, Some(vocab), 0..12, "fa-rnn with n-grams");
+    // The regression adds to the network's logits: without it the scores differ.
+    let without = FaRnnScorer::new(
+        net.network.as_ref(),
+        &fixture.system,
+        Some(vocab),
+        MAX_TOKENS,
+    )
+    .unwrap();
+    let with = FaRnnScorer::new(&net, &fixture.system, Some(vocab), MAX_TOKENS).unwrap();
+    let text = &fixture.texts[0];
+    let words = Sentence::new(&fixture.system, Some(vocab), &tokenize(text), MAX_TOKENS).words;
+    let added = ngrams.logits(&words, 0..0);
+    for ((a, b), x) in with
+        .score_text(text)
+        .logits
+        .iter()
+        .zip(without.score_text(text).logits)
+        .zip(added)
+    {
+        assert!((a - (b + x)).abs() <= 1e-5, "{a} {b} {x}");
+    }
+    assert!(with.has_ngram_regression() && !without.has_ngram_regression());
 }
 
 #[test]

@@ -47,6 +47,7 @@ class NgramContribution:
 
 class NetworkView:
     prediction_from_words: bool
+    ngram_regression: bool
     top_patterns: list[PatternScore]
     ngrams: list[NgramContribution]
     max_ngram_len: int

@@ -640,9 +640,12 @@ impl Explanation {
 #[pyclass(frozen, get_all, module = "rulelens._rulelens")]
 #[derive(Clone)]
 struct NetworkView {
-    /// Whether the prediction is a label no rule names, which the word-vector path alone
-    /// gives.
+    /// Whether the prediction is a label no rule names, which the word-vector path gives
+    /// (with the n-gram regression's logits when the network has one).
     prediction_from_words: bool,
+    /// Whether an n-gram regression beside the network adds to its logits (the training
+    /// setting `ngram_weight`); the n-grams' effects include it.
+    ngram_regression: bool,
     /// The patterns with the highest positive scores (at most the hover's 3).
     top_patterns: Vec<PatternScore>,
     /// The n-grams whose deletion changes the probability of the prediction most (at most
@@ -659,6 +662,7 @@ impl NetworkView {
     fn new(view: LibNetworkView, chars: &Chars<'_>) -> NetworkView {
         NetworkView {
             prediction_from_words: view.prediction_from_words,
+            ngram_regression: view.ngram_regression.is_some(),
             top_patterns: view
                 .top_patterns
                 .into_iter()

@@ -193,6 +193,26 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             "the {members} members' logits averaged: dev accuracy {:.2}%",
             100.0 * dev_accuracy
         ),
+        FitEvent::NgramRegression {
+            n_features,
+            c,
+            reused,
+            dev_accuracy,
+            kept,
+        } => eprintln!(
+            "with the n-gram regression beside it ({n_features} n-grams, C {c}{}): dev accuracy {:.2}%{}",
+            if reused {
+                ", the previous network's"
+            } else {
+                ""
+            },
+            100.0 * dev_accuracy,
+            if kept {
+                ""
+            } else {
+                "; left out, as it lowers the network's"
+            }
+        ),
         FitEvent::Epoch(report) => {
             let line = epoch_line(report);
             match &progress {
@@ -256,6 +276,13 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             metrics.members.len(),
             members.join(", ")
         )
+    };
+    let kept = match &metrics.ngram_regression {
+        Some(ngrams) => format!(
+            "{kept}; with the n-gram regression, the network alone {:.2}%",
+            100.0 * ngrams.network_dev_accuracy
+        ),
+        None => kept,
     };
     println!(
         "dev accuracy {:.2}% ({} {:.2}%, {kept}); checkpoint written to {}",

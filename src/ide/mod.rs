@@ -60,9 +60,9 @@ pub use hover::{
     Document, Figures, HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
     MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
     NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
-    PatternsView, RulesHover, SuffixPart, WordListHover, hover_line, hover_rules, missed_patterns,
-    mvma_view, patterns_view, render_line_hover, render_rules_hover, render_unbound_corpus,
-    training_note, why_missed,
+    PatternsView, RegressionParts, RulesHover, SuffixPart, WordListHover, hover_line, hover_rules,
+    missed_patterns, mvma_view, patterns_view, render_line_hover, render_rules_hover,
+    render_unbound_corpus, training_note, why_missed,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
 pub use measured_lines::{MAX_MEASURED_LINES, MEASURED_LINE_BUDGET, MeasuredLine, MeasuredLines};

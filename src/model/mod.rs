@@ -18,10 +18,13 @@ pub(crate) mod train;
 pub use fa_rnn::decompose;
 pub use train::checkpoint;
 
-pub use baseline::{Baseline, BaselineFit, BaselineLine, C_GRID, fit_baseline};
+pub use baseline::{Baseline, BaselineFit, BaselineLine, fit_baseline};
 pub use fa_rnn::bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use fa_rnn::decompose::{AlsConfig, Decomposition, Method};
 pub use fa_rnn::gates::{GATE_BIAS, GATE_SLOPE};
+pub use fa_rnn::ngrams::{
+    MAX_NGRAM_VOCABULARY, MAX_NGRAM_WEIGHTS, NgramFit, NgramLine, NgramRegression, WithNgrams,
+};
 pub use fa_rnn::recurrence::STATE_BOUND;
 pub use fa_rnn::scorer::{FaRnnScorer, ForeignSentence, Occlusions, Scores};
 pub use fa_rnn::{FaRnn, PlainNetwork, Reading, Scoring, TokenVector, WordInput};
@@ -37,6 +40,7 @@ pub use nn::network::Network;
 pub use nn::parameters::{Init, Parameters};
 pub use nn::probabilities::softmax;
 pub use nn::rng::SplitMix64;
+pub use nn::softmax_regression::C_GRID;
 pub use nn::threads::on_two_threads;
 pub use slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, Slstm, SlstmSettings};
 pub use sopa::{PatternSpec, Semiring, Sopa, SopaSettings};

@@ -189,8 +189,12 @@ pub struct NetworkView {
     pub stale: bool,
     pub prediction: String,
     /// Whether the prediction is a label no rule names, whose logit the network's
-    /// word-vector path alone gives (`model::FaRnn`).
+    /// word-vector path gives (`model::FaRnn`), with the n-gram regression's when it has one.
     pub prediction_from_words: bool,
+    /// The part of the prediction's logit that the n-gram regression beside the network adds
+    /// (the training setting `ngram_weight`), when it has one: the probabilities and the
+    /// n-grams' effects include it.
+    pub ngram_regression: Option<RegressionParts>,
     /// (label, probability), labels in priority order.
     pub probabilities: Vec<(String, f64)>,
     pub top_patterns: Vec<PatternScore>,
@@ -205,6 +209,22 @@ pub struct NetworkView {
     /// (`TrainedFaRnn::measure_ahead`, which the language server does in the background for
     /// open corpora) would measure longer n-grams.
     pub measuring_ahead: bool,
+}
+
+/// The n-gram regression's part of a label's logit of a line, split exactly: its bias and
+/// one part per n-gram of the line (its tf-idf value times its weight), all times the
+/// logit scale, as the softmax reads them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegressionParts {
+    pub label: String,
+    /// The regression's logit for the label: the bias and every part.
+    pub logit: f32,
+    pub bias: f32,
+    /// At most [`HoverConfig::max_listed`] parts, the largest in absolute value first, each
+    /// at the n-gram's first tokens, in bytes of the line's text.
+    pub strongest: Vec<(TextRange, f32)>,
+    /// The number of parts not listed, and their sum.
+    pub rest: (usize, f32),
 }
 
 /// A pattern's score on a line.
@@ -446,6 +466,7 @@ pub fn hover_line(
         prediction: labels.get(prediction).cloned().unwrap_or_default(),
         prediction_from_words: prediction + model.rules.system.corpus_labels().len()
             >= labels.len(),
+        ngram_regression: regression_parts(model, &example.text, &tokens, prediction, config),
         probabilities: labels.iter().cloned().zip(probabilities).collect(),
         top_patterns,
         ngrams,
@@ -454,6 +475,37 @@ pub fn hover_line(
         measuring_ahead: ngram_len_capped && model.is_worth_measuring_ahead(&example.text, config),
     });
     hover
+}
+
+/// The n-gram regression's part of label `label`'s logit of `text` (whose tokens are
+/// `tokens`), when `model` has a regression.
+fn regression_parts(
+    model: &TrainedFaRnn,
+    text: &str,
+    tokens: &crate::text::Tokens,
+    label: usize,
+    config: &HoverConfig,
+) -> Option<RegressionParts> {
+    let (bias, mut parts) = model.scorer.ngram_parts(text, label)?;
+    let scale = model.manifest.settings.logit_scale as f32;
+    let logit = scale * (bias + parts.iter().map(|(_, x)| x).sum::<f32>());
+    parts.sort_by(|a, b| {
+        b.1.abs()
+            .total_cmp(&a.1.abs())
+            .then(a.0.start.cmp(&b.0.start))
+    });
+    let listed = parts.len().min(config.max_listed);
+    let rest = &parts[listed..];
+    Some(RegressionParts {
+        label: model.rules.system.labels().get(label)?.clone(),
+        logit,
+        bias: scale * bias,
+        strongest: parts[..listed]
+            .iter()
+            .filter_map(|(tokens_at, x)| Some((token_range(tokens, tokens_at.clone())?, scale * x)))
+            .collect(),
+        rest: (rest.len(), scale * rest.iter().map(|(_, x)| x).sum::<f32>()),
+    })
 }
 
 /// For a network trained from `trained` (of an earlier save when `stale`), each of its

@@ -130,8 +130,8 @@ impl Document {
 }
 pub use line::{
     AbsentNetwork, LineHover, LineNetwork, LogitParts, Miss, MissedPattern, MvmaView, NetworkView,
-    NgramContribution, PatternContribution, PatternScore, PatternsView, SuffixPart, hover_line,
-    missed_patterns, mvma_view, patterns_view, why_missed,
+    NgramContribution, PatternContribution, PatternScore, PatternsView, RegressionParts,
+    SuffixPart, hover_line, missed_patterns, mvma_view, patterns_view, why_missed,
 };
 pub use render::{render_line_hover, render_rules_hover, render_unbound_corpus, training_note};
 pub use rules::{

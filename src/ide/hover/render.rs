@@ -12,7 +12,7 @@
 use super::document::{Block, Document, Inline, Table, described};
 use super::{
     AbsentNetwork, LabelHover, LineHover, LogitParts, MatchExample, Miss, MissedPattern, MvmaView,
-    NetworkView, PatternHover, PatternsView, RulesHover, WordListHover,
+    NetworkView, PatternHover, PatternsView, RegressionParts, RulesHover, WordListHover,
 };
 use crate::explain::{LearnedPattern, NEGLIGIBLE};
 use text_size::TextRange;
@@ -588,10 +588,18 @@ fn render_network(doc: &mut Document, network: &NetworkView, gold: Option<&str>,
     );
     let label = &network.prediction;
     if network.prediction_from_words {
+        let from = if network.ngram_regression.is_some() {
+            "the line's mean word vector and the n-gram regression"
+        } else {
+            "the line's mean word vector alone"
+        };
         doc.push(note(&format!(
             "No rule names {label}: the network learned it from the corpus, and its logit comes \
-             from the line's mean word vector alone."
+             from {from}."
         )));
+    }
+    if let Some(parts) = &network.ngram_regression {
+        render_regression(doc, parts, text);
     }
     doc.push(Block::List {
         heading: if network.top_patterns.is_empty() {
@@ -665,6 +673,40 @@ fn render_network(doc: &mut Document, network: &NetworkView, gold: Option<&str>,
             later("longer ones")
         )));
     }
+}
+
+/// The n-gram regression's share of the prediction's score: its bias and parts, exactly.
+fn render_regression(doc: &mut Document, parts: &RegressionParts, text: &str) {
+    let mut items: Vec<Vec<Inline>> = parts
+        .strongest
+        .iter()
+        .map(|&(range, part)| {
+            let phrase = text
+                .get(usize::from(range.start())..usize::from(range.end()))
+                .unwrap_or("");
+            vec![
+                Inline::Highlight(phrase.to_string()),
+                Inline::Text(format!(" {part:+.2}")),
+            ]
+        })
+        .collect();
+    if parts.rest.0 > 0 {
+        items.push(vec![Inline::Text(format!(
+            "{} other n-gram{} {:+.2}",
+            parts.rest.0,
+            plural(parts.rest.0),
+            parts.rest.1
+        ))]);
+    }
+    items.push(vec![Inline::Text(format!("bias {:+.2}", parts.bias))]);
+    doc.push(Block::List {
+        heading: vec![Inline::Text(format!(
+            "Beside the rules, an n-gram regression adds {:+.2} to {}'s scaled logit (the \
+             probabilities and the n-gram effects here include it), the sum of its parts:",
+            parts.logit, parts.label
+        ))],
+        items,
+    });
 }
 
 /// The SoPa's view of a line: its prediction and the patterns it leans on most.

@@ -51,6 +51,7 @@ pub(crate) mod bidirectional;
 pub mod decompose;
 pub(crate) mod ensemble;
 pub(crate) mod gates;
+pub(crate) mod ngrams;
 pub(crate) mod recurrence;
 pub(crate) mod scorer;
 pub(crate) mod viterbi;

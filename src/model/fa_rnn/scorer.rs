@@ -29,6 +29,7 @@ use crate::automata::{Alphabet, RuleSystem};
 use crate::model::aggregation::Aggregation;
 use crate::model::fa_rnn::FaRnn;
 use crate::model::fa_rnn::gates::GATE_SLOPE;
+use crate::model::fa_rnn::ngrams::{NgramPart, NgramRegression, NgramSentence};
 use crate::model::fa_rnn::recurrence::STATE_BOUND;
 use crate::model::fa_rnn::{Reading, Scoring};
 use crate::model::nn::batch::Sentence;
@@ -321,6 +322,8 @@ pub struct FaRnnScorer {
     alphabet: Alphabet,
     vocabulary: Option<Vocabulary>,
     directions: Vec<Direction>,
+    /// The n-gram regression whose logits are added to the directions' mean.
+    ngrams: Option<NgramRegression>,
     /// The most tokens of a text read (the training setting `max_sentence_tokens`).
     max_tokens: usize,
 }
@@ -855,8 +858,23 @@ impl FaRnnScorer {
             alphabet: system.alphabet().clone(),
             vocabulary: vocabulary.cloned(),
             directions,
+            ngrams: net.ngram_regression().cloned(),
             max_tokens,
         })
+    }
+
+    /// Whether an n-gram regression adds to the logits.
+    pub fn has_ngram_regression(&self) -> bool {
+        self.ngrams.is_some()
+    }
+
+    /// The n-gram regression's part of label `label`'s logit of `text`: its bias, and one
+    /// part per n-gram of the text that train had, with the tokens where it first occurs
+    /// ([`NgramRegression::parts`]); `None` without a regression.
+    pub fn ngram_parts(&self, text: &str, label: usize) -> Option<(f32, Vec<NgramPart>)> {
+        let ngrams = self.ngrams.as_ref()?;
+        let words: Vec<u32> = self.ids(text).iter().map(|&(_, w)| w as u32).collect();
+        Some((ngrams.bias(label), ngrams.parts(&words, label)))
     }
 
     /// Tokenizes `text` and scores it.
@@ -946,6 +964,8 @@ impl FaRnnScorer {
 
     fn occlude(&self, ids: &[(usize, usize)], max_len: usize) -> Occlusions {
         let n = ids.len();
+        let words: Vec<u32> = ids.iter().map(|&(_, w)| w as u32).collect();
+        let ngrams = self.ngrams.as_ref().map(|ngrams| ngrams.sentence(&words));
         // Per span, each direction's pattern scores, directions in order.
         let mut deleted: Vec<Vec<Vec<f32>>> = vec![Vec::new(); n * max_len];
         let mut whole = Vec::with_capacity(self.directions.len());
@@ -964,13 +984,15 @@ impl FaRnnScorer {
         Occlusions {
             n_tokens: n,
             max_len,
-            scores: self.combine(whole, ids, 0..0),
+            // The whole sentence as `score_text` scores it, to the last bit.
+            scores: self.combine(whole, ids, 0..0, None),
             deleted: deleted
                 .into_iter()
                 .enumerate()
                 .map(|(i, scores)| {
                     let (start, len) = (i / max_len, i % max_len + 1);
-                    (!scores.is_empty()).then(|| self.combine(scores, ids, start..start + len))
+                    (!scores.is_empty())
+                        .then(|| self.combine(scores, ids, start..start + len, ngrams.as_ref()))
                 })
                 .collect(),
         }
@@ -999,17 +1021,19 @@ impl FaRnnScorer {
             };
             direction.pattern_scores(&h)
         });
-        self.combine(finals.collect(), ids, 0..0)
+        self.combine(finals.collect(), ids, 0..0, None)
     }
 
     /// The scores from each direction's pattern scores for the sentence `ids` without its
     /// tokens `deleted`: each direction's logits (the aggregation's, and the word-vector
-    /// path's for the labels no rule names), averaged.
+    /// path's for the labels no rule names), averaged, plus the n-gram regression's (from
+    /// `prepared`, the sentence's n-grams, where the caller deletes many spans of it).
     fn combine(
         &self,
         pattern_scores: Vec<Vec<f32>>,
         ids: &[(usize, usize)],
         deleted: Range<usize>,
+        prepared: Option<&NgramSentence>,
     ) -> Scores {
         let words: Vec<usize> = ids.iter().map(|&(_, w)| w).collect();
         let mut logits: Vec<f32> = Vec::new();
@@ -1035,6 +1059,17 @@ impl FaRnnScorer {
             for l in &mut logits {
                 *l /= n;
             }
+        }
+        let added = match (prepared, &self.ngrams) {
+            (Some(sentence), _) => Some(sentence.logits(deleted)),
+            (None, Some(ngrams)) => {
+                let words: Vec<u32> = words.iter().map(|&w| w as u32).collect();
+                Some(ngrams.logits(&words, deleted))
+            }
+            (None, None) => None,
+        };
+        for (l, x) in logits.iter_mut().zip(added.into_iter().flatten()) {
+            *l += x;
         }
         Scores {
             logits,

@@ -1,7 +1,8 @@
 //! The neural-network core that knows no model family: parameters declared once, padded
 //! batches, the seeded generator, dropout, the leaky clamp, word vectors, the small matrix
-//! products of the fused kernels, the [`Network`](network::Network) trait, and the helpers
-//! every family's fused operations and plain scorers share.
+//! products of the fused kernels, tf-idf rows and the softmax regression fitted on them, the
+//! [`Network`](network::Network) trait, and the helpers every family's fused operations and
+//! plain scorers share.
 
 pub(crate) mod batch;
 pub(crate) mod dropout;
@@ -13,4 +14,6 @@ pub(crate) mod network;
 pub(crate) mod parameters;
 pub(crate) mod probabilities;
 pub(crate) mod rng;
+pub(crate) mod softmax_regression;
+pub(crate) mod tfidf;
 pub(crate) mod threads;

@@ -115,6 +115,23 @@ pub struct Metrics {
     /// An ensemble's members, each on its own; empty for one network.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<MemberMetrics>,
+    /// The n-gram regression beside the network, when it has one (`dev_accuracy` is then
+    /// the network's with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ngram_regression: Option<NgramMetrics>,
+}
+
+/// How the n-gram regression beside a network was fitted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NgramMetrics {
+    /// The n-grams it weighs.
+    pub features: usize,
+    /// Its inverse regularisation strength, chosen on dev.
+    pub c: f64,
+    /// The dev accuracy of the network without it.
+    pub network_dev_accuracy: f64,
+    /// Seconds spent fitting it (every C tried; about 0 for a warm start's, reused).
+    pub seconds: f64,
 }
 
 /// How one member of an ensemble trained.

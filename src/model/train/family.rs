@@ -1,11 +1,13 @@
 //! Which family a network is, for the code above the model layer: the FA-RNNs it reads
-//! with, the members of an ensemble, or the network as a SoPa or an MVMA-G. The one place
+//! with, the members of an ensemble, the n-gram regression beside them, or the network as a
+//! SoPa or an MVMA-G. The one place
 //! that looks through the family-free [`Network`] trait ([`Network::as_any`]).
 
 use crate::model::fa_rnn::FaRnn;
 use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
 use crate::model::fa_rnn::ensemble::Ensemble;
+use crate::model::fa_rnn::ngrams::{NgramRegression, WithNgrams};
 use crate::model::mvma::Mvma;
 use crate::model::nn::network::Network;
 use crate::model::sopa::Sopa;
@@ -16,7 +18,9 @@ impl dyn Network + '_ {
     /// logits are their logits' mean); none for SoPa and the black boxes.
     pub fn directions(&self) -> Vec<(&FaRnn, Reading)> {
         let any = self.as_any();
-        if let Some(net) = any.downcast_ref::<FaRnn>() {
+        if let Some(net) = any.downcast_ref::<WithNgrams>() {
+            net.network.directions()
+        } else if let Some(net) = any.downcast_ref::<FaRnn>() {
             vec![(net, Reading::LeftToRight)]
         } else if let Some(net) = any.downcast_ref::<BiFaRnn>() {
             vec![
@@ -39,12 +43,22 @@ impl dyn Network + '_ {
         self.directions().first().map(|&(net, _)| net)
     }
 
-    /// An ensemble's members, or the network itself.
+    /// An ensemble's members, or the network itself (without its n-gram regression).
     pub fn members(&self) -> Vec<&dyn Network> {
+        if let Some(net) = self.as_any().downcast_ref::<WithNgrams>() {
+            return net.network.members();
+        }
         match self.as_any().downcast_ref::<Ensemble>() {
             Some(ensemble) => ensemble.members.iter().map(Box::as_ref).collect(),
             None => vec![self],
         }
+    }
+
+    /// The n-gram regression whose logits are added to the network's, if it has one.
+    pub fn ngram_regression(&self) -> Option<&NgramRegression> {
+        self.as_any()
+            .downcast_ref::<WithNgrams>()
+            .map(|net| &net.ngrams)
     }
 
     /// The network as a SoPa, if it is one.

@@ -21,19 +21,22 @@ use crate::limits::ReadLimits;
 use crate::model::fa_rnn::WordInput;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
 use crate::model::fa_rnn::ensemble::Ensemble;
+use crate::model::fa_rnn::ngrams::{NgramFit, NgramLine, NgramRegression, WithNgrams};
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::sopa;
 use crate::model::train::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, MemberMetrics,
-    Metrics, RulesIdentity, WarmStartRecord,
+    Metrics, NgramMetrics, RulesIdentity, WarmStartRecord,
 };
 use crate::model::train::data::{
     check_longest_sentence, network_system, training_data, word_input,
 };
 use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::kinds::{Built, Declaration, Start, network_size};
-use crate::model::train::learn::{DevScoring, Schedule, TrainError, TrainReport, train};
+use crate::model::train::learn::{
+    DevScoring, LabeledSentence, Schedule, TrainError, TrainReport, train,
+};
 use crate::model::train::load::LoadedModel;
 use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
@@ -278,6 +281,50 @@ pub fn fit_from(
         });
         (Box::new(ensemble), Some(accuracy))
     };
+    let network_accuracy = ensemble_accuracy.unwrap_or(reports[0].best_dev_accuracy);
+    let started = std::time::Instant::now();
+    let fitted = match vocabulary {
+        Some(vocabulary) if settings.wants_ngram_regression() => ngram_regression(
+            previous.filter(|_| warm_record.is_some()),
+            vocabulary,
+            &system,
+            (&train_data, &dev_data),
+            settings,
+        ),
+        _ => None,
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    let (net, ngrams) = match fitted {
+        None => (net, None),
+        Some((NgramFit { regression, c }, reused)) => {
+            let n_features = regression.n_features();
+            let with = WithNgrams::new(net, regression)?;
+            let accuracy = dev_scoring.accuracy(&with, &dev_data, settings, &device, cancelled)?;
+            // Kept unless it lowers dev accuracy.
+            let kept = accuracy >= network_accuracy;
+            on_event(FitEvent::NgramRegression {
+                n_features,
+                c,
+                reused,
+                dev_accuracy: accuracy,
+                kept,
+            });
+            if kept {
+                let metrics = NgramMetrics {
+                    features: n_features,
+                    c,
+                    network_dev_accuracy: network_accuracy,
+                    seconds,
+                };
+                (
+                    Box::new(with) as Box<dyn Network>,
+                    Some((metrics, accuracy)),
+                )
+            } else {
+                (with.network, None)
+            }
+        }
+    };
     let (forward, backward) = records.unwrap_or_default();
     let (input, identity) = words.unzip();
     let mut manifest = describe(
@@ -304,6 +351,10 @@ pub fn fit_from(
             });
         }
     }
+    if let Some((metrics, accuracy)) = ngrams {
+        manifest.metrics.dev_accuracy = accuracy;
+        manifest.metrics.ngram_regression = Some(metrics);
+    }
     manifest.training_data_sha256 = Some(data_sha256);
     manifest.warm_start = warm_record;
     Ok(Fitted {
@@ -312,6 +363,52 @@ pub fn fit_from(
         net,
         initial,
     })
+}
+
+/// The n-gram regression beside a trained network of `system`'s labels, and whether it is
+/// `previous`'s (a warm start's: the same train and dev lines under the same settings, so
+/// the same n-grams and C), which it is where that network has one for the same labels in
+/// the same order; else fitted on `train_data`, its C chosen on `dev_data`. `None` where it
+/// cannot be fitted (no train line, a vocabulary past its limit).
+fn ngram_regression(
+    previous: Option<&LoadedModel>,
+    vocabulary: &Vocabulary,
+    system: &RuleSystem,
+    (train_data, dev_data): (&[LabeledSentence], &[LabeledSentence]),
+    settings: &TrainingSettings,
+) -> Option<(NgramFit, bool)> {
+    let labels = system.labels();
+    let reused = previous.and_then(|previous| {
+        let regression = previous.net.ngram_regression()?;
+        let c = previous.manifest.metrics.ngram_regression.as_ref()?.c;
+        if previous.manifest.labels != labels {
+            return None;
+        }
+        let regression = regression.remapped(previous.vocabulary.as_ref()?, vocabulary)?;
+        Some(NgramFit { regression, c })
+    });
+    if let Some(fit) = reused {
+        return Some((fit, true));
+    }
+    fn lines(data: &[LabeledSentence]) -> Vec<NgramLine<'_>> {
+        data.iter()
+            .map(|line| {
+                (
+                    line.sentence.words.as_slice(),
+                    usize::try_from(line.label).ok(),
+                )
+            })
+            .collect()
+    }
+    let factor = (settings.ngram_weight / settings.effective_logit_scale()) as f32;
+    NgramRegression::fit(
+        vocabulary,
+        &lines(train_data),
+        &lines(dev_data),
+        labels.len(),
+        factor,
+    )
+    .map(|fit| (fit, false))
 }
 
 /// The settings member `i` of an ensemble trains with: the seed `seed + i`.
@@ -474,6 +571,7 @@ fn describe(
             training_seconds: report.history.iter().map(|e| e.seconds).sum(),
             dev_accuracy_by_epoch: report.history.iter().map(|e| e.dev_accuracy).collect(),
             members: Vec::new(),
+            ngram_regression: None,
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

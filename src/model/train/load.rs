@@ -6,6 +6,7 @@
 use crate::automata::CompileConfig;
 use crate::limits::{Limit, ReadLimits};
 use crate::model::fa_rnn::ensemble::member_of;
+use crate::model::fa_rnn::ngrams::{NGRAM_PREFIX, NgramRegression, WithNgrams};
 use crate::model::nn::batch::Batch;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
@@ -168,8 +169,10 @@ fn assemble(
                 chosen.insert(base.to_string(), tensor);
             }
             Some(_) => {}
-            // The untrained network is member 0's: the rules' own.
-            None if zero_shot && member_of(&name).is_some() => {}
+            // The untrained network is member 0's: the rules' own, without the n-gram
+            // regression training added.
+            None if zero_shot && (member_of(&name).is_some() || name.starts_with(NGRAM_PREFIX)) => {
+            }
             None => {
                 chosen.entry(name).or_insert(tensor);
             }
@@ -189,6 +192,15 @@ fn assemble(
         .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
     if !model.is_rule_network() {
         check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
+    }
+    let ngrams =
+        NgramRegression::take_from(&mut chosen, vocabulary.as_ref(), manifest.labels.len())
+            .map_err(|error| foreign(format!("the n-gram regression: {error}")))?;
+    if ngrams.is_some() && !model.is_rule_network() {
+        return Err(foreign(format!(
+            "the weights hold an n-gram regression, which only the FA-RNN family has, and the manifest says {}",
+            model.display_name()
+        )));
     }
     let start = Start::Checkpoint {
         tensors: chosen,
@@ -215,6 +227,13 @@ fn assemble(
         .declare(start)
         .map_err(|error| foreign(format!("the weights do not fit the rules file: {error}")))?
         .net;
+    let net = match ngrams {
+        Some(ngrams) => Box::new(
+            WithNgrams::new(net, ngrams)
+                .map_err(|error| foreign(format!("the n-gram regression: {error}")))?,
+        ),
+        None => net,
+    };
     if model.is_rule_network() {
         let gated = net
             .directions()

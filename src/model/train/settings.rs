@@ -283,6 +283,14 @@ pub struct TrainingSettings {
     /// one network.
     #[arg(long, value_name = "N")]
     pub members: Option<usize>,
+    /// The weight of the n-gram regression beside the FA-RNN family's trained networks: a
+    /// logistic regression on each line's tf-idf unigrams and bigrams, fitted on train once
+    /// the network has trained (its C chosen on dev), whose logits, times this weight, are
+    /// added to the network's logit-scaled ones. 0: none. The untrained network has none, so
+    /// it predicts what the rules predict; word vectors (`beta` under 1) give it its
+    /// vocabulary.
+    #[arg(long, value_name = "W", default_value_t = TrainingSettings::DEFAULT.ngram_weight)]
+    pub ngram_weight: f64,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
     /// 1024, else ALS at 1024.
     #[arg(long, value_name = "R")]
@@ -368,6 +376,7 @@ impl TrainingSettings {
         beta: 0.7,
         free_states: 30,
         members: None,
+        ngram_weight: 3.0,
         rank: None,
         fraction: 1.0,
         epochs: 60,
@@ -412,6 +421,13 @@ impl TrainingSettings {
         self.dropout.unwrap_or(self.model.default_dropout())
     }
 
+    /// Whether a trained network gets an n-gram regression beside it: the FA-RNN family's,
+    /// with a weight above 0, when training runs at all (the untrained network is the
+    /// rules').
+    pub fn wants_ngram_regression(&self) -> bool {
+        self.model.is_rule_network() && self.ngram_weight > 0.0 && self.epochs > 0
+    }
+
     /// The free states the FA-RNN family's networks get: `free_states` with forward
     /// scoring, none with Viterbi scoring.
     pub fn effective_free_states(&self) -> usize {
@@ -453,6 +469,7 @@ impl TrainingSettings {
         range("fraction", self.fraction, 0.0, 1.0, true)?;
         range("learning rate", self.learning_rate(), 0.0, 1.0, true)?;
         range("logit scale", self.logit_scale, 0.0, 1e6, true)?;
+        range("n-gram weight", self.ngram_weight, 0.0, 1e3, false)?;
         let dropout = self.dropout();
         if !(0.0..1.0).contains(&dropout) {
             return Err(format!("dropout must be in [0, 1), not {dropout}"));

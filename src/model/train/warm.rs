@@ -879,6 +879,7 @@ mod tests {
                 training_seconds: 0.0,
                 dev_accuracy_by_epoch: Vec::new(),
                 members: Vec::new(),
+                ngram_regression: None,
             },
             weights_sha256: String::new(),
             tensors: Default::default(),

@@ -604,6 +604,61 @@ fn an_mvma_gs_view_renders_each_logit_as_its_parts() {
     ");
 }
 
+/// The n-gram regression beside a network: its part of the prediction's score, its
+/// strongest n-grams, the rest and the bias, which add up to it.
+#[test]
+fn a_networks_view_renders_its_ngram_regressions_part_exactly() {
+    let text = "claim your free prize now";
+    let tokens = tokenize(text);
+    let range = |first: usize, last: usize| {
+        TextRange::new(
+            tokens.get(first).unwrap().range.start(),
+            tokens.get(last).unwrap().range.end(),
+        )
+    };
+    let view = NetworkView {
+        kind: "FA-RNN",
+        stale: false,
+        prediction: "spam".into(),
+        prediction_from_words: false,
+        ngram_regression: Some(RegressionParts {
+            label: "spam".into(),
+            logit: 2.5,
+            bias: -0.25,
+            strongest: vec![(range(2, 3), 1.5), (range(0, 0), 0.75)],
+            rest: (4, 0.5),
+        }),
+        probabilities: vec![("spam".into(), 0.9), ("ham".into(), 0.1)],
+        top_patterns: Vec::new(),
+        ngrams: Vec::new(),
+        max_ngram_len: 5,
+        ngram_len_capped: false,
+        measuring_ahead: false,
+    };
+    let hover = LineHover {
+        gold: Some("spam".into()),
+        rules_prediction: Some("ham".into()),
+        fired: Vec::new(),
+        missed: Vec::new(),
+        network: Ok(view),
+        patterns: None,
+        mvma: None,
+    };
+    insta::assert_snapshot!(render_line_hover(&hover, text), @r"
+    gold **spam** · rules **ham** ✗ (no rule fired)
+
+    **FA-RNN** **spam** ✓ · spam 0.90 · ham 0.10
+
+    Beside the rules, an n-gram regression adds +2.50 to spam's scaled logit (the probabilities and the n-gram effects here include it), the sum of its parts:
+    - **free prize** +1.50
+    - **claim** +0.75
+    - 4 other n-grams +0.50
+    - bias -0.25
+
+    _Deleting any one n-gram of up to 5 tokens changes P(spam) by less than 0.005._
+    ");
+}
+
 /// With only `default ham`, `spam` is a label no rule names: the FA-RNN learns it from the
 /// line's mean word vector, and the hover of a line it calls spam says so.
 #[test]

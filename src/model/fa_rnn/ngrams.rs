@@ -1,0 +1,738 @@
+//! The n-gram regression beside the FA-RNN family's networks: a softmax regression on a
+//! line's tf-idf unigrams and bigrams (`nn/tfidf.rs`, `nn/softmax_regression.rs`), fitted on
+//! the train lines once the network has trained, its C chosen on dev, whose logits are
+//! added to the network's (an ensemble's averaged ones) times `ngram_weight` over the
+//! logit scale ([`WithNgrams`]). The two are models of different kinds, the rules' automata
+//! and a bag of n-grams, and together they beat either (`docs/results.md`, issue 32).
+//!
+//! Only a trained network gets one: the untrained network is the rules' alone, so it still
+//! predicts what the rules predict. The logits stay sums of parts: the network's, and one
+//! part per n-gram of the line (its tf-idf value times its weight) plus the biases.
+//!
+//! The n-grams are of the network's vocabulary words, case folded (each id stands for the
+//! smallest id of a word with the same lowercase form), and
+//! the unknown word (id 0) is in none, so the regression reads a sentence as the network
+//! does: its first `max_sentence_tokens` tokens. A deleted span's neighbours form a bigram,
+//! as the network reads them one after the other.
+//!
+//! Limits: at most [`MAX_NGRAM_WEIGHTS`] weights (features × labels; the n-grams in the
+//! most train lines are kept), and a vocabulary of at most [`MAX_NGRAM_VOCABULARY`] words
+//! (a checkpoint stores the n-grams' word ids as 32-bit floats, exact up to 2^24).
+
+use crate::model::nn::batch::Batch;
+use crate::model::nn::embeddings::Vocabulary;
+use crate::model::nn::network::Network;
+use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow};
+use crate::model::nn::tfidf::TfidfTable;
+use candle_core::{Device, Result, Tensor, Var};
+use std::any::Any;
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// The most weights (n-gram features × labels) a regression keeps: 2,097,152, whose fit
+/// keeps about 22 copies of the weights in f64 (L-BFGS's history of ten pairs), 370 MB.
+pub const MAX_NGRAM_WEIGHTS: usize = 1 << 21;
+
+/// The largest vocabulary whose n-grams a regression reads (see the module's doc).
+pub const MAX_NGRAM_VOCABULARY: usize = 1 << 24;
+
+/// The prefix of the regression's tensors in a checkpoint.
+pub const NGRAM_PREFIX: &str = "ngrams.";
+
+/// An n-gram: (word, word) for a bigram, (word, 0) for a unigram, as case classes.
+type Gram = (u32, u32);
+
+/// A fitted n-gram regression, its weights already scaled to the network's logits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NgramRegression {
+    /// Each vocabulary id's case class: the smallest id of a word with the same lowercase
+    /// form; 0 for the unknown word.
+    classes: Vec<u32>,
+    table: TfidfTable<Gram>,
+    /// Each feature's idf, as the table has it.
+    idf: Vec<f32>,
+    /// [F × C] row-major.
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+    n_labels: usize,
+}
+
+/// A line as the regression is fitted on: its vocabulary ids, and its label's index
+/// (`None`, or an index past the labels, for a label the network does not know).
+pub type NgramLine<'a> = (&'a [u32], Option<usize>);
+
+/// An n-gram's part of a logit: the tokens where it first occurs in the line, and the part.
+pub type NgramPart = (Range<usize>, f32);
+
+/// What fitting an n-gram regression found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NgramFit {
+    pub regression: NgramRegression,
+    /// The C chosen on dev.
+    pub c: f64,
+}
+
+impl NgramRegression {
+    /// Fits the regression of `train`'s n-grams, C chosen by accuracy on `dev` (with no dev
+    /// line, 10), its logits scaled by `factor`; `None` without a train line, labels, or
+    /// with a vocabulary past [`MAX_NGRAM_VOCABULARY`].
+    pub fn fit(
+        vocabulary: &Vocabulary,
+        train: &[NgramLine],
+        dev: &[NgramLine],
+        n_labels: usize,
+        factor: f32,
+    ) -> Option<NgramFit> {
+        if vocabulary.len() > MAX_NGRAM_VOCABULARY || n_labels == 0 {
+            return None;
+        }
+        let classes = classes(vocabulary);
+        let train: Vec<(&[u32], usize)> = train
+            .iter()
+            .filter_map(|&(words, label)| Some((words, label.filter(|&l| l < n_labels)?)))
+            .collect();
+        let table = TfidfTable::new(
+            train.iter().map(|(words, _)| grams(&classes, words, 0..0)),
+            MAX_NGRAM_WEIGHTS / n_labels,
+        );
+        let row = |words: &[u32]| table.row(grams(&classes, words, 0..0));
+        let train_rows: Vec<(SparseRow, usize)> =
+            train.iter().map(|&(words, l)| (row(words), l)).collect();
+        let model = if dev.is_empty() {
+            SoftmaxRegression::fit(&train_rows, table.len(), n_labels, 10.0)
+        } else {
+            let dev_rows: Vec<(SparseRow, Option<usize>)> = dev
+                .iter()
+                .map(|&(words, label)| (row(words), label))
+                .collect();
+            SoftmaxRegression::fit_chosen(&train_rows, table.len(), n_labels, &dev_rows)?.1
+        };
+        let (weight, bias) = model.weights();
+        let scaled = |values: &[f64]| values.iter().map(|&w| factor * w as f32).collect();
+        Some(NgramFit {
+            c: model.c,
+            regression: NgramRegression {
+                weight: scaled(weight),
+                bias: scaled(bias),
+                idf: table.parts().1,
+                classes,
+                table,
+                n_labels,
+            },
+        })
+    }
+
+    /// The regression for a network of the vocabulary `to`, fitted for one of `from` (a warm
+    /// start's previous network, trained on the same lines, so with the same n-grams): `None`
+    /// when a word of its n-grams is not in `to`, or `to` folds two of its n-grams into one.
+    pub fn remapped(&self, from: &Vocabulary, to: &Vocabulary) -> Option<NgramRegression> {
+        if to.len() > MAX_NGRAM_VOCABULARY {
+            return None;
+        }
+        let classes = classes(to);
+        let class = |id: u32| -> Option<u32> {
+            if id == 0 {
+                return Some(0);
+            }
+            let new = to.id(from.words().get(id as usize)?);
+            (new != 0).then(|| classes[new as usize])
+        };
+        let (grams, idf) = self.table.parts();
+        let grams: Vec<Gram> = grams
+            .into_iter()
+            .map(|(a, b)| Some((class(a)?, class(b)?)))
+            .collect::<Option<_>>()?;
+        let table = TfidfTable::from_parts(grams, &idf);
+        (table.len() == idf.len()).then(|| NgramRegression {
+            classes,
+            table,
+            idf,
+            weight: self.weight.clone(),
+            bias: self.bias.clone(),
+            n_labels: self.n_labels,
+        })
+    }
+
+    /// The parts of label `label`'s logit of the sentence `words`: one per n-gram of the line
+    /// that train had (its tf-idf value times its weight), each with the tokens where it
+    /// first occurs, in the order they first occur; the bias and the parts add up to the
+    /// logit [`NgramRegression::logits`] gives, up to rounding.
+    pub fn parts(&self, words: &[u32], label: usize) -> Vec<NgramPart> {
+        let classes: Vec<u32> = words
+            .iter()
+            .map(|&id| self.classes.get(id as usize).copied().unwrap_or(0))
+            .collect();
+        // Each feature's count and its first tokens.
+        let mut found: Vec<(u32, f32, Range<usize>)> = Vec::new();
+        let mut at: HashMap<u32, usize> = HashMap::new();
+        let mut count = |gram: Gram, tokens: Range<usize>| {
+            if let Some(feature) = self.feature(gram) {
+                match at.get(&feature) {
+                    Some(&i) => found[i].1 += 1.0,
+                    None => {
+                        at.insert(feature, found.len());
+                        found.push((feature, 1.0, tokens));
+                    }
+                }
+            }
+        };
+        for (i, &class) in classes.iter().enumerate() {
+            if class == 0 {
+                continue;
+            }
+            count((class, 0), i..i + 1);
+            if let Some(&next) = classes.get(i + 1).filter(|&&next| next != 0) {
+                count((class, next), i..i + 2);
+            }
+        }
+        let norm = found
+            .iter()
+            .map(|&(feature, count, _)| (count * self.idf[feature as usize]).powi(2))
+            .sum::<f32>()
+            .sqrt();
+        let labels = self.n_labels;
+        found
+            .into_iter()
+            .map(|(feature, count, tokens)| {
+                let x = count * self.idf[feature as usize] / norm;
+                (tokens, x * self.weight[feature as usize * labels + label])
+            })
+            .collect()
+    }
+
+    /// Label `label`'s bias.
+    pub fn bias(&self, label: usize) -> f32 {
+        self.bias.get(label).copied().unwrap_or(0.0)
+    }
+
+    /// `words` (vocabulary ids) prepared for [`NgramSentence::logits`].
+    pub fn sentence(&self, words: &[u32]) -> NgramSentence<'_> {
+        let classes: Vec<u32> = words
+            .iter()
+            .map(|&id| self.classes.get(id as usize).copied().unwrap_or(0))
+            .collect();
+        let mut counts: HashMap<u32, f32> = HashMap::new();
+        for gram in grams_of_classes(&classes) {
+            if let Some(feature) = self.feature(gram) {
+                *counts.entry(feature).or_insert(0.0) += 1.0;
+            }
+        }
+        let labels = self.n_labels;
+        let (mut sum, mut norm2) = (vec![0f64; labels], 0f64);
+        for (&feature, &count) in &counts {
+            let x = f64::from(count) * f64::from(self.idf[feature as usize]);
+            norm2 += x * x;
+            let weights = &self.weight[feature as usize * labels..][..labels];
+            for (s, &w) in sum.iter_mut().zip(weights) {
+                *s += x * f64::from(w);
+            }
+        }
+        NgramSentence {
+            regression: self,
+            classes,
+            counts,
+            sum,
+            norm2,
+        }
+    }
+
+    /// The feature of an n-gram, if train had it.
+    fn feature(&self, gram: Gram) -> Option<u32> {
+        self.table.get(&gram).map(|(feature, _)| feature)
+    }
+
+    /// How many labels it scores.
+    pub fn n_labels(&self) -> usize {
+        self.n_labels
+    }
+
+    /// How many n-grams it weighs.
+    pub fn n_features(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The logits of the sentence `words` (vocabulary ids) without its tokens `deleted`.
+    pub fn logits(&self, words: &[u32], deleted: Range<usize>) -> Vec<f32> {
+        let row = self.table.row(grams(&self.classes, words, deleted));
+        let mut logits = self.bias.clone();
+        let c = self.n_labels;
+        for (feature, x) in row {
+            let weights = &self.weight[feature as usize * c..(feature as usize + 1) * c];
+            for (l, w) in logits.iter_mut().zip(weights) {
+                *l += x * w;
+            }
+        }
+        logits
+    }
+
+    /// Its tensors under their checkpoint names, on `device`.
+    pub fn named_tensors(&self, device: &Device) -> Result<Vec<(String, Tensor)>> {
+        let (grams, idf) = self.table.parts();
+        let f = grams.len();
+        let grams: Vec<f32> = grams
+            .into_iter()
+            .flat_map(|(a, b)| [a as f32, b as f32])
+            .collect();
+        Ok(vec![
+            (
+                format!("{NGRAM_PREFIX}grams"),
+                Tensor::from_vec(grams, (f, 2), device)?,
+            ),
+            (
+                format!("{NGRAM_PREFIX}idf"),
+                Tensor::from_vec(idf, f, device)?,
+            ),
+            (
+                format!("{NGRAM_PREFIX}weight"),
+                Tensor::from_vec(self.weight.clone(), (f, self.n_labels), device)?,
+            ),
+            (
+                format!("{NGRAM_PREFIX}bias"),
+                Tensor::from_vec(self.bias.clone(), self.n_labels, device)?,
+            ),
+        ])
+    }
+
+    /// The regression a checkpoint's tensors hold, taken out of `tensors` (every name with
+    /// [`NGRAM_PREFIX`]), for a network of `vocabulary` and `n_labels` labels; `None` when it
+    /// holds none.
+    pub fn take_from(
+        tensors: &mut HashMap<String, Tensor>,
+        vocabulary: Option<&Vocabulary>,
+        n_labels: usize,
+    ) -> Result<Option<NgramRegression>> {
+        let names: Vec<String> = tensors
+            .keys()
+            .filter(|name| name.starts_with(NGRAM_PREFIX))
+            .cloned()
+            .collect();
+        if names.is_empty() {
+            return Ok(None);
+        }
+        let mut parts: HashMap<String, Tensor> = names
+            .into_iter()
+            .filter_map(|name| {
+                let tensor = tensors.remove(&name)?;
+                Some((name[NGRAM_PREFIX.len()..].to_string(), tensor))
+            })
+            .collect();
+        let mut take = |name: &str| {
+            parts.remove(name).ok_or_else(|| {
+                candle_core::Error::Msg(format!("the tensor `{NGRAM_PREFIX}{name}` is missing"))
+            })
+        };
+        let (grams, idf, weight, bias) =
+            (take("grams")?, take("idf")?, take("weight")?, take("bias")?);
+        if let Some(name) = parts.keys().next() {
+            candle_core::bail!("the tensor `{NGRAM_PREFIX}{name}` is not an n-gram regression's");
+        }
+        let Some(vocabulary) = vocabulary.filter(|v| v.len() <= MAX_NGRAM_VOCABULARY) else {
+            candle_core::bail!(
+                "an n-gram regression needs a vocabulary of at most {MAX_NGRAM_VOCABULARY} words, and the checkpoint has none"
+            );
+        };
+        let f = idf.dim(0)?;
+        if grams.dims() != [f, 2] || weight.dims() != [f, n_labels] || bias.dims() != [n_labels] {
+            candle_core::bail!(
+                "the n-gram regression's tensors do not fit {f} n-grams and {n_labels} labels"
+            );
+        }
+        if f * n_labels > MAX_NGRAM_WEIGHTS {
+            candle_core::bail!(
+                "the n-gram regression has {f} n-grams of {n_labels} labels, more than {MAX_NGRAM_WEIGHTS} weights"
+            );
+        }
+        let plain = |t: &Tensor| -> Result<Vec<f32>> { t.flatten_all()?.to_vec1() };
+        let (grams, idf, weight, bias) =
+            (plain(&grams)?, plain(&idf)?, plain(&weight)?, plain(&bias)?);
+        if !idf
+            .iter()
+            .chain(&weight)
+            .chain(&bias)
+            .all(|x| x.is_finite())
+        {
+            candle_core::bail!("the n-gram regression's weights are not all finite");
+        }
+        let words = vocabulary.len() as f32;
+        if !grams
+            .iter()
+            .all(|&id| id >= 0.0 && id < words && id.fract() == 0.0)
+        {
+            candle_core::bail!(
+                "the n-gram regression names a word id the vocabulary does not have"
+            );
+        }
+        let grams: Vec<Gram> = grams
+            .chunks_exact(2)
+            .map(|pair| (pair[0] as u32, pair[1] as u32))
+            .collect();
+        Ok(Some(NgramRegression {
+            classes: classes(vocabulary),
+            table: TfidfTable::from_parts(grams, &idf),
+            idf,
+            weight,
+            bias,
+            n_labels,
+        }))
+    }
+}
+
+/// A sentence's n-grams prepared for scoring it with spans deleted (the occlusions of a
+/// hover): each deletion changes the counts of the few n-grams in or beside the span only,
+/// so its logits cost O(span × labels) after O(tokens × labels) here, not a whole row each.
+pub struct NgramSentence<'a> {
+    regression: &'a NgramRegression,
+    /// Each token's case class.
+    classes: Vec<u32>,
+    /// The whole sentence's count of each n-gram feature.
+    counts: HashMap<u32, f32>,
+    /// Σ count·idf·weight per label, and Σ (count·idf)², of the whole sentence.
+    sum: Vec<f64>,
+    norm2: f64,
+}
+
+impl NgramSentence<'_> {
+    /// The logits of the sentence without its tokens `deleted`, as [`NgramRegression::logits`]
+    /// computes them up to rounding.
+    pub fn logits(&self, deleted: Range<usize>) -> Vec<f32> {
+        let regression = self.regression;
+        let n = self.classes.len();
+        let (start, end) = (
+            deleted.start.min(n),
+            deleted.end.min(n).max(deleted.start.min(n)),
+        );
+        let mut deltas: Vec<(u32, f32)> = Vec::new();
+        let mut change = |gram: Gram, delta: f32| {
+            // The unknown word is in no n-gram ((word, 0) is the word's unigram).
+            if gram.0 == 0 {
+                return;
+            }
+            if let Some(feature) = regression.feature(gram) {
+                match deltas.iter_mut().find(|(f, _)| *f == feature) {
+                    Some((_, d)) => *d += delta,
+                    None => deltas.push((feature, delta)),
+                }
+            }
+        };
+        let c = &self.classes;
+        if start < end {
+            for &class in &c[start..end] {
+                change((class, 0), -1.0);
+            }
+            let mut bigram = |a: u32, b: u32, delta: f32| {
+                if a != 0 && b != 0 {
+                    change((a, b), delta);
+                }
+            };
+            for i in start.saturating_sub(1)..end.min(n - 1) {
+                bigram(c[i], c[i + 1], -1.0);
+            }
+            if start > 0 && end < n {
+                bigram(c[start - 1], c[end], 1.0);
+            }
+        }
+        let (mut sum, mut norm2) = (self.sum.clone(), self.norm2);
+        // Features left with a count: none leaves the biases alone (the rounding of `norm2`
+        // must not be read as a row). Counts are small integers, exact in f32.
+        let mut present = self.counts.len();
+        let labels = regression.n_labels;
+        for (feature, delta) in deltas {
+            let idf = f64::from(regression.idf[feature as usize]);
+            let count = self.counts.get(&feature).copied().unwrap_or(0.0);
+            let after = count + delta;
+            present = present + usize::from(count == 0.0 && after > 0.0)
+                - usize::from(count > 0.0 && after == 0.0);
+            let (count, after, delta) = (f64::from(count), f64::from(after), f64::from(delta));
+            norm2 += (after * after - count * count) * idf * idf;
+            let weights = &regression.weight[feature as usize * labels..][..labels];
+            for (s, &w) in sum.iter_mut().zip(weights) {
+                *s += delta * idf * f64::from(w);
+            }
+        }
+        let mut logits = regression.bias.clone();
+        if present > 0 {
+            let norm = norm2.sqrt();
+            for (l, s) in logits.iter_mut().zip(sum) {
+                *l += (s / norm) as f32;
+            }
+        }
+        logits
+    }
+}
+
+/// Each vocabulary id's case class: the smallest id of a word with the same lowercase form
+/// (the unknown word, id 0, its own).
+fn classes(vocabulary: &Vocabulary) -> Vec<u32> {
+    let mut first: HashMap<String, u32> = HashMap::new();
+    vocabulary
+        .words()
+        .iter()
+        .enumerate()
+        .map(|(id, word)| {
+            if id == 0 {
+                0
+            } else {
+                *first.entry(word.to_lowercase()).or_insert(id as u32)
+            }
+        })
+        .collect()
+}
+
+/// The unigrams and bigrams of the sentence `words` without its tokens `deleted`, as case
+/// classes; none holds the unknown word.
+fn grams(classes: &[u32], words: &[u32], deleted: Range<usize>) -> Vec<Gram> {
+    let class = |&id: &u32| classes.get(id as usize).copied().unwrap_or(0);
+    let kept: Vec<u32> = words[..deleted.start.min(words.len())]
+        .iter()
+        .chain(&words[deleted.end.min(words.len())..])
+        .map(class)
+        .collect();
+    grams_of_classes(&kept)
+}
+
+/// The unigrams and bigrams of a sentence of case classes; none holds the unknown word.
+fn grams_of_classes(classes: &[u32]) -> Vec<Gram> {
+    let mut out: Vec<Gram> = classes
+        .iter()
+        .filter(|&&c| c != 0)
+        .map(|&c| (c, 0))
+        .collect();
+    out.extend(
+        classes
+            .windows(2)
+            .filter(|pair| pair[0] != 0 && pair[1] != 0)
+            .map(|pair| (pair[0], pair[1])),
+    );
+    out
+}
+
+/// A network of the FA-RNN family with its n-gram regression's logits added to its own.
+pub struct WithNgrams {
+    /// An `FaRnn`, a `BiFaRnn` or an `Ensemble`.
+    pub network: Box<dyn Network>,
+    pub ngrams: NgramRegression,
+    /// The regression's tensors, on the network's device.
+    tensors: Vec<(String, Tensor)>,
+}
+
+impl WithNgrams {
+    pub fn new(network: Box<dyn Network>, ngrams: NgramRegression) -> Result<WithNgrams> {
+        let device = network
+            .named_tensors()
+            .first()
+            .map_or(Device::Cpu, |(_, t)| t.device().clone());
+        let tensors = ngrams.named_tensors(&device)?;
+        Ok(WithNgrams {
+            network,
+            ngrams,
+            tensors,
+        })
+    }
+}
+
+impl Network for WithNgrams {
+    fn logits(&self, batch: &Batch) -> Result<Tensor> {
+        let logits = self.network.logits(batch)?;
+        let words = batch.words.to_vec2::<u32>()?;
+        let added: Vec<f32> = words
+            .iter()
+            .zip(&batch.lengths)
+            .flat_map(|(words, &len)| self.ngrams.logits(&words[..len], 0..0))
+            .collect();
+        let added = Tensor::from_vec(added, logits.dims2()?, logits.device())?;
+        logits + added
+    }
+
+    fn training_bytes_per_token(&self) -> u64 {
+        self.network.training_bytes_per_token()
+    }
+
+    fn parameters(&self) -> Vec<Var> {
+        self.network.parameters()
+    }
+
+    fn parameter_names(&self) -> Vec<String> {
+        self.network.parameter_names()
+    }
+
+    fn named_tensors(&self) -> Vec<(String, Tensor)> {
+        let mut tensors = self.network.named_tensors();
+        tensors.extend(self.tensors.iter().cloned());
+        tensors
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocabulary() -> Vocabulary {
+        Vocabulary::new([
+            "free", "prize", "now", "cash", "win", "see", "you", "at", "dinner", "mum", "Free",
+        ])
+    }
+
+    fn ids(vocabulary: &Vocabulary, text: &str) -> Vec<u32> {
+        text.split(' ').map(|word| vocabulary.id(word)).collect()
+    }
+
+    fn fitted(factor: f32) -> NgramFit {
+        let v = vocabulary();
+        let texts = [
+            ("free prize now", 1),
+            ("win cash now", 1),
+            ("free cash", 1),
+            ("see you at dinner", 0),
+            ("you at mum", 0),
+            ("dinner now mum", 0),
+        ];
+        let lines: Vec<(Vec<u32>, Option<usize>)> = texts
+            .iter()
+            .map(|&(text, label)| (ids(&v, text), Some(label)))
+            .collect();
+        let lines: Vec<NgramLine> = lines.iter().map(|(w, l)| (w.as_slice(), *l)).collect();
+        NgramRegression::fit(&v, &lines, &lines[..4], 2, factor).unwrap()
+    }
+
+    #[test]
+    fn the_regression_learns_case_folded_n_grams_and_a_deleted_span_joins_its_neighbours() {
+        let v = vocabulary();
+        let NgramFit { regression, c } = fitted(0.5);
+        // Every train line right on the dev lines: the strongest regularisation that does so.
+        assert_eq!(c, 0.01);
+        // The 10 unigrams and 11 bigrams of train.
+        assert_eq!(regression.n_features(), 21);
+        let logits = |text: &str| regression.logits(&ids(&v, text), 0..0);
+        let spam = logits("win free cash");
+        assert!(spam[1] > spam[0], "{spam:?}");
+        let ham = logits("see you mum");
+        assert!(ham[0] > ham[1], "{ham:?}");
+        assert_eq!(logits("Free cash"), logits("free cash"));
+        // Words it never saw (id 0) are in no n-gram: the biases alone.
+        assert_eq!(logits("zz yy"), regression.bias);
+        assert_eq!(logits(""), regression.bias);
+        // "free at cash" without "at" is "free cash": the bigram across the deletion counts.
+        assert_eq!(
+            regression.logits(&ids(&v, "free at cash"), 1..2),
+            logits("free cash")
+        );
+        // Prepared once, a sentence scores every deletion as the whole computation does, the
+        // deletion of every token (the biases alone) included.
+        for text in [
+            "win free cash now zz free cash",
+            "see you at dinner mum",
+            "cash",
+            "",
+        ] {
+            let words = ids(&v, text);
+            let sentence = regression.sentence(&words);
+            for start in 0..=words.len() {
+                for end in start..=words.len() {
+                    let direct = regression.logits(&words, start..end);
+                    let prepared = sentence.logits(start..end);
+                    for (a, b) in direct.iter().zip(&prepared) {
+                        assert!(
+                            (a - b).abs() < 1e-5,
+                            "{text:?} {start}..{end}: {direct:?} {prepared:?}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(sentence.logits(0..words.len()), regression.bias);
+        }
+        // The parts of a label's logit add up to it, each n-gram at its first tokens.
+        let words = ids(&v, "free cash zz free");
+        for label in 0..2 {
+            let parts = regression.parts(&words, label);
+            let ranges: Vec<Range<usize>> = parts.iter().map(|(r, _)| r.clone()).collect();
+            assert_eq!(ranges, [0..1, 0..2, 1..2]);
+            let sum = regression.bias(label) + parts.iter().map(|(_, x)| x).sum::<f32>();
+            let logit = regression.logits(&words, 0..0)[label];
+            assert!((sum - logit).abs() < 1e-6, "{sum} {logit}");
+        }
+        assert!(regression.parts(&ids(&v, "zz"), 0).is_empty());
+        // Remapped to a vocabulary with another word first and one more at the end (a warm
+        // start's, after a rule with new words), it scores the same; without `cash`, it cannot.
+        let mut words: Vec<&str> = v.words()[1..].iter().map(String::as_str).collect();
+        words.insert(0, "claim");
+        words.push("CASH");
+        let to = Vocabulary::new(words.iter().copied());
+        let remapped = regression.remapped(&v, &to).unwrap();
+        assert_eq!(remapped.logits(&ids(&to, "win free cash"), 0..0), spam);
+        assert_eq!(remapped.logits(&ids(&to, "win free CASH"), 0..0), spam);
+        words.retain(|w| *w != "cash" && *w != "CASH");
+        let without = Vocabulary::new(words.iter().copied());
+        assert_eq!(regression.remapped(&v, &without), None);
+        // The factor scales every logit.
+        let doubled = fitted(1.0)
+            .regression
+            .logits(&ids(&v, "win free cash"), 0..0);
+        for (a, b) in spam.iter().zip(&doubled) {
+            assert!((2.0 * a - b).abs() < 1e-6, "{spam:?} {doubled:?}");
+        }
+    }
+
+    #[test]
+    fn a_regression_round_trips_through_its_tensors_and_corrupt_ones_are_refused() {
+        let v = vocabulary();
+        let regression = fitted(0.5).regression;
+        let tensors: HashMap<String, Tensor> = regression
+            .named_tensors(&Device::Cpu)
+            .unwrap()
+            .into_iter()
+            .collect();
+        let mut all = tensors.clone();
+        all.insert(
+            "d1".into(),
+            Tensor::zeros(1, candle_core::DType::F32, &Device::Cpu).unwrap(),
+        );
+        let back = NgramRegression::take_from(&mut all, Some(&v), 2).unwrap();
+        assert_eq!(back.as_ref(), Some(&regression));
+        // Only its own tensors are taken.
+        assert_eq!(all.keys().collect::<Vec<_>>(), ["d1"]);
+        assert_eq!(
+            NgramRegression::take_from(&mut all, Some(&v), 2).unwrap(),
+            None
+        );
+        let refused = |edit: &dyn Fn(&mut HashMap<String, Tensor>)| -> String {
+            let mut corrupt = tensors.clone();
+            edit(&mut corrupt);
+            NgramRegression::take_from(&mut corrupt, Some(&v), 2)
+                .unwrap_err()
+                .to_string()
+        };
+        let set = |name: &str, values: Vec<f32>, shape: &[usize]| {
+            let (name, tensor) = (
+                format!("{NGRAM_PREFIX}{name}"),
+                Tensor::from_vec(values, shape, &Device::Cpu).unwrap(),
+            );
+            move |t: &mut HashMap<String, Tensor>| {
+                t.insert(name.clone(), tensor.clone());
+            }
+        };
+        let f = regression.n_features();
+        let mut grams = vec![1.0f32; 2 * f];
+        grams[3] = v.len() as f32;
+        assert!(refused(&set("grams", grams, &[f, 2])).contains("word id"));
+        let mut grams = vec![1.0f32; 2 * f];
+        grams[0] = 1.5;
+        assert!(refused(&set("grams", grams, &[f, 2])).contains("word id"));
+        let mut bias = regression.bias.clone();
+        bias[0] = f32::NAN;
+        assert!(refused(&set("bias", bias, &[2])).contains("finite"));
+        assert!(refused(&set("bias", vec![0.0; 3], &[3])).contains("do not fit"));
+        let missing = refused(&|t: &mut HashMap<String, Tensor>| {
+            t.remove("ngrams.idf");
+        });
+        assert!(missing.contains("`ngrams.idf` is missing"), "{missing}");
+        let stray = refused(&set("extra", vec![0.0], &[1]));
+        assert!(stray.contains("`ngrams.extra`"), "{stray}");
+        let mut again = tensors.clone();
+        let error = NgramRegression::take_from(&mut again, None, 2).unwrap_err();
+        assert!(error.to_string().contains("vocabulary"), "{error}");
+    }
+}

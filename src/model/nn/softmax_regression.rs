@@ -1,0 +1,251 @@
+//! Multinomial logistic regression on sparse rows, as scikit-learn's `LogisticRegression`
+//! fits it: the summed log-loss plus ‖W‖² / (2C) (C the inverse strength; the biases are
+//! not penalised), minimised by L-BFGS with a backtracking line search to a small gradient,
+//! from zero, so that a fit is deterministic. C is chosen from [`C_GRID`] by accuracy on
+//! selection lines ([`SoftmaxRegression::fit_chosen`]). Plain loops over sparse rows:
+//! candle has no sparse product, and the rows of a tf-idf matrix are mostly empty. Read by
+//! the plain baselines and by the FA-RNN family's n-gram regression.
+
+/// A line's features: (feature index, value), sparse.
+pub type SparseRow = Vec<(u32, f32)>;
+
+/// The inverse regularisation strengths tried (scikit-learn's C).
+pub const C_GRID: [f64; 5] = [0.01, 0.1, 1.0, 10.0, 100.0];
+
+/// The most L-BFGS iterations of one fit.
+const MAX_ITERATIONS: usize = 300;
+
+/// A fitted softmax regression: weights [F × C] row-major, then the C biases.
+pub struct SoftmaxRegression {
+    theta: Vec<f64>,
+    n_features: usize,
+    n_labels: usize,
+    /// The inverse regularisation strength it was fitted with.
+    pub c: f64,
+}
+
+impl SoftmaxRegression {
+    /// Fits one regression per C of [`C_GRID`] and keeps the one most accurate on
+    /// `selection` (ties go to the stronger regularisation, the smaller C), with that
+    /// accuracy; `None` without train rows or labels.
+    pub fn fit_chosen(
+        train: &[(SparseRow, usize)],
+        n_features: usize,
+        n_labels: usize,
+        selection: &[(SparseRow, Option<usize>)],
+    ) -> Option<(f64, SoftmaxRegression)> {
+        if train.is_empty() || n_labels == 0 {
+            return None;
+        }
+        let mut best: Option<(f64, SoftmaxRegression)> = None;
+        for c in C_GRID {
+            let model = SoftmaxRegression::fit(train, n_features, n_labels, c);
+            let accuracy = model.accuracy(selection);
+            if best.as_ref().is_none_or(|(a, _)| accuracy > *a) {
+                best = Some((accuracy, model));
+            }
+        }
+        best
+    }
+
+    /// Minimises Σ log-loss + ‖W‖² / (2c) by L-BFGS (memory 10) with Armijo backtracking,
+    /// from zero, until the gradient's largest entry is under 1e-5 per train line or
+    /// [`MAX_ITERATIONS`].
+    pub fn fit(
+        rows: &[(SparseRow, usize)],
+        n_features: usize,
+        n_labels: usize,
+        c: f64,
+    ) -> SoftmaxRegression {
+        let mut model = SoftmaxRegression {
+            theta: vec![0.0; (n_features + 1) * n_labels],
+            n_features,
+            n_labels,
+            c,
+        };
+        let tolerance = 1e-5 * rows.len() as f64;
+        let (mut value, mut gradient) = model.loss(rows, &model.theta);
+        let mut history: Vec<(Vec<f64>, Vec<f64>, f64)> = Vec::new();
+        for _ in 0..MAX_ITERATIONS {
+            if gradient.iter().all(|g| g.abs() <= tolerance) {
+                break;
+            }
+            // Two-loop recursion: the search direction −H·g.
+            let mut q = gradient.clone();
+            let mut alphas = Vec::with_capacity(history.len());
+            for (s, y, rho) in history.iter().rev() {
+                let alpha = rho * dot(s, &q);
+                axpy(-alpha, y, &mut q);
+                alphas.push(alpha);
+            }
+            if let Some((s, y, _)) = history.last() {
+                let gamma = dot(s, y) / dot(y, y);
+                q.iter_mut().for_each(|x| *x *= gamma);
+            }
+            for ((s, y, rho), alpha) in history.iter().zip(alphas.into_iter().rev()) {
+                let beta = rho * dot(y, &q);
+                axpy(alpha - beta, s, &mut q);
+            }
+            let mut direction: Vec<f64> = q.into_iter().map(|x| -x).collect();
+            let mut slope = dot(&gradient, &direction);
+            if slope >= 0.0 {
+                // Not a descent direction: restart from the gradient.
+                history.clear();
+                direction = gradient.iter().map(|g| -g).collect();
+                slope = -dot(&gradient, &gradient);
+            }
+            let mut step = if history.is_empty() {
+                1.0 / gradient.iter().map(|g| g.abs()).fold(1.0, f64::max)
+            } else {
+                1.0
+            };
+            let mut accepted = None;
+            for _ in 0..40 {
+                let mut candidate = model.theta.clone();
+                axpy(step, &direction, &mut candidate);
+                let (candidate_value, candidate_gradient) = model.loss(rows, &candidate);
+                if candidate_value <= value + 1e-4 * step * slope {
+                    accepted = Some((candidate, candidate_value, candidate_gradient));
+                    break;
+                }
+                step *= 0.5;
+            }
+            let Some((theta, new_value, new_gradient)) = accepted else {
+                break;
+            };
+            let s: Vec<f64> = theta.iter().zip(&model.theta).map(|(a, b)| a - b).collect();
+            let y: Vec<f64> = new_gradient
+                .iter()
+                .zip(&gradient)
+                .map(|(a, b)| a - b)
+                .collect();
+            let sy = dot(&s, &y);
+            if sy > 1e-12 {
+                history.push((s, y, 1.0 / sy));
+                if history.len() > 10 {
+                    history.remove(0);
+                }
+            }
+            model.theta = theta;
+            value = new_value;
+            gradient = new_gradient;
+        }
+        model
+    }
+
+    /// The weights, [F × C] row-major, and the C biases.
+    pub fn weights(&self) -> (&[f64], &[f64]) {
+        self.theta.split_at(self.n_features * self.n_labels)
+    }
+
+    /// The logits of a row under `theta`.
+    fn logits(&self, theta: &[f64], row: &[(u32, f32)]) -> Vec<f64> {
+        let k = self.n_labels;
+        let mut logits = theta[self.n_features * k..].to_vec();
+        for &(feature, x) in row {
+            let weights = &theta[feature as usize * k..(feature as usize + 1) * k];
+            for (l, w) in logits.iter_mut().zip(weights) {
+                *l += w * f64::from(x);
+            }
+        }
+        logits
+    }
+
+    /// The objective and its gradient at `theta`.
+    fn loss(&self, rows: &[(SparseRow, usize)], theta: &[f64]) -> (f64, Vec<f64>) {
+        let k = self.n_labels;
+        let weights = self.n_features * k;
+        let mut gradient = vec![0.0; theta.len()];
+        let mut value = 0.0;
+        for (row, label) in rows {
+            let logits = self.logits(theta, row);
+            let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let exp: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+            let sum: f64 = exp.iter().sum();
+            value += sum.ln() + max - logits[*label];
+            let residual: Vec<f64> = exp
+                .iter()
+                .enumerate()
+                .map(|(c, e)| e / sum - f64::from(u8::from(c == *label)))
+                .collect();
+            for &(feature, x) in row {
+                let g = &mut gradient[feature as usize * k..(feature as usize + 1) * k];
+                for (g, r) in g.iter_mut().zip(&residual) {
+                    *g += r * f64::from(x);
+                }
+            }
+            for (g, r) in gradient[weights..].iter_mut().zip(&residual) {
+                *g += r;
+            }
+        }
+        for (g, w) in gradient[..weights].iter_mut().zip(&theta[..weights]) {
+            *g += w / self.c;
+        }
+        value += theta[..weights].iter().map(|w| w * w).sum::<f64>() / (2.0 * self.c);
+        (value, gradient)
+    }
+
+    /// The share of `rows` predicted right (a row without a label the model knows is wrong;
+    /// 0 for none).
+    pub fn accuracy(&self, rows: &[(SparseRow, Option<usize>)]) -> f64 {
+        if rows.is_empty() {
+            return 0.0;
+        }
+        let correct = rows
+            .iter()
+            .filter(|(row, label)| {
+                let logits = self.logits(&self.theta, row);
+                let mut best = 0;
+                for (c, &l) in logits.iter().enumerate() {
+                    if l > logits[best] {
+                        best = c;
+                    }
+                }
+                *label == Some(best)
+            })
+            .count();
+        correct as f64 / rows.len() as f64
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// `y += a·x`.
+fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
+    for (y, x) in y.iter_mut().zip(x) {
+        *y += a * x;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logistic_regression_reaches_the_optimum_and_separates_what_is_separable() {
+        // Label 1 exactly when feature 0 is larger than feature 1.
+        let rows: Vec<(SparseRow, usize)> = (0..40)
+            .map(|i| {
+                let (x, y) = ((i % 7) as f32 / 7.0, (i % 5) as f32 / 5.0 + 0.01);
+                (vec![(0, x), (1, y)], usize::from(x > y))
+            })
+            .collect();
+        let model = SoftmaxRegression::fit(&rows, 2, 2, 100.0);
+        let (_, gradient) = model.loss(&rows, &model.theta);
+        assert!(
+            gradient.iter().all(|g| g.abs() <= 1e-5 * rows.len() as f64),
+            "{gradient:?}"
+        );
+        let labeled: Vec<(SparseRow, Option<usize>)> = rows
+            .iter()
+            .map(|(row, label)| (row.clone(), Some(*label)))
+            .collect();
+        assert!(model.accuracy(&labeled) >= 0.95);
+        // A line whose label the model does not know is an error.
+        assert_eq!(model.accuracy(&[(vec![(0, 1.0)], None)]), 0.0);
+        let (weights, biases) = model.weights();
+        assert_eq!((weights.len(), biases.len()), (4, 2));
+    }
+}
