@@ -211,11 +211,22 @@ impl NgramRegression {
             .iter()
             .map(|&id| self.classes.get(id as usize).copied().unwrap_or(0))
             .collect();
+        // The unknown word is in no n-gram ((word, 0) is the word's unigram).
+        let unigrams: Vec<Option<u32>> = classes
+            .iter()
+            .map(|&c| (c != 0).then(|| self.feature((c, 0))).flatten())
+            .collect();
+        let bigrams: Vec<Option<u32>> = classes
+            .windows(2)
+            .map(|pair| {
+                (pair[0] != 0 && pair[1] != 0)
+                    .then(|| self.feature((pair[0], pair[1])))
+                    .flatten()
+            })
+            .collect();
         let mut counts: HashMap<u32, f32> = HashMap::new();
-        for gram in grams_of_classes(&classes) {
-            if let Some(feature) = self.feature(gram) {
-                *counts.entry(feature).or_insert(0.0) += 1.0;
-            }
+        for &feature in unigrams.iter().chain(&bigrams).flatten() {
+            *counts.entry(feature).or_insert(0.0) += 1.0;
         }
         let labels = self.n_labels;
         let (mut sum, mut norm2) = (vec![0f64; labels], 0f64);
@@ -230,6 +241,8 @@ impl NgramRegression {
         NgramSentence {
             regression: self,
             classes,
+            unigrams,
+            bigrams,
             counts,
             sum,
             norm2,
@@ -384,6 +397,9 @@ pub struct NgramSentence<'a> {
     regression: &'a NgramRegression,
     /// Each token's case class.
     classes: Vec<u32>,
+    /// Each token's unigram feature, and the feature of its bigram with the next token.
+    unigrams: Vec<Option<u32>>,
+    bigrams: Vec<Option<u32>>,
     /// The whole sentence's count of each n-gram feature.
     counts: HashMap<u32, f32>,
     /// Σ count·idf·weight per label, and Σ (count·idf)², of the whole sentence.
@@ -402,33 +418,24 @@ impl NgramSentence<'_> {
             deleted.end.min(n).max(deleted.start.min(n)),
         );
         let mut deltas: Vec<(u32, f32)> = Vec::new();
-        let mut change = |gram: Gram, delta: f32| {
-            // The unknown word is in no n-gram ((word, 0) is the word's unigram).
-            if gram.0 == 0 {
-                return;
-            }
-            if let Some(feature) = regression.feature(gram) {
-                match deltas.iter_mut().find(|(f, _)| *f == feature) {
-                    Some((_, d)) => *d += delta,
-                    None => deltas.push((feature, delta)),
-                }
-            }
-        };
+        let mut change =
+            |feature: u32, delta: f32| match deltas.iter_mut().find(|(f, _)| *f == feature) {
+                Some((_, d)) => *d += delta,
+                None => deltas.push((feature, delta)),
+            };
         let c = &self.classes;
         if start < end {
-            for &class in &c[start..end] {
-                change((class, 0), -1.0);
+            let removed = self.unigrams[start..end]
+                .iter()
+                .chain(&self.bigrams[start.saturating_sub(1)..end.min(n - 1)]);
+            for &feature in removed.flatten() {
+                change(feature, -1.0);
             }
-            let mut bigram = |a: u32, b: u32, delta: f32| {
-                if a != 0 && b != 0 {
-                    change((a, b), delta);
+            let (a, b) = (c[start.saturating_sub(1)], c[end.min(n - 1)]);
+            if start > 0 && end < n && a != 0 && b != 0 {
+                if let Some(feature) = regression.feature((a, b)) {
+                    change(feature, 1.0);
                 }
-            };
-            for i in start.saturating_sub(1)..end.min(n - 1) {
-                bigram(c[i], c[i + 1], -1.0);
-            }
-            if start > 0 && end < n {
-                bigram(c[start - 1], c[end], 1.0);
             }
         }
         let (mut sum, mut norm2) = (self.sum.clone(), self.norm2);
