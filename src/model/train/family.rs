@@ -1,7 +1,7 @@
 //! Which family a network is, for the code above the model layer: the FA-RNNs it reads
 //! with, the members of an ensemble, the n-gram regression beside them, or the network as a
-//! SoPa or an MVMA-G. The one place
-//! that looks through the family-free [`Network`] trait ([`Network::as_any`]).
+//! SoPa or an MVMA-G. The one place that looks through the family-free [`Network`] trait
+//! ([`Network::as_any`]).
 
 use crate::model::fa_rnn::FaRnn;
 use crate::model::fa_rnn::Reading;
