@@ -66,3 +66,7 @@ def test_training_from_python_is_training_from_the_command_line(tmp_path: Path):
     np.testing.assert_array_equal(ours.probabilities, theirs.probabilities)
     manifest = json.loads((tmp_path / "python" / "manifest.json").read_text())
     assert manifest["settings"]["epochs"] == 2 and manifest["labels"] == model.labels
+    # The defaults' n-gram regression beside the network, which the explanation says.
+    assert manifest["settings"]["ngramWeight"] == rulelens.TRAINING_DEFAULTS["ngram_weight"] == 3
+    assert "ngram_regression" in manifest["metrics"]
+    assert model.explain(texts[0]).network.ngram_regression
