@@ -432,10 +432,13 @@ impl NgramSentence<'_> {
                 change(feature, -1.0);
             }
             let (a, b) = (c[start.saturating_sub(1)], c[end.min(n - 1)]);
-            if start > 0 && end < n && a != 0 && b != 0 {
-                if let Some(feature) = regression.feature((a, b)) {
-                    change(feature, 1.0);
-                }
+            if start > 0
+                && end < n
+                && a != 0
+                && b != 0
+                && let Some(feature) = regression.feature((a, b))
+            {
+                change(feature, 1.0);
             }
         }
         let (mut sum, mut norm2) = (self.sum.clone(), self.norm2);
