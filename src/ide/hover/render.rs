@@ -526,14 +526,7 @@ fn render_logit_parts(doc: &mut Document, logit: &LogitParts, gold: bool, text: 
             item
         })
         .collect();
-    if logit.rest.0 > 0 {
-        items.push(vec![Inline::Text(format!(
-            "{} other part{} {:+.3}",
-            logit.rest.0,
-            plural(logit.rest.0),
-            logit.rest.1
-        ))]);
-    }
+    items.extend(the_others(logit.rest, "part", 3));
     doc.push(Block::List { heading, items });
     doc.paragraph(vec![Inline::Text(format!(
         "The parts sum to {:.4}; the logit is {:.4}.",
@@ -675,6 +668,19 @@ fn render_network(doc: &mut Document, network: &NetworkView, gold: Option<&str>,
     }
 }
 
+/// The list item of the `rest` = (count, sum) parts not listed, the sum to `digits`
+/// places; none when every part is listed.
+fn the_others(rest: (usize, f32), noun: &str, digits: usize) -> Option<Vec<Inline>> {
+    (rest.0 > 0).then(|| {
+        vec![Inline::Text(format!(
+            "{} other {noun}{} {:+.digits$}",
+            rest.0,
+            plural(rest.0),
+            rest.1
+        ))]
+    })
+}
+
 /// The n-gram regression's share of the prediction's score: its bias and parts, exactly.
 fn render_regression(doc: &mut Document, parts: &RegressionParts, text: &str) {
     let mut items: Vec<Vec<Inline>> = parts
@@ -690,14 +696,7 @@ fn render_regression(doc: &mut Document, parts: &RegressionParts, text: &str) {
             ]
         })
         .collect();
-    if parts.rest.0 > 0 {
-        items.push(vec![Inline::Text(format!(
-            "{} other n-gram{} {:+.2}",
-            parts.rest.0,
-            plural(parts.rest.0),
-            parts.rest.1
-        ))]);
-    }
+    items.extend(the_others(parts.rest, "n-gram", 2));
     items.push(vec![Inline::Text(format!("bias {:+.2}", parts.bias))]);
     doc.push(Block::List {
         heading: vec![Inline::Text(format!(
