@@ -26,7 +26,7 @@ use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow};
 use crate::model::nn::tfidf::TfidfTable;
 use candle_core::{Device, Result, Tensor, Var};
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// The most weights (n-gram features × labels) a regression keeps: 2,097,152, whose fit
@@ -49,8 +49,6 @@ pub struct NgramRegression {
     /// form; 0 for the unknown word.
     classes: Vec<u32>,
     table: TfidfTable<Gram>,
-    /// Each feature's idf, as the table has it.
-    idf: Vec<f32>,
     /// [F × C] row-major.
     weight: Vec<f32>,
     bias: Vec<f32>,
@@ -114,7 +112,6 @@ impl NgramRegression {
             regression: NgramRegression {
                 weight: scaled(weight),
                 bias: scaled(bias),
-                idf: table.parts().1,
                 classes,
                 table,
                 n_labels,
@@ -137,16 +134,17 @@ impl NgramRegression {
             let new = to.id(from.words().get(id as usize)?);
             (new != 0).then(|| classes[new as usize])
         };
-        let (grams, idf) = self.table.parts();
-        let grams: Vec<Gram> = grams
+        let grams: Vec<Gram> = self
+            .table
+            .grams()
             .into_iter()
             .map(|(a, b)| Some((class(a)?, class(b)?)))
             .collect::<Option<_>>()?;
-        let table = TfidfTable::from_parts(grams, &idf);
-        (table.len() == idf.len()).then(|| NgramRegression {
+        let n = grams.len();
+        let table = TfidfTable::from_parts(grams, self.table.idf().to_vec());
+        (table.len() == n).then(|| NgramRegression {
             classes,
             table,
-            idf,
             weight: self.weight.clone(),
             bias: self.bias.clone(),
             n_labels: self.n_labels,
@@ -158,46 +156,23 @@ impl NgramRegression {
     /// first occurs, in the order they first occur; the bias and the parts add up to the
     /// logit [`NgramRegression::logits`] gives, up to rounding.
     pub fn parts(&self, words: &[u32], label: usize) -> Vec<NgramPart> {
-        let classes: Vec<u32> = words
-            .iter()
-            .map(|&id| self.classes.get(id as usize).copied().unwrap_or(0))
-            .collect();
-        // Each feature's count and its first tokens.
-        let mut found: Vec<(u32, f32, Range<usize>)> = Vec::new();
-        let mut at: HashMap<u32, usize> = HashMap::new();
-        let mut count = |gram: Gram, tokens: Range<usize>| {
-            if let Some(feature) = self.feature(gram) {
-                match at.get(&feature) {
-                    Some(&i) => found[i].1 += 1.0,
-                    None => {
-                        at.insert(feature, found.len());
-                        found.push((feature, 1.0, tokens));
-                    }
+        let sentence = self.sentence(words);
+        let norm = sentence.norm2.sqrt() as f32;
+        let (idf, labels) = (self.table.idf(), self.n_labels);
+        let mut seen = HashSet::new();
+        let mut parts = Vec::new();
+        for (i, &unigram) in sentence.unigrams.iter().enumerate() {
+            let bigram = sentence.bigrams.get(i).copied().flatten();
+            for (feature, tokens) in [(unigram, i..i + 1), (bigram, i..i + 2)] {
+                let Some(feature) = feature else { continue };
+                if !seen.insert(feature) {
+                    continue;
                 }
-            }
-        };
-        for (i, &class) in classes.iter().enumerate() {
-            if class == 0 {
-                continue;
-            }
-            count((class, 0), i..i + 1);
-            if let Some(&next) = classes.get(i + 1).filter(|&&next| next != 0) {
-                count((class, next), i..i + 2);
+                let x = sentence.counts[&feature] * idf[feature as usize] / norm;
+                parts.push((tokens, x * self.weight[feature as usize * labels + label]));
             }
         }
-        let norm = found
-            .iter()
-            .map(|&(feature, count, _)| (count * self.idf[feature as usize]).powi(2))
-            .sum::<f32>()
-            .sqrt();
-        let labels = self.n_labels;
-        found
-            .into_iter()
-            .map(|(feature, count, tokens)| {
-                let x = count * self.idf[feature as usize] / norm;
-                (tokens, x * self.weight[feature as usize * labels + label])
-            })
-            .collect()
+        parts
     }
 
     /// Label `label`'s bias.
@@ -207,10 +182,7 @@ impl NgramRegression {
 
     /// `words` (vocabulary ids) prepared for [`NgramSentence::logits`].
     pub fn sentence(&self, words: &[u32]) -> NgramSentence<'_> {
-        let classes: Vec<u32> = words
-            .iter()
-            .map(|&id| self.classes.get(id as usize).copied().unwrap_or(0))
-            .collect();
+        let classes = token_classes(&self.classes, words);
         // The unknown word is in no n-gram ((word, 0) is the word's unigram).
         let unigrams: Vec<Option<u32>> = classes
             .iter()
@@ -231,7 +203,7 @@ impl NgramRegression {
         let labels = self.n_labels;
         let (mut sum, mut norm2) = (vec![0f64; labels], 0f64);
         for (&feature, &count) in &counts {
-            let x = f64::from(count) * f64::from(self.idf[feature as usize]);
+            let x = f64::from(count) * f64::from(self.table.idf()[feature as usize]);
             norm2 += x * x;
             let weights = &self.weight[feature as usize * labels..][..labels];
             for (s, &w) in sum.iter_mut().zip(weights) {
@@ -251,12 +223,7 @@ impl NgramRegression {
 
     /// The feature of an n-gram, if train had it.
     fn feature(&self, gram: Gram) -> Option<u32> {
-        self.table.get(&gram).map(|(feature, _)| feature)
-    }
-
-    /// How many labels it scores.
-    pub fn n_labels(&self) -> usize {
-        self.n_labels
+        self.table.feature(&gram)
     }
 
     /// How many n-grams it weighs.
@@ -280,7 +247,7 @@ impl NgramRegression {
 
     /// Its tensors under their checkpoint names, on `device`.
     pub fn named_tensors(&self, device: &Device) -> Result<Vec<(String, Tensor)>> {
-        let (grams, idf) = self.table.parts();
+        let grams = self.table.grams();
         let f = grams.len();
         let grams: Vec<f32> = grams
             .into_iter()
@@ -293,7 +260,7 @@ impl NgramRegression {
             ),
             (
                 format!("{NGRAM_PREFIX}idf"),
-                Tensor::from_vec(idf, f, device)?,
+                Tensor::from_vec(self.table.idf().to_vec(), f, device)?,
             ),
             (
                 format!("{NGRAM_PREFIX}weight"),
@@ -381,8 +348,7 @@ impl NgramRegression {
             .collect();
         Ok(Some(NgramRegression {
             classes: classes(vocabulary),
-            table: TfidfTable::from_parts(grams, &idf),
-            idf,
+            table: TfidfTable::from_parts(grams, idf),
             weight,
             bias,
             n_labels,
@@ -447,7 +413,7 @@ impl NgramSentence<'_> {
         let mut present = self.counts.len();
         let labels = regression.n_labels;
         for (feature, delta) in deltas {
-            let idf = f64::from(regression.idf[feature as usize]);
+            let idf = f64::from(regression.table.idf()[feature as usize]);
             let count = self.counts.get(&feature).copied().unwrap_or(0.0);
             let after = count + delta;
             present = present + usize::from(count == 0.0 && after > 0.0)
@@ -491,13 +457,20 @@ fn classes(vocabulary: &Vocabulary) -> Vec<u32> {
 /// The unigrams and bigrams of the sentence `words` without its tokens `deleted`, as case
 /// classes; none holds the unknown word.
 fn grams(classes: &[u32], words: &[u32], deleted: Range<usize>) -> Vec<Gram> {
-    let class = |&id: &u32| classes.get(id as usize).copied().unwrap_or(0);
     let kept: Vec<u32> = words[..deleted.start.min(words.len())]
         .iter()
         .chain(&words[deleted.end.min(words.len())..])
-        .map(class)
+        .copied()
         .collect();
-    grams_of_classes(&kept)
+    grams_of_classes(&token_classes(classes, &kept))
+}
+
+/// The case class of each of `words` (vocabulary ids; 0 for an id past `classes`).
+fn token_classes(classes: &[u32], words: &[u32]) -> Vec<u32> {
+    words
+        .iter()
+        .map(|&id| classes.get(id as usize).copied().unwrap_or(0))
+        .collect()
 }
 
 /// The unigrams and bigrams of a sentence of case classes; none holds the unknown word.

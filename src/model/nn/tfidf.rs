@@ -11,8 +11,10 @@ use std::hash::Hash;
 /// The n-grams of a train corpus with their feature index and idf.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TfidfTable<K: Hash + Eq> {
-    /// Feature index and idf of each n-gram.
-    features: HashMap<K, (u32, f32)>,
+    /// Feature index of each n-gram.
+    features: HashMap<K, u32>,
+    /// Each feature's idf, by index.
+    idf: Vec<f32>,
 }
 
 impl<K: Hash + Ord + Clone> TfidfTable<K> {
@@ -40,40 +42,40 @@ impl<K: Hash + Ord + Clone> TfidfTable<K> {
             order.truncate(max_features);
         }
         order.sort_by_key(|&(_, _, first)| first);
-        let features = order
+        let (grams, idf): (Vec<K>, Vec<f32>) = order
             .into_iter()
-            .enumerate()
-            .map(|(i, (gram, count, _))| {
+            .map(|(gram, count, _)| {
                 let idf = ((1.0 + n as f64) / (1.0 + count as f64)).ln() + 1.0;
-                (gram, (i as u32, idf as f32))
+                (gram, idf as f32)
             })
-            .collect();
-        TfidfTable { features }
+            .unzip();
+        TfidfTable::from_parts(grams, idf)
     }
 
     /// A table of `grams` with their idfs, numbered in order (as a checkpoint stores it).
-    pub fn from_parts(grams: Vec<K>, idf: &[f32]) -> TfidfTable<K> {
+    pub fn from_parts(grams: Vec<K>, idf: Vec<f32>) -> TfidfTable<K> {
         let features = grams
             .into_iter()
-            .zip(idf)
             .enumerate()
-            .map(|(i, (gram, &idf))| (gram, (i as u32, idf)))
+            .map(|(i, gram)| (gram, i as u32))
             .collect();
-        TfidfTable { features }
+        TfidfTable { features, idf }
     }
 
-    /// The n-grams in feature order, with their idfs.
-    pub fn parts(&self) -> (Vec<K>, Vec<f32>) {
-        let mut sorted: Vec<(&K, &(u32, f32))> = self.features.iter().collect();
-        sorted.sort_by_key(|(_, (index, _))| *index);
-        sorted
-            .into_iter()
-            .map(|(gram, &(_, idf))| (gram.clone(), idf))
-            .unzip()
+    /// The n-grams in feature order.
+    pub fn grams(&self) -> Vec<K> {
+        let mut sorted: Vec<(&K, &u32)> = self.features.iter().collect();
+        sorted.sort_by_key(|&(_, &index)| index);
+        sorted.into_iter().map(|(gram, _)| gram.clone()).collect()
     }
 
-    /// An n-gram's feature index and idf, if train had it.
-    pub fn get(&self, gram: &K) -> Option<(u32, f32)> {
+    /// Each feature's idf, by index.
+    pub fn idf(&self) -> &[f32] {
+        &self.idf
+    }
+
+    /// An n-gram's feature index, if train had it.
+    pub fn feature(&self, gram: &K) -> Option<u32> {
         self.features.get(gram).copied()
     }
 
@@ -84,15 +86,15 @@ impl<K: Hash + Ord + Clone> TfidfTable<K> {
     /// The row of a line holding `grams` (repeated as often as it holds them), unit length,
     /// features in order; empty when it holds no train n-gram.
     pub fn row(&self, grams: impl IntoIterator<Item = K>) -> SparseRow {
-        let mut counts: HashMap<u32, (f32, f32)> = HashMap::new();
+        let mut counts: HashMap<u32, f32> = HashMap::new();
         for gram in grams {
-            if let Some(&(index, idf)) = self.features.get(&gram) {
-                counts.entry(index).or_insert((0.0, idf)).0 += 1.0;
+            if let Some(&index) = self.features.get(&gram) {
+                *counts.entry(index).or_insert(0.0) += 1.0;
             }
         }
         let mut row: SparseRow = counts
             .into_iter()
-            .map(|(index, (count, idf))| (index, count * idf))
+            .map(|(index, count)| (index, count * self.idf[index as usize]))
             .collect();
         row.sort_by_key(|&(index, _)| index);
         let norm = row.iter().map(|(_, x)| x * x).sum::<f32>().sqrt();
@@ -135,9 +137,9 @@ mod tests {
         assert!(table.row(grams("zz yy")).is_empty());
         // Capped at 2: `a` (in both lines), then `a b`, the first seen of the others.
         let capped = TfidfTable::new(["a b", "a c"].into_iter().map(grams), 2);
-        let (kept, idf) = capped.parts();
+        let kept = capped.grams();
         assert_eq!(kept, ["a", "a b"]);
-        assert_eq!(idf, [1.0, idf_b]);
-        assert_eq!(TfidfTable::from_parts(kept, &idf), capped);
+        assert_eq!(capped.idf(), [1.0, idf_b]);
+        assert_eq!(TfidfTable::from_parts(kept, vec![1.0, idf_b]), capped);
     }
 }
