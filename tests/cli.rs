@@ -110,6 +110,64 @@ fn check_sms_json_reproduces_the_documented_figures() {
     assert_eq!(total, 4502);
 }
 
+/// `check` on the SMS corpora with their labels cut off: the label model's estimates stand
+/// where the gold figures cannot, in JSON and in the text report; a corpus with every line
+/// labeled has none.
+#[test]
+fn check_on_unlabeled_lines_shows_the_label_models_estimates() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-unlabeled-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for split in ["train", "dev"] {
+        let text = std::fs::read_to_string(format!("examples/sms/{split}.tsv")).unwrap();
+        let cut: String = text
+            .lines()
+            .map(|line| format!("{}\n", line.split_once('\t').map_or(line, |(_, text)| text)))
+            .collect();
+        std::fs::write(dir.join(format!("{split}.tsv")), cut).unwrap();
+    }
+    let rules = dir.join("sms.rules");
+    std::fs::copy("examples/sms/sms.rules", &rules).unwrap();
+    let rules = rules.to_str().unwrap();
+    let output = rulelens(&["check", rules, "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0));
+    let report = json(&output);
+    let train = &report["corpora"][0];
+    assert_eq!(
+        (train["labeled"].as_u64(), train["unlabeled"].as_u64()),
+        (Some(0), Some(4502))
+    );
+    assert!(train["accuracy"].is_null());
+    // The rule system's true accuracy on train is 91.87 %.
+    let estimated = train["estimated_accuracy"].as_f64().unwrap();
+    assert!((estimated - 0.9187).abs() < 0.02, "{estimated}");
+    let balance = &train["estimated_class_balance"];
+    let spam = balance["spam"].as_f64().unwrap();
+    assert!((spam + balance["ham"].as_f64().unwrap() - 1.0).abs() < 1e-9);
+    let rule = &train["rule_figures"][0];
+    assert_eq!(rule["name"], "ham@15");
+    assert_eq!(rule["fired"], rule["fired_unlabeled"]);
+    assert!(rule["precision"].is_null());
+    let estimated = rule["estimated_precision"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&estimated));
+    for key in ["coverage", "overlaps", "conflicts"] {
+        assert!(rule[key].is_f64(), "{key}");
+    }
+    let text = rulelens(&["check", rules]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("estimated accuracy"), "{text}");
+    assert!(text.contains("est. precision"), "{text}");
+    // Labeled corpora: no estimates.
+    let labeled = json(&rulelens(&[
+        "check",
+        "examples/sms/sms.rules",
+        "--format",
+        "json",
+    ]));
+    assert!(labeled["corpora"][0]["estimated_accuracy"].is_null());
+    assert!(labeled["corpora"][0]["rule_figures"][0]["estimated_precision"].is_null());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn check_trec_json_reproduces_the_documented_figures() {
     let output = rulelens(&["check", "examples/trec/trec.rules", "--format", "json"]);

@@ -125,20 +125,27 @@ class Rules:
         self._compiled._label_matrix_into(texts, matrix)
         return matrix
 
-    def analysis(self, texts: Iterable[str], labels: Sequence[str | None]) -> Any:
-        """Per-rule figures on labeled texts, one row per rule: Snorkel's ``lf_summary``
+    def analysis(
+        self, texts: Iterable[str], labels: Sequence[str | None] | None = None
+    ) -> Any:
+        """Per-rule figures on texts, one row per rule: Snorkel's ``lf_summary``
         columns with its definitions (``Polarity``, ``Coverage``, ``Overlaps``,
         ``Conflicts``, ``Correct``, ``Incorrect``, ``Emp. Acc.``, which is the rule's
         precision), then rulelens's own: ``label``, ``line``, ``precision``, ``recall``
         (of the texts labeled with the rule's label, the share it fires on), ``decided``
         (on how many texts the rule decided the prediction) and ``decided_correct``.
 
-        A gold label the rules do not name counts as wrong for every rule that fires.
+        ``labels`` gives each text's gold label, ``None`` for a text without one (all of
+        them when ``labels`` is left out). A gold label the rules do not name counts as
+        wrong for every rule that fires; a text without a label counts in ``Coverage``,
+        ``Overlaps`` and ``Conflicts`` only. Where some text has no label, two more
+        columns: ``unlabeled`` (the unlabeled texts the rule fires on) and
+        ``estimated_precision``, the rules' label model's estimate of its precision
+        (:meth:`label_model`), the gold label standing where a text has one.
         A pandas DataFrame indexed by rule name when pandas is installed, else a dict of
         columns."""
-        columns = self._compiled._analysis(
-            _texts(texts), [None if label is None else str(label) for label in labels]
-        )
+        texts = _texts(texts)
+        columns = self._compiled._analysis(texts, _labels(texts, labels))
         try:
             import pandas as pd
         except ImportError:

@@ -107,6 +107,9 @@ class Rules:
     def _analysis(
         self, texts: list[str], labels: list[str | None]
     ) -> dict[str, list[object]]: ...
+    def _label_model(
+        self, texts: list[str], labels: list[str | None]
+    ) -> tuple[bytes, int, int, float | None]: ...
 
 class Model:
     @staticmethod

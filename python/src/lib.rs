@@ -25,7 +25,8 @@ use rulelens::ide::{
     TrainedPatterns, analyze, hover_line, mvma_view, patterns_view,
 };
 use rulelens::labeling::{
-    LabelMatrix, LabelingRule, label_lines, label_matrix, labeling_rules, summarize,
+    Gold, LabelMatrix, LabelModel, LabelingRule, estimate, gold_labels, label_lines, label_matrix,
+    labeling_rules, summarize,
 };
 use rulelens::limits::{Limit, ReadLimits};
 use rulelens::model::{FitEvent, LoadedModel, TrainingSettings, checkpoint, fit, load_previous};
@@ -206,6 +207,33 @@ impl Rules {
     fn label_name(&self, index: Option<usize>) -> Option<String> {
         index.and_then(|i| self.file.system.labels().get(i).cloned())
     }
+
+    /// `texts` with their `labels` (`None`: unlabeled), as corpus lines.
+    fn examples(
+        &self,
+        texts: &[PyBackedStr],
+        labels: Vec<Option<String>>,
+    ) -> PyResult<Vec<Example>> {
+        if texts.len() != labels.len() {
+            return Err(PyValueError::new_err(format!(
+                "{} texts but {} labels",
+                texts.len(),
+                labels.len()
+            )));
+        }
+        Ok(texts
+            .iter()
+            .zip(labels)
+            .enumerate()
+            .map(|(i, (text, label))| Example {
+                text: text.to_string(),
+                label,
+                line: i as u32,
+                text_range: None,
+                label_range: None,
+            })
+            .collect())
+    }
 }
 
 #[pymethods]
@@ -329,31 +357,27 @@ impl Rules {
         Ok(())
     }
 
-    /// Per-rule figures on labeled texts, as columns (a dict of lists);
-    /// `rulelens.Rules.analysis` makes them a DataFrame.
+    /// Per-rule figures on texts, labeled or not (`None`), as columns (a dict of lists);
+    /// `rulelens.Rules.analysis` makes them a DataFrame. Where some text has no label, the
+    /// label model's estimated precision too.
     fn _analysis<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<PyBackedStr>,
         labels: Vec<Option<String>>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        if texts.len() != labels.len() {
-            return Err(PyValueError::new_err(format!(
-                "{} texts but {} labels",
-                texts.len(),
-                labels.len()
-            )));
-        }
+        let examples = self.examples(&texts, labels)?;
         let system = &self.file.system;
-        let gold: Vec<Option<usize>> = labels
-            .iter()
-            .map(|l| {
-                l.as_deref()
-                    .and_then(|l| system.labels().iter().position(|x| x == l))
-            })
-            .collect();
+        let gold = gold_labels(system, &examples);
         let matrix = self.matrix(py, &texts);
         let summaries = summarize(&matrix, &self.rules, &gold);
+        let estimates = match gold.contains(&Gold::Unlabeled) {
+            true => Some(
+                py.detach(|| estimate(&self.file, &self.rules, &examples))
+                    .map_err(|error| PyValueError::new_err(error.to_string()))?,
+            ),
+            false => None,
+        };
         let columns = PyDict::new(py);
         let rules = &self.rules;
         let labels = system.labels();
@@ -389,7 +413,51 @@ impl Rules {
             "decided_correct",
             summaries.iter().map(|s| s.decided_correct),
         )?;
+        if let Some(estimates) = estimates {
+            set(&columns, "unlabeled", summaries.iter().map(|s| s.unlabeled))?;
+            set(
+                &columns,
+                "estimated_precision",
+                estimates.precision.iter().copied(),
+            )?;
+        }
         Ok(columns)
+    }
+
+    /// The label model of the rules fitted on `texts` (those with a label as gold, `None`
+    /// for a text without one): each text's probability of every label, as little-endian
+    /// float64 bytes of shape (texts, labels), and the rule system's estimated accuracy on
+    /// them.
+    fn _label_model<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        labels: Vec<Option<String>>,
+    ) -> PyResult<(Bound<'py, PyBytes>, usize, usize, Option<f64>)> {
+        let examples = self.examples(&texts, labels)?;
+        let system = &self.file.system;
+        let gold = gold_labels(system, &examples);
+        let matrix = self.matrix(py, &texts);
+        let k = system.labels().len();
+        let (rows, accuracy) = py
+            .detach(|| {
+                let model = LabelModel::fit(
+                    &matrix,
+                    &self.rules,
+                    k,
+                    system.default_label().map(|l| l.index()),
+                    &gold,
+                )?;
+                Ok((
+                    model.probabilities(&matrix),
+                    model.estimated_accuracy(&matrix, &gold),
+                ))
+            })
+            .map_err(|error: rulelens::labeling::LabelModelError| {
+                PyValueError::new_err(error.to_string())
+            })?;
+        let bytes: Vec<u8> = rows.iter().flat_map(|p| p.to_le_bytes()).collect();
+        Ok((PyBytes::new(py, &bytes), texts.len(), k, accuracy))
     }
 
     /// Pickles by text (and base folder): a worker compiles the rules again.

@@ -165,3 +165,37 @@ def test_rules_pickle_by_their_text():
     assert copy.text == rules.text
     assert np.array_equal(copy.label_matrix(texts), rules.label_matrix(texts))
     assert [d.code for d in copy.diagnostics] == [d.code for d in rules.diagnostics]
+
+
+def test_the_label_model_estimates_what_the_hidden_labels_say():
+    """SMS train with its labels hidden: the label model's probabilities are
+    distributions, its estimate of the rules' accuracy is near the true one, and
+    `analysis` without labels has the estimated precision of each rule, near the true one
+    for the rules that fire often (docs/python.md)."""
+    rules = rulelens.Rules.from_file(SMS / "sms.rules")
+    texts, gold = read_tsv(SMS / "train.tsv")
+    result = rules.label_model(texts)
+    assert result.probabilities.shape == (len(texts), len(rules.labels))
+    assert np.allclose(result.probabilities.sum(axis=1), 1.0)
+    predicted = [c.label for c in rules.classify(texts)]
+    true_accuracy = np.mean([p == g for p, g in zip(predicted, gold)])
+    assert abs(result.estimated_accuracy - true_accuracy) < 0.02
+    frame = rules.analysis(texts)
+    assert (frame["Correct"] == 0).all() and (frame["Incorrect"] == 0).all()
+    assert (frame["unlabeled"] == (rules.label_matrix(texts) != -1).sum(axis=0)).all()
+    truth = rules.analysis(texts, gold)
+    often = truth["Correct"] + truth["Incorrect"] >= 20
+    error = (frame["estimated_precision"][often] - truth["precision"][often]).abs().mean()
+    assert often.sum() >= 10 and error <= 0.10
+    # The estimates are the label model's: a rule's is its label's mean probability where
+    # it fires.
+    L = rules.label_matrix(texts)
+    j = int(np.flatnonzero(often)[0])
+    rule = rules.rules[j]
+    mean = result.probabilities[L[:, j] != -1, rule.label_index].mean()
+    assert abs(frame["estimated_precision"].iloc[j] - mean) < 1e-9
+    # Gold labels for some texts count as they are.
+    half = [g if i % 2 == 0 else None for i, g in enumerate(gold)]
+    with_some = rules.label_model(texts, half)
+    assert with_some.probabilities.shape == result.probabilities.shape
+    assert abs(with_some.estimated_accuracy - true_accuracy) < 0.01

@@ -9,7 +9,9 @@ use super::table::{Table, percent};
 use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::{Diagnostic, LintLevels};
-use rulelens::labeling::{RuleSummary, labeling_rules, summarize_examples};
+use rulelens::labeling::{
+    Estimates, LabelModelError, RuleSummary, estimate, labeling_rules, summarize_examples,
+};
 use rulelens::limits::ReadLimits;
 use rulelens::report::misclassified;
 use rulelens::rules_file::RulesFile;
@@ -28,6 +30,8 @@ struct EvaluatedCorpus {
     line_index: LineIndex,
     diagnostics: Vec<Diagnostic>,
     evaluation: Evaluation,
+    /// Where some line has no gold label: what the rules' label model estimates.
+    estimates: Option<Result<Estimates, LabelModelError>>,
 }
 
 impl EvaluatedCorpus {
@@ -136,12 +140,18 @@ fn evaluate_corpus(loaded: &RulesFile, name: String, file: CorpusFile) -> Evalua
             .iter()
             .map(|example| (example.text.as_str(), example.label.as_deref())),
     );
+    let estimates = file
+        .examples
+        .iter()
+        .any(|e| e.label.is_none())
+        .then(|| estimate(loaded, &labeling_rules(loaded), &file.examples));
     EvaluatedCorpus {
         name,
         line_index: LineIndex::new(&file.source.text),
         file,
         diagnostics,
         evaluation,
+        estimates,
     }
 }
 
@@ -186,11 +196,33 @@ fn text_report(
             e.n_labeled
         ));
         out.push_str(&format!(
-            "  accuracy {}   coverage {}   default-only accuracy {}\n\n",
+            "  accuracy {}   coverage {}   default-only accuracy {}\n",
             percent(e.accuracy()),
             percent(e.coverage()),
             percent(e.default_accuracy())
         ));
+        match &corpus.estimates {
+            Some(Ok(estimates)) => {
+                let balance: Vec<String> = system
+                    .labels()
+                    .iter()
+                    .zip(&estimates.class_balance)
+                    .map(|(label, share)| format!("{label} {}", percent(Some(*share))))
+                    .collect();
+                out.push_str(&format!(
+                    "  estimated accuracy {} on {} lines, {} without a gold label (the rules' label model; estimated labels: {})\n",
+                    percent(estimates.accuracy),
+                    estimates.n_lines,
+                    estimates.n_unlabeled,
+                    balance.join(", ")
+                ));
+            }
+            Some(Err(error)) => out.push_str(&format!(
+                "  no estimates for the unlabeled lines: {error}\n"
+            )),
+            None => {}
+        }
+        out.push('\n');
         let mut labels =
             Table::new(&["label", "support", "predicted", "precision", "recall", "f1"]);
         for (name, metrics) in e.label_names.iter().zip(&e.labels) {
@@ -271,12 +303,19 @@ fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
         .collect();
     let mut header = vec!["rule or pattern".to_string(), "label".into(), "line".into()];
     for corpus in corpora {
-        header.extend([
-            format!("{} matches", corpus.name),
-            "precision".into(),
-            "recall".into(),
-            "decided".into(),
-        ]);
+        header.push(format!("{} matches", corpus.name));
+        if corpus.evaluation.n_labeled > 0 {
+            header.extend(["precision".into(), "recall".into()]);
+        }
+        if corpus.estimates.is_some() {
+            header.extend([
+                "coverage".into(),
+                "overlaps".into(),
+                "conflicts".into(),
+                "est. precision".into(),
+            ]);
+        }
+        header.push("decided".into());
     }
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     let mut table = Table::new(&header);
@@ -293,13 +332,21 @@ fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
             system.labels()[rule.label].clone(),
             rule.line.to_string(),
         ];
-        for summary in summaries.iter().map(|s| &s[index]) {
-            row.extend([
-                (summary.correct + summary.incorrect).to_string(),
-                percent(summary.precision),
-                percent(summary.recall),
-                summary.decided.to_string(),
-            ]);
+        for (corpus, summary) in corpora.iter().zip(summaries.iter().map(|s| &s[index])) {
+            row.push((summary.correct + summary.incorrect + summary.unlabeled).to_string());
+            if corpus.evaluation.n_labeled > 0 {
+                row.extend([percent(summary.precision), percent(summary.recall)]);
+            }
+            if let Some(estimates) = &corpus.estimates {
+                let estimated = estimates.as_ref().ok().and_then(|e| e.precision[index]);
+                row.extend([
+                    percent(Some(summary.coverage)),
+                    percent(Some(summary.overlaps)),
+                    percent(Some(summary.conflicts)),
+                    percent(estimated),
+                ]);
+            }
+            row.push(summary.decided.to_string());
         }
         rows.push((rule.line, row));
     }
@@ -319,12 +366,19 @@ fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
         ];
         for corpus in corpora {
             let metrics = &corpus.evaluation.patterns[index];
-            row.extend([
-                metrics.matches.to_string(),
-                percent(metrics.precision()),
-                percent(metrics.recall()),
-                "-".to_string(),
-            ]);
+            row.push(metrics.matches.to_string());
+            if corpus.evaluation.n_labeled > 0 {
+                row.extend([percent(metrics.precision()), percent(metrics.recall())]);
+            }
+            if corpus.estimates.is_some() {
+                row.extend([
+                    percent(corpus.evaluation.pattern_coverage(index)),
+                    "-".to_string(),
+                    "-".to_string(),
+                    "-".to_string(),
+                ]);
+            }
+            row.push("-".to_string());
         }
         rows.push((compiled.line, row));
     }
@@ -507,24 +561,40 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
         })
         .collect();
     let rules = labeling_rules(loaded);
+    let estimates = corpus.estimates.as_ref().and_then(|e| e.as_ref().ok());
     let rules_json: Vec<Value> = rules
         .iter()
         .zip(summarize_examples(loaded, &rules, &corpus.file.examples))
-        .map(|(rule, summary)| {
+        .enumerate()
+        .map(|(index, (rule, summary))| {
             json!({
                 "name": rule.name,
                 "label": loaded.system.labels()[rule.label],
                 "line": rule.line,
                 "formula": rule.formula,
                 "body": rule.body,
-                "fired": summary.correct + summary.incorrect,
+                "fired": summary.correct + summary.incorrect + summary.unlabeled,
+                "fired_unlabeled": summary.unlabeled,
+                "coverage": summary.coverage,
+                "overlaps": summary.overlaps,
+                "conflicts": summary.conflicts,
                 "precision": summary.precision,
                 "recall": summary.recall,
+                "estimated_precision": estimates.and_then(|e| e.precision[index]),
                 "decided": summary.decided,
                 "decided_correct": summary.decided_correct,
             })
         })
         .collect();
+    let class_balance = estimates.map(|e| {
+        loaded
+            .system
+            .labels()
+            .iter()
+            .zip(&e.class_balance)
+            .map(|(label, share)| (label.clone(), json!(share)))
+            .collect::<serde_json::Map<String, Value>>()
+    });
     json!({
         "corpus": corpus.name,
         "path": corpus.file.path.display().to_string(),
@@ -535,6 +605,10 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
         "accuracy": e.accuracy(),
         "coverage": e.coverage(),
         "default_accuracy": e.default_accuracy(),
+        "unlabeled": e.n_examples - e.n_labeled,
+        "estimated_accuracy": estimates.and_then(|e| e.accuracy),
+        "estimated_class_balance": class_balance,
+        "estimates_error": corpus.estimates.as_ref().and_then(|e| e.as_ref().err()).map(|e| e.to_string()),
         "labels": labels,
         "confusion": confusion,
         "patterns": patterns,

@@ -7,11 +7,15 @@
 //! across edits by a [`PatternKey`] (the name and the regex, or for an anonymous rule its
 //! label and regex), so that what was computed for the saved text can be shown on the text
 //! being edited, and only while the pattern is unchanged.
+//! Where a corpus has lines without a gold label, the rules' label model estimates what
+//! gold labels would say (`labeling::estimate`), for the rule hovers.
 //! Cost: one classification per corpus line (SMS, 5,000 lines: a few milliseconds),
-//! interruptible between lines.
+//! interruptible between lines; a second one for the label model, of a corpus with
+//! unlabeled lines.
 
 use crate::automata::{Classification, Evaluation, Evaluator, Scratch};
 use crate::corpus::CorpusFile;
+use crate::labeling::{Estimates, LabelModelError, estimate, labeling_rules};
 use crate::rules_file::RulesFile;
 use crate::syntax::{LabelId, PatternId, RuleSet, regex_key};
 use std::collections::HashMap;
@@ -94,6 +98,8 @@ pub struct CorpusRun {
     pub evaluation: Evaluation,
     /// Per example of `file`.
     pub outcomes: Vec<Outcome>,
+    /// Where some line has no gold label: what the rules' label model estimates.
+    pub estimates: Option<Result<Estimates, LabelModelError>>,
 }
 
 /// A rules file and what it does on its corpora.
@@ -163,11 +169,20 @@ pub fn analyze(
             });
         }
         let evaluation = evaluator.finish();
+        let estimates = if evaluation.n_labeled < evaluation.n_examples {
+            if cancelled() {
+                return Err(Cancelled);
+            }
+            Some(estimate(&rules, &labeling_rules(&rules), &file.examples))
+        } else {
+            None
+        };
         runs.push(CorpusRun {
             name,
             file,
             evaluation,
             outcomes,
+            estimates,
         });
     }
     Ok(RulesAnalysis {

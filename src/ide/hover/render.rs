@@ -136,6 +136,19 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
+/// `n` with a comma between each group of three digits (4,965).
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// A note in italic, of plain text.
 fn note(text: &str) -> Block {
     Block::Note(vec![Inline::text(text)])
@@ -248,23 +261,43 @@ fn render_pattern(hover: &PatternHover) -> Document {
         (true, false) => {}
     }
     if !hover.corpora.is_empty() {
+        // The label model's column where some corpus has lines without a gold label.
+        let estimated = hover.corpora.iter().any(|f| f.n_unlabeled > 0);
+        let mut header = vec!["corpus", "matches", "coverage", "precision", "recall"];
+        if estimated {
+            header.push("est. precision");
+        }
         doc.push(Block::Table(Table {
-            header: vec!["corpus", "matches", "coverage", "precision", "recall"],
-            numeric: vec![false, true, true, true, true],
+            numeric: header.iter().map(|&h| h != "corpus").collect(),
+            header,
             rows: hover
                 .corpora
                 .iter()
                 .map(|figures| {
-                    vec![
+                    let mut row = vec![
                         figures.corpus.clone(),
                         figures.metrics.matches.to_string(),
                         percent(figures.coverage()),
                         percent(figures.metrics.precision()),
                         percent(figures.metrics.recall()),
-                    ]
+                    ];
+                    if estimated {
+                        row.push(percent(figures.estimated_precision));
+                    }
+                    row
                 })
                 .collect(),
         }));
+        for figures in hover.corpora.iter().filter(|f| f.n_unlabeled > 0) {
+            if let Some(precision) = figures.estimated_precision {
+                doc.paragraph(vec![Inline::Text(format!(
+                    "Estimated precision {precision:.2} on {}'s {} line{} without a gold label (the rules' label model).",
+                    figures.corpus,
+                    thousands(figures.n_unlabeled),
+                    plural(figures.n_unlabeled)
+                ))]);
+            }
+        }
     }
     doc.push(Block::List {
         heading: Vec::new(),

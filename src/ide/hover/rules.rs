@@ -78,6 +78,12 @@ pub struct PatternFigures {
     pub corpus: String,
     pub n_lines: usize,
     pub metrics: PatternMetrics,
+    /// The corpus's lines without a gold label.
+    pub n_unlabeled: usize,
+    /// Where the corpus has lines without a gold label: the estimated precision of the
+    /// rule that is this pattern alone (`LABEL: REGEX`, or `LABEL <- NAME`), by the rules'
+    /// label model.
+    pub estimated_precision: Option<f64>,
 }
 
 impl PatternFigures {
@@ -353,11 +359,19 @@ fn pattern_hover(
     let polarity = &analysis.rules.rules.patterns[saved.index()].labels;
     let mut scratch = Scratch::default();
     let (mut n_correct, mut n_wrong) = (0, 0);
+    // The rule that is the pattern alone, whose precision the label model estimates.
+    let rule = system
+        .rules()
+        .iter()
+        .position(|rule| rule.formula == crate::syntax::Formula::Pattern(saved));
     for run in &analysis.corpora {
+        let estimates = run.estimates.as_ref().and_then(|e| e.as_ref().ok());
         hover.corpora.push(PatternFigures {
             corpus: run.name.clone(),
             n_lines: run.file.examples.len(),
             metrics: run.evaluation.patterns[saved.index()].clone(),
+            n_unlabeled: run.evaluation.n_examples - run.evaluation.n_labeled,
+            estimated_precision: estimates.zip(rule).and_then(|(e, r)| e.precision[r]),
         });
         for (outcome, example) in run.outcomes.iter().zip(&run.file.examples) {
             if n_correct >= config.max_examples && n_wrong >= config.max_examples {

@@ -323,3 +323,36 @@ fn hover_of_a_named_pattern_edited_since_the_save_has_no_figures() {
     assert!(!pattern.evaluated, "{}", render_rules_hover(&hover));
     assert!(pattern.corpora.is_empty() && pattern.examples.is_empty());
 }
+
+/// On lines without a gold label, a rule's hover says what the rules' label model estimates
+/// of its precision, in the table and in words.
+#[test]
+fn pattern_hover_on_unlabeled_lines_shows_the_label_models_estimate() {
+    let rules = "default ham\nspam: $* fr$0ee $*\nspam: $* prize $*\nham: $* soon $*\n";
+    let unlabeled = "free prize inside\nfree call me later\nsee you soon\nprize draw\nok\n";
+    let (file, at) = fixture(rules);
+    let analysis = analysis_of(&file.source.text, &[("train", unlabeled)]);
+    let (_, hover) = rules_hover(&file, at, Some(&analysis), &HoverConfig::default());
+    let RulesHover::Pattern(pattern) = &hover else {
+        panic!("{hover:?}")
+    };
+    let run = analysis.corpus("train").unwrap();
+    let estimates = run.estimates.as_ref().unwrap().as_ref().unwrap();
+    assert_eq!(pattern.corpora[0].n_unlabeled, 5);
+    let estimated = pattern.corpora[0].estimated_precision.expect("an estimate");
+    assert_eq!(Some(estimated), estimates.precision[0]);
+    assert!((0.0..=1.0).contains(&estimated));
+    let text = render_rules_hover(&hover);
+    assert!(text.contains("| est. precision |"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "Estimated precision {estimated:.2} on train's 5 lines without a gold label"
+        )),
+        "{text}"
+    );
+    // Fully labeled lines have no estimate.
+    let labeled = analysis_of(&file.source.text, &[("train", THREE_LINES)]);
+    assert!(labeled.corpus("train").unwrap().estimates.is_none());
+    let (_, hover) = rules_hover(&file, at, Some(&labeled), &HoverConfig::default());
+    assert!(!render_rules_hover(&hover).contains("est. precision"));
+}

@@ -4,7 +4,9 @@
 //! line's prediction and the rule that decided it; [`label_matrix`] keeps them all, and
 //! [`summarize`] the per-rule
 //! figures: Snorkel's `LFAnalysis.lf_summary` columns, with its definitions, beside
-//! rulelens's own (precision, recall, how often the rule decided the prediction).
+//! rulelens's own (precision, recall, how often the rule decided the prediction);
+//! [`LabelModel`] (`label_model.rs`) estimates from the votes what gold labels would say:
+//! each rule's precision, the class balance and each line's probability of every label.
 //!
 //! Label indices are those of the rule system, in priority order (`RuleSystem::labels`);
 //! rules are numbered in file order (`RuleSystem::rules`). Labeling a line costs what
@@ -15,6 +17,10 @@ use crate::corpus::Example;
 use crate::rules_file::RulesFile;
 use crate::syntax::LabelId;
 use text_size::TextRange;
+
+mod label_model;
+
+pub use label_model::{DEFAULT_VOTE, LabelModel, LabelModelError, MAX_LABEL_MODEL_CELLS};
 
 /// Snorkel's "abstain".
 pub const ABSTAIN: i32 = -1;
@@ -211,6 +217,28 @@ impl LabelMatrix {
         &self.fired[self.fired_starts[i]..self.fired_starts[i + 1]]
     }
 
+    /// A matrix of lines whose fired rules are `rows` (ascending), each predicted by
+    /// `predict` and decided by no rule: for tests of what reads a matrix.
+    #[cfg(test)]
+    pub(crate) fn from_fired(
+        n_rules: usize,
+        rows: &[Vec<usize>],
+        predict: impl Fn(&[usize]) -> Option<usize>,
+    ) -> LabelMatrix {
+        let mut out = LabelMatrix {
+            n_rules,
+            fired_starts: vec![0],
+            ..LabelMatrix::default()
+        };
+        for row in rows {
+            out.fired.extend_from_slice(row);
+            out.fired_starts.push(out.fired.len());
+            out.predictions.push(predict(row));
+            out.deciders.push(None);
+        }
+        out
+    }
+
     /// The votes of every rule on every line, row-major `[lines, rules]`: the label index
     /// each rule votes for, or [`ABSTAIN`].
     pub fn votes(&self, rules: &[LabelingRule]) -> Vec<i32> {
@@ -244,6 +272,38 @@ pub fn label_matrix<'t>(
     out
 }
 
+/// A line's gold label, as the per-rule figures count it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gold {
+    /// A label of the rule system (its index).
+    Label(usize),
+    /// A label the rule system does not know: wrong for every rule that fires.
+    Unknown,
+    /// No label: the line counts in coverage, overlaps and conflicts, not in what needs a
+    /// gold label.
+    Unlabeled,
+}
+
+impl Gold {
+    /// The gold label of a line labeled `label` (`None`: unlabeled) under `system`'s labels.
+    pub fn of(system: &RuleSystem, label: Option<&str>) -> Gold {
+        match label {
+            None => Gold::Unlabeled,
+            Some(label) => system
+                .label_by_name(label)
+                .map_or(Gold::Unknown, |l| Gold::Label(l.index())),
+        }
+    }
+
+    /// The label's index where it is one of the rule system's.
+    pub fn label(self) -> Option<usize> {
+        match self {
+            Gold::Label(label) => Some(label),
+            Gold::Unknown | Gold::Unlabeled => None,
+        }
+    }
+}
+
 /// One rule's figures on labeled lines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuleSummary {
@@ -259,8 +319,11 @@ pub struct RuleSummary {
     pub conflicts: f64,
     /// Snorkel's Correct: lines it voted on whose gold label is its vote.
     pub correct: usize,
-    /// Snorkel's Incorrect: lines it voted on with another gold label.
+    /// Snorkel's Incorrect: lines it voted on with another gold label (one the rules do not
+    /// know too).
     pub incorrect: usize,
+    /// Lines it voted on that have no gold label.
+    pub unlabeled: usize,
     /// correct / (correct + incorrect): the rule's precision on the lines it fired on, which
     /// Snorkel calls "Emp. Acc." (and makes 0 when it never fired); `None` when it never
     /// fired.
@@ -274,13 +337,9 @@ pub struct RuleSummary {
     pub decided_correct: usize,
 }
 
-/// Per rule of `matrix`, its figures against `gold` (one label index per line, or `None`
-/// for a label the rule system does not know).
-pub fn summarize(
-    matrix: &LabelMatrix,
-    rules: &[LabelingRule],
-    gold: &[Option<usize>],
-) -> Vec<RuleSummary> {
+/// Per rule of `matrix`, its figures against `gold` (one per line; a line past its end is
+/// unlabeled).
+pub fn summarize(matrix: &LabelMatrix, rules: &[LabelingRule], gold: &[Gold]) -> Vec<RuleSummary> {
     let (n, m) = (matrix.n_lines(), matrix.n_rules);
     let lines = n.max(1) as f64;
     let mut summaries: Vec<RuleSummary> = rules
@@ -292,6 +351,7 @@ pub fn summarize(
             conflicts: 0.0,
             correct: 0,
             incorrect: 0,
+            unlabeled: 0,
             precision: None,
             recall: None,
             decided: 0,
@@ -305,8 +365,8 @@ pub fn summarize(
     let mut gold_count = vec![0usize; rules.iter().map(|r| r.label + 1).max().unwrap_or(0)];
     for i in 0..n {
         let fired = matrix.fired(i);
-        let gold = gold.get(i).copied().flatten();
-        if let Some(count) = gold.and_then(|g| gold_count.get_mut(g)) {
+        let gold = gold.get(i).copied().unwrap_or(Gold::Unlabeled);
+        if let Some(count) = gold.label().and_then(|g| gold_count.get_mut(g)) {
             *count += 1;
         }
         let first_vote = fired.first().map(|&rule| rules[rule].label);
@@ -327,15 +387,15 @@ pub fn summarize(
             if !summary.polarity.contains(&vote) {
                 summary.polarity.push(vote);
             }
-            if gold == Some(vote) {
-                summary.correct += 1;
-            } else {
-                summary.incorrect += 1;
+            match gold {
+                Gold::Label(g) if g == vote => summary.correct += 1,
+                Gold::Label(_) | Gold::Unknown => summary.incorrect += 1,
+                Gold::Unlabeled => summary.unlabeled += 1,
             }
         }
         if let Some(rule) = matrix.deciders[i] {
             summaries[rule].decided += 1;
-            if gold.is_some() && gold == matrix.predictions[i] {
+            if gold.label().is_some() && gold.label() == matrix.predictions[i] {
                 summaries[rule].decided_correct += 1;
             }
         }
@@ -353,25 +413,67 @@ pub fn summarize(
     summaries
 }
 
-/// [`summarize`] of the lines of `examples` against their gold labels (`None` for a label
-/// the rule system does not know): the per-rule figures of `rulelens check` and `rulelens
-/// report`.
+/// The gold labels of `examples` under `system`'s labels.
+pub fn gold_labels(system: &RuleSystem, examples: &[Example]) -> Vec<Gold> {
+    examples
+        .iter()
+        .map(|e| Gold::of(system, e.label.as_deref()))
+        .collect()
+}
+
+/// [`summarize`] of the lines of `examples` against their gold labels: the per-rule figures
+/// of `rulelens check` and `rulelens report`.
 pub fn summarize_examples(
     file: &RulesFile,
     rules: &[LabelingRule],
     examples: &[Example],
 ) -> Vec<RuleSummary> {
     let matrix = label_matrix(file, rules, examples.iter().map(|e| e.text.as_str()));
-    let gold: Vec<Option<usize>> = examples
-        .iter()
-        .map(|e| {
-            e.label
-                .as_deref()
-                .and_then(|l| file.system.label_by_name(l))
-                .map(|l| l.index())
-        })
-        .collect();
-    summarize(&matrix, rules, &gold)
+    summarize(&matrix, rules, &gold_labels(&file.system, examples))
+}
+
+/// What the label model estimates of a rules file's rules on some lines, where gold labels
+/// are missing: the figures `rulelens check`, the rule hovers, `rulelens report` and the
+/// Python package show beside the gold ones.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimates {
+    /// The lines, and how many of them have no gold label.
+    pub n_lines: usize,
+    pub n_unlabeled: usize,
+    /// Per rule (file order): its estimated precision, `None` where it fired on no line.
+    pub precision: Vec<Option<f64>>,
+    /// The rule system's estimated accuracy (see [`LabelModel::estimated_accuracy`]).
+    pub accuracy: Option<f64>,
+    /// The estimated share of each label of the rule system.
+    pub class_balance: Vec<f64>,
+}
+
+/// What the label model of `file`'s rules (`rules` being [`labeling_rules`] of it), fitted
+/// on `examples` (the gold lines as they are), estimates; `Err` past the model's limit.
+pub fn estimate(
+    file: &RulesFile,
+    rules: &[LabelingRule],
+    examples: &[Example],
+) -> Result<Estimates, LabelModelError> {
+    let system = &file.system;
+    let matrix = label_matrix(file, rules, examples.iter().map(|e| e.text.as_str()));
+    let gold = gold_labels(system, examples);
+    let model = LabelModel::fit(
+        &matrix,
+        rules,
+        system.labels().len(),
+        system.default_label().map(|l| l.index()),
+        &gold,
+    )?;
+    Ok(Estimates {
+        n_lines: examples.len(),
+        n_unlabeled: gold.iter().filter(|g| **g == Gold::Unlabeled).count(),
+        precision: (0..rules.len())
+            .map(|rule| model.estimated_precision(rule))
+            .collect(),
+        accuracy: model.estimated_accuracy(&matrix, &gold),
+        class_balance: model.class_balance().to_vec(),
+    })
 }
 
 #[cfg(test)]
@@ -433,7 +535,8 @@ mod tests {
         let labels = file.system.labels();
         let id = |name: &str| labels.iter().position(|l| l == name);
         let texts = ["you won a free call", "call me", "see you", "win win"];
-        let gold = [id("spam"), id("spam"), id("ham"), None];
+        let gold =
+            [id("spam"), id("spam"), id("ham"), None].map(|g| g.map_or(Gold::Unknown, Gold::Label));
         let matrix = label_matrix(&file, &rules, texts);
         let summary = summarize(&matrix, &rules, &gold);
         // spam@2 fires on line 0 only, beside the two others (one votes ham): an overlap and
@@ -456,5 +559,72 @@ mod tests {
         assert_eq!(summary[2].precision, Some(0.0));
         assert_eq!(summary[2].recall, Some(0.0));
         assert_eq!((summary[2].decided, summary[2].decided_correct), (1, 0));
+    }
+
+    /// A line without a gold label counts where Snorkel's columns need none (coverage,
+    /// overlaps, conflicts), not in what needs one; a label the rules do not know is wrong.
+    #[test]
+    fn unlabeled_lines_count_in_coverage_only() {
+        let file = file(RULES);
+        let rules = labeling_rules(&file);
+        let labels = file.system.labels();
+        let spam = labels.iter().position(|l| l == "spam").unwrap();
+        let texts = ["you won a free call", "free stuff", "free stuff"];
+        let gold = [Gold::Label(spam), Gold::Unlabeled, Gold::Unknown];
+        let summary = summarize(&label_matrix(&file, &rules, texts), &rules, &gold);
+        // spam@2 fires on all three: right on the first, unknown on the second, wrong on
+        // the third.
+        assert_eq!(summary[0].coverage, 1.0);
+        assert_eq!(
+            (
+                summary[0].correct,
+                summary[0].incorrect,
+                summary[0].unlabeled
+            ),
+            (1, 1, 1)
+        );
+        assert_eq!(summary[0].precision, Some(0.5));
+        assert_eq!(Gold::of(&file.system, Some("spam")), Gold::Label(spam));
+        assert_eq!(Gold::of(&file.system, Some("eggs")), Gold::Unknown);
+        assert_eq!(Gold::of(&file.system, None), Gold::Unlabeled);
+    }
+
+    /// The estimates of a rules file on unlabeled lines: a rule that fires alone is
+    /// estimated better than its label's share and short of certain, and the rule system's
+    /// accuracy between them; gold lines count as they are.
+    #[test]
+    fn estimates_of_unlabeled_lines() {
+        let file = file(RULES);
+        let rules = labeling_rules(&file);
+        let example = |text: &str, label: Option<&str>| Example {
+            text: text.to_string(),
+            label: label.map(str::to_string),
+            line: 0,
+            text_range: None,
+            label_range: None,
+        };
+        let mut examples: Vec<Example> = (0..40)
+            .map(|i| example(if i % 4 == 0 { "free prize" } else { "see you" }, None))
+            .collect();
+        examples.push(example("call me", Some("ham")));
+        let estimates = estimate(&file, &rules, &examples).unwrap();
+        assert_eq!((estimates.n_lines, estimates.n_unlabeled), (41, 40));
+        let spam = file
+            .system
+            .labels()
+            .iter()
+            .position(|l| l == "spam")
+            .unwrap();
+        let precision = estimates.precision[0].unwrap();
+        assert!(
+            precision > estimates.class_balance[spam] && precision < 1.0,
+            "{estimates:?}"
+        );
+        // ham@5 fired on the one gold line, which is ham.
+        assert_eq!(estimates.precision[2], Some(1.0));
+        assert_eq!(estimates.precision[1], None);
+        let accuracy = estimates.accuracy.unwrap();
+        assert!(accuracy > 0.5 && accuracy <= 1.0, "{accuracy}");
+        assert!((estimates.class_balance.iter().sum::<f64>() - 1.0).abs() < 1e-9);
     }
 }
