@@ -620,3 +620,43 @@ fn the_default_line_shows_the_rules_against_their_networks_and_a_yardstick_train
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Corpora without a single gold label: a save trains the rule network from the rules'
+/// label model, and the rule's hover shows the label model's estimate of its precision.
+#[test]
+fn a_save_trains_from_unlabeled_corpora_and_the_rule_hover_shows_estimates() {
+    let dir = temp_dir("unlabeled");
+    let (rules, paths) = project(&dir, &["tiny.rules".to_string()]);
+    for corpus in ["train.tsv", "dev.tsv"] {
+        let text = std::fs::read_to_string(dir.join(corpus)).unwrap();
+        let cut: String = text
+            .lines()
+            .map(|line| format!("{}\n", line.split_once('\t').map_or(line, |(_, t)| t)))
+            .collect();
+        std::fs::write(dir.join(corpus), cut).unwrap();
+    }
+    let rules_uri = uri(&paths[0]);
+    let mut server = Server::start();
+    let mut options = training(&dir.join("cache"), 0.0);
+    options["training"]["learnPatterns"] = json!(false);
+    server.initialize(json!({ "window": { "workDoneProgress": true } }), options);
+    server.open(&rules_uri, "rules", &rules);
+    save(&mut server, &rules_uri);
+    let logs = logs_until(&mut server, |logs| count(logs, "trained in") == 1);
+    assert_eq!(count(&logs, "training failed"), 0, "{logs:#?}");
+    let line = rules.lines().position(|l| l.starts_with("spam:")).unwrap();
+    let hover = server.request(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": rules_uri }, "position": { "line": line, "character": 12 } }),
+    );
+    let value = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(value.contains("est. precision"), "{hover}");
+    assert!(
+        value.contains("on train's 90 lines without a gold label"),
+        "{hover}"
+    );
+    assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -90,6 +90,7 @@ fn manifest(file: &RulesFile, curve: &[f64]) -> Manifest {
             dev_accuracy_by_epoch: curve.to_vec(),
             members: Vec::new(),
             ngram_regression: None,
+            label_model: None,
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

@@ -11,9 +11,9 @@ use candle_core::{Device, Tensor};
 use rulelens::automata::{RuleSystem, compile_reversed};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    Batch, BiFaRnn, FaRnn, FaRnnScorer, Network, NgramLine, NgramRegression, Scoring, Sentence,
-    SplitMix64, Vocabulary, WeightedAutomaton, WithNgrams, WordInput, WordVectors, decompose,
-    vocabulary,
+    Batch, BiFaRnn, FaRnn, FaRnnScorer, Network, NgramLine, NgramRegression, NgramTrainLine,
+    Scoring, Sentence, SplitMix64, Target, Vocabulary, WeightedAutomaton, WithNgrams, WordInput,
+    WordVectors, decompose, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -335,8 +335,12 @@ fn scorer_computes_what_a_network_with_an_ngram_regression_computes() {
             (sentence.words, Some(i % n_labels))
         })
         .collect();
-    let lines: Vec<NgramLine> = lines.iter().map(|(w, l)| (w.as_slice(), *l)).collect();
-    let ngrams = NgramRegression::fit(vocab, &lines, &lines, n_labels, 0.2)
+    let dev: Vec<NgramLine> = lines.iter().map(|(w, l)| (w.as_slice(), *l)).collect();
+    let train: Vec<NgramTrainLine> = lines
+        .iter()
+        .map(|(w, l)| (w.as_slice(), Target::Label(l.unwrap())))
+        .collect();
+    let ngrams = NgramRegression::fit(vocab, &train, &dev, n_labels, 0.2)
         .unwrap()
         .regression;
     assert!(ngrams.n_features() > 100);

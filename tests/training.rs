@@ -200,6 +200,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
             dev_accuracy_by_epoch: Vec::new(),
             members: Vec::new(),
             ngram_regression: None,
+            label_model: None,
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

@@ -154,6 +154,35 @@ class Rules:
         frame.index.name = None
         return frame
 
+    def label_model(
+        self, texts: Iterable[str], labels: Sequence[str | None] | None = None
+    ) -> LabelModelResult:
+        """The rules' label model fitted on ``texts``: what gold labels would say where
+        there are none, as Snorkel's ``LabelModel`` estimates it (``docs/python.md`` compares
+        the two). ``probabilities`` has shape ``(len(texts), len(rules.labels))``, each row
+        the text's probability of every label (columns in :attr:`labels` order);
+        ``estimated_accuracy`` is the rule system's estimated accuracy on the texts.
+        ``labels`` gives the gold label of the texts that have one (``None`` elsewhere),
+        which the model takes as they are."""
+        texts = _texts(texts)
+        data, n, k, accuracy = self._compiled._label_model(texts, _labels(texts, labels))
+        probabilities = np.frombuffer(data, dtype="<f8").reshape(n, k).astype(np.float64)
+        return LabelModelResult(probabilities, accuracy)
+
+
+class LabelModelResult(NamedTuple):
+    """What :meth:`Rules.label_model` gives: each text's probability of every label, and the
+    rule system's estimated accuracy on the texts (``None`` for no text)."""
+
+    probabilities: np.ndarray
+    estimated_accuracy: float | None
+
+
+def _labels(texts: list[str], labels: Sequence[str | None] | None) -> list[str | None]:
+    if labels is None:
+        return [None] * len(texts)
+    return [None if label is None else str(label) for label in labels]
+
 
 def _texts(texts: Iterable[str]) -> list[str]:
     if isinstance(texts, str):
@@ -248,6 +277,10 @@ def train(
     folder ``out`` and returns it loaded. ``settings`` are ``rulelens train``'s flags with
     ``_`` for ``-`` (:data:`TRAINING_DEFAULTS` lists them with their defaults), checked as
     the command line checks them: ``model="sopa"``, ``epochs=20``, ``patterns="5:10,3:10"``.
+    A label may be ``None``: such a line is learned from as ``rulelens train`` learns from
+    a line without a gold label, taught the rules' label model's probabilities where some
+    rule fires on it (:meth:`Rules.label_model`); with no gold label in ``dev``, training
+    stops on agreement with the label model.
     ``progress(epoch, dev_accuracy, loss)`` hears every dev measurement (epoch 0 is the
     untrained network, whose loss is ``None``), an ensemble's (``members``, 5 by default for
     the FA-RNN family) member by member, each from its epoch 0; an exception it raises

@@ -161,6 +161,20 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         }
+        FitEvent::LabelModel(used) => {
+            eprintln!(
+                "{} gold train line{} and {} without a gold label, taught by the rules' label model (its estimated accuracy on them {:.2}%)",
+                used.gold_lines,
+                if used.gold_lines == 1 { "" } else { "s" },
+                used.unlabeled_lines,
+                100.0 * used.estimated_accuracy
+            );
+            if used.dev_from_label_model {
+                eprintln!(
+                    "dev has no gold label: training stops on agreement with the label model's most probable label of each dev line"
+                );
+            }
+        }
         FitEvent::WarmStart(record) => {
             warm = true;
             eprintln!(

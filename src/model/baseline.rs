@@ -18,7 +18,7 @@
 //! [`C_GRID`]: crate::model::C_GRID
 
 use crate::model::nn::embeddings::{Vocabulary, WordVectors};
-use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow};
+use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::tfidf::TfidfTable;
 use crate::text::Tokens;
 use serde::{Deserialize, Serialize};
@@ -99,9 +99,9 @@ pub fn fit_baseline(
             .map(|(text, label)| (features.row(text), *label))
             .collect()
     };
-    let train_rows: Vec<(SparseRow, usize)> = rows(train)
+    let train_rows: Vec<(SparseRow, Target)> = rows(train)
         .into_iter()
-        .filter_map(|(row, label)| Some((row, label?)))
+        .filter_map(|(row, label)| Some((row, Target::Label(label?))))
         .collect();
     let (selection_rows, measured_rows) = (rows(selection), rows(measured));
     let (selection_accuracy, model) =

@@ -23,7 +23,8 @@ pub use fa_rnn::bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use fa_rnn::decompose::{AlsConfig, Decomposition, Method};
 pub use fa_rnn::gates::{GATE_BIAS, GATE_SLOPE};
 pub use fa_rnn::ngrams::{
-    MAX_NGRAM_VOCABULARY, MAX_NGRAM_WEIGHTS, NgramFit, NgramLine, NgramRegression, WithNgrams,
+    MAX_NGRAM_VOCABULARY, MAX_NGRAM_WEIGHTS, NgramFit, NgramLine, NgramRegression, NgramTrainLine,
+    WithNgrams,
 };
 pub use fa_rnn::recurrence::STATE_BOUND;
 pub use fa_rnn::scorer::{FaRnnScorer, ForeignSentence, Occlusions, Scores};
@@ -41,6 +42,7 @@ pub use nn::parameters::{Init, Parameters};
 pub use nn::probabilities::softmax;
 pub use nn::rng::SplitMix64;
 pub use nn::softmax_regression::C_GRID;
+pub use nn::softmax_regression::Target;
 pub use nn::threads::on_two_threads;
 pub use slstm::{MAX_SLSTM_STEPS, MAX_SLSTM_WINDOW, Slstm, SlstmSettings};
 pub use sopa::{PatternSpec, Semiring, Sopa, SopaSettings};

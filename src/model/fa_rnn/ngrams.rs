@@ -22,7 +22,7 @@
 use crate::model::nn::batch::Batch;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
-use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow};
+use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::tfidf::TfidfTable;
 use candle_core::{Device, Result, Tensor, Var};
 use std::any::Any;
@@ -59,6 +59,10 @@ pub struct NgramRegression {
 /// (`None`, or an index past the labels, for a label the network does not know).
 pub type NgramLine<'a> = (&'a [u32], Option<usize>);
 
+/// A train line as the regression is fitted on: its vocabulary ids, and what it is taught
+/// (its label, or the label model's probabilities for a line without a gold label).
+pub type NgramTrainLine<'a> = (&'a [u32], Target);
+
 /// An n-gram's part of a logit: the tokens where it first occurs in the line, and the part.
 pub type NgramPart = (Range<usize>, f32);
 
@@ -76,7 +80,7 @@ impl NgramRegression {
     /// with a vocabulary past [`MAX_NGRAM_VOCABULARY`].
     pub fn fit(
         vocabulary: &Vocabulary,
-        train: &[NgramLine],
+        train: &[NgramTrainLine],
         dev: &[NgramLine],
         n_labels: usize,
         factor: f32,
@@ -85,17 +89,22 @@ impl NgramRegression {
             return None;
         }
         let classes = classes(vocabulary);
-        let train: Vec<(&[u32], usize)> = train
+        let train: Vec<&NgramTrainLine> = train
             .iter()
-            .filter_map(|&(words, label)| Some((words, label.filter(|&l| l < n_labels)?)))
+            .filter(|(_, target)| match target {
+                Target::Label(label) => *label < n_labels,
+                Target::Distribution(probabilities) => probabilities.len() == n_labels,
+            })
             .collect();
         let table = TfidfTable::new(
             train.iter().map(|(words, _)| grams(&classes, words, 0..0)),
             MAX_NGRAM_WEIGHTS / n_labels,
         );
         let row = |words: &[u32]| table.row(grams(&classes, words, 0..0));
-        let train_rows: Vec<(SparseRow, usize)> =
-            train.iter().map(|&(words, l)| (row(words), l)).collect();
+        let train_rows: Vec<(SparseRow, Target)> = train
+            .iter()
+            .map(|(words, target)| (row(words), target.clone()))
+            .collect();
         let model = if dev.is_empty() {
             SoftmaxRegression::fit(&train_rows, table.len(), n_labels, 10.0)
         } else {
@@ -577,8 +586,12 @@ mod tests {
             .iter()
             .map(|&(text, label)| (ids(&v, text), Some(label)))
             .collect();
-        let lines: Vec<NgramLine> = lines.iter().map(|(w, l)| (w.as_slice(), *l)).collect();
-        NgramRegression::fit(&v, &lines, &lines[..4], 2, factor).unwrap()
+        let dev: Vec<NgramLine> = lines.iter().map(|(w, l)| (w.as_slice(), *l)).collect();
+        let train: Vec<NgramTrainLine> = lines
+            .iter()
+            .map(|(w, l)| (w.as_slice(), Target::Label(l.unwrap())))
+            .collect();
+        NgramRegression::fit(&v, &train, &dev[..4], 2, factor).unwrap()
     }
 
     #[test]

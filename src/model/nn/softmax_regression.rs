@@ -4,10 +4,33 @@
 //! from zero, so that a fit is deterministic. C is chosen from [`C_GRID`] by accuracy on
 //! selection lines ([`SoftmaxRegression::fit_chosen`]). Plain loops over sparse rows:
 //! candle has no sparse product, and the rows of a tf-idf matrix are mostly empty. Read by
-//! the plain baselines and by the FA-RNN family's n-gram regression.
+//! the plain baselines and by the FA-RNN family's n-gram regression. A train row is taught
+//! its label, or a probability for each label (a line the label model labeled: the
+//! cross-entropy against that distribution).
 
 /// A line's features: (feature index, value), sparse.
 pub type SparseRow = Vec<(u32, f32)>;
+
+/// What a train row is taught.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// Its label.
+    Label(usize),
+    /// A probability for each label.
+    Distribution(Vec<f32>),
+}
+
+impl Target {
+    /// The target's probability of label `c`.
+    fn probability(&self, c: usize) -> f64 {
+        match self {
+            Target::Label(label) => f64::from(u8::from(c == *label)),
+            Target::Distribution(probabilities) => {
+                probabilities.get(c).copied().map_or(0.0, f64::from)
+            }
+        }
+    }
+}
 
 /// The inverse regularisation strengths tried (scikit-learn's C).
 pub const C_GRID: [f64; 5] = [0.01, 0.1, 1.0, 10.0, 100.0];
@@ -29,7 +52,7 @@ impl SoftmaxRegression {
     /// `selection` (ties go to the stronger regularisation, the smaller C), with that
     /// accuracy; `None` without train rows or labels.
     pub fn fit_chosen(
-        train: &[(SparseRow, usize)],
+        train: &[(SparseRow, Target)],
         n_features: usize,
         n_labels: usize,
         selection: &[(SparseRow, Option<usize>)],
@@ -52,7 +75,7 @@ impl SoftmaxRegression {
     /// from zero, until the gradient's largest entry is under 1e-5 per train line or
     /// [`MAX_ITERATIONS`].
     pub fn fit(
-        rows: &[(SparseRow, usize)],
+        rows: &[(SparseRow, Target)],
         n_features: usize,
         n_labels: usize,
         c: f64,
@@ -152,21 +175,26 @@ impl SoftmaxRegression {
     }
 
     /// The objective and its gradient at `theta`.
-    fn loss(&self, rows: &[(SparseRow, usize)], theta: &[f64]) -> (f64, Vec<f64>) {
+    fn loss(&self, rows: &[(SparseRow, Target)], theta: &[f64]) -> (f64, Vec<f64>) {
         let k = self.n_labels;
         let weights = self.n_features * k;
         let mut gradient = vec![0.0; theta.len()];
         let mut value = 0.0;
-        for (row, label) in rows {
+        for (row, target) in rows {
             let logits = self.logits(theta, row);
             let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
             let exp: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
             let sum: f64 = exp.iter().sum();
-            value += sum.ln() + max - logits[*label];
+            value += match target {
+                Target::Label(label) => sum.ln() + max - logits[*label],
+                Target::Distribution(_) => (0..k)
+                    .map(|c| target.probability(c) * (sum.ln() + max - logits[c]))
+                    .sum(),
+            };
             let residual: Vec<f64> = exp
                 .iter()
                 .enumerate()
-                .map(|(c, e)| e / sum - f64::from(u8::from(c == *label)))
+                .map(|(c, e)| e / sum - target.probability(c))
                 .collect();
             for &(feature, x) in row {
                 let g = &mut gradient[feature as usize * k..(feature as usize + 1) * k];
@@ -226,10 +254,10 @@ mod tests {
     #[test]
     fn logistic_regression_reaches_the_optimum_and_separates_what_is_separable() {
         // Label 1 exactly when feature 0 is larger than feature 1.
-        let rows: Vec<(SparseRow, usize)> = (0..40)
+        let rows: Vec<(SparseRow, Target)> = (0..40)
             .map(|i| {
                 let (x, y) = ((i % 7) as f32 / 7.0, (i % 5) as f32 / 5.0 + 0.01);
-                (vec![(0, x), (1, y)], usize::from(x > y))
+                (vec![(0, x), (1, y)], Target::Label(usize::from(x > y)))
             })
             .collect();
         let model = SoftmaxRegression::fit(&rows, 2, 2, 100.0);
@@ -240,12 +268,38 @@ mod tests {
         );
         let labeled: Vec<(SparseRow, Option<usize>)> = rows
             .iter()
-            .map(|(row, label)| (row.clone(), Some(*label)))
+            .map(|(row, target)| match target {
+                Target::Label(label) => (row.clone(), Some(*label)),
+                Target::Distribution(_) => unreachable!(),
+            })
             .collect();
         assert!(model.accuracy(&labeled) >= 0.95);
         // A line whose label the model does not know is an error.
         assert_eq!(model.accuracy(&[(vec![(0, 1.0)], None)]), 0.0);
         let (weights, biases) = model.weights();
         assert_eq!((weights.len(), biases.len()), (4, 2));
+    }
+
+    /// A row taught a distribution learns it: the fit's probabilities are the target's where
+    /// the features can say them, and a one-hot distribution teaches what its label does.
+    #[test]
+    fn soft_targets_are_learned_as_distributions() {
+        let rows = vec![
+            (vec![(0, 1.0)], Target::Distribution(vec![0.8, 0.2])),
+            (vec![(1, 1.0)], Target::Distribution(vec![0.1, 0.9])),
+        ];
+        let model = SoftmaxRegression::fit(&rows, 2, 2, 1e6);
+        let probability = |row: &[(u32, f32)]| {
+            let logits = model.logits(&model.theta, row);
+            1.0 / (1.0 + (logits[0] - logits[1]).exp())
+        };
+        assert!((probability(&[(0, 1.0)]) - 0.2).abs() < 1e-3);
+        assert!((probability(&[(1, 1.0)]) - 0.9).abs() < 1e-3);
+        let hard = vec![(vec![(0, 1.0)], Target::Label(1))];
+        let one_hot = vec![(vec![(0, 1.0)], Target::Distribution(vec![0.0, 1.0]))];
+        assert_eq!(
+            SoftmaxRegression::fit(&hard, 1, 2, 1.0).theta,
+            SoftmaxRegression::fit(&one_hot, 1, 2, 1.0).theta
+        );
     }
 }

@@ -93,6 +93,41 @@ pub fn labeled(
     sentences(system, vocabulary, examples, max_tokens, None)
 }
 
+/// The examples without a gold label, as network input (their first `max_tokens` tokens),
+/// each taught `probabilities(i)` for `examples[i]` (the label model's; its most probable
+/// label is the sentence's `label`; `None` leaves the line out), and how many of them are
+/// longer than that.
+pub fn unlabeled(
+    system: &RuleSystem,
+    vocabulary: Option<&Vocabulary>,
+    examples: &[Example],
+    max_tokens: usize,
+    mut probabilities: impl FnMut(usize) -> Option<Vec<f32>>,
+) -> (Vec<LabeledSentence>, usize) {
+    let mut data = Vec::new();
+    let mut n_truncated = 0;
+    let mut tokens = Tokens::default();
+    for (i, example) in examples.iter().enumerate() {
+        if example.label.is_some() {
+            continue;
+        }
+        let Some(soft) = probabilities(i) else {
+            continue;
+        };
+        let label = (0..soft.len())
+            .max_by(|&a, &b| soft[a].total_cmp(&soft[b]).then(b.cmp(&a)))
+            .unwrap_or(0) as u32;
+        tokens.tokenize(&example.text);
+        n_truncated += usize::from(tokens.len() > max_tokens);
+        data.push(LabeledSentence {
+            sentence: Sentence::new(system, vocabulary, &tokens, max_tokens),
+            label,
+            soft: Some(soft),
+        });
+    }
+    (data, n_truncated)
+}
+
 /// The labeled examples as network input, those whose label `system` does not know with
 /// `unknown`'s label index or left out.
 fn sentences(
@@ -117,6 +152,7 @@ fn sentences(
         data.push(LabeledSentence {
             sentence: Sentence::new(system, vocabulary, &tokens, max_tokens),
             label,
+            soft: None,
         });
     }
     (data, n_truncated)

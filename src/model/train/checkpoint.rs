@@ -119,6 +119,22 @@ pub struct Metrics {
     /// the network's with it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ngram_regression: Option<NgramMetrics>,
+    /// What the label model did, where some train or dev line had no gold label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label_model: Option<LabelModelMetrics>,
+}
+
+/// What the label model of the rules did for training (`labeling::LabelModel`): the train
+/// lines it taught (those without a gold label that some rule fired on) beside the gold ones, its estimated accuracy
+/// on them (the mean probability of its most probable label), and whether dev had no gold
+/// label, so that training stopped on agreement with the label model's most probable label
+/// of each dev line (`dev_accuracy` is then that agreement).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LabelModelMetrics {
+    pub gold_lines: usize,
+    pub unlabeled_lines: usize,
+    pub estimated_accuracy: f64,
+    pub dev_from_label_model: bool,
 }
 
 /// How the n-gram regression beside a network was fitted.

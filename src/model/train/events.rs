@@ -4,7 +4,7 @@
 use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::decompose::Method;
 use crate::model::nn::embeddings::EmbeddingsError;
-use crate::model::train::checkpoint::WarmStartRecord;
+use crate::model::train::checkpoint::{LabelModelMetrics, WarmStartRecord};
 use crate::model::train::learn::{EpochReport, TrainError};
 use crate::model::train::settings::ModelKind;
 use crate::model::train::warm::WhyFull;
@@ -49,6 +49,9 @@ pub enum FitEvent<'a> {
         n_truncated: usize,
         n_dropped: usize,
     },
+    /// Some train or dev lines have no gold label: the label model of the rules taught them
+    /// (see [`LabelModelMetrics`]).
+    LabelModel(LabelModelMetrics),
     /// Member `index` (from 0) of an ensemble of `members` starts training, from `seed`.
     Member {
         index: usize,

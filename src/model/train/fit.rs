@@ -21,9 +21,12 @@ use crate::limits::ReadLimits;
 use crate::model::fa_rnn::WordInput;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
 use crate::model::fa_rnn::ensemble::Ensemble;
-use crate::model::fa_rnn::ngrams::{NgramFit, NgramLine, NgramRegression, WithNgrams};
+use crate::model::fa_rnn::ngrams::{
+    NgramFit, NgramLine, NgramRegression, NgramTrainLine, WithNgrams,
+};
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
+use crate::model::nn::softmax_regression::Target;
 use crate::model::sopa;
 use crate::model::train::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, MemberMetrics,
@@ -118,7 +121,14 @@ pub fn fit_from(
     }
     let words = word_input(&system, train_examples, dev_examples, settings, limits)?;
     let vocabulary = words.as_ref().map(|(input, _)| &input.vocabulary);
-    let data = training_data(&system, vocabulary, train_examples, dev_examples, settings)?;
+    let data = training_data(
+        rules,
+        &system,
+        vocabulary,
+        train_examples,
+        dev_examples,
+        settings,
+    )?;
     let (train_data, dev_data) = (data.train, data.dev);
     // A newer save may have come while the vectors were read.
     if cancelled() {
@@ -248,6 +258,9 @@ pub fn fit_from(
                 n_truncated: data.n_truncated,
                 n_dropped: data.n_dropped,
             });
+            if let Some(used) = data.label_model {
+                on_event(FitEvent::LabelModel(used));
+            }
         }
         let report = train(
             built.net.as_ref(),
@@ -283,12 +296,19 @@ pub fn fit_from(
     };
     let network_accuracy = ensemble_accuracy.unwrap_or(reports[0].best_dev_accuracy);
     let started = std::time::Instant::now();
+    // Without a gold dev label, dev holds the label model's labels, which the rules (and so
+    // the network) already agree with: C is not chosen on them, and the regression, the
+    // part that generalizes beyond the rules, is kept.
+    let gold_dev = !data
+        .label_model
+        .is_some_and(|used| used.dev_from_label_model);
+    let selection: &[LabeledSentence] = if gold_dev { &dev_data } else { &[] };
     let fitted = match vocabulary {
         Some(vocabulary) if settings.wants_ngram_regression() => ngram_regression(
             previous.filter(|_| warm_record.is_some()),
             vocabulary,
             &system,
-            (&train_data, &dev_data),
+            (&train_data, selection),
             settings,
         ),
         _ => None,
@@ -301,7 +321,7 @@ pub fn fit_from(
             let with = WithNgrams::new(net, regression)?;
             let accuracy = dev_scoring.accuracy(&with, &dev_data, settings, &device, cancelled)?;
             // Kept unless it lowers dev accuracy.
-            let kept = accuracy >= network_accuracy;
+            let kept = accuracy >= network_accuracy || !gold_dev;
             on_event(FitEvent::NgramRegression {
                 n_features,
                 c,
@@ -355,6 +375,7 @@ pub fn fit_from(
         manifest.metrics.dev_accuracy = accuracy;
         manifest.metrics.ngram_regression = Some(metrics);
     }
+    manifest.metrics.label_model = data.label_model;
     manifest.training_data_sha256 = Some(data_sha256);
     manifest.warm_start = warm_record;
     Ok(Fitted {
@@ -390,25 +411,27 @@ fn ngram_regression(
     if let Some(fit) = reused {
         return Some((fit, true));
     }
-    fn lines(data: &[LabeledSentence]) -> Vec<NgramLine<'_>> {
-        data.iter()
-            .map(|line| {
-                (
-                    line.sentence.words.as_slice(),
-                    usize::try_from(line.label).ok(),
-                )
-            })
-            .collect()
-    }
+    let train: Vec<NgramTrainLine> = train_data
+        .iter()
+        .map(|line| {
+            let target = match &line.soft {
+                Some(probabilities) => Target::Distribution(probabilities.clone()),
+                None => Target::Label(line.label as usize),
+            };
+            (line.sentence.words.as_slice(), target)
+        })
+        .collect();
+    let dev: Vec<NgramLine> = dev_data
+        .iter()
+        .map(|line| {
+            (
+                line.sentence.words.as_slice(),
+                usize::try_from(line.label).ok(),
+            )
+        })
+        .collect();
     let factor = (settings.ngram_weight / settings.effective_logit_scale()) as f32;
-    NgramRegression::fit(
-        vocabulary,
-        &lines(train_data),
-        &lines(dev_data),
-        labels.len(),
-        factor,
-    )
-    .map(|fit| (fit, false))
+    NgramRegression::fit(vocabulary, &train, &dev, labels.len(), factor).map(|fit| (fit, false))
 }
 
 /// The settings member `i` of an ensemble trains with: the seed `seed + i`.
@@ -572,6 +595,7 @@ fn describe(
             dev_accuracy_by_epoch: report.history.iter().map(|e| e.dev_accuracy).collect(),
             members: Vec::new(),
             ngram_regression: None,
+            label_model: None,
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

@@ -3,7 +3,9 @@
 //!
 //! - The loss is the mean cross-entropy of the aggregation's logits times
 //!   [`TrainingSettings::logit_scale`]: soft-logic logits live in [0, ~1], and without a scale the
-//!   softmax could never become confident.
+//!   softmax could never become confident. A sentence without a gold label is taught the
+//!   label model's probabilities instead (`LabeledSentence::soft`): the cross-entropy
+//!   against that distribution.
 //! - Each epoch shuffles the sentences with a seeded generator, cuts them into groups of 32
 //!   batches, sorts each group by length and shuffles the batches, so that batches pad
 //!   little (length bucketing) and the order still changes every epoch.
@@ -40,11 +42,16 @@ use std::fmt;
 /// into parts (the module's doc).
 pub const MAX_TRAINING_BYTES: u64 = 8 << 30;
 
-/// A sentence with its gold label (an index into the rule system's labels).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A sentence with its gold label (an index into the rule system's labels), or, for a line
+/// without one, what the label model estimates of it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct LabeledSentence {
     pub sentence: Sentence,
+    /// The gold label; for a line without one, the label model's most probable label.
     pub label: u32,
+    /// For a line without a gold label: the label model's probability of each label, which
+    /// training teaches instead of `label`.
+    pub soft: Option<Vec<f32>>,
 }
 
 /// What one epoch did.
@@ -190,14 +197,12 @@ impl Round {
         let mut value = 0.0;
         for part in parts(data, indices, net.training_bytes_per_token(), budget) {
             let sentences: Vec<&Sentence> = part.iter().map(|&i| &data[i].sentence).collect();
-            let labels: Vec<u32> = part.iter().map(|&i| data[i].label).collect();
             let batch = Batch::from_sentences(&sentences, device)?;
             let logits = net
                 .training_logits(&batch, rng)?
                 .affine(config.effective_logit_scale(), 0.0)?;
-            let targets = Tensor::new(labels.as_slice(), device)?;
             // The part's share of the batch's mean loss.
-            let loss = candle_nn::loss::cross_entropy(&logits, &targets)?
+            let loss = cross_entropy(&logits, part.iter().map(|&i| &data[i]), device)?
                 .affine(part.len() as f64 / indices.len() as f64, 0.0)?;
             let part_value = f64::from(loss.to_scalar::<f32>()?);
             if !part_value.is_finite() {
@@ -229,6 +234,40 @@ impl Round {
         self.n_sentences += indices.len();
         Ok(())
     }
+}
+
+/// The mean cross-entropy of `logits` ([sentences × labels]) against each sentence's gold
+/// label, or its label model's probabilities where it has them.
+fn cross_entropy<'a>(
+    logits: &Tensor,
+    sentences: impl ExactSizeIterator<Item = &'a LabeledSentence> + Clone,
+    device: &Device,
+) -> candle_core::Result<Tensor> {
+    if sentences.clone().all(|s| s.soft.is_none()) {
+        let labels: Vec<u32> = sentences.map(|s| s.label).collect();
+        return candle_nn::loss::cross_entropy(logits, &Tensor::new(labels.as_slice(), device)?);
+    }
+    let (n, k) = logits.dims2()?;
+    let mut targets = vec![0f32; n * k];
+    for (row, sentence) in targets.chunks_mut(k).zip(sentences) {
+        match &sentence.soft {
+            Some(probabilities) => {
+                for (t, &p) in row.iter_mut().zip(probabilities) {
+                    *t = p;
+                }
+            }
+            None => {
+                if let Some(t) = row.get_mut(sentence.label as usize) {
+                    *t = 1.0;
+                }
+            }
+        }
+    }
+    let targets = Tensor::from_vec(targets, (n, k), device)?.to_dtype(logits.dtype())?;
+    let log_probabilities = candle_nn::ops::log_softmax(logits, 1)?;
+    (log_probabilities * targets)?
+        .sum_all()?
+        .affine(-1.0 / n as f64, 0.0)
 }
 
 /// The sentences `indices` of `data` in parts, shortest first, each keeping at most
@@ -495,6 +534,7 @@ mod tests {
         LabeledSentence {
             sentence: Sentence::new(system, Some(vocabulary), &tokenize(text), 1024),
             label,
+            soft: None,
         }
     }
 
@@ -591,5 +631,37 @@ mod tests {
                 assert!((x - y).abs() < 1e-5, "{x} against {y}");
             }
         }
+    }
+
+    /// A sentence taught a distribution: a one-hot one is its label's cross-entropy, and the
+    /// loss of a distribution is the probability-weighted sum of each label's.
+    #[test]
+    fn soft_targets_are_the_cross_entropy_against_a_distribution() {
+        let (_, data) = network_and_data();
+        let logits = Tensor::new(&[[0.5f32, -1.0], [2.0, 0.25]], &Device::Cpu).unwrap();
+        let loss = |sentences: &[LabeledSentence]| -> f32 {
+            cross_entropy(&logits, sentences.iter(), &Device::Cpu)
+                .unwrap()
+                .to_scalar()
+                .unwrap()
+        };
+        let with = |i: usize, label: u32, soft: Option<Vec<f32>>| LabeledSentence {
+            label,
+            soft,
+            ..data[i].clone()
+        };
+        let hard = loss(&[with(0, 1, None), with(1, 0, None)]);
+        let one_hot = loss(&[with(0, 1, Some(vec![0.0, 1.0])), with(1, 0, None)]);
+        assert!((hard - one_hot).abs() < 1e-6, "{hard} against {one_hot}");
+        let label = |i: usize, l: u32| loss(&[with(i, l, None), with(1 - i, l, None)]);
+        let mixed = loss(&[
+            with(0, 0, Some(vec![0.25, 0.75])),
+            with(1, 0, Some(vec![0.25, 0.75])),
+        ]);
+        let expected = 0.25 * label(0, 0) + 0.75 * label(0, 1);
+        assert!(
+            (mixed - expected).abs() < 1e-5,
+            "{mixed} against {expected}"
+        );
     }
 }
