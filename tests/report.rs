@@ -331,3 +331,37 @@ fn the_command_writes_the_page_and_refuses_bad_input() {
     assert!(stderr.contains("bad.rules:2:"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// On corpora without gold labels the report shows the label model's estimates: each rule's
+/// estimated precision in the rules table, the same as `rulelens check` computes.
+#[test]
+fn unlabeled_corpora_get_the_label_models_estimates() {
+    let rules_path = root().join("examples/sms/sms.rules");
+    let (file, mut corpora) = load(&rules_path);
+    for corpus in &mut corpora {
+        for example in &mut corpus.file.examples {
+            example.label = None;
+        }
+    }
+    let dir = scratch("unlabeled");
+    let report = report_of(&file, &corpora, &dir.join("models"), &dir.join("bench"));
+    let rules = labeling_rules(&file);
+    let train = &report.corpora[0];
+    let estimates = train.estimates.as_ref().expect("estimates");
+    let expected = rulelens::labeling::estimate(&file, &rules, &corpora[0].file.examples).unwrap();
+    assert_eq!(estimates, &expected);
+    assert_eq!(estimates.n_unlabeled, 4502);
+    // Every line a rule fired on is counted as unlabeled, none as wrong.
+    assert!(
+        train
+            .rules
+            .iter()
+            .all(|s| s.incorrect == 0 && s.correct == 0)
+    );
+    assert!(train.rules.iter().any(|s| s.unlabeled > 0));
+    let page = render(&report).unwrap();
+    let first = estimates.precision[0].unwrap();
+    assert!(page.contains("est. precision"));
+    assert!(page.contains(&format!("{:.1} %", 100.0 * first)), "{first}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -333,7 +333,7 @@ fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
             rule.line.to_string(),
         ];
         for (corpus, summary) in corpora.iter().zip(summaries.iter().map(|s| &s[index])) {
-            row.push((summary.correct + summary.incorrect + summary.unlabeled).to_string());
+            row.push(summary.fired().to_string());
             if corpus.evaluation.n_labeled > 0 {
                 row.extend([percent(summary.precision), percent(summary.recall)]);
             }
@@ -573,7 +573,7 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
                 "line": rule.line,
                 "formula": rule.formula,
                 "body": rule.body,
-                "fired": summary.correct + summary.incorrect + summary.unlabeled,
+                "fired": summary.fired(),
                 "fired_unlabeled": summary.unlabeled,
                 "coverage": summary.coverage,
                 "overlaps": summary.overlaps,

@@ -337,6 +337,13 @@ pub struct RuleSummary {
     pub decided_correct: usize,
 }
 
+impl RuleSummary {
+    /// On how many lines it fired, labeled or not.
+    pub fn fired(&self) -> usize {
+        self.correct + self.incorrect + self.unlabeled
+    }
+}
+
 /// Per rule of `matrix`, its figures against `gold` (one per line; a line past its end is
 /// unlabeled).
 pub fn summarize(matrix: &LabelMatrix, rules: &[LabelingRule], gold: &[Gold]) -> Vec<RuleSummary> {

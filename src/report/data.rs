@@ -13,7 +13,9 @@
 use crate::automata::{Evaluation, evaluate};
 use crate::corpus::{CorpusFile, Example};
 use crate::ide::{missed_patterns, why_missed};
-use crate::labeling::{LabelingRule, RuleSummary, labeling_rules, summarize_examples, verdict};
+use crate::labeling::{
+    Estimates, LabelingRule, RuleSummary, estimate, labeling_rules, summarize_examples, verdict,
+};
 use crate::limits::ReadLimits;
 use crate::model::ModelKind;
 use crate::model::checkpoint::{read_manifest, sha256_hex};
@@ -83,6 +85,9 @@ pub struct CorpusReport {
     pub evaluation: Evaluation,
     /// Per rule, in the order of [`Report::rules`].
     pub rules: Vec<RuleSummary>,
+    /// Where some line has no gold label: what the rules' label model estimates (none past
+    /// its limit).
+    pub estimates: Option<Estimates>,
     pub misclassified: Misclassified,
 }
 
@@ -202,6 +207,11 @@ pub fn gather(inputs: ReportInputs<'_>) -> Report {
                         .map(|e| (e.text.as_str(), e.label.as_deref())),
                 ),
                 rules: summarize_examples(file, &rules, examples),
+                estimates: examples
+                    .iter()
+                    .any(|e| e.label.is_none())
+                    .then(|| estimate(file, &rules, examples).ok())
+                    .flatten(),
                 misclassified: misclassified(file, examples, max_misclassified),
             }
         })

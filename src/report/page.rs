@@ -19,7 +19,7 @@ use serde::Serialize;
 const TEMPLATE: &str = include_str!("templates/report.html");
 
 /// The columns of the rules table for each corpus, in order.
-const CORPUS_COLUMNS: [&str; 7] = [
+const CORPUS_COLUMNS: [&str; 8] = [
     "matches",
     "coverage",
     "precision",
@@ -27,6 +27,7 @@ const CORPUS_COLUMNS: [&str; 7] = [
     "decided",
     "overlaps",
     "conflicts",
+    "est. precision",
 ];
 
 /// Why the page could not be rendered.
@@ -353,7 +354,8 @@ fn table_view(report: &Report) -> TableView {
             ];
             for corpus in &report.corpora {
                 let s = &corpus.rules[index];
-                let matches = s.correct + s.incorrect;
+                let matches = s.fired();
+                let estimated = corpus.estimates.as_ref().and_then(|e| e.precision[index]);
                 let decided = s.decided as f64;
                 cells.extend([
                     CellView::number(matches.to_string(), Some(matches as f64)),
@@ -363,6 +365,7 @@ fn table_view(report: &Report) -> TableView {
                     CellView::number(s.decided.to_string(), Some(decided)),
                     CellView::number(percent(Some(s.overlaps), 2), Some(s.overlaps)),
                     CellView::number(percent(Some(s.conflicts), 2), Some(s.conflicts)),
+                    CellView::number(percent(estimated, 1), estimated),
                 ]);
             }
             RowView { cells }

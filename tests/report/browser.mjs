@@ -84,7 +84,7 @@ async function checkPage(browser, file) {
             };
         }),
     );
-    const corpora = await page.$$eval("#rules-table th.group[colspan='7']", (groups) => groups.length);
+    const corpora = await page.$$eval("#rules-table th.group[colspan='8']", (groups) => groups.length);
     check(corpora > 0, `${name}: no corpus in the rules table`);
     for (let i = 0; i < corpora; i++) {
         for (const id of [`confusion-${i}`, `precision-coverage-${i}`]) {
