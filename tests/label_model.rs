@@ -4,33 +4,15 @@
 //! labeled dev lines it never saw the labels of; and the label model's estimated precisions
 //! of the rules are near their true precisions where the rules are nearly independent.
 
+mod common;
+
 use candle_core::Device;
+use common::example;
 use rulelens::automata::evaluate;
-use rulelens::corpus::{Example, read_file};
+use rulelens::corpus::Example;
 use rulelens::labeling::{estimate, labeling_rules, summarize_examples};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{FitEvent, TrainingSettings, accuracy, fit, labeled};
-use rulelens::rules_file::RulesFile;
-use std::path::Path;
-
-/// The rules of `examples/NAME`, its train and dev lines.
-fn example(name: &str) -> (RulesFile, Vec<Example>, Vec<Example>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
-        .join(name);
-    let limits = ReadLimits::DEFAULT;
-    let rules = RulesFile::read(
-        &root.join(format!("{name}.rules")),
-        &Default::default(),
-        &limits,
-    )
-    .unwrap();
-    let train = read_file(&root.join("train.tsv"), &limits)
-        .unwrap()
-        .examples;
-    let dev = read_file(&root.join("dev.tsv"), &limits).unwrap().examples;
-    (rules, train, dev)
-}
 
 fn without_labels(examples: &[Example]) -> Vec<Example> {
     examples

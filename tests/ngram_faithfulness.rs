@@ -24,6 +24,8 @@
 //! And MVMA-G's n-gram parts (each suffix n-gram's representation read out by each label)
 //! sum to its logits on every dev line, for a network trained on the same corpora.
 
+mod common;
+
 use candle_core::Device;
 use rulelens::corpus::Example;
 use rulelens::corpus::read_file;
@@ -462,20 +464,7 @@ fn trec_hover_ngrams_are_what_an_ensemble_does_on_every_dev_line() {
 /// Trains an MVMA-G on the example `name` (two epochs) and checks, on every dev line, that
 /// its n-grams' parts sum to the logits of the batched network, and so give its prediction.
 fn check_mvma_parts(name: &str) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("examples")
-        .join(name);
-    let limits = ReadLimits::DEFAULT;
-    let rules = RulesFile::read(
-        &root.join(format!("{name}.rules")),
-        &Default::default(),
-        &limits,
-    )
-    .unwrap();
-    let train = read_file(&root.join("train.tsv"), &limits)
-        .unwrap()
-        .examples;
-    let dev = read_file(&root.join("dev.tsv"), &limits).unwrap().examples;
+    let (rules, train, dev) = common::example(name);
     let settings = TrainingSettings {
         model: ModelKind::MvmaG,
         epochs: 2,
@@ -486,7 +475,7 @@ fn check_mvma_parts(name: &str) {
         &train,
         &dev,
         &settings,
-        &limits,
+        &ReadLimits::DEFAULT,
         &mut |_| {},
         &|| false,
     )

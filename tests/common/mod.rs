@@ -57,3 +57,29 @@ impl Compiled {
         out
     }
 }
+
+/// The bundled example `examples/NAME`: its rules, and its train and dev lines.
+pub fn example(
+    name: &str,
+) -> (
+    rulelens::rules_file::RulesFile,
+    Vec<rulelens::corpus::Example>,
+    Vec<rulelens::corpus::Example>,
+) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(name);
+    let limits = rulelens::limits::ReadLimits::DEFAULT;
+    let rules = rulelens::rules_file::RulesFile::read(
+        &root.join(format!("{name}.rules")),
+        &Default::default(),
+        &limits,
+    )
+    .unwrap();
+    let read = |split: &str| {
+        rulelens::corpus::read_file(&root.join(format!("{split}.tsv")), &limits)
+            .unwrap()
+            .examples
+    };
+    (rules, read("train"), read("dev"))
+}
