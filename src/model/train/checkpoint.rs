@@ -125,7 +125,8 @@ pub struct Metrics {
 }
 
 /// What the label model of the rules did for training (`labeling::LabelModel`): the train
-/// lines it taught (those without a gold label that some rule fired on) beside the gold ones, its estimated accuracy
+/// lines it taught (those without a gold label that some rule fired on, every one for a black box)
+/// beside the gold ones, its estimated accuracy
 /// on them (the mean probability of its most probable label), and whether dev had no gold
 /// label, so that training stopped on agreement with the label model's most probable label
 /// of each dev line (`dev_accuracy` is then that agreement).

@@ -111,9 +111,11 @@ pub(crate) struct TrainingData {
 /// Lines without a gold label are taught the probabilities of the label model of `rules`
 /// (`labeling::LabelModel`), fitted on every train line, the gold ones as they are, where
 /// some rule fired on them: where none did, the rules said nothing, and their label model's
-/// probabilities (the default's, mostly) would teach the network the rules' silence (as
-/// Snorkel's end models leave out the lines every labeling function abstains on; on SMS
-/// dev, the n-gram regression taught them gets 91.2 %, left without them 93.8 %). Where dev
+/// probabilities (the default's, mostly) would teach a network that reads the rules their
+/// silence again (as Snorkel's end models leave out the lines every labeling function
+/// abstains on; on SMS dev, the network with its n-gram regression taught them gets 91.8 %,
+/// without them 93.4 %). A black box, which reads no rules, learns the silence from them
+/// (SMS dev, MVMA-G: 87.4 % without them, 92.2 % with them). Where dev
 /// has no gold label at all, its lines take the label model's most probable label, and
 /// training stops on agreement with it.
 pub(crate) fn training_data(
@@ -153,12 +155,13 @@ pub(crate) fn training_data(
                     .then(|| all[i * k..(i + 1) * k].iter().map(|&p| p as f32).collect())
             }
         };
+        // A black box reads no rules: it learns their silence only from those lines.
         let (soft, truncated) = unlabeled(
             system,
             vocabulary,
             train_examples,
             max_tokens,
-            probabilities(train_examples, false),
+            probabilities(train_examples, settings.model.is_black_box()),
         );
         soft_truncated += truncated;
         let estimated_accuracy = soft
@@ -274,4 +277,67 @@ pub(crate) fn check_longest_sentence(
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ide::testing::rules_of;
+
+    fn line(text: &str, label: Option<&str>) -> Example {
+        Example {
+            text: text.to_string(),
+            label: label.map(str::to_string),
+            line: 0,
+            text_range: None,
+            label_range: None,
+        }
+    }
+
+    /// Unlabeled train lines are taught the label model's probabilities where some rule
+    /// fires on them (every one for a black box); gold lines stay gold; a dev without gold
+    /// labels takes the label model's most probable labels.
+    #[test]
+    fn unlabeled_lines_are_taught_by_the_label_model() {
+        let rules = rules_of("default ham\nspam: $* free $*\n");
+        let train = [
+            line("free prize", None),
+            line("see you", None),
+            line("hi mum", Some("ham")),
+            line("free cash", None),
+            line("ok then", None),
+            line("call me", None),
+        ];
+        let dev = [line("free stuff", None), line("hello", None)];
+        let spam = rules.system.label_by_name("spam").unwrap().index() as u32;
+        let data = |model: ModelKind| {
+            let settings = TrainingSettings {
+                model,
+                ..TrainingSettings::DEFAULT
+            };
+            training_data(&rules, &rules.system, None, &train, &dev, &settings).unwrap()
+        };
+        let rule_network = data(ModelKind::FaRnn);
+        let used = rule_network.label_model.unwrap();
+        assert_eq!((used.gold_lines, used.unlabeled_lines), (1, 2));
+        // The two lines the rule fires on, after the gold one.
+        assert!(used.dev_from_label_model);
+        let (gold, taught) = rule_network.train.split_at(1);
+        assert_eq!(gold[0].soft, None);
+        for sentence in taught {
+            let soft = sentence.soft.as_ref().unwrap();
+            assert!((soft.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+            assert_eq!(sentence.label, spam);
+        }
+        let dev_labels: Vec<u32> = rule_network.dev.iter().map(|d| d.label).collect();
+        assert_eq!(dev_labels, [spam, 1 - spam]);
+        assert!(rule_network.dev.iter().all(|d| d.soft.is_none()));
+        let black_box = data(ModelKind::MvmaG).label_model.unwrap();
+        assert_eq!(black_box.unlabeled_lines, 5);
+        // With every line labeled there is no label model.
+        let labeled = [line("free prize", Some("spam")), line("hi", Some("ham"))];
+        let settings = TrainingSettings::DEFAULT;
+        let data = training_data(&rules, &rules.system, None, &labeled, &labeled, &settings);
+        assert!(data.unwrap().label_model.is_none());
+    }
 }
