@@ -25,7 +25,7 @@ use rulelens::ide::{
     TrainedPatterns, analyze, hover_line, mvma_view, patterns_view,
 };
 use rulelens::labeling::{
-    Gold, LabelMatrix, LabelModel, LabelingRule, estimate, gold_labels, label_lines, label_matrix,
+    Estimates, Gold, LabelMatrix, LabelModel, LabelingRule, gold_labels, label_lines, label_matrix,
     labeling_rules, summarize,
 };
 use rulelens::limits::{Limit, ReadLimits};
@@ -373,7 +373,7 @@ impl Rules {
         let summaries = summarize(&matrix, &self.rules, &gold);
         let estimates = match gold.contains(&Gold::Unlabeled) {
             true => Some(
-                py.detach(|| estimate(&self.file, &self.rules, &examples))
+                py.detach(|| Estimates::of(system, &self.rules, &matrix, &gold))
                     .map_err(|error| PyValueError::new_err(error.to_string()))?,
             ),
             false => None,

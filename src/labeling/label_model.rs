@@ -103,8 +103,7 @@ pub struct LabelModel {
     /// Per rule: the mean probability of its label over the lines it fired on (`None` for a
     /// rule that fired on none).
     estimated_precision: Vec<Option<f64>>,
-    /// The lines it was fitted on, and how many of them had no gold label.
-    n_lines: usize,
+    /// How many of the lines it was fitted on had no gold label.
     n_unlabeled: usize,
 }
 
@@ -248,7 +247,6 @@ impl LabelModel {
             base: Vec::new(),
             class_balance: Vec::new(),
             estimated_precision: vec![None; m],
-            n_lines: n,
             n_unlabeled: (0..n).filter(|&i| gold_of(i).is_none()).count(),
         };
         let theta = model.m_step(&counts);
@@ -344,12 +342,7 @@ impl LabelModel {
         self.estimated_precision.get(rule).copied().flatten()
     }
 
-    /// The lines the model was fitted on.
-    pub fn n_lines(&self) -> usize {
-        self.n_lines
-    }
-
-    /// How many of them had no gold label the rules know.
+    /// How many of the lines it was fitted on had no gold label the rules know.
     pub fn n_unlabeled(&self) -> usize {
         self.n_unlabeled
     }
@@ -481,12 +474,10 @@ mod tests {
         seed: u64,
     ) -> (LabelMatrix, Vec<usize>) {
         let mut rng = SplitMix64::new(seed);
-        let mut uniform = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        let mut fired = Vec::new();
         let mut labels = Vec::new();
         let mut rows: Vec<Vec<usize>> = Vec::new();
         for _ in 0..n {
-            let mut u = uniform();
+            let mut u = rng.next_f64();
             let mut y = 0;
             while y + 1 < balance.len() && u >= balance[y] {
                 u -= balance[y];
@@ -495,14 +486,11 @@ mod tests {
             labels.push(y);
             rows.push(
                 (0..rates.len())
-                    .filter(|&j| uniform() < rates[j][y])
+                    .filter(|&j| rng.next_f64() < rates[j][y])
                     .collect(),
             );
         }
-        for row in &rows {
-            fired.push(row.clone());
-        }
-        let matrix = LabelMatrix::from_fired(rule_labels.len(), &fired, |row| {
+        let matrix = LabelMatrix::from_fired(rule_labels.len(), &rows, |row| {
             row.first().map(|&j| rule_labels[j])
         });
         (matrix, labels)

@@ -107,14 +107,18 @@ pub fn label_lines<'t>(
     let mut classification = Classification::default();
     for (i, text) in texts.into_iter().enumerate() {
         system.classify_with(text, &mut scratch, &mut classification);
-        each(
-            i,
-            LineLabels {
-                prediction: classification.prediction.map(LabelId::index),
-                decider: decider(system, &classification),
-                fired: &classification.rules_fired,
-            },
-        );
+        each(i, LineLabels::of(system, &classification));
+    }
+}
+
+impl<'a> LineLabels<'a> {
+    /// What `classification`, by `system`, says of a line.
+    pub fn of(system: &RuleSystem, classification: &'a Classification) -> LineLabels<'a> {
+        LineLabels {
+            prediction: classification.prediction.map(LabelId::index),
+            decider: decider(system, classification),
+            fired: &classification.rules_fired,
+        }
     }
 }
 
@@ -207,6 +211,23 @@ pub struct LabelMatrix {
 }
 
 impl LabelMatrix {
+    /// A matrix of `n_rules` rules and no line yet.
+    pub fn new(n_rules: usize) -> LabelMatrix {
+        LabelMatrix {
+            n_rules,
+            fired_starts: vec![0],
+            ..LabelMatrix::default()
+        }
+    }
+
+    /// Adds a line.
+    pub fn push(&mut self, line: LineLabels<'_>) {
+        self.fired.extend_from_slice(line.fired);
+        self.fired_starts.push(self.fired.len());
+        self.predictions.push(line.prediction);
+        self.deciders.push(line.decider);
+    }
+
     /// The number of lines.
     pub fn n_lines(&self) -> usize {
         self.predictions.len()
@@ -225,16 +246,13 @@ impl LabelMatrix {
         rows: &[Vec<usize>],
         predict: impl Fn(&[usize]) -> Option<usize>,
     ) -> LabelMatrix {
-        let mut out = LabelMatrix {
-            n_rules,
-            fired_starts: vec![0],
-            ..LabelMatrix::default()
-        };
+        let mut out = LabelMatrix::new(n_rules);
         for row in rows {
-            out.fired.extend_from_slice(row);
-            out.fired_starts.push(out.fired.len());
-            out.predictions.push(predict(row));
-            out.deciders.push(None);
+            out.push(LineLabels {
+                prediction: predict(row),
+                decider: None,
+                fired: row,
+            });
         }
         out
     }
@@ -258,17 +276,8 @@ pub fn label_matrix<'t>(
     rules: &[LabelingRule],
     texts: impl IntoIterator<Item = &'t str>,
 ) -> LabelMatrix {
-    let mut out = LabelMatrix {
-        n_rules: rules.len(),
-        fired_starts: vec![0],
-        ..LabelMatrix::default()
-    };
-    label_lines(file, texts, |_, line| {
-        out.fired.extend_from_slice(line.fired);
-        out.fired_starts.push(out.fired.len());
-        out.predictions.push(line.prediction);
-        out.deciders.push(line.decider);
-    });
+    let mut out = LabelMatrix::new(rules.len());
+    label_lines(file, texts, |_, line| out.push(line));
     out
 }
 
@@ -462,25 +471,41 @@ pub fn estimate(
     rules: &[LabelingRule],
     examples: &[Example],
 ) -> Result<Estimates, LabelModelError> {
-    let system = &file.system;
     let matrix = label_matrix(file, rules, examples.iter().map(|e| e.text.as_str()));
-    let gold = gold_labels(system, examples);
-    let model = LabelModel::fit(
-        &matrix,
+    Estimates::of(
+        &file.system,
         rules,
-        system.labels().len(),
-        system.default_label().map(|l| l.index()),
-        &gold,
-    )?;
-    Ok(Estimates {
-        n_lines: examples.len(),
-        n_unlabeled: gold.iter().filter(|g| **g == Gold::Unlabeled).count(),
-        precision: (0..rules.len())
-            .map(|rule| model.estimated_precision(rule))
-            .collect(),
-        accuracy: model.estimated_accuracy(&matrix, &gold),
-        class_balance: model.class_balance().to_vec(),
-    })
+        &matrix,
+        &gold_labels(&file.system, examples),
+    )
+}
+
+impl Estimates {
+    /// [`estimate`] of lines whose label matrix under `system`'s `rules` is `matrix`, and
+    /// whose gold labels are `gold`.
+    pub fn of(
+        system: &RuleSystem,
+        rules: &[LabelingRule],
+        matrix: &LabelMatrix,
+        gold: &[Gold],
+    ) -> Result<Estimates, LabelModelError> {
+        let model = LabelModel::fit(
+            matrix,
+            rules,
+            system.labels().len(),
+            system.default_label().map(|l| l.index()),
+            gold,
+        )?;
+        Ok(Estimates {
+            n_lines: matrix.n_lines(),
+            n_unlabeled: gold.iter().filter(|g| **g == Gold::Unlabeled).count(),
+            precision: (0..rules.len())
+                .map(|rule| model.estimated_precision(rule))
+                .collect(),
+            accuracy: model.estimated_accuracy(matrix, gold),
+            class_balance: model.class_balance().to_vec(),
+        })
+    }
 }
 
 #[cfg(test)]

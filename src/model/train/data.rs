@@ -4,7 +4,9 @@
 
 use crate::automata::RuleSystem;
 use crate::corpus::Example;
-use crate::labeling::{LabelModel, LabelingRule, gold_labels, label_matrix, labeling_rules};
+use crate::labeling::{
+    LabelMatrix, LabelModel, LabelingRule, gold_labels, label_matrix, labeling_rules,
+};
 use crate::limits::ReadLimits;
 use crate::model::fa_rnn::WordInput;
 use crate::model::nn::embeddings::{VectorSource, Vocabulary, read_vectors};
@@ -140,28 +142,14 @@ pub(crate) fn training_data(
     let mut label_model = None;
     let mut soft_truncated = 0;
     if dev_unlabeled || train_examples.iter().any(|e| e.label.is_none()) {
-        let model = fit_label_model(rules, system, train_examples)?;
-        // Each line's probabilities, where `all_lines` or some rule fired on it.
-        let probabilities = |examples: &[Example], all_lines: bool| {
-            let matrix = label_matrix(
-                rules,
-                &model.rules,
-                examples.iter().map(|e| e.text.as_str()),
-            );
-            let k = model.model.n_labels();
-            let all = model.model.probabilities(&matrix);
-            move |i: usize| {
-                (all_lines || !matrix.fired(i).is_empty())
-                    .then(|| all[i * k..(i + 1) * k].iter().map(|&p| p as f32).collect())
-            }
-        };
+        let teacher = Teacher::fit(rules, system, train_examples)?;
         // A black box reads no rules: it learns their silence only from those lines.
         let (soft, truncated) = unlabeled(
             system,
             vocabulary,
             train_examples,
             max_tokens,
-            probabilities(train_examples, settings.model.is_black_box()),
+            teacher.probabilities(&teacher.train_matrix, settings.model.is_black_box()),
         );
         soft_truncated += truncated;
         let estimated_accuracy = soft
@@ -176,7 +164,7 @@ pub(crate) fn training_data(
                 vocabulary,
                 dev_examples,
                 max_tokens,
-                probabilities(dev_examples, true),
+                teacher.probabilities(&teacher.matrix(dev_examples), true),
             );
             // Dev is measured against the most probable label alone.
             all_dev = dev
@@ -215,38 +203,68 @@ pub(crate) fn training_data(
     })
 }
 
-/// A label model and the rules it reads.
-struct FittedLabelModel {
+/// The label model that teaches the lines without a gold label: the rules it reads, and
+/// their label matrix on train, which it was fitted on.
+struct Teacher<'a> {
+    rules_file: &'a RulesFile,
     rules: Vec<LabelingRule>,
+    train_matrix: LabelMatrix,
     model: LabelModel,
 }
 
-/// The label model of `rules` fitted on every train line, with the gold labels of those
-/// that have one the network knows (`system`'s labels: the rules', then the corpus's).
-fn fit_label_model(
-    rules: &RulesFile,
-    system: &RuleSystem,
-    train_examples: &[Example],
-) -> Result<FittedLabelModel, FitError> {
-    let labeling = labeling_rules(rules);
-    let matrix = label_matrix(
-        rules,
-        &labeling,
-        train_examples.iter().map(|e| e.text.as_str()),
-    );
-    let gold = gold_labels(system, train_examples);
-    let model = LabelModel::fit(
-        &matrix,
-        &labeling,
-        system.labels().len(),
-        system.default_label().map(|l| l.index()),
-        &gold,
-    )
-    .map_err(|error| FitError::Config(format!("lines without a gold label: {error}")))?;
-    Ok(FittedLabelModel {
-        rules: labeling,
-        model,
-    })
+impl<'a> Teacher<'a> {
+    /// The label model of `rules` fitted on every train line, with the gold labels of
+    /// those that have one the network knows (`system`'s labels: the rules', then the
+    /// corpus's).
+    fn fit(
+        rules_file: &'a RulesFile,
+        system: &RuleSystem,
+        train_examples: &[Example],
+    ) -> Result<Teacher<'a>, FitError> {
+        let rules = labeling_rules(rules_file);
+        let train_matrix = label_matrix(
+            rules_file,
+            &rules,
+            train_examples.iter().map(|e| e.text.as_str()),
+        );
+        let model = LabelModel::fit(
+            &train_matrix,
+            &rules,
+            system.labels().len(),
+            system.default_label().map(|l| l.index()),
+            &gold_labels(system, train_examples),
+        )
+        .map_err(|error| FitError::Config(format!("lines without a gold label: {error}")))?;
+        Ok(Teacher {
+            rules_file,
+            rules,
+            train_matrix,
+            model,
+        })
+    }
+
+    /// The label matrix of `examples`.
+    fn matrix(&self, examples: &[Example]) -> LabelMatrix {
+        label_matrix(
+            self.rules_file,
+            &self.rules,
+            examples.iter().map(|e| e.text.as_str()),
+        )
+    }
+
+    /// Line `i` of `matrix`'s probabilities, where `all_lines` or some rule fired on it.
+    fn probabilities<'m>(
+        &self,
+        matrix: &'m LabelMatrix,
+        all_lines: bool,
+    ) -> impl FnMut(usize) -> Option<Vec<f32>> + 'm {
+        let k = self.model.n_labels();
+        let all = self.model.probabilities(matrix);
+        move |i: usize| {
+            (all_lines || !matrix.fired(i).is_empty())
+                .then(|| all[i * k..(i + 1) * k].iter().map(|&p| p as f32).collect())
+        }
+    }
 }
 
 /// Refuses a train sentence that would keep more than [`MAX_TRAINING_BYTES`] for the
