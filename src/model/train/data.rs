@@ -119,7 +119,8 @@ pub(crate) struct TrainingData {
 /// without them 93.4 %). A black box, which reads no rules, learns the silence from them
 /// (SMS dev, MVMA-G: 87.4 % without them, 92.2 % with them). Where dev
 /// has no gold label at all, its lines take the label model's most probable label, and
-/// training stops on agreement with it.
+/// training stops on agreement with it. A file without a rule (`default` alone) has nothing
+/// a label model could read, and its lines without a gold label are left out.
 pub(crate) fn training_data(
     rules: &RulesFile,
     system: &RuleSystem,
@@ -141,7 +142,10 @@ pub(crate) fn training_data(
     let dev_unlabeled = all_dev.is_empty() && dev_examples.iter().any(|e| e.label.is_none());
     let mut label_model = None;
     let mut soft_truncated = 0;
-    if dev_unlabeled || train_examples.iter().any(|e| e.label.is_none()) {
+    // Without a rule there is nothing for a label model to read: lines without a gold
+    // label are left out.
+    let teaches = !rules.system.rules().is_empty();
+    if teaches && (dev_unlabeled || train_examples.iter().any(|e| e.label.is_none())) {
         let teacher = Teacher::fit(rules, system, train_examples)?;
         // A black box reads no rules: it learns their silence only from those lines.
         let (soft, truncated) = unlabeled(
@@ -352,6 +356,24 @@ mod tests {
         assert!(rule_network.dev.iter().all(|d| d.soft.is_none()));
         let black_box = data(ModelKind::MvmaG).label_model.unwrap();
         assert_eq!(black_box.unlabeled_lines, 5);
+        // A file without a rule has nothing a label model could read: the unlabeled lines
+        // are left out, for a black box too.
+        let default_only = rules_of("default ham\n");
+        let settings = TrainingSettings {
+            model: ModelKind::MvmaG,
+            ..TrainingSettings::DEFAULT
+        };
+        let data = training_data(
+            &default_only,
+            &default_only.system,
+            None,
+            &train,
+            &[line("hello", Some("ham"))],
+            &settings,
+        )
+        .unwrap();
+        assert!(data.label_model.is_none());
+        assert_eq!(data.train.len(), 1);
         // With every line labeled there is no label model.
         let labeled = [line("free prize", Some("spam")), line("hi", Some("ham"))];
         let settings = TrainingSettings::DEFAULT;
