@@ -202,7 +202,8 @@ enum Command {
         /// The most passes over train of each run.
         #[arg(long, default_value_t = TrainingSettings::DEFAULT.epochs)]
         epochs: usize,
-        /// Epochs without a better dev accuracy before a run stops.
+        /// Epochs without a better dev accuracy before a run stops (never fewer than make
+        /// 100 updates).
         #[arg(long, default_value_t = TrainingSettings::DEFAULT.patience)]
         patience: usize,
         /// Sentences per update.

@@ -89,6 +89,12 @@ impl Network for BiFaRnn {
         vars
     }
 
+    fn head_parameters(&self) -> Vec<Var> {
+        let mut vars = self.forward.head();
+        vars.extend(self.backward.head());
+        vars
+    }
+
     fn parameter_names(&self) -> Vec<String> {
         let mut names = self.forward.parameter_names();
         names.extend(

@@ -111,6 +111,13 @@ impl Network for Ensemble {
             .collect()
     }
 
+    fn head_parameters(&self) -> Vec<Var> {
+        self.members
+            .iter()
+            .flat_map(|member| member.head_parameters())
+            .collect()
+    }
+
     fn parameter_names(&self) -> Vec<String> {
         self.prefixed(|member| {
             let names = member.parameter_names();

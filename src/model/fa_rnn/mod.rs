@@ -523,6 +523,15 @@ impl FaRnn {
         self.parameters.trainable()
     }
 
+    /// The corpus labels' U and bias ([`Network::head_parameters`]), when the network has
+    /// labels no rule names.
+    pub fn head(&self) -> Vec<Var> {
+        ["corpus_labels.weight", "corpus_labels.bias"]
+            .into_iter()
+            .filter_map(|name| self.parameters.var(name))
+            .collect()
+    }
+
     /// A network from named tensors (a checkpoint's, see [`FaRnn::tensors`]), checked
     /// against the rule system it must belong to; `beta` is required with word embeddings.
     /// The rank, the word vectors' size and whether there are gates are the checkpoint's;
@@ -919,6 +928,10 @@ impl Network for FaRnn {
 
     fn parameters(&self) -> Vec<Var> {
         self.trainable()
+    }
+
+    fn head_parameters(&self) -> Vec<Var> {
+        self.head()
     }
 
     fn training_bytes_per_token(&self) -> u64 {

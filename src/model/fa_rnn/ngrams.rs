@@ -543,6 +543,10 @@ impl Network for WithNgrams {
         self.network.parameters()
     }
 
+    fn head_parameters(&self) -> Vec<Var> {
+        self.network.head_parameters()
+    }
+
     fn parameter_names(&self) -> Vec<String> {
         self.network.parameter_names()
     }

@@ -20,6 +20,14 @@ pub trait Network: Send + Sync {
     }
     /// The parameters training updates.
     fn parameters(&self) -> Vec<Var>;
+    /// Those of [`Network::parameters`] that make a linear head on features training does
+    /// not change (the FA-RNN's labels no rule names, read from the mean word vector): they
+    /// start at zero, far from where they end, and training steps them at
+    /// [`crate::model::train::settings::HEAD_LEARNING_RATE`] instead of the network's own
+    /// step size.
+    fn head_parameters(&self) -> Vec<Var> {
+        Vec::new()
+    }
     /// About how many bytes a training batch keeps for the gradient per sentence and
     /// (padded) token: its measured peak with a margin (`docs/performance.md`, "Long
     /// documents"), which [`crate::model::train::learn`] keeps each part of a batch under

@@ -147,6 +147,14 @@ impl Parameters {
         Ok(())
     }
 
+    /// The tensor declared as `name`, if any.
+    pub fn var(&self, name: &str) -> Option<Var> {
+        self.entries
+            .iter()
+            .find(|entry| entry.name == name)
+            .map(|entry| entry.var.clone())
+    }
+
     /// The trainable tensors, in declaration order.
     pub fn trainable(&self) -> Vec<Var> {
         self.entries

@@ -11,7 +11,13 @@
 //!   little (length bucketing) and the order still changes every epoch.
 //! - The untrained network is the first candidate; after each epoch the dev accuracy is
 //!   measured and the best parameters are kept; training stops after `patience` epochs
-//!   without a strictly better dev accuracy, and the best parameters are restored.
+//!   without a strictly better dev accuracy ([`TrainingSettings::patience_epochs`]: never
+//!   fewer than [`MIN_PATIENCE_UPDATES`] updates, which on a hundred lines are 25 epochs),
+//!   and the best parameters are restored.
+//! - Adam steps a network's linear head on fixed features ([`Network::head_parameters`]: the
+//!   FA-RNN's labels no rule names) at [`HEAD_LEARNING_RATE`], the rest at the settings' step
+//!   size: a head starting at zero at the rules' step size had not left its start when
+//!   patience ran out.
 //! - A batch that would keep more than [`MAX_TRAINING_BYTES`] for the gradient (long
 //!   documents: [`Network::training_bytes_per_token`] times its sentences times its longest
 //!   one) is split, by length, into parts that each keep less; their gradients are summed
@@ -32,7 +38,9 @@ use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::nn::rng::SplitMix64;
 use crate::model::nn::threads::on_two_threads;
-use crate::model::train::settings::TrainingSettings;
+#[cfg(doc)]
+use crate::model::train::settings::MIN_PATIENCE_UPDATES;
+use crate::model::train::settings::{HEAD_LEARNING_RATE, TrainingSettings};
 use candle_core::backprop::GradStore;
 use candle_core::{Device, Tensor};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
@@ -156,6 +164,52 @@ pub fn accuracy(
     Ok(correct as f64 / data.len() as f64)
 }
 
+/// Adam over a network's parameters: its head ([`Network::head_parameters`]) at
+/// [`HEAD_LEARNING_RATE`], the rest at the settings' step size, both times the schedule's
+/// factor.
+struct Steps {
+    body: AdamW,
+    head: Option<AdamW>,
+}
+
+impl Steps {
+    fn new(net: &dyn Network, learning_rate: f64, factor: f64) -> candle_core::Result<Steps> {
+        let adam = |vars: Vec<candle_core::Var>, lr: f64| {
+            AdamW::new(
+                vars,
+                ParamsAdamW {
+                    lr: lr * factor,
+                    weight_decay: 0.0,
+                    ..ParamsAdamW::default()
+                },
+            )
+        };
+        let head = net.head_parameters();
+        let in_head = |var: &candle_core::Var| head.iter().any(|h| h.id() == var.id());
+        let body = net
+            .parameters()
+            .into_iter()
+            .filter(|v| !in_head(v))
+            .collect();
+        Ok(Steps {
+            body: adam(body, learning_rate)?,
+            head: if head.is_empty() {
+                None
+            } else {
+                Some(adam(head, HEAD_LEARNING_RATE)?)
+            },
+        })
+    }
+
+    fn step(&mut self, gradients: &GradStore) -> candle_core::Result<()> {
+        self.body.step(gradients)?;
+        if let Some(head) = &mut self.head {
+            head.step(gradients)?;
+        }
+        Ok(())
+    }
+}
+
 /// The updates since the last dev measurement.
 struct Round {
     started: std::time::Instant,
@@ -187,7 +241,7 @@ impl Round {
         data: &[LabeledSentence],
         indices: &[usize],
         config: &TrainingSettings,
-        optimizer: &mut AdamW,
+        optimizer: &mut Steps,
         rng: &mut SplitMix64,
         device: &Device,
         budget: u64,
@@ -424,14 +478,7 @@ pub fn train(
     cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainReport, TrainError> {
     let vars = net.parameters();
-    let mut optimizer = AdamW::new(
-        vars.clone(),
-        ParamsAdamW {
-            lr: config.learning_rate() * schedule.learning_rate_factor,
-            weight_decay: 0.0,
-            ..ParamsAdamW::default()
-        },
-    )?;
+    let mut optimizer = Steps::new(net, config.learning_rate(), schedule.learning_rate_factor)?;
     let mut rng = SplitMix64::new(config.seed);
     let snapshot = |vars: &[candle_core::Var]| -> candle_core::Result<Vec<Tensor>> {
         vars.iter().map(|v| v.as_tensor().copy()).collect()
@@ -453,7 +500,9 @@ pub fn train(
     let epochs = schedule
         .epochs
         .map_or(config.epochs, |epochs| epochs.min(config.epochs));
-    let patience = schedule.patience.unwrap_or(config.patience);
+    let patience = schedule
+        .patience
+        .unwrap_or_else(|| config.patience_epochs(train_data.len()));
     let mut round = Round::default();
     'epochs: for epoch in 1..=epochs {
         let batches = epoch_batches(train_data, config.batch_size.max(1), &mut rng);
@@ -567,6 +616,81 @@ mod tests {
         (net, data)
     }
 
+    /// Adam's first step moves every parameter by about its step size: the corpus labels'
+    /// head ([`Network::head_parameters`]) by [`HEAD_LEARNING_RATE`], the rest by the
+    /// settings' step size.
+    #[test]
+    fn the_head_of_labels_no_rule_names_steps_at_its_own_rate() {
+        let (_, data) = network_and_data();
+        let text = "default ham\nspam: $* free $* ( call | txt ) $*\n";
+        let parse = crate::syntax::parse(text);
+        let (rules, _) = crate::syntax::lower(&parse, text);
+        let (system, _) = crate::automata::compile(&rules, &Default::default());
+        let system = system.with_labels(["question"]);
+        let automaton = WeightedAutomaton::new(&system);
+        let words = tiny_word_input(&["free", "call", "now", "hi", "you", "txt", "mum"]);
+        let net = FaRnn::new(
+            &system,
+            &automaton,
+            &decompose::exact(&automaton),
+            Some(&words),
+            Scoring::Forward,
+            &Device::Cpu,
+        )
+        .unwrap();
+        let mut data = data;
+        data[1].label = 2;
+        data[3].label = 2;
+        let head = net.head_parameters();
+        assert_eq!(head.len(), 2, "U and the bias");
+        let values = |vars: &[candle_core::Var]| -> Vec<Vec<f32>> {
+            vars.iter()
+                .map(|v| v.as_tensor().flatten_all().unwrap().to_vec1().unwrap())
+                .collect()
+        };
+        let body: Vec<candle_core::Var> = net
+            .parameters()
+            .into_iter()
+            .filter(|v| head.iter().all(|h| h.id() != v.id()))
+            .collect();
+        let (head_before, body_before) = (values(&head), values(&body));
+        let lr = 1e-4;
+        let mut optimizer = Steps::new(&net, lr, 0.5).unwrap();
+        let indices: Vec<usize> = (0..data.len()).collect();
+        let config = TrainingSettings::DEFAULT;
+        let mut rng = SplitMix64::new(1);
+        Round::default()
+            .step(
+                &net,
+                &data,
+                &indices,
+                &config,
+                &mut optimizer,
+                &mut rng,
+                &Device::Cpu,
+                u64::MAX,
+            )
+            .unwrap();
+        let largest_move = |before: &[Vec<f32>], after: &[Vec<f32>]| -> f64 {
+            before
+                .iter()
+                .flatten()
+                .zip(after.iter().flatten())
+                .map(|(a, b)| f64::from((a - b).abs()))
+                .fold(0.0, f64::max)
+        };
+        let head_move = largest_move(&head_before, &values(&head));
+        let body_move = largest_move(&body_before, &values(&body));
+        assert!(
+            (head_move - 0.5 * HEAD_LEARNING_RATE).abs() < 0.05 * HEAD_LEARNING_RATE,
+            "the head moved {head_move}"
+        );
+        assert!(
+            body_move > 0.0 && body_move < 0.5 * lr * 1.05,
+            "the rest moved {body_move}"
+        );
+    }
+
     #[test]
     fn parts_cover_the_batch_shortest_first_within_the_budget() {
         let (_, data) = network_and_data();
@@ -588,14 +712,7 @@ mod tests {
         let indices: Vec<usize> = (0..6).collect();
         let updated = |budget: u64| -> Vec<Vec<f32>> {
             let (net, data) = network_and_data();
-            let mut optimizer = AdamW::new(
-                net.parameters(),
-                ParamsAdamW {
-                    lr: 0.01,
-                    ..ParamsAdamW::default()
-                },
-            )
-            .unwrap();
+            let mut optimizer = Steps::new(&net, 0.01, 1.0).unwrap();
             let mut round = Round::default();
             let mut rng = SplitMix64::new(1);
             for _ in 0..3 {

@@ -308,7 +308,8 @@ pub struct TrainingSettings {
     /// the S-LSTM and MVMA-G.
     #[arg(long, value_name = "X")]
     pub learning_rate: Option<f64>,
-    /// Epochs without a better dev accuracy before training stops (the best epoch is kept).
+    /// Epochs without a better dev accuracy before training stops (the best epoch is kept),
+    /// and never fewer than make 100 updates (25 epochs of a hundred lines).
     #[arg(long, default_value_t = TrainingSettings::DEFAULT.patience)]
     pub patience: usize,
     /// Factor on the soft-logic logits of the rule networks and SoPa inside the loss and the
@@ -351,6 +352,15 @@ pub struct TrainingSettings {
 pub const FA_RNN_MEMBERS: usize = 5;
 /// The FA-RNN family's default step size.
 pub const FA_RNN_LEARNING_RATE: f64 = 3e-4;
+/// The step size of a network's linear head on fixed features
+/// ([`crate::model::nn::network::Network::head_parameters`]: the FA-RNN's labels no rule
+/// names), times the schedule's factor: the best of 0.0003 to 0.1 on `default`-only files
+/// from a hundred lines (`docs/results.md`, "Learning from a hundred lines").
+pub const HEAD_LEARNING_RATE: f64 = 0.03;
+/// The fewest updates training waits for a better dev accuracy, whatever `patience` says in
+/// epochs: on a hundred lines an epoch is four updates, and SoPa's dev accuracy only starts
+/// to rise after about eighty (`docs/results.md`, "Learning from a hundred lines").
+pub const MIN_PATIENCE_UPDATES: usize = 100;
 /// SoPa's default step size (the paper's grid: 0.005, 0.01, 0.05).
 pub const SOPA_LEARNING_RATE: f64 = 0.01;
 /// The black boxes' default step size (the S-LSTM paper's and code's; MVMA-G's reference
@@ -392,6 +402,15 @@ impl TrainingSettings {
         sopa: SopaSettings::DEFAULT,
         slstm: SlstmSettings::DEFAULT,
     };
+
+    /// Epochs without a better dev accuracy before training on `n_train` sentences stops:
+    /// `patience`, or more where that many epochs make fewer than [`MIN_PATIENCE_UPDATES`]
+    /// updates.
+    pub fn patience_epochs(&self, n_train: usize) -> usize {
+        let updates_per_epoch = n_train.div_ceil(self.batch_size.max(1)).max(1);
+        self.patience
+            .max(MIN_PATIENCE_UPDATES.div_ceil(updates_per_epoch))
+    }
 
     /// Adam's step size: the one asked for, else the model's default.
     pub fn learning_rate(&self) -> f64 {
@@ -517,6 +536,21 @@ impl Default for TrainingSettings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patience_waits_at_least_the_fewest_updates() {
+        let settings = TrainingSettings::DEFAULT;
+        // A hundred lines in batches of 32: four updates an epoch.
+        assert_eq!(settings.patience_epochs(100), 25);
+        assert_eq!(settings.patience_epochs(1), MIN_PATIENCE_UPDATES);
+        // Ten epochs of 4,500 lines are 1,410 updates: the setting as it is.
+        assert_eq!(settings.patience_epochs(4_500), settings.patience);
+        let patient = TrainingSettings {
+            patience: 40,
+            ..TrainingSettings::DEFAULT
+        };
+        assert_eq!(patient.patience_epochs(100), 40);
+    }
 
     #[test]
     fn the_model_kind_table_lists_each_kind_once_in_declaration_order() {
