@@ -589,10 +589,16 @@ mod tests {
 
     /// The spam filter of the tests, with word vectors, and six sentences of 1 to 9 tokens.
     fn network_and_data() -> (FaRnn, Vec<LabeledSentence>) {
+        network_and_data_with_labels(&[])
+    }
+
+    /// [`network_and_data`] with `labels` no rule names added to the rule system.
+    fn network_and_data_with_labels(labels: &[&str]) -> (FaRnn, Vec<LabeledSentence>) {
         let text = "default ham\nspam: $* free $* ( call | txt ) $*\n";
         let parse = crate::syntax::parse(text);
         let (rules, _) = crate::syntax::lower(&parse, text);
         let (system, _) = crate::automata::compile(&rules, &Default::default());
+        let system = system.with_labels(labels.iter().copied());
         let automaton = WeightedAutomaton::new(&system);
         let words = tiny_word_input(&["free", "call", "now", "hi", "you", "txt", "mum"]);
         let net = FaRnn::new(
@@ -621,24 +627,7 @@ mod tests {
     /// settings' step size.
     #[test]
     fn the_head_of_labels_no_rule_names_steps_at_its_own_rate() {
-        let (_, data) = network_and_data();
-        let text = "default ham\nspam: $* free $* ( call | txt ) $*\n";
-        let parse = crate::syntax::parse(text);
-        let (rules, _) = crate::syntax::lower(&parse, text);
-        let (system, _) = crate::automata::compile(&rules, &Default::default());
-        let system = system.with_labels(["question"]);
-        let automaton = WeightedAutomaton::new(&system);
-        let words = tiny_word_input(&["free", "call", "now", "hi", "you", "txt", "mum"]);
-        let net = FaRnn::new(
-            &system,
-            &automaton,
-            &decompose::exact(&automaton),
-            Some(&words),
-            Scoring::Forward,
-            &Device::Cpu,
-        )
-        .unwrap();
-        let mut data = data;
+        let (net, mut data) = network_and_data_with_labels(&["question"]);
         data[1].label = 2;
         data[3].label = 2;
         let head = net.head_parameters();
