@@ -277,7 +277,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         dev: Option<PathBuf>,
         /// A checkpoint of a network trained from this very rules file (`rulelens train`):
-        /// its rules read back as regexes become suggestions too.
+        /// its rules read back as regexes become suggestions too, and the train lines without
+        /// a gold label take its labels.
         #[arg(long, value_name = "MODEL_DIR")]
         model: Option<PathBuf>,
         /// Word vectors in the GloVe text format: a word that fixes a single train line

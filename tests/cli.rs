@@ -1546,6 +1546,75 @@ fn suggest_lists_measured_edits_and_its_rules_pass_check_beside_the_original() {
     assert!(fixed.iter().all(|line| line.as_u64().unwrap() >= 1));
 }
 
+/// With few gold labels (here none in train), `suggest --model` judges its candidates on
+/// the train lines as the network labels them: the same suggestions as on a train file whose
+/// lines carry the labels `predict` gives them. Without a network, a train file without any
+/// gold label is an error that says how to label it.
+#[test]
+fn suggest_judges_lines_without_a_gold_label_by_a_networks_labels() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-few-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let train = std::fs::read_to_string("tests/data/train/train.tsv").unwrap();
+    let texts: Vec<&str> = train
+        .lines()
+        .map(|line| line.split_once('\t').unwrap().1)
+        .collect();
+    let unlabeled = dir.join("unlabeled.tsv");
+    std::fs::write(&unlabeled, texts.join("\n") + "\n").unwrap();
+    let unlabeled = unlabeled.to_str().unwrap();
+    let model = "tests/data/checkpoints/fa-rnn";
+    let suggest = |train: &str, extra: &[&str]| {
+        let mut args = vec![
+            "suggest",
+            "tests/data/train/tiny.rules",
+            "--train",
+            train,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        rulelens(&args)
+    };
+
+    let without = suggest(unlabeled, &[]);
+    assert!(!without.status.success());
+    let said = String::from_utf8_lossy(&without.stderr);
+    assert!(
+        said.contains("unlabeled.tsv: no labeled line to suggest rules from")
+            && said.contains("--model DIR, a network trained from these rules"),
+        "{said}"
+    );
+
+    let with = suggest(unlabeled, &["--model", model]);
+    let said = String::from_utf8_lossy(&with.stderr);
+    assert!(with.status.success(), "{said}");
+    assert!(
+        said.contains("90 of 90 lines without a gold label take the labels of the network"),
+        "{said}"
+    );
+
+    let mut predict = vec!["predict", model, "--format", "json"];
+    predict.extend(texts.iter().copied());
+    let predicted = rulelens(&predict);
+    assert!(predicted.status.success());
+    let labeled: String = String::from_utf8_lossy(&predicted.stdout)
+        .lines()
+        .zip(&texts)
+        .map(|(line, text)| {
+            let row: Value = serde_json::from_str(line).unwrap();
+            format!("{}\t{text}\n", row["label"].as_str().unwrap())
+        })
+        .collect();
+    let labeled_path = dir.join("labeled.tsv");
+    std::fs::write(&labeled_path, labeled).unwrap();
+    let by_predict = suggest(labeled_path.to_str().unwrap(), &["--model", model]);
+    assert!(by_predict.status.success());
+    let suggestions = json(&with)["suggestions"].clone();
+    assert!(!suggestions.as_array().unwrap().is_empty());
+    assert_eq!(suggestions, json(&by_predict)["suggestions"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn suggest_refuses_floors_it_cannot_use_as_a_usage_error() {
     for (flag, value, said) in [

@@ -9,6 +9,7 @@
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
 use super::output::RulesFormat;
 use super::table::{Table, percent};
+use candle_core::Device;
 use rulelens::automata::CompileConfig;
 use rulelens::corpus::Example;
 use rulelens::limits::ReadLimits;
@@ -18,7 +19,7 @@ use rulelens::suggest::lines::Lines;
 use rulelens::suggest::reconstruct::read_back;
 use rulelens::suggest::{
     Corpora, LearnedRule, ReadBack, RefineConfig, SuggestConfig, Suggestion, WordNeighbours,
-    refine, suggest,
+    label_unlabeled, refine, suggest,
 };
 use serde_json::json;
 use std::path::Path;
@@ -34,6 +35,10 @@ pub enum Output {
     /// The refined rules written over the rules file.
     Write,
 }
+
+/// What labels train lines without a gold label, for the messages that leave them out.
+const LABELS_THEM: &str =
+    "--model DIR, a network trained from these rules (rulelens train), labels them";
 
 pub struct SuggestArgs<'a> {
     pub rules_path: &'a Path,
@@ -63,13 +68,51 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         anyhow::bail!("{} has errors; fix them first", rules_path.display());
     }
-    let train = read_corpus(&corpus_path(&loaded, args.train, "train")?, read_limits)?;
+    let mut train = read_corpus(&corpus_path(&loaded, args.train, "train")?, read_limits)?;
     let dev = read_corpus(&corpus_path(&loaded, args.dev, "dev")?, read_limits)?;
+    let model = model_dir
+        .map(|model_dir| {
+            load_model_for(
+                model_dir,
+                loaded.source.text.as_bytes(),
+                loaded.path.as_deref(),
+                false,
+                &Device::Cpu,
+                read_limits,
+            )
+        })
+        .transpose()?;
+    let unlabeled = train.examples.iter().filter(|e| e.label.is_none()).count();
+    match (&model, model_dir) {
+        _ if unlabeled == 0 => {}
+        (Some(model), Some(model_dir)) => {
+            label_unlabeled(&mut train.examples, |texts| {
+                model.most_probable_labels(texts, &Device::Cpu)
+            })?;
+            eprintln!(
+                "{}: {unlabeled} of {} lines without a gold label take the labels of the network of {}",
+                train.path.display(),
+                train.examples.len(),
+                model_dir.display()
+            );
+        }
+        _ if unlabeled < train.examples.len() => eprintln!(
+            "{}: {unlabeled} of {} lines without a gold label are left out; {LABELS_THEM}",
+            train.path.display(),
+            train.examples.len()
+        ),
+        _ => {}
+    }
     for corpus in [&train, &dev] {
         if !corpus.examples.iter().any(|e| e.label.is_some()) {
             anyhow::bail!(
-                "{}: no labeled line to suggest rules from or measure them on",
-                corpus.path.display()
+                "{}: no labeled line to suggest rules from or measure them on{}",
+                corpus.path.display(),
+                if model.is_none() && std::ptr::eq(corpus, &train) {
+                    format!("; {LABELS_THEM}")
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -80,9 +123,9 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
         dev: &dev.examples,
         vectors: Some(&vectors),
     };
-    let (read_back, learned) = match model_dir {
-        Some(model_dir) => network_read_back(&loaded, model_dir, &corpora, read_limits)?,
-        None => (Vec::new(), Vec::new()),
+    let (read_back, learned) = match (&model, model_dir) {
+        (Some(model), Some(model_dir)) => network_read_back(&loaded, model, model_dir, &corpora)?,
+        _ => (Vec::new(), Vec::new()),
     };
     let refined_text = |refined: &rulelens::suggest::Refined| -> anyhow::Result<()> {
         match output {
@@ -203,23 +246,14 @@ impl Drop for Spinner {
     }
 }
 
-/// The rules of `rules` as the network of `model_dir` reads them back, or, of a SoPa, its
-/// learned patterns as rules (read back on `corpora`); an error when that network was
-/// trained from other rules.
+/// The rules of `rules` as `model` (the network of `model_dir`, trained from these rules)
+/// reads them back, or, of a SoPa, its learned patterns as rules (read back on `corpora`).
 fn network_read_back(
     rules: &RulesFile,
+    model: &LoadedModel,
     model_dir: &Path,
     corpora: &Corpora,
-    read_limits: &ReadLimits,
 ) -> anyhow::Result<(Vec<ReadBack>, Vec<LearnedRule>)> {
-    let model = load_model_for(
-        model_dir,
-        rules.source.text.as_bytes(),
-        rules.path.as_deref(),
-        false,
-        &candle_core::Device::Cpu,
-        read_limits,
-    )?;
     let LoadedModel {
         manifest,
         rules: trained,

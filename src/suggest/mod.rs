@@ -22,6 +22,7 @@ mod learned;
 pub mod lines;
 mod narrow;
 mod neighbours;
+mod network_labels;
 mod priority;
 mod provenance;
 pub mod reconstruct;
@@ -32,6 +33,7 @@ pub mod widen;
 pub use edit::insert_rule;
 use lines::{Lines, Standing};
 pub use neighbours::WordNeighbours;
+pub use network_labels::label_unlabeled;
 pub use reconstruct::ReadBack;
 pub use widen::{LineWidening, widen_for_line};
 

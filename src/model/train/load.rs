@@ -29,6 +29,9 @@ pub struct LoadedModel {
 }
 
 impl LoadedModel {
+    /// Texts scored at once by [`LoadedModel::most_probable_labels`].
+    pub const BATCH_SIZE: usize = 256;
+
     /// Each text's label probabilities, labels in the order of the manifest's `labels`,
     /// computed by the network's tensors (what training measured, for every family) in
     /// batches of at most `batch_size` texts of similar length; a text is read up to the
@@ -58,6 +61,30 @@ impl LoadedModel {
             }
         }
         Ok(out)
+    }
+
+    /// Each text's most probable label, by [`LoadedModel::probabilities`].
+    pub fn most_probable_labels(
+        &self,
+        texts: &[&str],
+        device: &Device,
+    ) -> candle_core::Result<Vec<String>> {
+        let labels = &self.manifest.labels;
+        self.probabilities(texts, Self::BATCH_SIZE, device)?
+            .iter()
+            .map(|row| {
+                (0..row.len())
+                    .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+                    .and_then(|k| labels.get(k).cloned())
+                    .ok_or_else(|| {
+                        candle_core::Error::Msg(format!(
+                            "the network gives {} labels, the checkpoint names {}",
+                            row.len(),
+                            labels.len()
+                        ))
+                    })
+            })
+            .collect()
     }
 }
 
