@@ -70,6 +70,7 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
     }
     let mut train = read_corpus(&corpus_path(&loaded, args.train, "train")?, read_limits)?;
     let dev = read_corpus(&corpus_path(&loaded, args.dev, "dev")?, read_limits)?;
+    // The network and the folder it came from.
     let model = model_dir
         .map(|model_dir| {
             load_model_for(
@@ -80,12 +81,13 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
                 &Device::Cpu,
                 read_limits,
             )
+            .map(|model| (model_dir, model))
         })
         .transpose()?;
     let unlabeled = train.examples.iter().filter(|e| e.label.is_none()).count();
-    match (&model, model_dir) {
+    match &model {
         _ if unlabeled == 0 => {}
-        (Some(model), Some(model_dir)) => {
+        Some((model_dir, model)) => {
             label_unlabeled(&mut train.examples, |texts| {
                 model.most_probable_labels(texts, &Device::Cpu)
             })?;
@@ -123,9 +125,9 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
         dev: &dev.examples,
         vectors: Some(&vectors),
     };
-    let (read_back, learned) = match (&model, model_dir) {
-        (Some(model), Some(model_dir)) => network_read_back(&loaded, model, model_dir, &corpora)?,
-        _ => (Vec::new(), Vec::new()),
+    let (read_back, learned) = match &model {
+        Some((model_dir, model)) => network_read_back(&loaded, model, model_dir, &corpora)?,
+        None => (Vec::new(), Vec::new()),
     };
     let refined_text = |refined: &rulelens::suggest::Refined| -> anyhow::Result<()> {
         match output {

@@ -130,6 +130,9 @@ struct Words {
     beta: f64,
 }
 
+/// The checkpoint names of [`CorpusLabels`]' U and bias.
+pub(crate) const CORPUS_LABEL_TENSORS: [&str; 2] = ["corpus_labels.weight", "corpus_labels.bias"];
+
 /// The logits of the labels no rule names, from the sentence's mean word vector.
 #[derive(Debug, Clone)]
 struct CorpusLabels {
@@ -269,12 +272,12 @@ fn declare(
         (0, _) => None,
         (c, Some(words)) => Some(CorpusLabels {
             weight: parameters.declare(
-                "corpus_labels.weight",
+                CORPUS_LABEL_TENSORS[0],
                 &[words.embedding.dim(1)?, c],
                 label_weight,
                 true,
             )?,
-            bias: parameters.declare("corpus_labels.bias", &[c], label_bias, true)?,
+            bias: parameters.declare(CORPUS_LABEL_TENSORS[1], &[c], label_bias, true)?,
         }),
         (_, None) => candle_core::bail!("labels no rule names are learned from word vectors"),
     };
@@ -526,7 +529,7 @@ impl FaRnn {
     /// The corpus labels' U and bias ([`Network::head_parameters`]), when the network has
     /// labels no rule names.
     pub fn head(&self) -> Vec<Var> {
-        ["corpus_labels.weight", "corpus_labels.bias"]
+        CORPUS_LABEL_TENSORS
             .into_iter()
             .filter_map(|name| self.parameters.var(name))
             .collect()

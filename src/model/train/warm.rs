@@ -30,7 +30,7 @@ use crate::automata::{Alphabet, Dfa, RuleSystem, StateId, SymbolId};
 use crate::corpus::Example;
 use crate::model::fa_rnn::decompose;
 use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
-use crate::model::fa_rnn::{FaRnn, WordInput};
+use crate::model::fa_rnn::{CORPUS_LABEL_TENSORS, FaRnn, WordInput};
 use crate::model::train::checkpoint::{Manifest, sha256_of_parts};
 use crate::model::train::learn::Schedule;
 use crate::model::train::settings::{ModelKind, TrainingSettings};
@@ -441,7 +441,8 @@ pub fn warm_network(
         let (data, dims) = values(&new, name)?;
         put(name, data, &dims)?;
     }
-    if new.contains_key("corpus_labels.bias") {
+    let [_, bias] = CORPUS_LABEL_TENSORS;
+    if new.contains_key(bias) {
         // Per label no rule names: the previous network's column where it learned the
         // label too, else the fresh one's.
         let previous_labels = previous_system.corpus_labels();
@@ -450,8 +451,8 @@ pub fn warm_network(
             .iter()
             .map(|label| previous_labels.iter().position(|l| l == label))
             .collect();
-        let learned = old.contains_key("corpus_labels.bias");
-        for name in ["corpus_labels.weight", "corpus_labels.bias"] {
+        let learned = old.contains_key(bias);
+        for name in CORPUS_LABEL_TENSORS {
             let (mut data, dims) = values(&new, name)?;
             if learned {
                 let (old_values, old_dims) = values(&old, name)?;
