@@ -7,7 +7,9 @@
 use candle_core::Device;
 use rulelens::corpus::Example;
 use rulelens::limits::ReadLimits;
-use rulelens::model::{Batch, FaRnnScorer, ModelKind, Sentence, TrainingSettings, fit, load_model};
+use rulelens::model::{
+    Batch, FaRnnScorer, ModelKind, NGRAM_WEIGHTS, Sentence, TrainingSettings, fit, load_model,
+};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
 use std::path::Path;
@@ -96,6 +98,10 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
     let regression = metrics.ngram_regression.as_ref().unwrap();
     assert!(metrics.dev_accuracy >= regression.network_dev_accuracy);
     assert!(events.iter().any(|e| e.starts_with("NgramRegression")));
+    // No weight asked for: it is chosen on dev.
+    let weight = regression.weight.unwrap();
+    assert!(NGRAM_WEIGHTS.contains(&weight), "{weight}");
+    assert_eq!(fitted.manifest.settings.ngram_weight, None);
     let texts: Vec<&str> = dev.iter().take(60).map(|e| e.text.as_str()).collect();
     let batch = Batch::from_texts(
         &rules.system,

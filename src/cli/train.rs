@@ -210,11 +210,12 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         FitEvent::NgramRegression {
             n_features,
             c,
+            weight,
             reused,
             dev_accuracy,
             kept,
         } => eprintln!(
-            "with the n-gram regression beside it ({n_features} n-grams, C {c}{}): dev accuracy {:.2}%{}",
+            "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
             if reused {
                 ", the previous network's"
             } else {

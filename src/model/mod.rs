@@ -59,7 +59,7 @@ pub use train::learn::{
 pub use train::load::{LoadedModel, load_model, load_model_for, load_previous};
 pub use train::settings::{
     DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind,
-    TrainingSettings,
+    NGRAM_WEIGHTS, TrainingSettings,
 };
 pub use train::warm::{WARM_SCHEDULE, WhyFull, data_sha256 as training_data_sha256};
 

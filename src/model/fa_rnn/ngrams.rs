@@ -1,8 +1,8 @@
 //! The n-gram regression beside the FA-RNN family's networks: a softmax regression on a
 //! line's tf-idf unigrams and bigrams (`nn/tfidf.rs`, `nn/softmax_regression.rs`), fitted on
 //! the train lines once the network has trained, its C chosen on dev, whose logits are
-//! added to the network's (an ensemble's averaged ones) times `ngram_weight` over the
-//! logit scale ([`WithNgrams`]). The two are models of different kinds, the rules' automata
+//! added to the network's (an ensemble's averaged ones) times a weight over the logit
+//! scale ([`WithNgrams`]; the setting `ngram_weight`, chosen on dev by default). The two are models of different kinds, the rules' automata
 //! and a bag of n-grams, and together they beat either (`docs/results.md`, issue 32).
 //!
 //! Only a trained network gets one: the untrained network is the rules' alone, so it still
@@ -126,6 +126,15 @@ impl NgramRegression {
                 n_labels,
             },
         })
+    }
+
+    /// The same regression with its logits times `k`.
+    pub fn scaled(&self, k: f32) -> NgramRegression {
+        NgramRegression {
+            weight: self.weight.iter().map(|w| w * k).collect(),
+            bias: self.bias.iter().map(|b| b * k).collect(),
+            ..self.clone()
+        }
     }
 
     /// The regression for a network of the vocabulary `to`, fitted for one of `from` (a warm

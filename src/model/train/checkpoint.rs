@@ -145,6 +145,10 @@ pub struct NgramMetrics {
     pub features: usize,
     /// Its inverse regularisation strength, chosen on dev.
     pub c: f64,
+    /// The weight on its logits, asked for or chosen on dev (absent in older manifests,
+    /// whose settings' `ngramWeight` is the weight).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
     /// The dev accuracy of the network without it.
     pub network_dev_accuracy: f64,
     /// Seconds spent fitting it (every C tried; about 0 for a warm start's, reused).

@@ -61,11 +61,13 @@ pub enum FitEvent<'a> {
     /// Every member of an ensemble trained; the dev accuracy of their averaged logits.
     Ensemble { members: usize, dev_accuracy: f64 },
     /// The n-gram regression beside the network was fitted, or a warm start's previous one
-    /// `reused`: its n-grams, the C chosen on dev, the dev accuracy of the network with it,
-    /// and whether it was kept (it is left out when it lowers the network's dev accuracy).
+    /// `reused`: its n-grams, the C chosen on dev, its weight (asked for, chosen on dev, or
+    /// the previous one's), the dev accuracy of the network with it, and whether it was kept
+    /// (it is left out when it lowers the network's dev accuracy).
     NgramRegression {
         n_features: usize,
         c: f64,
+        weight: f64,
         reused: bool,
         dev_accuracy: f64,
         kept: bool,

@@ -41,7 +41,7 @@ use crate::model::train::learn::{
     DevScoring, LabeledSentence, Schedule, TrainError, TrainReport, train,
 };
 use crate::model::train::load::LoadedModel;
-use crate::model::train::settings::{ModelKind, TrainingSettings};
+use crate::model::train::settings::{DEFAULT_NGRAM_WEIGHT, ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
 use crate::rules_file::RulesFile;
 use candle_core::{Device, Tensor};
@@ -316,16 +316,41 @@ pub fn fit_from(
     let seconds = started.elapsed().as_secs_f64();
     let (net, ngrams) = match fitted {
         None => (net, None),
-        Some((NgramFit { regression, c }, reused)) => {
+        Some((NgramFit { regression, c }, reused_weight)) => {
             let n_features = regression.n_features();
-            let with = WithNgrams::new(net, regression)?;
-            let accuracy = dev_scoring.accuracy(&with, &dev_data, settings, &device, cancelled)?;
+            // Each weight with the factor on the fitted regression's logits: a warm start's
+            // keeps its weight, already in; a new one, fitted at weight 1, takes each weight
+            // to choose from on the gold dev in turn.
+            let candidates: Vec<(f64, f32)> = match reused_weight {
+                Some(weight) => vec![(weight, 1.0)],
+                None if gold_dev => settings
+                    .ngram_weights()
+                    .into_iter()
+                    .map(|weight| (weight, weight as f32))
+                    .collect(),
+                None => {
+                    let weight = settings.ngram_weight.unwrap_or(DEFAULT_NGRAM_WEIGHT);
+                    vec![(weight, weight as f32)]
+                }
+            };
+            let mut net = net;
+            let mut accuracies = Vec::with_capacity(candidates.len());
+            for &(_, factor) in &candidates {
+                let with = WithNgrams::new(net, regression.scaled(factor))?;
+                accuracies
+                    .push(dev_scoring.accuracy(&with, &dev_data, settings, &device, cancelled)?);
+                net = with.network;
+            }
+            let best = first_best(&accuracies);
+            let ((weight, factor), accuracy) = (candidates[best], accuracies[best]);
+            let with = WithNgrams::new(net, regression.scaled(factor))?;
             // Kept unless it lowers dev accuracy.
             let kept = accuracy >= network_accuracy || !gold_dev;
             on_event(FitEvent::NgramRegression {
                 n_features,
                 c,
-                reused,
+                weight,
+                reused: reused_weight.is_some(),
                 dev_accuracy: accuracy,
                 kept,
             });
@@ -333,6 +358,7 @@ pub fn fit_from(
                 let metrics = NgramMetrics {
                     features: n_features,
                     c,
+                    weight: Some(weight),
                     network_dev_accuracy: network_accuracy,
                     seconds,
                 };
@@ -386,30 +412,41 @@ pub fn fit_from(
     })
 }
 
-/// The n-gram regression beside a trained network of `system`'s labels, and whether it is
-/// `previous`'s (a warm start's: the same train and dev lines under the same settings, so
-/// the same n-grams and C), which it is where that network has one for the same labels in
-/// the same order; else fitted on `train_data`, its C chosen on `dev_data`. `None` where it
-/// cannot be fitted (no train line, a vocabulary past its limit).
+/// The n-gram regression beside a trained network of `system`'s labels, and the weight
+/// already in it where it is `previous`'s (a warm start's: the same train and dev lines under
+/// the same settings, so the same n-grams, C and weight), which it is where that network has
+/// one for the same labels in the same order; else fitted on `train_data` at weight 1 (its
+/// logits over the logit scale), its C chosen on `dev_data`. `None` where it cannot be fitted
+/// (no train line, a vocabulary past its limit).
 fn ngram_regression(
     previous: Option<&LoadedModel>,
     vocabulary: &Vocabulary,
     system: &RuleSystem,
     (train_data, dev_data): (&[LabeledSentence], &[LabeledSentence]),
     settings: &TrainingSettings,
-) -> Option<(NgramFit, bool)> {
+) -> Option<(NgramFit, Option<f64>)> {
     let labels = system.labels();
     let reused = previous.and_then(|previous| {
         let regression = previous.net.ngram_regression()?;
-        let c = previous.manifest.metrics.ngram_regression.as_ref()?.c;
+        let metrics = previous.manifest.metrics.ngram_regression.as_ref()?;
         if previous.manifest.labels != labels {
             return None;
         }
         let regression = regression.remapped(previous.vocabulary.as_ref()?, vocabulary)?;
-        Some(NgramFit { regression, c })
+        let weight = metrics
+            .weight
+            .or(previous.manifest.settings.ngram_weight)
+            .unwrap_or(DEFAULT_NGRAM_WEIGHT);
+        Some((
+            NgramFit {
+                regression,
+                c: metrics.c,
+            },
+            Some(weight),
+        ))
     });
-    if let Some(fit) = reused {
-        return Some((fit, true));
+    if reused.is_some() {
+        return reused;
     }
     let train: Vec<NgramTrainLine> = train_data
         .iter()
@@ -430,8 +467,19 @@ fn ngram_regression(
             )
         })
         .collect();
-    let factor = (settings.ngram_weight / settings.effective_logit_scale()) as f32;
-    NgramRegression::fit(vocabulary, &train, &dev, labels.len(), factor).map(|fit| (fit, false))
+    let factor = (1.0 / settings.effective_logit_scale()) as f32;
+    NgramRegression::fit(vocabulary, &train, &dev, labels.len(), factor).map(|fit| (fit, None))
+}
+
+/// The index of the first of the highest of `values` (0 for none).
+fn first_best(values: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &value) in values.iter().enumerate() {
+        if value > values[best] {
+            best = i;
+        }
+    }
+    best
 }
 
 /// The settings member `i` of an ensemble trains with: the seed `seed + i`.
@@ -601,5 +649,18 @@ fn describe(
         tensors: Default::default(),
         training_data_sha256: None,
         warm_start: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_of_the_highest_is_chosen() {
+        assert_eq!(first_best(&[0.5, 0.7, 0.7, 0.6]), 1);
+        assert_eq!(first_best(&[0.7, 0.5, 0.7]), 0);
+        assert_eq!(first_best(&[0.5]), 0);
+        assert_eq!(first_best(&[]), 0);
     }
 }

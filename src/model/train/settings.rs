@@ -286,11 +286,12 @@ pub struct TrainingSettings {
     /// The weight of the n-gram regression beside the FA-RNN family's trained networks: a
     /// logistic regression on each line's tf-idf unigrams and bigrams, fitted on train once
     /// the network has trained (its C chosen on dev), whose logits, times this weight, are
-    /// added to the network's logit-scaled ones. 0: none. The untrained network has none, so
-    /// it predicts what the rules predict; word vectors (`beta` under 1) give it its
-    /// vocabulary.
-    #[arg(long, value_name = "W", default_value_t = TrainingSettings::DEFAULT.ngram_weight)]
-    pub ngram_weight: f64,
+    /// added to the network's logit-scaled ones. Default: chosen on a gold dev from
+    /// [`NGRAM_WEIGHTS`] by the dev accuracy of the network with it, else
+    /// [`DEFAULT_NGRAM_WEIGHT`]. 0: none. The untrained network has none, so it predicts what
+    /// the rules predict; word vectors (`beta` under 1) give it its vocabulary.
+    #[arg(long, value_name = "W")]
+    pub ngram_weight: Option<f64>,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
     /// 1024, else ALS at 1024.
     #[arg(long, value_name = "R")]
@@ -367,6 +368,16 @@ pub const SOPA_LEARNING_RATE: f64 = 0.01;
 /// trains with Adagrad at 0.002, here Adam as for every model).
 pub const BLACK_BOX_LEARNING_RATE: f64 = 1e-3;
 
+/// The n-gram regression's weight where none is asked for and there is no gold dev to
+/// choose one on: the best of 1, 2, 3, 4 and 6 on all of SMS and TREC (`docs/results.md`,
+/// "The n-gram regression beside the network").
+pub const DEFAULT_NGRAM_WEIGHT: f64 = 3.0;
+
+/// The n-gram regression's weights chosen from on a gold dev where none is asked for, ties
+/// going to the earlier: a hundred train lines want a weight of 10 to 30, all of TREC 3
+/// (`docs/results.md`, "The n-gram regression's weight chosen on dev").
+pub const NGRAM_WEIGHTS: [f64; 4] = [DEFAULT_NGRAM_WEIGHT, 1.0, 10.0, 30.0];
+
 /// The most epochs, batch size and rank a setting may ask for: beyond them a typo, not a
 /// wish, and a rank's factors are allocated before training starts.
 pub const MAX_EPOCHS: usize = 10_000;
@@ -386,7 +397,7 @@ impl TrainingSettings {
         beta: 0.7,
         free_states: 30,
         members: None,
-        ngram_weight: 3.0,
+        ngram_weight: None,
         rank: None,
         fraction: 1.0,
         epochs: 60,
@@ -444,7 +455,16 @@ impl TrainingSettings {
     /// with a weight above 0, when training runs at all (the untrained network is the
     /// rules').
     pub fn wants_ngram_regression(&self) -> bool {
-        self.model.is_rule_network() && self.ngram_weight > 0.0 && self.epochs > 0
+        self.model.is_rule_network() && self.ngram_weight != Some(0.0) && self.epochs > 0
+    }
+
+    /// The n-gram regression's weights to choose from on a gold dev, in the order ties go:
+    /// the one asked for, else [`NGRAM_WEIGHTS`].
+    pub fn ngram_weights(&self) -> Vec<f64> {
+        match self.ngram_weight {
+            Some(weight) => vec![weight],
+            None => NGRAM_WEIGHTS.to_vec(),
+        }
     }
 
     /// The free states the FA-RNN family's networks get: `free_states` with forward
@@ -488,7 +508,9 @@ impl TrainingSettings {
         range("fraction", self.fraction, 0.0, 1.0, true)?;
         range("learning rate", self.learning_rate(), 0.0, 1.0, true)?;
         range("logit scale", self.logit_scale, 0.0, 1e6, true)?;
-        range("n-gram weight", self.ngram_weight, 0.0, 1e3, false)?;
+        if let Some(weight) = self.ngram_weight {
+            range("n-gram weight", weight, 0.0, 1e3, false)?;
+        }
         let dropout = self.dropout();
         if !(0.0..1.0).contains(&dropout) {
             return Err(format!("dropout must be in [0, 1), not {dropout}"));
