@@ -5,12 +5,14 @@
 
 mod cli;
 
+use anyhow::Context as _;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use cli::output::RulesFormat;
 use rulelens::diagnostic::LintLists;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{DeviceKind, TrainingSettings};
 use rulelens::project::bench::{BenchPlan, Contender};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -463,18 +465,18 @@ fn main() -> ExitCode {
             read_limits,
         }),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Args::command(),
-                "rulelens",
-                &mut std::io::stdout(),
-            );
-            Ok(ExitCode::SUCCESS)
+            // Generated into memory: clap_complete panics on a failed write.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Args::command(), "rulelens", &mut script);
+            std::io::stdout()
+                .write_all(&script)
+                .map(|()| ExitCode::SUCCESS)
+                .context(cli::CANNOT_WRITE_STDOUT)
         }
         Command::Man => clap_mangen::Man::new(Args::command())
             .render(&mut std::io::stdout())
             .map(|()| ExitCode::SUCCESS)
-            .map_err(anyhow::Error::from),
+            .context(cli::CANNOT_WRITE_STDOUT),
         Command::Train {
             rules,
             train,
@@ -674,6 +676,13 @@ fn main() -> ExitCode {
             })
             .map_err(anyhow::Error::from),
     };
+    // What is still buffered: a last line without its newline.
+    let result = result.and_then(|code| {
+        std::io::stdout()
+            .flush()
+            .map(|()| code)
+            .context(cli::CANNOT_WRITE_STDOUT)
+    });
     match result {
         Ok(code) => code,
         Err(error) => {

@@ -3,6 +3,7 @@
 //! table (mean ± standard deviation over seeds, by fraction of train) or as JSON.
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
+use crate::cli::{out, outln};
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
@@ -151,9 +152,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             "runs": results,
             "failures": failures.iter().map(|(run, message)| json!({"run": run, "message": message})).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        println!(
+        outln!(
             "Dev accuracy (%) on {} ({n_labeled} labeled lines), by share of {} trained on; mean ± sd over seeds {} (each seed's in brackets).\n",
             dev_path.display(),
             train_path.display(),
@@ -163,8 +164,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 .map(u64::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
-        );
-        print!("{}", markdown(&args.plan, &cells, &results));
+        )?;
+        out!("{}", markdown(&args.plan, &cells, &results))?;
     }
     Ok(if failures.is_empty() {
         ExitCode::SUCCESS

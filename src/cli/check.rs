@@ -6,6 +6,7 @@ use super::files::{
     Shown, corpus_targets, diagnostic_json, load_rules, print_diagnostics, summary,
 };
 use super::table::{Table, percent};
+use crate::cli::{out, outln};
 use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::{Diagnostic, LintLevels};
@@ -95,7 +96,7 @@ pub fn run(
 
     if output == Output::Json {
         let report = json_report(&loaded, &corpora, &read_errors);
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         for corpus in &corpora {
@@ -118,10 +119,10 @@ pub fn run(
                 rules_path.display()
             );
         } else {
-            print!(
+            out!(
                 "{}",
                 text_report(rules_path, &loaded, &corpora, pattern_table, show_errors)
-            );
+            )?;
         }
     }
     Ok(ExitCode::from(u8::from(failed)))

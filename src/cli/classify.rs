@@ -5,6 +5,8 @@
 //! hover says it (`ide::missed_patterns`). No trained network is needed.
 
 use super::files::{Shown, load_rules, print_diagnostics, sentences};
+use crate::cli::CANNOT_WRITE_STDOUT;
+use anyhow::Context as _;
 use rulelens::automata::CompileConfig;
 use rulelens::ide::{Miss, MissedPattern, missed_patterns, why_missed};
 use rulelens::labeling::{LabelingRule, Verdict, labeling_rules, verdict};
@@ -82,12 +84,13 @@ pub fn run(
         match output {
             Output::Json => {
                 let line = sentence.json(&said, expected, missed.as_deref());
-                writeln!(out, "{line}")?
+                writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?
             }
-            Output::Text => write!(out, "{}", sentence.text(&said, expected, missed.as_deref()))?,
+            Output::Text => write!(out, "{}", sentence.text(&said, expected, missed.as_deref()))
+                .context(CANNOT_WRITE_STDOUT)?,
         }
     }
-    out.flush()?;
+    out.flush().context(CANNOT_WRITE_STDOUT)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2,6 +2,7 @@
 //! network on a labeled corpus, beside the exact rule system it was compiled from.
 
 use super::table::{Table, percent};
+use crate::cli::{out, outln};
 use candle_core::Device;
 use rulelens::automata::LabelMetrics;
 use rulelens::corpus;
@@ -94,9 +95,9 @@ pub fn run(
                 (gold.clone(), json!(names.iter().zip(row).map(|(p, n)| (p.clone(), json!(n))).collect::<serde_json::Map<_, _>>()))
             }).collect::<serde_json::Map<_, _>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        println!(
+        outln!(
             "{} on {}{}: {} examples, {} labeled",
             model_dir.display(),
             corpus_path.display(),
@@ -107,13 +108,13 @@ pub fn run(
             },
             file.examples.len(),
             n_labeled
-        );
-        println!(
+        )?;
+        outln!(
             "  accuracy {}   rule system {}   agreement with the rules {}\n",
             percent(accuracy),
             percent(rules_accuracy),
             percent(agreement)
-        );
+        )?;
         let mut table = Table::new(&["label", "support", "predicted", "precision", "recall", "f1"]);
         for (name, m) in names.iter().zip(&labels) {
             table.row(vec![
@@ -125,7 +126,7 @@ pub fn run(
                 percent(m.f1()),
             ]);
         }
-        print!("{}", table.render("  "));
+        out!("{}", table.render("  "))?;
     }
     Ok(ExitCode::SUCCESS)
 }

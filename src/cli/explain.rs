@@ -2,6 +2,7 @@
 //! into the binary (as `rustc --explain` and `ruff rule` print theirs), so that it matches
 //! the version that reported the code.
 
+use crate::cli::outln;
 use rulelens::diagnostic::Code;
 use std::process::ExitCode;
 
@@ -31,7 +32,7 @@ pub fn run(text: &str) -> anyhow::Result<ExitCode> {
     };
     match section(code) {
         Some(section) => {
-            println!("{section}");
+            outln!("{section}")?;
             Ok(ExitCode::SUCCESS)
         }
         None => anyhow::bail!("docs/diagnostics.md has no section for {}", code.as_str()),

@@ -5,6 +5,7 @@
 //! is never overwritten.
 
 use super::files::read_corpus;
+use crate::cli::out;
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
 use rulelens::model::VectorSource;
@@ -94,7 +95,7 @@ pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
                 out.display()
             );
         }
-        None => print!("{text}"),
+        None => out!("{text}")?,
     }
     Ok(ExitCode::SUCCESS)
 }

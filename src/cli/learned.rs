@@ -7,6 +7,7 @@
 use super::files::{corpus_path, read_corpus};
 use super::output::RulesFormat;
 use super::table::percent;
+use crate::cli::{out, outln};
 use rulelens::automata::CompileConfig;
 use rulelens::explain::{ReadBack, read_back};
 use rulelens::limits::ReadLimits;
@@ -52,7 +53,7 @@ pub fn run(
             for line in refused {
                 eprintln!("warning: left out `{line}`: the rules file would not accept it");
             }
-            print!("{text}");
+            out!("{text}")?;
         }
         RulesFormat::Json => {
             let report = json!({
@@ -72,10 +73,10 @@ pub fn run(
                     "top_phrases": p.top_phrases,
                 })).collect::<Vec<_>>(),
             });
-            println!("{report:#}");
+            outln!("{report:#}")?;
         }
         RulesFormat::Text => {
-            println!(
+            outln!(
                 "{}: {} learned patterns read back on {} ({} sentences) and {} ({})",
                 model_dir.display(),
                 read.patterns.len(),
@@ -83,27 +84,27 @@ pub fn run(
                 train.len(),
                 dev_path.display(),
                 dev.len()
-            );
-            println!(
+            )?;
+            outln!(
                 "network accuracy: train {}, dev {}; with every learned pattern replaced by its regex: train {}, dev {}",
                 percent(Some(read.network_train)),
                 percent(read.network_dev),
                 percent(Some(read.proxy_train)),
                 percent(read.proxy_dev)
-            );
+            )?;
             for p in &read.patterns {
-                println!();
-                println!("free.{} → {}: {}", p.index, labels[p.label], p.regex);
-                println!(
+                outln!()?;
+                outln!("free.{} → {}: {}", p.index, labels[p.label], p.regex)?;
+                outln!(
                     "    fires from score {:.3}; fidelity train {}, dev {}; {} train matches, precision {}",
                     p.threshold,
                     percent(Some(p.fidelity_train)),
                     percent(p.fidelity_dev),
                     p.train_matches,
                     percent(p.train_precision)
-                );
+                )?;
                 if !p.top_phrases.is_empty() {
-                    println!("    top phrases: {}", p.top_phrases.join(" | "));
+                    outln!("    top phrases: {}", p.top_phrases.join(" | "))?;
                 }
             }
         }

@@ -5,6 +5,7 @@
 //! label, how often prepending "not" turns the phrase to another label.
 
 use super::table::Table;
+use crate::cli::{out, outln};
 use candle_core::Device;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, Mvma, Vocabulary, load_model};
@@ -93,7 +94,7 @@ pub fn run(
                 "examples": c.examples,
             })).collect::<Vec<_>>()),
         });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if !rows.is_empty() {
@@ -107,12 +108,12 @@ pub fn run(
             row.push(format!("{} (by {:.3})", labels[p.leans], p.margin));
             table.row(row);
         }
-        print!("{}", table.render(""));
+        out!("{}", table.render(""))?;
     }
     if let Some(check) = check {
-        println!("negation: \"not\" before the words that lean most strongly to each label");
+        outln!("negation: \"not\" before the words that lean most strongly to each label")?;
         for (label, c) in check.iter().enumerate() {
-            println!(
+            outln!(
                 "  {}: {} of {} words flip to another label ({:.0} %){}",
                 labels[label],
                 c.flipped,
@@ -123,7 +124,7 @@ pub fn run(
                 } else {
                     format!("; strongest: {}", c.examples.join(", "))
                 }
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -6,6 +6,8 @@
 //! a black box (the S-LSTM), which has no patterns, the label and probabilities alone.
 
 use super::files::sentences;
+use crate::cli::CANNOT_WRITE_STDOUT;
+use anyhow::Context as _;
 use candle_core::Device;
 use rulelens::automata::RuleSystem;
 use rulelens::limits::ReadLimits;
@@ -102,21 +104,22 @@ pub fn run(
                         })
                         .collect(),
                 );
-                writeln!(out, "{line}")?;
+                writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
             }
             Output::Text => {
-                writeln!(out, "{}", labeled.header())?;
+                writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
                 if !patterns.is_empty() {
                     let listed: Vec<String> = patterns
                         .iter()
                         .map(|&(p, score)| format!("{} {score:.2}", system.patterns()[p].name))
                         .collect();
-                    writeln!(out, "    patterns: {}", listed.join(", "))?;
+                    writeln!(out, "    patterns: {}", listed.join(", "))
+                        .context(CANNOT_WRITE_STDOUT)?;
                 }
             }
         }
     }
-    out.flush()?;
+    out.flush().context(CANNOT_WRITE_STDOUT)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -207,11 +210,13 @@ fn predict_black_box(
             .unwrap_or(0);
         let labeled = Labeled::new(reader.system, &text, predicted, &probabilities);
         match output {
-            Output::Json => writeln!(out, "{}", labeled.json(Vec::new()))?,
-            Output::Text => writeln!(out, "{}", labeled.header())?,
+            Output::Json => {
+                writeln!(out, "{}", labeled.json(Vec::new())).context(CANNOT_WRITE_STDOUT)?
+            }
+            Output::Text => writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?,
         }
     }
-    out.flush()?;
+    out.flush().context(CANNOT_WRITE_STDOUT)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -293,10 +298,10 @@ fn predict_sopa(
                         })
                         .collect(),
                 );
-                writeln!(out, "{line}")?;
+                writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
             }
             Output::Text => {
-                writeln!(out, "{}", labeled.header())?;
+                writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
                 for c in contributions {
                     writeln!(
                         out,
@@ -309,6 +314,6 @@ fn predict_sopa(
             }
         }
     }
-    out.flush()?;
+    out.flush().context(CANNOT_WRITE_STDOUT)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@
 
 use super::output::RulesFormat;
 use super::table::{Table, percent};
+use crate::cli::{out, outln};
 use anyhow::Context;
 use candle_core::Device;
 use rulelens::automata::{CompileConfig, compile_reversed, evaluate};
@@ -128,7 +129,7 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
         .collect();
     let rewritten = rewrite_rules(text, &rules.rules, &replacements);
     if output == RulesFormat::Rules {
-        print!("{rewritten}");
+        out!("{rewritten}")?;
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -179,9 +180,9 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
                 "accuracy_with_replacement": replaced,
             })).collect::<Vec<_>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        println!(
+        outln!(
             "{} on {}: rules {}, all patterns reconstructed {}{}\n",
             model_dir.display(),
             corpus_path.display(),
@@ -192,7 +193,7 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
             } else {
                 String::new()
             }
-        );
+        )?;
         let mut table = Table::new(&["pattern", "line", "accuracy", "original", "reconstructed"])
             .text_columns(&[3, 4]);
         let shorten = |regex: &str| -> String {
@@ -214,10 +215,10 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
                     .map_or_else(|| "(nothing)".to_string(), shorten),
             ]);
         }
-        print!("{}", table.render("  "));
-        println!(
+        out!("{}", table.render("  "))?;
+        outln!(
             "\n(regexes longer than 70 characters are cut here; --format json shows them whole)"
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,6 +9,7 @@
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
 use super::output::RulesFormat;
 use super::table::{Table, percent};
+use crate::cli::{out, outln};
 use candle_core::Device;
 use rulelens::automata::CompileConfig;
 use rulelens::corpus::Example;
@@ -131,15 +132,15 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
     };
     let refined_text = |refined: &rulelens::suggest::Refined| -> anyhow::Result<()> {
         match output {
-            Output::Format(_) => print!("{}", refined.text),
+            Output::Format(_) => out!("{}", refined.text)?,
             Output::Diff => {
                 let name = rules_path.display().to_string();
-                print!(
+                out!(
                     "{}",
                     similar::TextDiff::from_lines(&loaded.source.text, &refined.text)
                         .unified_diff()
                         .header(&format!("a/{name}"), &format!("b/{name}"))
-                );
+                )?;
             }
             Output::Write if refined.applied.is_empty() => {}
             Output::Write => write_in_place(rules_path, &refined.text)?,
@@ -174,19 +175,19 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
             let suggestions = suggest(&loaded, &corpora, &read_back, &learned, config, &|| false)
                 .unwrap_or_default();
             drop(spinner);
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&json!({
                     "rules": rules_path.display().to_string(),
                     "suggestions": suggestions,
                 }))?
-            );
+            )?;
         }
         Output::Format(RulesFormat::Text) => {
             let suggestions = suggest(&loaded, &corpora, &read_back, &learned, config, &|| false)
                 .unwrap_or_default();
             drop(spinner);
-            print!("{}", text_report(rules_path, &suggestions));
+            out!("{}", text_report(rules_path, &suggestions))?;
         }
     }
     Ok(ExitCode::SUCCESS)

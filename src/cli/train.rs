@@ -2,6 +2,7 @@
 //! or a SoPa, train it on the labeled corpus and write a checkpoint (see `models/README.md`).
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
+use crate::cli::outln;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
@@ -299,13 +300,13 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         ),
         None => kept,
     };
-    println!(
+    outln!(
         "dev accuracy {:.2}% ({} {:.2}%, {kept}); checkpoint written to {}",
         100.0 * metrics.dev_accuracy,
         fitted.manifest.started_from(),
         100.0 * metrics.zero_shot_dev_accuracy,
         out.display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

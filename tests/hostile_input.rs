@@ -1,0 +1,58 @@
+//! The binary against hostile and odd input (issue 51's findings): each test is one finding,
+//! and checks that it ends in a clear error, never a panic, a hang or a wrong result.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// `rulelens ARGS` in the repository root, its standard output sent to `stdout`.
+fn rulelens_to(args: &[&str], stdout: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rulelens"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn a_full_standard_output_is_an_error_not_a_panic() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let (fa_rnn, mvma) = (
+        "tests/data/checkpoints/fa-rnn",
+        "tests/data/checkpoints/mvma-g",
+    );
+    let dev = "tests/data/train/dev.tsv";
+    let commands: [&[&str]; 13] = [
+        &["check", "examples/sms/sms.rules"],
+        &["check", "examples/sms/sms.rules", "--format", "json"],
+        &["dot", "examples/sms/sms.rules"],
+        &["explain", "E0401"],
+        &["completions", "bash"],
+        &["man"],
+        &["eval", fa_rnn, "--corpus", dev],
+        &["reconstruct", fa_rnn],
+        &["classify", "examples/sms/sms.rules", "free prize now"],
+        &["predict", fa_rnn, "free prize now"],
+        &["polarity", mvma, "free prize"],
+        &["init", dev],
+        &["suggest", "examples/sms/sms.rules"],
+    ];
+    for args in commands {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = rulelens_to(args, Stdio::from(full));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("error: cannot write to standard output"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
