@@ -56,3 +56,34 @@ fn a_full_standard_output_is_an_error_not_a_panic() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn init_on_a_corpus_with_a_line_in_error_writes_nothing_and_fails() {
+    let dir = std::env::temp_dir().join(format!("rulelens-init-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let corpus = dir.join("weird.jsonl");
+    std::fs::write(
+        &corpus,
+        "{\"text\": 3}\n{\"text\": \"hi\", \"label\": \"a\"}\n",
+    )
+    .unwrap();
+    let out = dir.join("weird.rules");
+    let output = rulelens_to(
+        &[
+            "init",
+            corpus.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        Stdio::piped(),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("error[E0404]"), "{stderr}");
+    assert!(
+        stderr.contains("1 line in error; nothing written"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -44,6 +44,18 @@ pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
         .dev
         .map(|dev| read_corpus(dev, args.read_limits))
         .transpose()?;
+    // A line in error (its diagnostics are printed above) would be left out without a word.
+    for (path, corpus) in std::iter::once((args.train, &train)).chain(args.dev.zip(dev.as_ref())) {
+        let errors = corpus.diagnostics.iter().filter(|d| d.is_error()).count();
+        if errors > 0 {
+            eprintln!(
+                "error: {}: {errors} line{} in error; nothing written",
+                path.display(),
+                if errors == 1 { "" } else { "s" }
+            );
+            return Ok(ExitCode::from(1));
+        }
+    }
     // Where the file goes: its corpus bindings are relative to that folder.
     let folder = match args.out.and_then(Path::parent) {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
