@@ -87,3 +87,60 @@ fn init_on_a_corpus_with_a_line_in_error_writes_nothing_and_fails() {
     assert!(!out.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn control_characters_of_rules_and_corpora_are_shown_not_obeyed() {
+    let dir = std::env::temp_dir().join(format!("rulelens-escapes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A rule in error, quoted by its diagnostic; rules whose dev corpus has a gold label
+    // they do not know (a warning quoting it) and misclassified lines.
+    let (broken, rules) = (dir.join("broken.rules"), dir.join("e.rules"));
+    std::fs::write(&broken, "default ham\nspam: $* prize $* \x1b]0;PWNED\x07\n").unwrap();
+    std::fs::write(
+        &rules,
+        "default ham\nspam: $* free $*\ncorpus dev \"dev.tsv\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("dev.tsv"),
+        "ham\tfree \x1b[2J now\x00\nspam\tbuy \x1b]0;PWNED\x07 this\nsp\x1bam\tfree x\n",
+    )
+    .unwrap();
+    let (broken, rules) = (broken.to_str().unwrap(), rules.to_str().unwrap());
+    let controls = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .any(|&b| b < 0x20 && b != b'\n' && b != b'\t' || b == 0x7f)
+    };
+    let runs: [&[&str]; 4] = [
+        &["check", broken],
+        &["check", rules, "--show-errors", "5"],
+        &["classify", rules, "free \x1b[2J prize\x07"],
+        &[
+            "classify",
+            rules,
+            "--format",
+            "json",
+            "free \x1b[2J prize\x07",
+        ],
+    ];
+    for args in runs {
+        let output = rulelens_to(args, Stdio::piped());
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+        assert!(!controls(&output.stdout), "{args:?}: {stdout:?}");
+        assert!(!controls(&output.stderr), "{args:?}: {stderr:?}");
+        if args.contains(&"json") {
+            // JSON keeps the text, escaped.
+            assert!(stdout.contains(r"\u001b[2J prize\u0007"), "{stdout}");
+        } else {
+            assert!(
+                format!("{stdout}{stderr}").contains('␛'),
+                "{stdout}{stderr}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -3,7 +3,7 @@
 //! table (mean ± standard deviation over seeds, by fraction of train) or as JSON.
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
-use crate::cli::{out, outln};
+use crate::cli::{out, outln, outln_data};
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
@@ -152,7 +152,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             "runs": results,
             "failures": failures.iter().map(|(run, message)| json!({"run": run, "message": message})).collect::<Vec<_>>(),
         });
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        outln_data!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         outln!(
             "Dev accuracy (%) on {} ({n_labeled} labeled lines), by share of {} trained on; mean ± sd over seeds {} (each seed's in brackets).\n",

@@ -6,7 +6,7 @@ use super::files::{
     Shown, corpus_targets, diagnostic_json, load_rules, print_diagnostics, summary,
 };
 use super::table::{Table, percent};
-use crate::cli::{out, outln};
+use crate::cli::{out, outln_data};
 use rulelens::automata::{CompileConfig, Evaluation, evaluate};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::{Diagnostic, LintLevels};
@@ -96,7 +96,7 @@ pub fn run(
 
     if output == Output::Json {
         let report = json_report(&loaded, &corpora, &read_errors);
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        outln_data!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         for corpus in &corpora {

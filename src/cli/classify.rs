@@ -13,6 +13,7 @@ use rulelens::labeling::{LabelingRule, Verdict, labeling_rules, verdict};
 use rulelens::limits::ReadLimits;
 use rulelens::rules_file::RulesFile;
 use rulelens::syntax::LabelId;
+use rulelens::text::printable;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -86,8 +87,12 @@ pub fn run(
                 let line = sentence.json(&said, expected, missed.as_deref());
                 writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?
             }
-            Output::Text => write!(out, "{}", sentence.text(&said, expected, missed.as_deref()))
-                .context(CANNOT_WRITE_STDOUT)?,
+            Output::Text => write!(
+                out,
+                "{}",
+                printable(&sentence.text(&said, expected, missed.as_deref()))
+            )
+            .context(CANNOT_WRITE_STDOUT)?,
         }
     }
     out.flush().context(CANNOT_WRITE_STDOUT)?;

@@ -1,7 +1,7 @@
 //! `rulelens dot RULES [--pattern NAME]`: the pattern automata as Graphviz DOT on stdout.
 
 use super::files::{Shown, load_rules, print_diagnostics};
-use crate::cli::out;
+use crate::cli::out_data;
 use rulelens::automata::{CompileConfig, pattern_dot, system_dot};
 use rulelens::limits::ReadLimits;
 use std::path::Path;
@@ -42,7 +42,7 @@ pub fn run(
             pattern_dot(&loaded.system, id)
         }
     };
-    out!("{dot}")?;
+    out_data!("{dot}")?;
     let failed = loaded.diagnostics.iter().any(|d| d.is_error());
     Ok(ExitCode::from(u8::from(failed)))
 }

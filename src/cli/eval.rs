@@ -2,7 +2,7 @@
 //! network on a labeled corpus, beside the exact rule system it was compiled from.
 
 use super::table::{Table, percent};
-use crate::cli::{out, outln};
+use crate::cli::{out, outln, outln_data};
 use candle_core::Device;
 use rulelens::automata::LabelMetrics;
 use rulelens::corpus;
@@ -95,7 +95,7 @@ pub fn run(
                 (gold.clone(), json!(names.iter().zip(row).map(|(p, n)| (p.clone(), json!(n))).collect::<serde_json::Map<_, _>>()))
             }).collect::<serde_json::Map<_, _>>(),
         });
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        outln_data!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         outln!(
             "{} on {}{}: {} examples, {} labeled",

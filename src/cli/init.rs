@@ -5,7 +5,7 @@
 //! is never overwritten.
 
 use super::files::read_corpus;
-use crate::cli::out;
+use crate::cli::out_data;
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
 use rulelens::model::VectorSource;
@@ -107,7 +107,7 @@ pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
                 out.display()
             );
         }
-        None => out!("{text}")?,
+        None => out_data!("{text}")?,
     }
     Ok(ExitCode::SUCCESS)
 }

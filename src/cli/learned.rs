@@ -7,7 +7,7 @@
 use super::files::{corpus_path, read_corpus};
 use super::output::RulesFormat;
 use super::table::percent;
-use crate::cli::{out, outln};
+use crate::cli::{out_data, outln, outln_data};
 use rulelens::automata::CompileConfig;
 use rulelens::explain::{ReadBack, read_back};
 use rulelens::limits::ReadLimits;
@@ -53,7 +53,7 @@ pub fn run(
             for line in refused {
                 eprintln!("warning: left out `{line}`: the rules file would not accept it");
             }
-            out!("{text}")?;
+            out_data!("{text}")?;
         }
         RulesFormat::Json => {
             let report = json!({
@@ -73,7 +73,7 @@ pub fn run(
                     "top_phrases": p.top_phrases,
                 })).collect::<Vec<_>>(),
             });
-            outln!("{report:#}")?;
+            outln_data!("{report:#}")?;
         }
         RulesFormat::Text => {
             outln!(

@@ -5,7 +5,7 @@
 //! label, how often prepending "not" turns the phrase to another label.
 
 use super::table::Table;
-use crate::cli::{out, outln};
+use crate::cli::{out, outln, outln_data};
 use candle_core::Device;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, Mvma, Vocabulary, load_model};
@@ -94,7 +94,7 @@ pub fn run(
                 "examples": c.examples,
             })).collect::<Vec<_>>()),
         });
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        outln_data!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     if !rows.is_empty() {

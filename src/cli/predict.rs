@@ -13,7 +13,7 @@ use rulelens::automata::RuleSystem;
 use rulelens::limits::ReadLimits;
 use rulelens::model::sopa::PatternRef;
 use rulelens::model::{Batch, FaRnnScorer, LoadedModel, Network, Sopa, load_model, softmax};
-use rulelens::text::tokenize;
+use rulelens::text::{printable, tokenize};
 use serde_json::json;
 use std::io::Write;
 use std::path::Path;
@@ -107,13 +107,13 @@ pub fn run(
                 writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
             }
             Output::Text => {
-                writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
+                writeln!(out, "{}", printable(&labeled.header())).context(CANNOT_WRITE_STDOUT)?;
                 if !patterns.is_empty() {
                     let listed: Vec<String> = patterns
                         .iter()
                         .map(|&(p, score)| format!("{} {score:.2}", system.patterns()[p].name))
                         .collect();
-                    writeln!(out, "    patterns: {}", listed.join(", "))
+                    writeln!(out, "    patterns: {}", printable(&listed.join(", ")))
                         .context(CANNOT_WRITE_STDOUT)?;
                 }
             }
@@ -213,7 +213,9 @@ fn predict_black_box(
             Output::Json => {
                 writeln!(out, "{}", labeled.json(Vec::new())).context(CANNOT_WRITE_STDOUT)?
             }
-            Output::Text => writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?,
+            Output::Text => {
+                writeln!(out, "{}", printable(&labeled.header())).context(CANNOT_WRITE_STDOUT)?
+            }
         }
     }
     out.flush().context(CANNOT_WRITE_STDOUT)?;
@@ -301,7 +303,7 @@ fn predict_sopa(
                 writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
             }
             Output::Text => {
-                writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
+                writeln!(out, "{}", printable(&labeled.header())).context(CANNOT_WRITE_STDOUT)?;
                 for c in contributions {
                     writeln!(
                         out,

@@ -6,7 +6,7 @@
 
 use super::output::RulesFormat;
 use super::table::{Table, percent};
-use crate::cli::{out, outln};
+use crate::cli::{out, out_data, outln, outln_data};
 use anyhow::Context;
 use candle_core::Device;
 use rulelens::automata::{CompileConfig, compile_reversed, evaluate};
@@ -129,7 +129,7 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
         .collect();
     let rewritten = rewrite_rules(text, &rules.rules, &replacements);
     if output == RulesFormat::Rules {
-        out!("{rewritten}")?;
+        out_data!("{rewritten}")?;
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -180,7 +180,7 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
                 "accuracy_with_replacement": replaced,
             })).collect::<Vec<_>>(),
         });
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        outln_data!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         outln!(
             "{} on {}: rules {}, all patterns reconstructed {}{}\n",

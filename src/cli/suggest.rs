@@ -9,7 +9,7 @@
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
 use super::output::RulesFormat;
 use super::table::{Table, percent};
-use crate::cli::{out, outln};
+use crate::cli::{out, out_data, outln};
 use candle_core::Device;
 use rulelens::automata::CompileConfig;
 use rulelens::corpus::Example;
@@ -132,10 +132,10 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
     };
     let refined_text = |refined: &rulelens::suggest::Refined| -> anyhow::Result<()> {
         match output {
-            Output::Format(_) => out!("{}", refined.text)?,
+            Output::Format(_) => out_data!("{}", refined.text)?,
             Output::Diff => {
                 let name = rules_path.display().to_string();
-                out!(
+                out_data!(
                     "{}",
                     similar::TextDiff::from_lines(&loaded.source.text, &refined.text)
                         .unified_diff()

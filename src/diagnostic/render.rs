@@ -4,10 +4,12 @@
 //! Columns are 1-based chars, as rustc prints them. Tabs display as four spaces; a line
 //! longer than [`MAX_SNIPPET_WIDTH`] is shown as a window around the range, so a 10 MB
 //! one-line file does not print 10 MB. Colors are plain ANSI escapes, used only when the
-//! caller asks (the CLI asks when stdout is a terminal and `NO_COLOR` is unset).
+//! caller asks (the CLI asks when stdout is a terminal and `NO_COLOR` is unset). The
+//! file's text, its path and the messages (which quote it) are shown [`printable`]: a
+//! control character in a rules file or corpus is seen, not obeyed by the terminal.
 
 use super::{Diagnostic, Severity};
-use crate::text::LineIndex;
+use crate::text::{LineIndex, printable};
 use std::fmt::Write;
 use text_size::{TextRange, TextSize};
 
@@ -72,7 +74,7 @@ pub fn render(
         out,
         "{}{}",
         palette.severity(diagnostic.severity, &header),
-        palette.paint("1", &format!(": {}", diagnostic.message))
+        palette.paint("1", &format!(": {}", printable(&diagnostic.message)))
     );
     let lines = std::iter::once(diagnostic.range)
         .chain(diagnostic.related.iter().map(|r| r.range))
@@ -93,7 +95,7 @@ pub fn render(
             out,
             "{}: {}",
             palette.paint("1;32", "note"),
-            related.message
+            printable(&related.message)
         );
         snippet(
             &mut out,
@@ -110,9 +112,10 @@ pub fn render(
         let _ = writeln!(out, "{} {}", " ".repeat(gutter_width), palette.gutter("|"));
         let _ = writeln!(
             out,
-            "{} = {}: {help}",
+            "{} = {}: {}",
             " ".repeat(gutter_width),
-            palette.paint("1", "help")
+            palette.paint("1", "help"),
+            printable(help)
         );
     }
     out
@@ -134,8 +137,9 @@ fn snippet(
     let pad = " ".repeat(gutter_width);
     let _ = writeln!(
         out,
-        "{pad}{} {path}:{}:{}",
+        "{pad}{} {}:{}:{}",
         palette.gutter("-->"),
+        printable(path),
         position.line + 1,
         position.col + 1
     );
@@ -163,7 +167,8 @@ fn snippet(
         0
     };
     let mut col = 0;
-    for c in line.chars() {
+    // One char for one: the columns above hold.
+    for c in printable(line).chars() {
         let c_width = if c == '\t' { 4 } else { 1 };
         if col >= window_start && col + c_width <= window_start + MAX_SNIPPET_WIDTH {
             if c == '\t' {
