@@ -144,3 +144,147 @@ fn control_characters_of_rules_and_corpora_are_shown_not_obeyed() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `rulelens ARGS` in `dir`, standard input from `stdin`; fails the test when it has not
+/// ended within a minute (a hang).
+fn rulelens_within(dir: &Path, args: &[&str], stdin: Stdio) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rulelens"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("{args:?} hangs");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_by_type_without_waiting_for_a_writer() {
+    use std::os::unix::fs::symlink;
+    let dir = std::env::temp_dir().join(format!("rulelens-special-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for fifo in ["fifo.rules", "fifo.tsv", "words.txt"] {
+        let made = Command::new("mkfifo").arg(dir.join(fifo)).status().unwrap();
+        assert!(made.success());
+    }
+    symlink("/dev/zero", dir.join("zero.tsv")).unwrap();
+    std::fs::write(
+        dir.join("bound.rules"),
+        "default ham\ncorpus dev \"fifo.tsv\"\ncorpus train \"zero.tsv\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("words.rules"),
+        "default ham\nwords offer from \"words.txt\"\nspam: $* @offer $*\n",
+    )
+    .unwrap();
+    // A checkpoint whose manifest is a FIFO, and one whose weights are /dev/zero.
+    let checkpoint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/checkpoints/fa-rnn");
+    for (copy, special) in [
+        ("fifo-manifest", "manifest.json"),
+        ("zero-weights", "weights.safetensors"),
+    ] {
+        std::fs::create_dir_all(dir.join(copy)).unwrap();
+        for entry in std::fs::read_dir(&checkpoint).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_name() != special {
+                std::fs::copy(entry.path(), dir.join(copy).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    let made = Command::new("mkfifo")
+        .arg(dir.join("fifo-manifest/manifest.json"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    symlink("/dev/zero", dir.join("zero-weights/weights.safetensors")).unwrap();
+
+    let rules = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms/sms.rules");
+    let rules = rules.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["check", "fifo.rules"],
+            "cannot read fifo.rules: not a regular file: a FIFO",
+        ),
+        (
+            &["check", rules, "--corpus", "fifo.tsv"],
+            "not a regular file: a FIFO",
+        ),
+        (
+            &["check", "bound.rules"],
+            "corpus file `fifo.tsv` is not a regular file: a FIFO",
+        ),
+        (
+            &["check", "bound.rules"],
+            "`zero.tsv` is not a regular file: a character device",
+        ),
+        (
+            &["check", "words.rules"],
+            "cannot read `words.txt`: not a regular file: a FIFO",
+        ),
+        (
+            &["predict", "fifo-manifest", "free prize"],
+            "not a regular file: a FIFO",
+        ),
+    ];
+    for (args, said) in cases {
+        let output = rulelens_within(&dir, args, Stdio::null());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+    }
+    let output = rulelens_within(
+        &dir,
+        &["predict", "zero-weights", "free prize"],
+        Stdio::null(),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("not a regular file: a character device"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn standard_input_is_read_only_up_to_the_corpus_limit() {
+    let Ok(zero) = std::fs::File::open("/dev/zero") else {
+        return;
+    };
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let runs: [&[&str]; 2] = [
+        &[
+            "classify",
+            "examples/sms/sms.rules",
+            "--max-corpus-bytes",
+            "1MiB",
+        ],
+        &[
+            "predict",
+            "tests/data/checkpoints/fa-rnn",
+            "--max-corpus-bytes",
+            "1MiB",
+        ],
+    ];
+    for args in runs {
+        let output = rulelens_within(here, args, Stdio::from(zero.try_clone().unwrap()));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("standard input is larger than the 1MiB a corpus file may have"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -148,20 +148,42 @@ fn reads_stop_at_their_limit() {
     if !zero.exists() {
         return;
     }
+    // Once `rulelens check /dev/zero` read until memory ran out; a device is now refused by
+    // its type, before anything is read.
     let error = rulelens::text::read_capped(zero, 1 << 20).unwrap_err();
-    assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
-    // Once `rulelens check /dev/zero` read until memory ran out.
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
     let error = RulesFile::read(zero, &CompileConfig::default(), &ReadLimits::DEFAULT).unwrap_err();
-    assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
-    // Word vectors are read line by line, each line capped.
+    assert_eq!(error.to_string(), "not a regular file: a character device");
     let vocabulary = rulelens::model::Vocabulary::new(["free"]);
     let error = rulelens::model::read_glove(zero, &vocabulary, &ReadLimits::DEFAULT).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("not a regular file: a character device"),
+        "{error}"
+    );
+    // A regular file past the limit is refused by its length (a sparse file: no disk).
+    let dir = std::env::temp_dir().join(format!("rulelens-limits-stop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let large = dir.join("large.rules");
+    std::fs::File::create(&large)
+        .unwrap()
+        .set_len(2 << 20)
+        .unwrap();
+    let error = rulelens::text::read_capped(&large, 1 << 20).unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
+    // Word vectors are read line by line, each line capped.
+    let vectors = dir.join("vectors.txt");
+    std::fs::write(&vectors, vec![b'0'; 100 << 10]).unwrap();
+    let error =
+        rulelens::model::read_glove(&vectors, &vocabulary, &ReadLimits::DEFAULT).unwrap_err();
     assert!(
         error
             .to_string()
             .contains("larger than the 64KiB a word-vectors line may have"),
         "{error}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -551,7 +573,7 @@ fn forged_checkpoints_are_refused() {
         edit_manifest(&dir, |m| m["rules"]["path"] = "/dev/zero".into());
         let message = refusal(&dir);
         assert!(
-            message.contains("larger than the 64MiB a rules file may have"),
+            message.contains("not a regular file: a character device"),
             "{message}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
@@ -629,19 +651,20 @@ fn every_input_under_tests_data_abuse_gets_an_answer() {
                 out,
             ]),
             1,
-            "larger than the 64KiB a word-vectors line may have",
+            "cannot read /dev/zero: not a regular file: a character device",
         ));
         cases.push((
             args(&["check", "/dev/zero"]),
             1,
-            "larger than the 64MiB a rules file may have (raise it with `--max-rules-bytes`",
-        ));
-        cases.push((
-            args(&["--max-rules-bytes", "1KiB", "check", "/dev/zero"]),
-            1,
-            "larger than the 1KiB a rules file may have",
+            "cannot read /dev/zero: not a regular file: a character device",
         ));
     }
+    let sms = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms/sms.rules");
+    cases.push((
+        args(&["--max-rules-bytes", "1KiB", "check", path(&sms)]),
+        1,
+        "larger than the 1KiB a rules file may have (raise it with `--max-rules-bytes`",
+    ));
     cases.push((
         args(&["check", path(&tiny), "--max-rules-bytes", "2GiB"]),
         2,

@@ -62,7 +62,7 @@ pub fn run(
     let rules = labeling_rules(&loaded);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for text in sentences(texts)? {
+    for text in sentences(texts, read_limits)? {
         let said = verdict(&loaded, &text);
         let missed = match expected {
             Some(label) => {

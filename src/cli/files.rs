@@ -5,7 +5,7 @@ use anyhow::{Context, bail};
 use rulelens::automata::CompileConfig;
 use rulelens::corpus;
 use rulelens::diagnostic::{Diagnostic, render};
-use rulelens::limits::ReadLimits;
+use rulelens::limits::{Limit, ReadLimits};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::{LineIndex, SourceText};
 use serde_json::{Value, json};
@@ -148,13 +148,22 @@ pub fn summary(diagnostics: &[&Diagnostic]) -> Option<String> {
 }
 
 /// The sentences to label or classify: the arguments, or every line of standard input (empty lines
-/// included, so that output line i belongs to input line i).
-pub fn sentences(texts: Vec<String>) -> anyhow::Result<Vec<String>> {
+/// included, so that output line i belongs to input line i), read as a corpus is: at most
+/// `limits`' corpus bytes.
+pub fn sentences(texts: Vec<String>, limits: &ReadLimits) -> anyhow::Result<Vec<String>> {
     if !texts.is_empty() {
         return Ok(texts);
     }
+    let limit = limits.of(Limit::Corpus).0;
     let mut bytes = Vec::new();
-    std::io::stdin().read_to_end(&mut bytes)?;
+    std::io::stdin()
+        .lock()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .context("cannot read standard input")?;
+    if bytes.len() as u64 > limit {
+        bail!("standard input is {}", limits.too_large(Limit::Corpus));
+    }
     let source = SourceText::from_bytes(&bytes);
     Ok(source.text.lines().map(str::to_string).collect())
 }

@@ -55,7 +55,7 @@ pub fn run(
             max_tokens: manifest.settings.max_sentence_tokens,
             logit_scale: manifest.settings.logit_scale,
         };
-        return predict_sopa(&context, sentences(texts)?, output, top);
+        return predict_sopa(&context, sentences(texts, read_limits)?, output, top);
     }
     if manifest.settings.model.is_black_box() {
         let reader = BlackBox {
@@ -64,7 +64,7 @@ pub fn run(
             vocabulary: vocabulary.as_ref(),
             max_tokens: manifest.settings.max_sentence_tokens,
         };
-        return predict_black_box(&reader, sentences(texts)?, output);
+        return predict_black_box(&reader, sentences(texts, read_limits)?, output);
     }
     let scorer = FaRnnScorer::new(
         net.as_ref(),
@@ -75,7 +75,7 @@ pub fn run(
     let scale = manifest.settings.logit_scale;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for text in sentences(texts)? {
+    for text in sentences(texts, read_limits)? {
         let scores = scorer.score_text(&text);
         let probabilities = scores.probabilities(scale);
         let labeled = Labeled::new(system, &text, scores.prediction(), &probabilities);

@@ -224,12 +224,17 @@ pub fn check_bindings(rules_path: &Path, rules: &RuleSet) -> Vec<Diagnostic> {
                 )
                 .with_help("corpus files are `label<TAB>text` (.tsv) or JSON lines (.jsonl)"),
             );
-        } else if !path.is_file() {
+        } else if let Err(error) = crate::text::open_regular(&path) {
+            let why = match error.kind() {
+                std::io::ErrorKind::NotFound => "does not exist".to_string(),
+                std::io::ErrorKind::InvalidInput => format!("is {error}"),
+                _ => format!("cannot be read: {error}"),
+            };
             diagnostics.push(
                 Diagnostic::new(
                     Code::CorpusNotFound,
                     binding.path_range,
-                    format!("corpus file `{}` does not exist", path.display()),
+                    format!("corpus file `{}` {why}", path.display()),
                 )
                 .with_help("corpus paths are relative to the folder of the rules file"),
             );

@@ -11,5 +11,5 @@ mod tokenize;
 
 pub use line_index::{LineCol, LineIndex};
 pub use printable::printable;
-pub use source::{SourceText, read_capped};
+pub use source::{SourceText, open_regular, read_capped};
 pub use tokenize::{Token, TokenKind, Tokens, is_number_token, tokenize};

@@ -4,6 +4,7 @@
 //! does, and its range in the decoded text is remembered so that the reader of a rules or
 //! corpus file can report it at the right line and column and skip what it spoils.
 
+use std::path::Path;
 use text_size::{TextRange, TextSize};
 
 /// Text decoded from bytes, with the places where the bytes were not UTF-8.
@@ -41,9 +42,63 @@ impl SourceText {
     }
 }
 
-/// Reads a file of at most `limit` bytes, refusing a larger one (`ErrorKind::FileTooLarge`)
-/// without reading past the limit, so that neither a huge file nor an endless one such as
-/// `/dev/zero` can exhaust memory.
+/// Opens `path` for reading when it is a regular file (symbolic links followed). A FIFO, a
+/// device, a socket or a folder is refused (`ErrorKind::InvalidInput`, naming what it is)
+/// without waiting: the file is opened without blocking (a FIFO with no writer would block
+/// `open` forever) and its type read from the open file, so that it cannot change between
+/// the check and the read.
+///
+/// ```
+/// let error = rulelens::text::open_regular(std::path::Path::new("/dev/null")).unwrap_err();
+/// assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+/// assert_eq!(error.to_string(), "not a regular file: a character device");
+/// ```
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let file_type = file.metadata()?.file_type();
+    if file_type.is_file() {
+        return Ok(file);
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("not a regular file: {}", kind_of(file_type)),
+    ))
+}
+
+/// What a file that is not a regular one is, in words.
+fn kind_of(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a folder"
+    } else {
+        "a special file"
+    }
+}
+
+/// Reads a regular file ([`open_regular`]) of at most `limit` bytes, refusing a larger one
+/// (`ErrorKind::FileTooLarge`) before reading it, so that a huge file cannot exhaust memory.
 ///
 /// ```
 /// let dir = std::env::temp_dir().join(format!("rulelens-doc-read-{}", std::process::id()));
@@ -54,7 +109,7 @@ impl SourceText {
 /// let error = rulelens::text::read_capped(&path, 4).unwrap_err();
 /// assert_eq!(error.kind(), std::io::ErrorKind::FileTooLarge);
 /// ```
-pub fn read_capped(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<u8>> {
+pub fn read_capped(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let too_large = || {
         std::io::Error::new(
@@ -62,17 +117,13 @@ pub fn read_capped(path: &std::path::Path, limit: u64) -> std::io::Result<Vec<u8
             format!("larger than the limit of {limit} bytes"),
         )
     };
-    let file = std::fs::File::open(path)?;
-    let metadata = file.metadata()?;
-    if metadata.is_file() && metadata.len() > limit {
+    let file = open_regular(path)?;
+    let length = file.metadata()?.len();
+    if length > limit {
         return Err(too_large());
     }
-    let capacity = if metadata.is_file() {
-        metadata.len()
-    } else {
-        0
-    };
-    let mut bytes = Vec::with_capacity(capacity as usize);
+    let mut bytes = Vec::with_capacity(length as usize);
+    // A file that grows while it is read stops at the limit.
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(too_large());

@@ -15,6 +15,7 @@ use crate::ide::{
     Action, ActionKind, examples_in, line_actions, line_suggestion_actions, rules_actions,
     rules_suggestion_actions, suggestion_detail, suggestion_edit, suggestion_title,
 };
+use crate::limits::Limit;
 use crate::lsp::convert::{Encoding, Text, path_of, uri_of};
 use crate::lsp::ext::{SuggestParams, SuggestResult, SuggestStatus, SuggestionItem};
 use crate::lsp::state::{Project, Snapshot};
@@ -367,7 +368,10 @@ pub fn resolve(snapshot: &Snapshot, mut action: CodeAction) -> Result<CodeAction
         (None, None) => {
             let path =
                 path_of(&payload.uri).ok_or_else(|| Error::invalid_params("not a file URI"))?;
-            let now = std::fs::read(&path).map(|bytes| sha256_hex(&bytes)).ok();
+            let now = (snapshot.settings.limits)
+                .read(Limit::Rules, &path)
+                .map(|bytes| sha256_hex(&bytes))
+                .ok();
             if now != payload.sha256 {
                 return Err(refused(format!(
                     "{} changed on disk since this action was offered",

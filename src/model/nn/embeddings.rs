@@ -339,7 +339,7 @@ fn read_glove_file(
         path: path.to_path_buf(),
         error,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = crate::text::open_regular(path).map_err(io)?;
     let mut reader = BufReader::new(file.take(max_file.saturating_add(1)));
     let mut hasher = Sha256::new();
     let mut bytes = Vec::new();
