@@ -288,3 +288,47 @@ fn standard_input_is_read_only_up_to_the_corpus_limit() {
         );
     }
 }
+
+#[test]
+fn a_checkpoint_naming_another_file_as_its_rules_does_not_print_it() {
+    let dir = std::env::temp_dir().join(format!("rulelens-echo-{}", std::process::id()));
+    let checkpoint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/checkpoints/fa-rnn");
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(&checkpoint).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+    }
+    // A private file in the rules language's shape: every line would be a rule.
+    let secret = dir.join("secret.txt");
+    std::fs::write(
+        &secret,
+        "root: x:0:0:root:/root:/bin/bash\ntoken: s3cr3t-t0ken\n",
+    )
+    .unwrap();
+    let manifest = dir.join("manifest.json");
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    value["rules"]["path"] = secret.to_str().unwrap().into();
+    std::fs::write(&manifest, value.to_string()).unwrap();
+    let model = dir.to_str().unwrap();
+    let runs: [&[&str]; 3] = [
+        &["eval", model, "--corpus", "tests/data/train/dev.tsv"],
+        &["predict", model, "free prize"],
+        &["reconstruct", model],
+    ];
+    for args in runs {
+        let output = rulelens_to(args, Stdio::piped());
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {said}");
+        assert!(said.contains("has other rules"), "{args:?}: {said}");
+        assert!(
+            !said.contains("s3cr3t") && !said.contains("/bin/bash"),
+            "{args:?}: {said}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -246,12 +246,15 @@ pub enum CheckpointError {
     },
     /// The rules given are not those the checkpoint was trained from, beyond comments,
     /// layout and line numbers: what the given file lacks and what it adds, as
-    /// `RulesFile::rule_lines` (empty both when only the order changed).
+    /// `RulesFile::rule_lines` (empty both when only the order changed). What it adds is
+    /// quoted only where the file was given by the user: a file the checkpoint's manifest
+    /// names could be any file (`/etc/passwd`), and its lines are counted, not shown.
     RulesChanged {
         trained_from: PathBuf,
         given: PathBuf,
         removed: Vec<String>,
         added: Vec<String>,
+        quote_added: bool,
     },
     /// The rules file changed since the checkpoint was made (a checkpoint of rulelens
     /// before 0.1, whose manifest does not record the rules text).
@@ -299,6 +302,7 @@ impl fmt::Display for CheckpointError {
                 given,
                 removed,
                 added,
+                quote_added,
             } => {
                 let listed = |lines: &[String]| {
                     let shown: Vec<String> =
@@ -326,8 +330,11 @@ impl fmt::Display for CheckpointError {
                         if !removed.is_empty() {
                             write!(f, "; it lacks {}", listed(removed))?;
                         }
-                        if !added.is_empty() {
-                            write!(f, "; it adds {}", listed(added))?;
+                        match (added.len(), quote_added) {
+                            (0, _) => {}
+                            (_, true) => write!(f, "; it adds {}", listed(added))?,
+                            (1, false) => write!(f, "; it adds a rule or declaration")?,
+                            (n, false) => write!(f, "; it adds {n} rules or declarations")?,
                         }
                     }
                 }
@@ -622,5 +629,6 @@ pub fn check_rules(
         given: given.to_path_buf(),
         removed: missing_from(&before, &after),
         added: missing_from(&after, &before),
+        quote_added: true,
     })
 }

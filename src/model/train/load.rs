@@ -113,6 +113,13 @@ pub fn load_model(
     assemble(
         model_dir, manifest, tensors, &bytes, rules_path, zero_shot, device,
     )
+    .map_err(|mut error| {
+        // The file is the one the manifest names, which could be any file.
+        if let CheckpointError::RulesChanged { quote_added, .. } = &mut error {
+            *quote_added = false;
+        }
+        error
+    })
 }
 
 /// Loads a checkpoint to start a later text of its rules from ([`fit_from`](crate::model::fit_from)): its rules are
