@@ -332,3 +332,77 @@ fn a_checkpoint_naming_another_file_as_its_rules_does_not_print_it() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn train_out_refuses_a_folder_another_training_holds_or_with_another_manifest() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("rulelens-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let train = |out: &Path| {
+        rulelens_within(
+            here,
+            &[
+                "train",
+                "tests/data/train/tiny.rules",
+                "--embeddings",
+                "tests/data/train/vectors.txt",
+                "--epochs",
+                "1",
+                "--members",
+                "1",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            Stdio::null(),
+        )
+    };
+    // Someone else's manifest.json is not written over.
+    let theirs = dir.join("theirs");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::fs::write(
+        theirs.join("manifest.json"),
+        "{\"name\": \"their-package\"}\n",
+    )
+    .unwrap();
+    let output = train(&theirs);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("is not a rulelens checkpoint's"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(theirs.join("manifest.json")).unwrap(),
+        "{\"name\": \"their-package\"}\n"
+    );
+    // A folder whose lock another training holds is refused at once.
+    let ours = dir.join("ours");
+    std::fs::create_dir_all(&ours).unwrap();
+    let held = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(ours.join(".rulelens-train.lock"))
+        .unwrap();
+    held.try_lock().unwrap();
+    let output = train(&ours);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("another `rulelens train` is writing a checkpoint there"),
+        "{stderr}"
+    );
+    assert!(!ours.join("manifest.json").exists());
+    // Once it is let go, training writes there, and may write there again.
+    drop(held);
+    for _ in 0..2 {
+        let output = train(&ours);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(ours.join("manifest.json").exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -3,15 +3,17 @@
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
 use crate::cli::outln;
+use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
-use rulelens::limits::ReadLimits;
+use rulelens::limits::{Limit, ReadLimits};
 use rulelens::model::{
-    EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, WARM_SCHEDULE, fit_from,
-    load_previous,
+    EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, WARM_SCHEDULE, checkpoint,
+    fit_from, load_previous,
 };
+use std::fs::{File, TryLockError};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// What `rulelens train` was asked for.
@@ -59,6 +61,15 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;
     let train_file = read_corpus(&train_path, args.read_limits)?;
     let dev_file = read_corpus(&dev_path, args.read_limits)?;
+    // Held until the checkpoint is written: a second `train --out` of the same folder
+    // refuses at once instead of both writing and one being lost.
+    let _lock = match lock_out(&out, args.read_limits)? {
+        Ok(lock) => lock,
+        Err(why) => {
+            eprintln!("error: --out {}: {why}", out.display());
+            return Ok(ExitCode::from(1));
+        }
+    };
     let previous = match &args.from {
         Some(dir) => {
             let device = args.settings.device.open().map_err(anyhow::Error::msg)?;
@@ -324,4 +335,42 @@ fn epoch_line(report: &EpochReport) -> String {
             n => format!("  ({n} batches skipped: loss not finite)"),
         }
     )
+}
+
+/// The file whose lock a training holds in its `--out` folder.
+const LOCK_FILE: &str = ".rulelens-train.lock";
+
+/// Creates `out` and takes the lock of its [`LOCK_FILE`], or says why not: another training
+/// holds it, or the folder has a `manifest.json` that is no rulelens checkpoint's (a
+/// checkpoint's, of any format version, is written over: that is training again).
+fn lock_out(out: &Path, limits: &ReadLimits) -> anyhow::Result<Result<File, String>> {
+    let manifest = out.join(checkpoint::MANIFEST_FILE);
+    if std::fs::symlink_metadata(&manifest).is_ok() {
+        let bytes = limits.read(Limit::Manifest, &manifest).ok();
+        let value =
+            bytes.and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok());
+        if value.is_none_or(|value| value.get("format_version").is_none()) {
+            return Ok(Err(format!(
+                "{} is not a rulelens checkpoint's, and would be written over; choose another folder",
+                manifest.display()
+            )));
+        }
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let path = out.join(LOCK_FILE);
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    match lock.try_lock() {
+        Ok(()) => Ok(Ok(lock)),
+        Err(TryLockError::WouldBlock) => Ok(Err(
+            "another `rulelens train` is writing a checkpoint there; wait for it, or choose another folder".to_string(),
+        )),
+        Err(TryLockError::Error(error)) => {
+            Err(error).with_context(|| format!("cannot lock {}", path.display()))
+        }
+    }
 }
