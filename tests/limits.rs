@@ -510,7 +510,7 @@ fn refusal(dir: &Path) -> String {
 fn forged_checkpoints_are_refused() {
     let _one_at_a_time = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     // Manifest fields that contradict the weights or the rules.
-    let forgeries: [(&str, Forgery, &str); 4] = [
+    let forgeries: [(&str, Forgery, &str); 8] = [
         (
             "labels",
             |m| m["labels"].as_array_mut().unwrap().reverse(),
@@ -528,6 +528,28 @@ fn forged_checkpoints_are_refused() {
             "embeddings",
             |m| m["embeddings"]["dim"] = 3.into(),
             "dimensions",
+        ),
+        // Settings out of their ranges gave silently wrong figures (issue 51): beta 5 moved
+        // eval's accuracy, a logit scale of 0 made every probability one half.
+        (
+            "beta",
+            |m| m["settings"]["beta"] = 5.into(),
+            "its settings: beta must be in [0, 1], not 5",
+        ),
+        (
+            "logit-scale-0",
+            |m| m["settings"]["logitScale"] = 0.into(),
+            "its settings: logit scale must be in (0, 1000000], not 0",
+        ),
+        (
+            "logit-scale-negative",
+            |m| m["settings"]["logitScale"] = (-10).into(),
+            "its settings: logit scale must be in (0, 1000000], not -10",
+        ),
+        (
+            "max-sentence-tokens",
+            |m| m["settings"]["maxSentenceTokens"] = 0.into(),
+            "its settings: max sentence tokens must be between 1 and 1048576, not 0",
         ),
     ];
     for (name, forge, expected) in forgeries {

@@ -485,6 +485,15 @@ pub fn load(
     limits: &ReadLimits,
 ) -> Result<(Manifest, HashMap<String, Tensor>), CheckpointError> {
     let manifest = read_manifest(dir, limits)?;
+    // Settings out of their ranges (a tampered `logitScale` of 0 makes every probability
+    // one half) are refused as `rulelens train` refuses them.
+    manifest
+        .settings
+        .check()
+        .map_err(|message| CheckpointError::Manifest {
+            path: dir.join(MANIFEST_FILE),
+            message: format!("its settings: {message}"),
+        })?;
     let weights = dir.join(WEIGHTS_FILE);
     let corrupt = |message: String| CheckpointError::Corrupt {
         path: weights.clone(),
