@@ -406,3 +406,62 @@ fn train_out_refuses_a_folder_another_training_holds_or_with_another_manifest() 
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn suggest_write_keeps_links_permissions_and_hard_links() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("rulelens-write-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["train.tsv", "dev.tsv"] {
+        std::fs::copy(here.join("tests/data/train").join(file), dir.join(file)).unwrap();
+    }
+    let bare = std::fs::read_to_string(here.join("tests/data/train/bare.rules")).unwrap();
+    let edited = |path: &Path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        text.contains("suggested by rulelens") && text.starts_with(&bare)
+    };
+    let write = |rules: &Path| {
+        let output = rulelens_within(
+            &dir,
+            &["suggest", rules.to_str().unwrap(), "--write"],
+            Stdio::null(),
+        );
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    // A symbolic link: its target is edited, and it stays a link.
+    let (target, link) = (dir.join("target.rules"), dir.join("link.rules"));
+    std::fs::write(&target, &bare).unwrap();
+    symlink("target.rules", &link).unwrap();
+    write(&link);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(edited(&target));
+    // A read-only file stays read-only.
+    let read_only = dir.join("read_only.rules");
+    std::fs::write(&read_only, &bare).unwrap();
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444)).unwrap();
+    write(&read_only);
+    assert!(edited(&read_only));
+    let mode = std::fs::metadata(&read_only).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o444);
+    // Two names of one file stay one file.
+    let (first, second) = (dir.join("first.rules"), dir.join("second.rules"));
+    std::fs::write(&first, &bare).unwrap();
+    std::fs::hard_link(&first, &second).unwrap();
+    let inode = std::fs::metadata(&first).unwrap().ino();
+    write(&first);
+    assert!(edited(&second));
+    assert_eq!(std::fs::metadata(&first).unwrap().ino(), inode);
+    assert_eq!(std::fs::metadata(&second).unwrap().nlink(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -209,18 +209,47 @@ pub fn train_vectors(
     )?)
 }
 
-/// Replaces the file at `path` with `text`: written beside it, then renamed over it, so that
-/// an interrupted write leaves the old file whole.
+/// Replaces the text of the file at `path` with `text`, keeping what the file is: a symbolic
+/// link's target is edited, its permissions kept, and a file with hard links written through
+/// (the text whole on disk beside it first, then copied in). Otherwise written beside it and
+/// renamed over it, so that an interrupted write leaves the old file whole.
 fn write_in_place(path: &Path, text: &str) -> anyhow::Result<()> {
-    let mut temporary = path.as_os_str().to_owned();
+    let cannot =
+        |error: std::io::Error| anyhow::anyhow!("cannot write {}: {error}", path.display());
+    // Through a symbolic link, its target is edited and the link kept.
+    let target = std::fs::canonicalize(path).map_err(cannot)?;
+    let metadata = std::fs::metadata(&target).map_err(cannot)?;
+    let mut temporary = target.as_os_str().to_owned();
     temporary.push(".rulelens-suggest");
     let temporary = std::path::PathBuf::from(temporary);
-    std::fs::write(&temporary, text)
-        .and_then(|()| std::fs::rename(&temporary, path))
-        .map_err(|error| {
-            let _ = std::fs::remove_file(&temporary);
-            anyhow::anyhow!("cannot write {}: {error}", path.display())
-        })
+    let written = std::fs::write(&temporary, text)
+        .and_then(|()| std::fs::set_permissions(&temporary, metadata.permissions()))
+        .and_then(|()| {
+            if has_other_links(&metadata) {
+                // A rename would split the hard link: the new text, whole on disk in the
+                // temporary file, is copied into the file itself.
+                std::fs::copy(&temporary, &target).and_then(|_| std::fs::remove_file(&temporary))
+            } else {
+                std::fs::rename(&temporary, &target)
+            }
+        });
+    written.map_err(|error| {
+        let _ = std::fs::remove_file(&temporary);
+        cannot(error)
+    })
+}
+
+/// Whether another name (a hard link) shares the file.
+fn has_other_links(metadata: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::MetadataExt::nlink(metadata) > 1
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        false
+    }
 }
 
 /// A spinner with the elapsed time on a terminal's standard error (suggestions take seconds
