@@ -29,7 +29,8 @@ fn example(label: Option<&str>, text: &str) -> (Option<String>, String) {
 fn tsv_lines_labels_and_invalid_utf8() {
     let bytes = b"\xef\xbb\xbfspam\tWIN cash\r\nunlabeled text\n\n\tno label either\nham\tcaf\xe9 au lait\nham\ttabs\tinside\n";
     let (codes, loaded) = read(bytes, Format::Tsv);
-    assert_eq!(codes, ["E0403 5:8"]);
+    // The line starting with a tab is unlabeled, as the spec says, with a warning.
+    assert_eq!(codes, ["E0403 5:8", "W0407 4:1"]);
     assert_eq!(
         loaded,
         [
@@ -127,4 +128,44 @@ fn read_file_picks_the_format_and_reports_io_errors() {
             .to_string()
             .contains("unsupported corpus format")
     );
+}
+
+#[test]
+fn lines_labeled_with_spaces_or_an_empty_label_get_one_warning_each_with_their_numbers() {
+    let mut text = String::new();
+    for i in 0..200 {
+        match i % 5 {
+            // A label and spaces where the tab should be.
+            0..=2 if i >= 5 => text.push_str(&format!("spam  free prize {i}\n")),
+            0 => text.push_str(&format!("spam\tfree prize {i}\n")),
+            // Nothing before the tab.
+            3 if i < 20 => text.push_str(&format!("\tcall now {i}\n")),
+            _ => text.push_str(&format!("ham\tsee you at {i}\n")),
+        }
+    }
+    // Unlabeled text whose first word is no label is left alone.
+    text.push_str("just some unlabeled text\n");
+    let (examples, diagnostics) = parse(&text, Format::Tsv, &[]);
+    assert_eq!(examples.len(), 201);
+    let warnings: Vec<String> = diagnostics
+        .iter()
+        .map(|d| {
+            assert_eq!(d.code.as_str(), "W0407");
+            d.message.clone()
+        })
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "117 lines start with a label of this corpus and a space, not a tab (lines 6, 7, 8, 11, 12 and 112 more); read as unlabeled text",
+            "4 lines start with a tab: the label before it is empty (lines 4, 9, 14, 19); read as unlabeled text",
+        ]
+    );
+    // At the first such line.
+    let index = LineIndex::new(&text);
+    assert_eq!(index.line_col(diagnostics[0].range.start()).line, 5);
+    assert_eq!(index.line_col(diagnostics[1].range.start()).line, 3);
+    // A corpus with no labeled line, or with every line labeled, has nothing to say.
+    let unlabeled = "spam free prize\nham see you\n";
+    assert!(parse(unlabeled, Format::Tsv, &[]).1.is_empty());
 }

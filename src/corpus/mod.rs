@@ -51,7 +51,8 @@ pub struct Example {
 }
 
 /// Parses corpus text. Lines touching an `invalid_utf8` range (from [`SourceText`]) are
-/// reported and skipped.
+/// reported and skipped. TSV lines that look labeled but are read as unlabeled (a label and a
+/// space, not a tab; a tab with nothing before it) get a warning, W0407.
 ///
 /// ```
 /// use rulelens::corpus::{parse, Format};
@@ -59,6 +60,9 @@ pub struct Example {
 /// assert_eq!(examples[0].label.as_deref(), Some("spam"));
 /// assert_eq!(examples[1].label, None);
 /// assert!(diagnostics.is_empty());
+/// let (examples, diagnostics) = parse("spam\tWIN cash\nspam FREE prize\n", Format::Tsv, &[]);
+/// assert_eq!(examples[1].label, None);
+/// assert_eq!(diagnostics[0].code.as_str(), "W0407");
 /// ```
 pub fn parse(
     text: &str,
@@ -66,6 +70,8 @@ pub fn parse(
     invalid_utf8: &[TextRange],
 ) -> (Vec<Example>, Vec<Diagnostic>) {
     let mut examples = Vec::new();
+    // Each example's line, as it is in the file.
+    let mut lines = Vec::new();
     let mut diagnostics = Vec::new();
     let mut invalid = invalid_utf8.iter().peekable();
     let mut start = 0usize;
@@ -103,9 +109,15 @@ pub fn parse(
             Format::Jsonl => jsonl::parse_line(line, line_range, line_number),
         };
         match parsed {
-            Ok(example) => examples.push(example),
+            Ok(example) => {
+                examples.push(example);
+                lines.push(line);
+            }
             Err(diagnostic) => diagnostics.push(diagnostic),
         }
+    }
+    if format == Format::Tsv {
+        diagnostics.extend(tsv::unlabeled_by_mistake(&examples, &lines));
     }
     (examples, diagnostics)
 }

@@ -115,6 +115,7 @@ codes! {
     MalformedLine = "E0404", "malformed-line";
     UnknownLabel = "W0405", "unknown-label";
     UnreadableWordList = "E0406", "unreadable-word-list";
+    LabelWithoutTab = "W0407", "label-without-tab";
     NeverMatches = "W0501", "never-matches";
     LowPrecision = "W0502", "low-precision";
     ConflictingPatterns = "W0503", "conflicting-patterns";
