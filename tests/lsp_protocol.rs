@@ -224,6 +224,16 @@ fn after_any_framing_error_the_next_messages_are_served() {
             ),
         ),
         ("stray bytes", format!("stray{}", framed(symbol))),
+        // Past the message limit: the server once skipped that many bytes, the messages
+        // after it included, and answered nothing more (issue 51).
+        (
+            "a Content-Length over 1 GiB",
+            format!("Content-Length: 1073741825\r\n\r\n{symbol}"),
+        ),
+        (
+            "a Content-Length of 2^64 - 1",
+            format!("Content-Length: {}\r\n\r\n{symbol}", u64::MAX),
+        ),
     ];
     for (what, fault) in faults {
         let mut server = Server::start();

@@ -26,9 +26,10 @@ use tokio::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tower_lsp_server::jsonrpc::{Request, Response};
 
-/// The largest message accepted, in bytes; a longer one is answered with an error and
-/// skipped without being kept, so that a bad `Content-Length` cannot make the server
-/// allocate without bound.
+/// The largest message accepted, in bytes; a longer one is answered with an error and its
+/// body skipped, without being kept, up to the next `Content-Length:` header, so that a bad
+/// `Content-Length` can neither make the server allocate without bound nor swallow the
+/// messages after it.
 pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
 
 /// The longest header block accepted, in bytes; past it, the bytes are no header.
@@ -188,8 +189,6 @@ enum Reading {
     Header,
     /// Inside a body of `length` bytes, whose first `scanned` bytes hold no message header.
     Body { length: usize, scanned: usize },
-    /// Throwing away this many more bytes of an oversized body.
-    Skipping(usize),
 }
 
 /// Cuts a byte stream into LSP messages (header lines such as `Content-Length: N`, a blank
@@ -340,15 +339,6 @@ impl Deframer {
     pub fn next_event(&mut self) -> Option<Event> {
         loop {
             match self.reading {
-                Reading::Skipping(n) => {
-                    let dropped = n.min(self.buffer.len());
-                    self.buffer.drain(..dropped);
-                    if dropped < n {
-                        self.reading = Reading::Skipping(n - dropped);
-                        return None;
-                    }
-                    self.reading = Reading::Header;
-                }
                 Reading::Header => {
                     let blank = self
                         .buffer
@@ -391,7 +381,10 @@ impl Deframer {
                             self.reported = false;
                             match declared {
                                 Ok(n) if n > MAX_MESSAGE_BYTES => {
-                                    self.reading = Reading::Skipping(n);
+                                    // Its body is junk up to the next header, not n bytes
+                                    // skipped blindly: a short body would take the
+                                    // messages after it (`shutdown`, `exit`) with it.
+                                    self.reported = true;
                                     return Some(Event::Malformed(format!(
                                         "Parse error: a message of {n} bytes, more than the {MAX_MESSAGE_BYTES} accepted"
                                     )));
@@ -596,6 +589,28 @@ mod tests {
         deframer.push(&vec![b' '; 1 << 20]);
         assert_eq!(deframer.next_event(), None);
         assert!(deframer.buffer.is_empty());
+    }
+
+    #[test]
+    fn the_messages_after_an_oversized_one_with_a_short_body_are_served() {
+        for declared in [(MAX_MESSAGE_BYTES + 1).to_string(), u64::MAX.to_string()] {
+            let mut deframer = Deframer::default();
+            deframer.push(format!("Content-Length: {declared}\r\n\r\n{{}}").as_bytes());
+            deframer.push(message(SHUTDOWN).as_bytes());
+            deframer.push(message(EXIT).as_bytes());
+            let mut bodies = Vec::new();
+            let mut errors = 0;
+            while let Some(event) = deframer.next_event() {
+                match event {
+                    Event::Message(body) => bodies.push(String::from_utf8(body).unwrap()),
+                    Event::Malformed(_) => errors += 1,
+                }
+            }
+            assert_eq!(
+                (bodies, errors),
+                (vec![SHUTDOWN.to_string(), EXIT.to_string()], 1)
+            );
+        }
     }
 
     #[test]
