@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Time and peak memory of the command line at scale (issue 14): `check` on 1k, 10k and 100k
 # patterns, on 100k rules over 100 labels, on 100, 10k and 100k gold labels and on a
-# 1,000,000-line corpus; `train` with a 10 MB line, and one SMS epoch with forward and
-# Viterbi scoring. Each row is one run of the release binary under GNU time (wall seconds,
+# 1,000,000-line corpus; `init` on 100k gold labels; `train` with a 10 MB line, and one SMS
+# epoch with forward and Viterbi scoring. Each row is one run of the release binary under GNU time (wall seconds,
 # peak resident memory). Prints a Markdown table; results in docs/performance.md.
 #
 # Run from the repository root: benches/scale.sh
@@ -61,6 +61,7 @@ row "check, 100,000 rules over 100 labels" "$bin" check labels100x1000.rules
 for n in 100 10000 100000; do
     row "check, $n gold labels" "$bin" check "gold$n.rules"
 done
+row "init, 100000 gold labels" "$bin" init gold100000.tsv
 row "check, SMS rules on a 1,000,000-line corpus" "$bin" check million.rules
 row "train, 1 epoch, a 10 MB line in train" "$bin" train sms.rules --train long.tsv --epochs 1 --out out-long
 row "train, 1 epoch, forward" "$bin" train sms.rules --epochs 1 --out out-forward

@@ -4,6 +4,7 @@
 //! suggestion engine then writes rules from nothing (`docs/cli.md`, "rulelens init").
 
 use crate::corpus::Example;
+use std::collections::HashMap;
 
 /// Whether `name` can be a label of a rules file: `[A-Za-z_][A-Za-z0-9_.-]*`.
 pub fn is_label_name(name: &str) -> bool {
@@ -22,12 +23,16 @@ pub fn scaffold(
     train_path: &str,
     dev_path: Option<&str>,
 ) -> Result<String, String> {
+    // Each label's count, in the order the corpus first has them (a map to its place: a
+    // search of the list was quadratic, 15.7 s for 100,000 labels).
     let mut counts: Vec<(&str, usize)> = Vec::new();
+    let mut place: HashMap<&str, usize> = HashMap::new();
     for label in train.iter().filter_map(|e| e.label.as_deref()) {
-        match counts.iter_mut().find(|(name, _)| *name == label) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((label, 1)),
-        }
+        let i = *place.entry(label).or_insert_with(|| {
+            counts.push((label, 0));
+            counts.len() - 1
+        });
+        counts[i].1 += 1;
     }
     // The most frequent first; ties in the corpus's order.
     counts.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
