@@ -2423,3 +2423,61 @@ fn bench_lays_every_model_side_by_side_measures_what_train_and_eval_measure_and_
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The README is the front door: its command list names every subcommand `rulelens --help`
+/// lists, each with only flags the subcommand has, and its documentation list names every
+/// file of `docs/` that is a page (`.md`).
+#[test]
+fn the_readme_lists_every_command_with_true_flags_and_every_doc() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let global: Vec<String> = help_flags(None).into_iter().map(|(long, _)| long).collect();
+    // Each command of the list: "- `rulelens SUBCOMMAND …`".
+    let listed: Vec<(&str, &str)> = readme
+        .lines()
+        .filter_map(|line| line.strip_prefix("- `rulelens "))
+        .filter_map(|rest| rest.split_once('`'))
+        .map(|(usage, _)| (usage.split_whitespace().next().unwrap(), usage))
+        .collect();
+    let help = String::from_utf8(rulelens(&["--help"]).stdout).unwrap();
+    let subcommands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("Options:")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .collect();
+    for subcommand in &subcommands {
+        // `completions` and `man` share `init`'s line.
+        let named = listed.iter().any(|(s, _)| s == subcommand)
+            || readme.contains(&format!("`rulelens {subcommand}"));
+        assert!(named, "README.md does not list `rulelens {subcommand}`");
+    }
+    for (subcommand, usage) in &listed {
+        assert!(
+            subcommands.contains(subcommand),
+            "README.md lists `rulelens {subcommand}`, which is no subcommand"
+        );
+        let defined = help_flags(Some(subcommand));
+        let known: Vec<&String> = defined.iter().map(|(long, _)| long).collect();
+        for flag in long_flags(usage, &defined) {
+            assert!(
+                known.contains(&&flag) || global.contains(&flag),
+                "README.md: `rulelens {usage}`: `{flag}` is not a flag of `rulelens {subcommand}`"
+            );
+        }
+    }
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") {
+            assert!(
+                readme.contains(&format!("`docs/{name}`")),
+                "README.md's documentation list lacks docs/{name}"
+            );
+        }
+    }
+}
