@@ -145,6 +145,19 @@ fn control_characters_of_rules_and_corpora_are_shown_not_obeyed() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A copy of the FA-RNN checkpoint of `tests/data/checkpoints` in `to`, without the file
+/// `except`.
+fn copy_checkpoint(to: &Path, except: Option<&str>) {
+    let checkpoint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/checkpoints/fa-rnn");
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(&checkpoint).unwrap() {
+        let entry = entry.unwrap();
+        if except.is_none_or(|except| entry.file_name() != except) {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+}
+
 /// `rulelens ARGS` in `dir`, standard input from `stdin`; fails the test when it has not
 /// ended within a minute (a hang).
 fn rulelens_within(dir: &Path, args: &[&str], stdin: Stdio) -> Output {
@@ -190,18 +203,11 @@ fn special_files_are_refused_by_type_without_waiting_for_a_writer() {
     )
     .unwrap();
     // A checkpoint whose manifest is a FIFO, and one whose weights are /dev/zero.
-    let checkpoint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/checkpoints/fa-rnn");
     for (copy, special) in [
         ("fifo-manifest", "manifest.json"),
         ("zero-weights", "weights.safetensors"),
     ] {
-        std::fs::create_dir_all(dir.join(copy)).unwrap();
-        for entry in std::fs::read_dir(&checkpoint).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_name() != special {
-                std::fs::copy(entry.path(), dir.join(copy).join(entry.file_name())).unwrap();
-            }
-        }
+        copy_checkpoint(&dir.join(copy), Some(special));
     }
     let made = Command::new("mkfifo")
         .arg(dir.join("fifo-manifest/manifest.json"))
@@ -292,12 +298,7 @@ fn standard_input_is_read_only_up_to_the_corpus_limit() {
 #[test]
 fn a_checkpoint_naming_another_file_as_its_rules_does_not_print_it() {
     let dir = std::env::temp_dir().join(format!("rulelens-echo-{}", std::process::id()));
-    let checkpoint = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/checkpoints/fa-rnn");
-    std::fs::create_dir_all(&dir).unwrap();
-    for entry in std::fs::read_dir(&checkpoint).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
-    }
+    copy_checkpoint(&dir, None);
     // A private file in the rules language's shape: every line would be a rule.
     let secret = dir.join("secret.txt");
     std::fs::write(

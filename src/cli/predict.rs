@@ -107,7 +107,7 @@ pub fn run(
                 writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
             }
             Output::Text => {
-                writeln!(out, "{}", printable(&labeled.header())).context(CANNOT_WRITE_STDOUT)?;
+                writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
                 if !patterns.is_empty() {
                     let listed: Vec<String> = patterns
                         .iter()
@@ -152,14 +152,15 @@ impl<'a> Labeled<'a> {
         }
     }
 
-    /// The text output's first line: label, probability, the rules' label, the text.
+    /// The text output's first line: label, probability, the rules' label, the text
+    /// ([`printable`]).
     fn header(&self) -> String {
         format!(
             "{} {:.3}  (rules: {})  {}",
             self.labels[self.predicted],
             self.probabilities[self.predicted],
             self.rules_label.unwrap_or("none"),
-            self.text
+            printable(self.text)
         )
     }
 
@@ -213,9 +214,7 @@ fn predict_black_box(
             Output::Json => {
                 writeln!(out, "{}", labeled.json(Vec::new())).context(CANNOT_WRITE_STDOUT)?
             }
-            Output::Text => {
-                writeln!(out, "{}", printable(&labeled.header())).context(CANNOT_WRITE_STDOUT)?
-            }
+            Output::Text => writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?,
         }
     }
     out.flush().context(CANNOT_WRITE_STDOUT)?;
@@ -303,7 +302,7 @@ fn predict_sopa(
                 writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
             }
             Output::Text => {
-                writeln!(out, "{}", printable(&labeled.header())).context(CANNOT_WRITE_STDOUT)?;
+                writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
                 for c in contributions {
                     writeln!(
                         out,

@@ -2,8 +2,9 @@
 //! line's tf-idf unigrams and bigrams (`nn/tfidf.rs`, `nn/softmax_regression.rs`), fitted on
 //! the train lines once the network has trained, its C chosen on dev, whose logits are
 //! added to the network's (an ensemble's averaged ones) times a weight over the logit
-//! scale ([`WithNgrams`]; the setting `ngram_weight`, chosen on dev by default). The two are models of different kinds, the rules' automata
-//! and a bag of n-grams, and together they beat either (`docs/results.md`, issue 32).
+//! scale ([`WithNgrams`]; the setting `ngram_weight`, chosen on dev by default). The two
+//! are models of different kinds, the rules' automata and a bag of n-grams, and together
+//! they beat either (`docs/results.md`, issue 32).
 //!
 //! Only a trained network gets one: the untrained network is the rules' alone, so it still
 //! predicts what the rules predict. The logits stay sums of parts: the network's, and one
