@@ -1,5 +1,5 @@
-//! Ensembles of the FA-RNN family: members trained one after another from the same rules
-//! with consecutive seeds (each its own batch order and free-state noise, each stopped
+//! Ensembles of the FA-RNN family: members trained side by side from the same rules
+//! (`train/members.rs`) with consecutive seeds (each its own batch order and free-state noise, each stopped
 //! early on dev), whose label logits are averaged. Every member computes the rule system
 //! untrained, so the ensemble does too; and since each member's logits are sums of its
 //! patterns' contributions, so are their mean's, and the hover's explanations stay exact.

@@ -2,8 +2,8 @@
 //! FA-RNN, FA-GRU or a bidirectional one compiled from the rules, a SoPa, or a black box:
 //! the S-LSTM or MVMA-G; `kinds.rs`), train it on labeled examples with early stopping on
 //! dev, and describe the result in a checkpoint [`Manifest`]. An ensemble (the setting
-//! `members`) is that many networks built and trained one after another from consecutive
-//! seeds, each stopped early on its own, then averaged (`fa_rnn/ensemble.rs`). Loading such
+//! `members`) is that many networks built from consecutive seeds, trained side by side
+//! (`members.rs`), each stopped early on its own, then averaged (`fa_rnn/ensemble.rs`). Loading such
 //! a checkpoint back is `load.rs`.
 //!
 //! This is the whole of `rulelens train`, shared with the language server, which fits in the
@@ -37,10 +37,9 @@ use crate::model::train::data::{
 };
 use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::kinds::{Built, Declaration, Start, network_size};
-use crate::model::train::learn::{
-    DevScoring, LabeledSentence, Schedule, TrainError, TrainReport, train,
-};
+use crate::model::train::learn::{DevScoring, LabeledSentence, Schedule, TrainError, TrainReport};
 use crate::model::train::load::LoadedModel;
+use crate::model::train::members::{Member, MemberEvent, train_members};
 use crate::model::train::settings::{DEFAULT_NGRAM_WEIGHT, ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
 use crate::rules_file::RulesFile;
@@ -196,14 +195,15 @@ pub fn fit_from(
             vocabulary,
         }
     };
-    let mut trained: Vec<(Built, TrainReport)> = Vec::with_capacity(n_members);
+    // Every member built first (only the first says how), then trained side by side.
+    let mut built_members: Vec<(Built, Schedule)> = Vec::with_capacity(n_members);
     let mut initial = Vec::new();
     let mut warm_record = None;
     for i in 0..n_members {
         let member_settings = member_settings(settings, i);
-        if n_members > 1 {
+        if i == 0 && n_members > 1 {
             on_event(FitEvent::Member {
-                index: i,
+                index: 0,
                 members: n_members,
                 seed: member_settings.seed,
             });
@@ -236,7 +236,6 @@ pub fn fit_from(
                 (built, WARM_SCHEDULE)
             }
             None => {
-                // Every member is built the same way; only the first says how.
                 let mut silent = |_: FitEvent| {};
                 let start = Start::Fresh {
                     train: &train_data,
@@ -262,26 +261,41 @@ pub fn fit_from(
                 on_event(FitEvent::LabelModel(used));
             }
         }
-        let report = train(
-            built.net.as_ref(),
-            &train_data,
-            &dev_data,
-            &member_settings,
-            schedule,
-            dev_scoring,
-            &device,
-            &mut |report| on_event(FitEvent::Epoch(report)),
-            cancelled,
-        )?;
-        trained.push((built, report));
+        built_members.push((built, schedule));
     }
-    let mut reports = Vec::with_capacity(n_members);
+    let members: Vec<Member> = built_members
+        .iter()
+        .enumerate()
+        .map(|(i, (built, schedule))| Member {
+            net: built.net.as_ref(),
+            settings: member_settings(settings, i),
+            schedule: *schedule,
+        })
+        .collect();
+    let reports = train_members(
+        &members,
+        &train_data,
+        &dev_data,
+        dev_scoring,
+        &device,
+        &mut |event| match event {
+            // The first member's start was said before it was built.
+            MemberEvent::Starts { index } if index > 0 => on_event(FitEvent::Member {
+                index,
+                members: n_members,
+                seed: members[index].settings.seed,
+            }),
+            MemberEvent::Starts { .. } => {}
+            MemberEvent::Epoch(report) => on_event(FitEvent::Epoch(report)),
+        },
+        cancelled,
+    )?;
+    drop(members);
     let mut nets = Vec::with_capacity(n_members);
     let mut records = None;
-    for (built, report) in trained {
+    for (built, _) in built_members {
         records.get_or_insert((built.forward, built.backward));
         nets.push(built.net);
-        reports.push(report);
     }
     let (net, ensemble_accuracy): (Box<dyn Network>, _) = if n_members == 1 {
         (nets.remove(0), None)

@@ -563,7 +563,7 @@ pub fn train(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::fa_rnn::FaRnn;
     use crate::model::fa_rnn::Scoring;
@@ -588,7 +588,7 @@ mod tests {
     }
 
     /// The spam filter of the tests, with word vectors, and six sentences of 1 to 9 tokens.
-    fn network_and_data() -> (FaRnn, Vec<LabeledSentence>) {
+    pub(crate) fn network_and_data() -> (FaRnn, Vec<LabeledSentence>) {
         network_and_data_with_labels(&[])
     }
 

@@ -1,8 +1,9 @@
 //! The training layer, above every family: the settings (common knobs, and each family's
 //! config built from them), the one place that tells a network's family, the one match that
 //! declares each kind's network (fresh or from a checkpoint), data preparation, the learning
-//! loop, fitting a rules file's network with its manifest and the events and errors it
-//! reports, warm starts, checkpoints, and loading them back.
+//! loop, training an ensemble's members side by side, fitting a rules file's network with
+//! its manifest and the events and errors it reports, warm starts, checkpoints, and loading
+//! them back.
 
 pub(crate) mod build;
 pub mod checkpoint;
@@ -13,5 +14,6 @@ pub(crate) mod fit;
 pub(crate) mod kinds;
 pub(crate) mod learn;
 pub(crate) mod load;
+pub(crate) mod members;
 pub(crate) mod settings;
 pub(crate) mod warm;

@@ -276,7 +276,7 @@ pub struct TrainingSettings {
     /// a Viterbi network keeps each pattern's best path inside its own states, and has none.
     #[arg(long, value_name = "N", default_value_t = TrainingSettings::DEFAULT.free_states)]
     pub free_states: usize,
-    /// Networks trained one after another from the seeds `seed`, `seed`+1, … (each with
+    /// Networks trained side by side, one a core, from the seeds `seed`, `seed`+1, … (each with
     /// its own batch order and free-state noise, each stopped early on dev) whose label
     /// logits are averaged: an ensemble, which predicts what the rules predict untrained as
     /// each member does. Default: 5 for the FA-RNN family; SoPa and the black boxes train
