@@ -610,6 +610,100 @@ fn every_example_of_the_cli_docs_is_true() {
     assert!(ran >= 2 && checked >= 12, "{ran} run, {checked} checked");
 }
 
+/// Text without spaces is cut into words (issue 51, item 4): a rule's literal written
+/// without spaces means the tokens it holds, and matches a sentence that holds them, with
+/// its span on what was written; `check` accepts the file as it is.
+#[test]
+fn text_without_spaces_is_ruled_by_its_words() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-unspaced-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = dir.join("u.rules");
+    std::fs::write(
+        &rules,
+        "default ham\n\
+         spam: $* 免费 $*\n\
+         spam: $* プレゼント $*\n\
+         words prizes = ( 奖品 | ฟรี )\n\
+         promo: $* @prizes $*\n",
+    )
+    .unwrap();
+    let rules = rules.to_str().unwrap();
+    let lines = stdin_json_lines(
+        "classify",
+        &[rules, "--format", "json"],
+        &[
+            "现在免费领取奖品",
+            "無料プレゼントをiPhoneで",
+            "ของฟรี",
+            "领取奖品",
+            "免 免费费",
+            "hello",
+        ],
+    );
+    let labels: Vec<&str> = lines.iter().map(|l| l["label"].as_str().unwrap()).collect();
+    assert_eq!(labels, ["spam", "spam", "promo", "promo", "spam", "ham"]);
+    let span = &lines[0]["fired"][0]["spans"][0];
+    assert_eq!(span["text"], "免费", "{span}");
+    assert_eq!(
+        (span["start"].as_u64(), span["end"].as_u64()),
+        (Some(2), Some(4))
+    );
+    let check = rulelens(&["check", rules]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    // A network trained on such text has its tokens in its vocabulary, records the
+    // tokenizer's version, and reads a new line by them.
+    let corpus = "spam\t现在免费领取\nham\t我们明天见\nspam\t免费送你\nham\t明天开会\n";
+    std::fs::write(dir.join("train.tsv"), corpus).unwrap();
+    std::fs::write(dir.join("dev.tsv"), corpus).unwrap();
+    let trained = dir.join("trained.rules");
+    std::fs::write(
+        &trained,
+        "default ham\nspam: $* 免费 $*\ncorpus train \"train.tsv\"\ncorpus dev \"dev.tsv\"\n",
+    )
+    .unwrap();
+    let vectors = dir.join("vectors.txt");
+    std::fs::write(
+        &vectors,
+        "免 0.9 0.1\n费 0.8 0.2\n明 -0.7 0.3\n天 -0.6 0.1\n",
+    )
+    .unwrap();
+    let model = dir.join("model");
+    assert_succeeded(&rulelens(&[
+        "train",
+        trained.to_str().unwrap(),
+        "--embeddings",
+        vectors.to_str().unwrap(),
+        "--epochs",
+        "1",
+        "--members",
+        "1",
+        "--out",
+        model.to_str().unwrap(),
+    ]));
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["tokenizer_version"], 2);
+    let vocabulary: Vec<&str> = manifest["vocabulary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|word| word.as_str().unwrap())
+        .collect();
+    for word in ["免", "费", "明", "天"] {
+        assert!(vocabulary.contains(&word), "{vocabulary:?}");
+    }
+    let predicted = predict_stdin(
+        &[model.to_str().unwrap(), "--format", "json"],
+        &["快来免费拿"],
+    );
+    assert_eq!(predicted[0]["label"], "spam", "{predicted:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn classify_reads_standard_input_shows_formula_rules_and_refuses_bad_input() {
     let dir = std::env::temp_dir().join(format!("rulelens-cli-classify-{}", std::process::id()));

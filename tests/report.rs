@@ -65,6 +65,7 @@ fn manifest(file: &RulesFile, curve: &[f64]) -> Manifest {
     let path = std::path::absolute(file.path.as_deref().unwrap()).unwrap();
     Manifest {
         format_version: checkpoint::FORMAT_VERSION,
+        tokenizer_version: rulelens::text::TOKENIZER_VERSION,
         rules: checkpoint::RulesIdentity {
             path,
             sha256: checkpoint::sha256_hex(file.source.text.as_bytes()),

@@ -168,6 +168,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
     let rules_bytes = std::fs::read(fixture("tiny.rules")).unwrap();
     checkpoint::Manifest {
         format_version: checkpoint::FORMAT_VERSION,
+        tokenizer_version: rulelens::text::TOKENIZER_VERSION,
         rules: checkpoint::RulesIdentity {
             path: fixture("tiny.rules"),
             sha256: checkpoint::sha256_hex(&rules_bytes),
@@ -289,6 +290,48 @@ fn checkpoints_round_trip_and_refuse_corrupt_stale_and_foreign_files() {
         Err(CheckpointError::Manifest { .. })
     ));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A checkpoint records the tokenizer version it was trained with (issue 51, item 4):
+/// one of version 1 (before text without spaces was cut into words), which a manifest
+/// without the field is, is refused where its rules or vocabulary hold such text and
+/// loads elsewhere; one from a later tokenizer is refused.
+#[test]
+fn a_checkpoint_of_another_tokenizer_is_refused_where_it_would_be_misread() {
+    let setup = setup(0.5);
+    let current = manifest(&setup);
+    let rules = std::fs::read(fixture("tiny.rules")).unwrap();
+    let dir = fixture("");
+    checkpoint::check_tokenizer(&current, &rules, &dir).unwrap();
+    // A manifest of an earlier rulelens has no version: it is 1.
+    let mut json: serde_json::Value = serde_json::to_value(&current).unwrap();
+    json.as_object_mut().unwrap().remove("tokenizer_version");
+    let old: checkpoint::Manifest = serde_json::from_value(json).unwrap();
+    assert_eq!(old.tokenizer_version, 1);
+    checkpoint::check_tokenizer(&old, &rules, &dir).unwrap();
+    let refused = |manifest: &checkpoint::Manifest, rules: &[u8]| match checkpoint::check_tokenizer(
+        manifest, rules, &dir,
+    ) {
+        Err(error @ CheckpointError::TokenizerChanged { .. }) => error.to_string(),
+        other => panic!("{other:?}"),
+    };
+    let mut cjk_rules = rules.clone();
+    cjk_rules.extend_from_slice("spam: $* 免费 $*\n".as_bytes());
+    let message = refused(&old, &cjk_rules);
+    assert!(message.contains("tokenizer version 1"), "{message}");
+    assert!(message.contains("train the network again"), "{message}");
+    assert!(
+        !message.contains("免费"),
+        "no file content is echoed: {message}"
+    );
+    let mut cjk_vocabulary = old.clone();
+    cjk_vocabulary.vocabulary.push("领取奖品".to_string());
+    refused(&cjk_vocabulary, &rules);
+    let later = checkpoint::Manifest {
+        tokenizer_version: rulelens::text::TOKENIZER_VERSION + 1,
+        ..current
+    };
+    assert!(refused(&later, &rules).contains("later rulelens"));
 }
 
 #[test]

@@ -32,16 +32,17 @@ fn user_cache() -> PathBuf {
 
 /// The key of the network for these inputs: a SHA-256 over the rules text, the training
 /// settings as JSON (every field, by name), the word vectors' identity, this rulelens's
-/// version and checkpoint format (a network of another format computes something else),
-/// and the texts of the train and dev corpora.
+/// version, checkpoint format (a network of another format computes something else) and
+/// tokenizer version, and the texts of the train and dev corpora.
 pub fn cache_key(rules_text: &str, settings: &TrainingSettings, train: &str, dev: &str) -> String {
     // Serializing plain numbers, strings and enums cannot fail.
     let json = serde_json::to_string(settings).unwrap_or_default();
     let vectors = vectors_identity(settings);
     let version = format!(
-        "{} {}",
+        "{} {} {}",
         env!("CARGO_PKG_VERSION"),
-        crate::model::checkpoint::FORMAT_VERSION
+        crate::model::checkpoint::FORMAT_VERSION,
+        crate::text::TOKENIZER_VERSION
     );
     sha256_of_parts([
         rules_text.as_bytes(),

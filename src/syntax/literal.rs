@@ -1,9 +1,46 @@
-//! Literals as written in a rule (`won`, `"!"`): what the tokenizer makes of them, and how
-//! a token is spelled back as one. Both the name checks and word lists use this.
+//! Literals as written in a rule (`won`, `"!"`): what the tokenizer makes of them, how a
+//! bare word written without spaces reads as the tokens it holds (`免费` is `免 费`), and how
+//! a token is spelled back as one. The parser, the name checks and word lists use this.
 
+use super::ast::{Regex, RegexKind};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::text::{TokenKind, tokenize};
 use text_size::TextRange;
+
+/// The word literals of a bare word, written at `range`, that the tokenizer cuts into
+/// several word tokens, as it cuts text written without spaces (`docs/rules-language.md`,
+/// "Tokenization"): `免费` is `免 费`, `iphone手机` is `iphone 手 机`, each at its place in
+/// `range`. `None` for a word that is one token, or that the tokenizer would change or cut
+/// at punctuation (`WON`, `won!`): [`classify_literal`] reports those.
+///
+/// ```
+/// use rulelens::syntax::word_sequence;
+/// use text_size::TextRange;
+/// let words = word_sequence("免费", TextRange::default()).unwrap();
+/// assert_eq!(words.len(), 2);
+/// assert!(word_sequence("won", TextRange::default()).is_none());
+/// assert!(word_sequence("won!", TextRange::default()).is_none());
+/// ```
+pub fn word_sequence(text: &str, range: TextRange) -> Option<Vec<Regex>> {
+    let tokens = tokenize(text);
+    // Each token as written (so nothing was lowercased), none punctuation, and all of them
+    // together the whole word (so nothing fell between them).
+    let words = tokens.len() > 1
+        && tokens.iter().all(|token| {
+            token.kind != TokenKind::Punct
+                && token.text == &text[std::ops::Range::<usize>::from(token.range)]
+        })
+        && tokens.iter().map(|token| token.text.len()).sum::<usize>() == text.len();
+    words.then(|| {
+        tokens
+            .iter()
+            .map(|token| Regex {
+                kind: RegexKind::Word(token.text.to_string()),
+                range: token.range + range.start(),
+            })
+            .collect()
+    })
+}
 
 /// What the tokenizer makes of a literal written in a rule.
 #[derive(Debug, Clone, PartialEq, Eq)]

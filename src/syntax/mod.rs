@@ -14,7 +14,7 @@ mod rule_set;
 mod word_lists;
 
 pub use allow::InlineAllows;
-pub use literal::{Literal, classify_literal, spell_token};
+pub use literal::{Literal, classify_literal, spell_token, word_sequence};
 pub use parser::{MAX_NESTING, MAX_REPETITION, MAX_STACKED_QUANTIFIERS, Parse, parse};
 pub use print::{print_regex, regex_key};
 pub use rule_set::{

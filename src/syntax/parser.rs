@@ -27,6 +27,7 @@ use super::ast::{
     StringLiteral, WordListRef, WordsBody,
 };
 use super::lexer::{Lexeme, LexemeKind, Mode, comment_at, lex, line_end, skip_trivia};
+use super::literal::word_sequence;
 use crate::diagnostic::{Code, Diagnostic};
 use text_size::{TextRange, TextSize};
 
@@ -461,7 +462,11 @@ impl Parser<'_> {
         let lexeme = self.peek(Mode::Regex);
         let range = lexeme.range;
         let kind = match lexeme.kind {
-            LexemeKind::Word => RegexKind::Word(self.text[range].to_string()),
+            // Written without spaces, several tokens: their sequence.
+            LexemeKind::Word => match word_sequence(&self.text[range], range) {
+                Some(words) => RegexKind::Concat(words),
+                None => RegexKind::Word(self.text[range].to_string()),
+            },
             LexemeKind::WordListRef => RegexKind::WordList(WordListRef {
                 name: self.text[range][1..].to_string(),
                 list: None,

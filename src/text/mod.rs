@@ -12,4 +12,6 @@ mod tokenize;
 pub use line_index::{LineCol, LineIndex};
 pub use printable::printable;
 pub use source::{SourceText, open_regular, read_capped};
-pub use tokenize::{Token, TokenKind, Tokens, is_number_token, tokenize};
+pub use tokenize::{
+    TOKENIZER_VERSION, Token, TokenKind, Tokens, is_number_token, is_unspaced, tokenize,
+};

@@ -2,19 +2,33 @@
 //!
 //! 1. The text is lowercased char by char (`char::to_lowercase`, plus the final-sigma rule
 //!    approximated as "Σ after a letter and not before one becomes ς").
-//! 2. A word is a maximal run of letters, digits and `_` (`char::is_alphanumeric`, close to
-//!    Python's `\w`), where a single `'` or `-` between two such characters, or a single `.`
-//!    or `,` between two ASCII digits, joins them.
-//! 3. Every other non-space character is a one-character punctuation token.
-//! 4. A word of ASCII digits with internal `.`/`,` groups is a number.
+//! 2. Scripts written without spaces between words (Han ideographs, kana, Thai, Lao, Khmer,
+//!    Myanmar: [`is_unspaced`]) are cut into tokens at Unicode's word boundaries (UAX #29,
+//!    the `unicode-segmentation` crate), run by run: each ideograph and each hiragana is a
+//!    token, a run of katakana is one, and Thai, Lao, Khmer and Myanmar give one token a
+//!    letter with its marks (UAX #29 has no dictionary).
+//! 3. Elsewhere a word is a maximal run of letters, digits and `_` (`char::is_alphanumeric`,
+//!    close to Python's `\w`), where a single `'` or `-` between two such characters, or a
+//!    single `.` or `,` between two ASCII digits, joins them.
+//! 4. Every other non-space character is a one-character punctuation token.
+//! 5. A word of ASCII digits with internal `.`/`,` groups is a number.
 //!
 //! Each token keeps its byte range in the original text (so a highlight lands on what the
 //! user wrote) and its lowercased text. One pass, O(n); [`Tokens`] is a reusable buffer so
-//! that classifying a corpus allocates nothing per sentence once it has warmed up.
-//! Deliberately not done: Unicode segmentation (UAX #29) and combining marks inside words;
-//! the spec defines tokens by character classes only.
+//! that classifying a corpus allocates nothing per sentence once it has warmed up (a run of
+//! unspaced text is copied once to be segmented). Deliberately not done: UAX #29 for
+//! spaced scripts (Latin, Cyrillic, Greek, Arabic, Hangul keep the rules above) and
+//! combining marks inside their words. [`TOKENIZER_VERSION`] names these rules wherever
+//! tokens are kept (checkpoints, caches).
 
 use text_size::{TextRange, TextSize};
+use unicode_segmentation::UnicodeSegmentation;
+
+/// The version of the rules above. A checkpoint records the version its vocabulary and
+/// training data were tokenized with, and is refused by a rulelens that tokenizes
+/// otherwise; caches of tokens are keyed by it. Version 1 kept unspaced scripts as runs
+/// of letters (a whole Chinese sentence was one token); version 2 segments them.
+pub const TOKENIZER_VERSION: u32 = 2;
 
 /// What kind of token the tokenizer produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -89,8 +103,30 @@ pub fn is_number_token(word: &str) -> bool {
             .any(|w| !w[0].is_ascii_digit() && !w[1].is_ascii_digit())
 }
 
+/// Whether `c` belongs to a script written without spaces between words, which step 2 of
+/// the module doc segments: Han ideographs (with 々, 〆 and 〇), hiragana, katakana (with
+/// its halfwidth forms), Thai, Lao, Myanmar and Khmer, marks and digits included.
+pub fn is_unspaced(c: char) -> bool {
+    matches!(c,
+        '\u{0E00}'..='\u{0EFF}' // Thai, Lao
+        | '\u{1000}'..='\u{109F}' // Myanmar
+        | '\u{1780}'..='\u{17FF}' // Khmer
+        | '\u{19E0}'..='\u{19FF}' // Khmer symbols
+        | '\u{3005}'..='\u{3007}' // 々 〆 〇
+        | '\u{3040}'..='\u{30FF}' // hiragana, katakana
+        | '\u{31F0}'..='\u{31FF}' // katakana phonetic extensions
+        | '\u{3400}'..='\u{4DBF}' // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}' // CJK unified ideographs
+        | '\u{A9E0}'..='\u{A9FF}' // Myanmar extended-B
+        | '\u{AA60}'..='\u{AA7F}' // Myanmar extended-A
+        | '\u{F900}'..='\u{FAFF}' // CJK compatibility ideographs
+        | '\u{FF66}'..='\u{FF9F}' // halfwidth katakana
+        | '\u{20000}'..='\u{323AF}' // CJK extensions B to H, compatibility supplement
+    )
+}
+
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    (c.is_alphanumeric() || c == '_') && !is_unspaced(c)
 }
 
 fn joins(prev: char, mid: char, next: char) -> bool {
@@ -113,6 +149,13 @@ fn scan(n: usize, char_at: impl Fn(usize) -> char, mut emit: impl FnMut(TokenKin
             continue;
         }
         let start = i;
+        if is_unspaced(c) {
+            while i < n && is_unspaced(char_at(i)) {
+                i += 1;
+            }
+            segment(start, i, &char_at, &mut emit);
+            continue;
+        }
         let kind = if is_word_char(c) {
             let mut number = c.is_ascii_digit();
             i += 1;
@@ -139,6 +182,28 @@ fn scan(n: usize, char_at: impl Fn(usize) -> char, mut emit: impl FnMut(TokenKin
             TokenKind::Punct
         };
         emit(kind, start, i);
+    }
+}
+
+/// Emits the UAX #29 word segments of the unspaced run of chars `start..end` (step 2 of
+/// the module doc): a segment with a letter or digit is a word, else each of its chars is
+/// punctuation.
+fn segment(
+    start: usize,
+    end: usize,
+    char_at: &impl Fn(usize) -> char,
+    emit: &mut impl FnMut(TokenKind, usize, usize),
+) {
+    let run: String = (start..end).map(char_at).collect();
+    let mut at = start;
+    for piece in run.split_word_bounds() {
+        let chars = piece.chars().count();
+        if piece.chars().any(char::is_alphanumeric) {
+            emit(TokenKind::Word, at, at + chars);
+        } else {
+            (at..at + chars).for_each(|i| emit(TokenKind::Punct, i, i + 1));
+        }
+        at += chars;
     }
 }
 
@@ -307,6 +372,54 @@ mod tests {
                 .iter()
                 .all(|t| "İx".get(std::ops::Range::<usize>::from(t.range)).is_some())
         );
+    }
+
+    #[test]
+    fn unspaced_scripts_are_segmented() {
+        // Every ideograph is a token; a run of katakana is one; Latin beside them is cut off.
+        check(
+            "现在免费领取奖品",
+            &[
+                ("现", W),
+                ("在", W),
+                ("免", W),
+                ("费", W),
+                ("领", W),
+                ("取", W),
+                ("奖", W),
+                ("品", W),
+            ],
+        );
+        check(
+            "無料プレゼントをiPhone15で。",
+            &[
+                ("無", W),
+                ("料", W),
+                ("プレゼント", W),
+                ("を", W),
+                ("iphone15", W),
+                ("で", W),
+                ("。", P),
+            ],
+        );
+        // Thai: a letter with its marks (UAX #29 without a dictionary); Thai digits a run.
+        check(
+            "รับฟรี ๑๒",
+            &[("รั", W), ("บ", W), ("ฟ", W), ("รี", W), ("๑๒", W)],
+        );
+        check("a-中", &[("a", W), ("-", P), ("中", W)]);
+        // Spaced scripts are as they were: Hangul, Cyrillic, Arabic.
+        check(
+            "안녕하세요 привет مرحبا",
+            &[("안녕하세요", W), ("привет", W), ("مرحبا", W)],
+        );
+        let text = "免费 พิเศษ";
+        for token in tokenize(text).iter() {
+            assert!(
+                text.get(std::ops::Range::<usize>::from(token.range))
+                    .is_some()
+            );
+        }
     }
 
     proptest::proptest! {

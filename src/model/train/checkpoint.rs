@@ -16,6 +16,7 @@ use crate::rules_file::{DiskWordFiles, RulesFile, StoredWordFiles};
 use crate::syntax::WordFiles;
 use crate::text::SourceText;
 use crate::text::read_capped;
+use crate::text::{TOKENIZER_VERSION, is_unspaced};
 use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -170,6 +171,12 @@ pub struct MemberMetrics {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub format_version: u32,
+    /// The version of the tokenizer its rules, vocabulary and training lines were cut into
+    /// tokens with ([`TOKENIZER_VERSION`]); 1 where the manifest has none (a rulelens
+    /// before text without spaces was segmented). [`check_tokenizer`] refuses one that
+    /// would be read otherwise.
+    #[serde(default = "first_tokenizer")]
+    pub tokenizer_version: u32,
     pub rules: RulesIdentity,
     /// What the network was trained with.
     pub settings: TrainingSettings,
@@ -225,6 +232,12 @@ pub enum CheckpointError {
         message: String,
     },
     UnsupportedVersion {
+        path: PathBuf,
+        found: u32,
+    },
+    /// The checkpoint's rules or vocabulary were tokenized by another tokenizer than this
+    /// rulelens's, which cuts them otherwise ([`check_tokenizer`]).
+    TokenizerChanged {
         path: PathBuf,
         found: u32,
     },
@@ -289,6 +302,18 @@ impl fmt::Display for CheckpointError {
             CheckpointError::UnsupportedVersion { path, found } => write!(
                 f,
                 "{}: checkpoint format version {found}, this rulelens reads version {FORMAT_VERSION}; train the network again",
+                path.display()
+            ),
+            CheckpointError::TokenizerChanged { path, found } if *found > TOKENIZER_VERSION => {
+                write!(
+                    f,
+                    "{}: tokenizer version {found}, from a later rulelens; this rulelens tokenizes with version {TOKENIZER_VERSION}; train the network again or use that rulelens",
+                    path.display()
+                )
+            }
+            CheckpointError::TokenizerChanged { path, found } => write!(
+                f,
+                "{}: trained with tokenizer version {found}, which kept text without spaces (Chinese, Japanese, Thai, …) as one token, and its rules or vocabulary hold such text; this rulelens tokenizes with version {TOKENIZER_VERSION}, which cuts it into words, so the network would read other tokens than it learned; train the network again",
                 path.display()
             ),
             CheckpointError::Write { path, message } => {
@@ -574,6 +599,46 @@ fn weights_size(shapes: &BTreeMap<String, Vec<usize>>) -> Option<u64> {
             .checked_add(HEADER_BYTES_PER_TENSOR + name.len() as u64)?;
     }
     Some(total)
+}
+
+/// The tokenizer version of a manifest that records none.
+fn first_tokenizer() -> u32 {
+    1
+}
+
+/// Refuses a checkpoint tokenized otherwise than this rulelens tokenizes
+/// ([`CheckpointError::TokenizerChanged`]): one from a later tokenizer, or one from version 1
+/// whose rules (`rules_bytes`, its word-list files) or vocabulary hold text of a script
+/// written without spaces ([`is_unspaced`]), the only text version 2 cuts otherwise. A
+/// version-1 checkpoint without such text tokenizes as it did, and loads. The manifest is
+/// in `model_dir`.
+pub fn check_tokenizer(
+    manifest: &Manifest,
+    rules_bytes: &[u8],
+    model_dir: &Path,
+) -> Result<(), CheckpointError> {
+    let found = manifest.tokenizer_version;
+    let unspaced = |text: &str| text.chars().any(is_unspaced);
+    let read_otherwise = match found.cmp(&TOKENIZER_VERSION) {
+        std::cmp::Ordering::Equal => false,
+        std::cmp::Ordering::Greater => true,
+        std::cmp::Ordering::Less => {
+            unspaced(&String::from_utf8_lossy(rules_bytes))
+                || manifest
+                    .rules
+                    .word_files
+                    .values()
+                    .any(|text| unspaced(text))
+                || manifest.vocabulary.iter().any(|word| unspaced(word))
+        }
+    };
+    if read_otherwise {
+        return Err(CheckpointError::TokenizerChanged {
+            path: model_dir.join(MANIFEST_FILE),
+            found,
+        });
+    }
+    Ok(())
 }
 
 /// Refuses a checkpoint whose rules are not those it was trained from, up to comments and

@@ -632,6 +632,7 @@ fn describe(
     let (embeddings, vocabulary) = words.unzip();
     Manifest {
         format_version: checkpoint::FORMAT_VERSION,
+        tokenizer_version: crate::text::TOKENIZER_VERSION,
         rules: RulesIdentity {
             path: std::path::absolute(&rules_path).unwrap_or(rules_path),
             sha256: checkpoint::sha256_hex(rules.source.text.as_bytes()),

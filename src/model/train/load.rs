@@ -182,6 +182,7 @@ fn assemble(
     device: &Device,
 ) -> Result<LoadedModel, CheckpointError> {
     checkpoint::check_rules(&manifest, rules_bytes, rules_path)?;
+    checkpoint::check_tokenizer(&manifest, rules_bytes, model_dir)?;
     let mut rules = match rules_path {
         Some(_) => RulesFile::analyze(
             SourceText::from_bytes(rules_bytes),

@@ -856,6 +856,7 @@ mod tests {
         let settings = TrainingSettings::DEFAULT;
         let manifest = |settings: &TrainingSettings| Manifest {
             format_version: super::super::checkpoint::FORMAT_VERSION,
+            tokenizer_version: crate::text::TOKENIZER_VERSION,
             rules: super::super::checkpoint::RulesIdentity {
                 path: Default::default(),
                 sha256: String::new(),
