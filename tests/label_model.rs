@@ -117,3 +117,41 @@ fn estimated_precisions_of_the_sms_rules_are_near_the_true_ones() {
         "{estimated} against {true_accuracy}"
     );
 }
+
+/// `check` and `report` take every figure from one classification of each line
+/// (`corpus_figures`, issue 51, item 8): the evaluation, each rule's figures and the label
+/// model's estimates are those of the separate passes, on SMS's train lines with every
+/// other label hidden.
+#[test]
+fn one_pass_gives_the_figures_of_separate_passes() {
+    let (rules, train, _) = example("sms");
+    let examples: Vec<Example> = train
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Example {
+            label: if i % 2 == 0 { e.label.clone() } else { None },
+            ..e.clone()
+        })
+        .collect();
+    let labeling = labeling_rules(&rules);
+    let figures = rulelens::labeling::corpus_figures(&rules, &labeling, &examples);
+    let evaluation = evaluate(
+        &rules.system,
+        examples
+            .iter()
+            .map(|e| (e.text.as_str(), e.label.as_deref())),
+    );
+    assert_eq!(
+        format!("{:?}", figures.evaluation),
+        format!("{evaluation:?}")
+    );
+    assert_eq!(
+        figures.rules,
+        summarize_examples(&rules, &labeling, &examples)
+    );
+    assert_eq!(
+        figures.estimates.unwrap().unwrap(),
+        estimate(&rules, &labeling, &examples).unwrap()
+    );
+    assert!(figures.rules.iter().any(|rule| rule.unlabeled > 0));
+}

@@ -7,11 +7,11 @@ use super::files::{
 };
 use super::table::{Table, percent};
 use crate::cli::{out, outln_data};
-use rulelens::automata::{CompileConfig, Evaluation, evaluate};
+use rulelens::automata::{CompileConfig, Evaluation};
 use rulelens::corpus::{self, CorpusFile};
 use rulelens::diagnostic::{Diagnostic, LintLevels};
 use rulelens::labeling::{
-    Estimates, LabelModelError, RuleSummary, estimate, labeling_rules, summarize_examples,
+    CorpusFigures, Estimates, LabelModelError, RuleSummary, corpus_figures, labeling_rules,
 };
 use rulelens::limits::ReadLimits;
 use rulelens::report::misclassified;
@@ -31,6 +31,8 @@ struct EvaluatedCorpus {
     line_index: LineIndex,
     diagnostics: Vec<Diagnostic>,
     evaluation: Evaluation,
+    /// Each rule's figures, in file order.
+    rules: Vec<RuleSummary>,
     /// Where some line has no gold label: what the rules' label model estimates.
     estimates: Option<Result<Estimates, LabelModelError>>,
 }
@@ -135,23 +137,18 @@ fn evaluate_corpus(loaded: &RulesFile, name: String, file: CorpusFile) -> Evalua
         system.label_by_name(label).is_some()
     }));
     diagnostics.sort_by_key(|d| d.range.start());
-    let evaluation = evaluate(
-        system,
-        file.examples
-            .iter()
-            .map(|example| (example.text.as_str(), example.label.as_deref())),
-    );
-    let estimates = file
-        .examples
-        .iter()
-        .any(|e| e.label.is_none())
-        .then(|| estimate(loaded, &labeling_rules(loaded), &file.examples));
+    let CorpusFigures {
+        evaluation,
+        rules,
+        estimates,
+    } = corpus_figures(loaded, &labeling_rules(loaded), &file.examples);
     EvaluatedCorpus {
         name,
         line_index: LineIndex::new(&file.source.text),
         file,
         diagnostics,
         evaluation,
+        rules,
         estimates,
     }
 }
@@ -298,10 +295,6 @@ fn text_report(
 fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
     let system = &loaded.system;
     let rules = labeling_rules(loaded);
-    let summaries: Vec<Vec<RuleSummary>> = corpora
-        .iter()
-        .map(|corpus| summarize_examples(loaded, &rules, &corpus.file.examples))
-        .collect();
     let mut header = vec!["rule or pattern".to_string(), "label".into(), "line".into()];
     for corpus in corpora {
         header.push(format!("{} matches", corpus.name));
@@ -333,7 +326,7 @@ fn rules_table(loaded: &RulesFile, corpora: &[EvaluatedCorpus]) -> Table {
             system.labels()[rule.label].clone(),
             rule.line.to_string(),
         ];
-        for (corpus, summary) in corpora.iter().zip(summaries.iter().map(|s| &s[index])) {
+        for (corpus, summary) in corpora.iter().map(|corpus| (corpus, &corpus.rules[index])) {
             row.push(summary.fired().to_string());
             if corpus.evaluation.n_labeled > 0 {
                 row.extend([percent(summary.precision), percent(summary.recall)]);
@@ -565,7 +558,7 @@ fn corpus_json(loaded: &RulesFile, corpus: &EvaluatedCorpus) -> Value {
     let estimates = corpus.estimates.as_ref().and_then(|e| e.as_ref().ok());
     let rules_json: Vec<Value> = rules
         .iter()
-        .zip(summarize_examples(loaded, &rules, &corpus.file.examples))
+        .zip(&corpus.rules)
         .enumerate()
         .map(|(index, (rule, summary))| {
             json!({

@@ -12,7 +12,7 @@
 //! rules are numbered in file order (`RuleSystem::rules`). Labeling a line costs what
 //! `RuleSystem::classify` costs: the rule system already knows which rules fired.
 
-use crate::automata::{Classification, RuleSystem, Scratch};
+use crate::automata::{Classification, Evaluation, Evaluator, RuleSystem, Scratch};
 use crate::corpus::Example;
 use crate::rules_file::RulesFile;
 use crate::syntax::LabelId;
@@ -446,6 +446,46 @@ pub fn summarize_examples(
 ) -> Vec<RuleSummary> {
     let matrix = label_matrix(file, rules, examples.iter().map(|e| e.text.as_str()));
     summarize(&matrix, rules, &gold_labels(&file.system, examples))
+}
+
+/// A corpus's figures under a rules file, from one classification of each line: the rule
+/// system's [`Evaluation`] (accuracy, per label, per pattern), each rule's figures
+/// ([`summarize`]) and, where some line has no gold label, what the label model estimates
+/// ([`Estimates`], `Err` past its limit): what `rulelens check` and `rulelens report` show.
+#[derive(Debug)]
+pub struct CorpusFigures {
+    pub evaluation: Evaluation,
+    pub rules: Vec<RuleSummary>,
+    pub estimates: Option<Result<Estimates, LabelModelError>>,
+}
+
+/// [`CorpusFigures`] of `examples` under `file`'s rules (`rules` being [`labeling_rules`] of
+/// it). Each line is classified once, its outcome read by the evaluator and kept in the
+/// label matrix that the per-rule figures and the label model read.
+pub fn corpus_figures(
+    file: &RulesFile,
+    rules: &[LabelingRule],
+    examples: &[Example],
+) -> CorpusFigures {
+    let system = &file.system;
+    let mut evaluator = Evaluator::new(system);
+    let mut matrix = LabelMatrix::new(rules.len());
+    let mut scratch = Scratch::default();
+    let mut classification = Classification::default();
+    for example in examples {
+        system.classify_with(&example.text, &mut scratch, &mut classification);
+        evaluator.add(&classification, example.label.as_deref());
+        matrix.push(LineLabels::of(system, &classification));
+    }
+    let gold = gold_labels(system, examples);
+    let estimates = gold
+        .contains(&Gold::Unlabeled)
+        .then(|| Estimates::of(system, rules, &matrix, &gold));
+    CorpusFigures {
+        evaluation: evaluator.finish(),
+        rules: summarize(&matrix, rules, &gold),
+        estimates,
+    }
 }
 
 /// What the label model estimates of a rules file's rules on some lines, where gold labels

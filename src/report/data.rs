@@ -1,6 +1,6 @@
 //! What a report shows, gathered from the library's own figures: the rule system's
-//! evaluation of each corpus (`automata::evaluate`), each rule's figures as `rulelens check`
-//! computes them (`labeling::summarize_examples`), the first misclassified lines of each
+//! evaluation of each corpus and each rule's figures as `rulelens check` computes them, in
+//! one pass (`labeling::corpus_figures`), the first misclassified lines of each
 //! corpus with the rule that decided them and the gold label's nearest miss
 //! (`ide::missed_patterns`, `ide::why_missed`), the dev accuracy per epoch that the model
 //! cache's checkpoints of these rules recorded, and the bench results its cache holds for
@@ -10,11 +10,11 @@
 //! each corpus line (twice for the label matrix), the manifests of the model cache's folders
 //! named after the rules file, and one cached file per bench run of the standard plan.
 
-use crate::automata::{Evaluation, evaluate};
+use crate::automata::Evaluation;
 use crate::corpus::{CorpusFile, Example};
 use crate::ide::{missed_patterns, why_missed};
 use crate::labeling::{
-    Estimates, LabelingRule, RuleSummary, estimate, labeling_rules, summarize_examples, verdict,
+    Estimates, LabelingRule, RuleSummary, corpus_figures, labeling_rules, verdict,
 };
 use crate::limits::ReadLimits;
 use crate::model::ModelKind;
@@ -197,21 +197,13 @@ pub fn gather(inputs: ReportInputs<'_>) -> Report {
         .iter()
         .map(|corpus| {
             let examples = &corpus.file.examples;
+            let figures = corpus_figures(file, &rules, examples);
             CorpusReport {
                 name: corpus.name.clone(),
                 path: corpus.file.path.clone(),
-                evaluation: evaluate(
-                    system,
-                    examples
-                        .iter()
-                        .map(|e| (e.text.as_str(), e.label.as_deref())),
-                ),
-                rules: summarize_examples(file, &rules, examples),
-                estimates: examples
-                    .iter()
-                    .any(|e| e.label.is_none())
-                    .then(|| estimate(file, &rules, examples).ok())
-                    .flatten(),
+                evaluation: figures.evaluation,
+                rules: figures.rules,
+                estimates: figures.estimates.and_then(Result::ok),
                 misclassified: misclassified(file, examples, max_misclassified),
             }
         })
