@@ -13,7 +13,7 @@
 # Needs: cargo (first run only, to install the CLI from crates.io), node 20+, npm, a C
 # compiler. Usage:
 #   grammars/test.sh                  # all of it
-#   grammars/test.sh --install-only   # step 1 only (.ci/run, in the background)
+#   grammars/test.sh --install-only   # step 1 only (tests/run.sh, in the background)
 set -euo pipefail
 
 TREE_SITTER_VERSION=0.25.10
@@ -34,7 +34,7 @@ install_only=false
 [[ "${1:-}" == "--install-only" ]] && install_only=true
 
 step "tree-sitter CLI $TREE_SITTER_VERSION"
-# One install at a time: a run that finds one under way (.ci/run starts one in the
+# One install at a time: a run that finds one under way (tests/run.sh starts one in the
 # background) waits for it, then finds the CLI installed.
 mkdir -p "$root"
 exec 9>"$root/install.lock"

