@@ -9,18 +9,41 @@ use crate::automata::{CompileConfig, RuleSystem, compile};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::limits::{Limit, ReadLimits};
 use crate::syntax::{
-    Formula, InlineAllows, NoWordFiles, Parse, RuleSet, WordFiles, lower_with, parse,
+    Formula, InlineAllows, NoWordFiles, Parse, RuleSet, WordFile, WordFiles, lower_with, parse,
 };
 use crate::text::{LineIndex, SourceText};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::SystemTime;
 
 /// Word-list files read from disk, relative to the rules file's folder, each under the
-/// rules file's read limit (`--max-rules-bytes`).
+/// rules file's read limit (`--max-rules-bytes`). What each parsed is kept in the process
+/// and given again while the file's modification time and length stay those it was read
+/// at ([`MAX_PARSED_WORD_FILE_BYTES`]), so that analysing the rules again (the editor does
+/// on every change) does not read and tokenize their lists again.
 pub struct DiskWordFiles {
     pub folder: PathBuf,
     pub limits: ReadLimits,
 }
+
+/// The most bytes of word-list files kept parsed in a process, the files' bytes counted
+/// (their entries take about as much again): past it, the longest unused go first. A file
+/// larger than this alone is parsed on every read and not kept.
+pub const MAX_PARSED_WORD_FILE_BYTES: usize = 256 << 20;
+
+/// A parsed word-list file with what its file's metadata said when it was read, and when
+/// it was last given.
+struct Kept {
+    modified: SystemTime,
+    len: u64,
+    file: Arc<WordFile>,
+    used: u64,
+}
+
+/// The word-list files kept parsed, by the path read, and the count of reads.
+static PARSED_WORD_FILES: LazyLock<Mutex<(HashMap<PathBuf, Kept>, u64)>> =
+    LazyLock::new(Mutex::default);
 
 impl DiskWordFiles {
     /// The files beside the rules file at `rules`.
@@ -33,11 +56,58 @@ impl DiskWordFiles {
 }
 
 impl WordFiles for DiskWordFiles {
-    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn file(&self, path: &str) -> Result<Arc<WordFile>, String> {
         let full = self.folder.join(path);
-        self.limits
+        // Taken before reading: a write during the read leaves another time or length.
+        let metadata = std::fs::metadata(&full)
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|m| Some((m.modified().ok()?, m.len())));
+        let mut kept = PARSED_WORD_FILES.lock().unwrap_or_else(|e| e.into_inner());
+        kept.1 += 1;
+        let now = kept.1;
+        if let (Some((modified, len)), Some(found)) = (metadata, kept.0.get_mut(&full))
+            && (found.modified, found.len) == (modified, len)
+        {
+            found.used = now;
+            return Ok(found.file.clone());
+        }
+        // Not held while reading and parsing: another analysis may go on meanwhile.
+        drop(kept);
+        let bytes = self
+            .limits
             .read(Limit::Rules, &full)
-            .map_err(|error| format!("cannot read `{}`: {error}", full.display()))
+            .map_err(|error| format!("cannot read `{}`: {error}", full.display()))?;
+        let file = Arc::new(WordFile::parse(bytes, path));
+        if let Some((modified, len)) = metadata
+            && file.bytes.len() <= MAX_PARSED_WORD_FILE_BYTES
+        {
+            let mut kept = PARSED_WORD_FILES.lock().unwrap_or_else(|e| e.into_inner());
+            let (files, _) = &mut *kept;
+            files.insert(
+                full,
+                Kept {
+                    modified,
+                    len,
+                    file: file.clone(),
+                    used: now,
+                },
+            );
+            let mut total: usize = files.values().map(|k| k.file.bytes.len()).sum();
+            while total > MAX_PARSED_WORD_FILE_BYTES {
+                let Some(oldest) = files
+                    .iter()
+                    .min_by_key(|(_, k)| k.used)
+                    .map(|(path, _)| path.clone())
+                else {
+                    break;
+                };
+                if let Some(gone) = files.remove(&oldest) {
+                    total -= gone.file.bytes.len();
+                }
+            }
+        }
+        Ok(file)
     }
 }
 
@@ -45,10 +115,10 @@ impl WordFiles for DiskWordFiles {
 pub struct StoredWordFiles<'a>(pub &'a BTreeMap<String, String>);
 
 impl WordFiles for StoredWordFiles<'_> {
-    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn file(&self, path: &str) -> Result<Arc<WordFile>, String> {
         self.0
             .get(path)
-            .map(|text| text.clone().into_bytes())
+            .map(|text| Arc::new(WordFile::parse(text.clone().into_bytes(), path)))
             .ok_or_else(|| format!("the checkpoint carries no word-list file `{path}`"))
     }
 }

@@ -185,6 +185,52 @@ fn the_caches_tell_word_list_files_apart() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A word-list file is read and tokenized once while it stays as it was: analysing its
+/// rules again (the editor does on every keystroke) gives the list parsed before, and a
+/// file with another length or modification time is read again (issue 51, item 8).
+#[test]
+fn a_word_list_file_is_parsed_again_only_when_it_changes() {
+    let dir = std::env::temp_dir().join(format!("rulelens-words-kept-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let rules = dir.join("k.rules");
+    std::fs::write(&rules, "default x\nwords w from \"w.txt\"\ny: $* @w $*\n").unwrap();
+    let words = dir.join("w.txt");
+    std::fs::write(&words, "paris\nnew york\n").unwrap();
+    let list = || {
+        RulesFile::read(&rules, &Default::default(), &Default::default())
+            .unwrap()
+            .rules
+            .word_lists[0]
+            .list
+            .clone()
+    };
+    let first = list();
+    assert!(std::sync::Arc::ptr_eq(&first, &list()), "parsed once");
+    // Another length.
+    std::fs::write(&words, "paris\nrome\n").unwrap();
+    let second = list();
+    assert_eq!(second.entries, [vec!["paris"], vec!["rome"]]);
+    // The same length, another modification time.
+    std::fs::write(&words, "paris\nroma\n").unwrap();
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    std::fs::File::options()
+        .write(true)
+        .open(&words)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    assert_eq!(list().entries, [vec!["paris"], vec!["roma"]]);
+    // Gone: an error, not the list kept.
+    std::fs::remove_file(&words).unwrap();
+    let file = RulesFile::read(&rules, &Default::default(), &Default::default()).unwrap();
+    assert!(
+        file.diagnostics.iter().any(|d| d.code.as_str() == "E0406"),
+        "{:?}",
+        file.diagnostics
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 const EDITED: &str = "default other
 words cities = ( paris | new york )
 loc: $* in @cities $*

@@ -21,4 +21,6 @@ pub use rule_set::{
     CorpusBinding, Formula, LabelDef, LabelId, LabelRule, PatternDef, PatternId, RuleSet,
     WordListDef, WordListFile, lower, lower_with,
 };
-pub use word_lists::{MAX_WORD_LIST_ENTRIES, MAX_WORD_LIST_ENTRY_TOKENS, NoWordFiles, WordFiles};
+pub use word_lists::{
+    MAX_WORD_LIST_ENTRIES, MAX_WORD_LIST_ENTRY_TOKENS, NoWordFiles, WordFile, WordFiles,
+};

@@ -10,7 +10,7 @@
 use super::ast::{self, FormulaKind, RegexKind, StatementKind, WordList, WordsBody};
 use super::literal::{Literal, classify_literal};
 use super::parser::Parse;
-use super::word_lists::{NoWordFiles, WordFiles, bounded_list, file_entries, inline_entries};
+use super::word_lists::{NoWordFiles, WordFiles, bounded_list, inline_entries};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::text::LineIndex;
 use std::collections::HashMap;
@@ -489,41 +489,41 @@ impl Lowering {
                 );
                 continue;
             }
-            let (entries, file) = match body {
+            let (list, file) = match body {
                 Some(WordsBody::Inline(regex)) => {
                     self.check_literals(regex);
-                    (inline_entries(regex, &mut self.diagnostics), None)
+                    let entries = inline_entries(regex, &mut self.diagnostics);
+                    (Arc::new(WordList::new(entries)), None)
                 }
-                Some(WordsBody::File(path)) => match files.read(&path.value) {
-                    Ok(bytes) => {
-                        let entries =
-                            file_entries(&bytes, &path.value, path.range, &mut self.diagnostics);
+                Some(WordsBody::File(path)) => match files.file(&path.value) {
+                    Ok(read) => {
+                        self.diagnostics.extend(read.diagnostic(path.range));
                         let file = WordListFile {
                             path: path.value.clone(),
                             path_range: path.range,
-                            bytes: bytes.into(),
+                            bytes: read.bytes.clone(),
                         };
-                        (entries, Some(file))
+                        (read.list.clone(), Some(file))
                     }
                     Err(why) => {
                         self.diagnostics.push(
                             Diagnostic::new(Code::UnreadableWordList, path.range, why)
                                 .with_help("the path is relative to the rules file's folder"),
                         );
-                        (Vec::new(), None)
+                        (Arc::new(WordList::new(Vec::new())), None)
                     }
                 },
                 // The parser reported what is missing.
-                None => (Vec::new(), None),
+                None => (Arc::new(WordList::new(Vec::new())), None),
             };
-            let list = bounded_list(entries, &name.text, name.range, &mut self.diagnostics);
+            let list = bounded_list(list, &name.text, name.range, &mut self.diagnostics);
             self.rules.word_lists.push(WordListDef {
                 name: name.text.clone(),
                 name_range: name.range,
                 range: statement.range,
                 line: self.index.line_col(statement.range.start()).line + 1,
                 file,
-                list: Arc::new(list),
+                list,
             });
             self.word_list_used.push(false);
         }

@@ -12,6 +12,7 @@ use super::ast::{Regex, RegexKind, WordList};
 use super::literal::{Literal, classify_literal};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::text::{LineIndex, SourceText, tokenize};
+use std::sync::Arc;
 use text_size::TextRange;
 
 /// The most entries one word list may hold (after repeats are dropped); a longer list is an
@@ -26,19 +27,56 @@ const MAX_REPORTED_FILE_PROBLEMS: usize = 5;
 
 /// Where `words NAME from "PATH"` finds its file.
 pub trait WordFiles {
-    /// The bytes of the file at `path`, as written in the rules (relative to the rules
-    /// file), or a sentence saying why there are none.
-    fn read(&self, path: &str) -> Result<Vec<u8>, String>;
+    /// The file at `path`, as written in the rules (relative to the rules file), read and
+    /// cut into entries ([`WordFile::parse`]), or a sentence saying why there is none. An
+    /// implementation may keep what it parsed (the front end's files on disk do, by path,
+    /// modification time and length).
+    fn file(&self, path: &str) -> Result<Arc<WordFile>, String>;
 }
 
 /// No files at all: rules text that has no file of its own.
 pub struct NoWordFiles;
 
 impl WordFiles for NoWordFiles {
-    fn read(&self, path: &str) -> Result<Vec<u8>, String> {
+    fn file(&self, path: &str) -> Result<Arc<WordFile>, String> {
         Err(format!(
             "cannot read `{path}`: these rules have no file for the path to be relative to"
         ))
+    }
+}
+
+/// A word-list file read and cut into its entries.
+#[derive(Debug)]
+pub struct WordFile {
+    /// Its bytes as read (a checkpoint carries them).
+    pub bytes: Arc<[u8]>,
+    /// Its entries, repeats dropped; [`MAX_WORD_LIST_ENTRIES`] is applied where a list uses
+    /// it.
+    pub list: Arc<WordList>,
+    /// The problems inside it, as one diagnostic's code and message (the file's path,
+    /// line and column in each), reported at the path in the rules file.
+    problems: Option<(Code, String)>,
+}
+
+impl WordFile {
+    /// The file of `bytes`, read from `path` (as written in the rules): one entry per line,
+    /// tokenized as corpora are, blank lines and `#` comments left out.
+    pub fn parse(bytes: Vec<u8>, path: &str) -> WordFile {
+        let (entries, problems) = file_entries(&bytes, path);
+        WordFile {
+            bytes: bytes.into(),
+            list: Arc::new(WordList::new(entries)),
+            problems,
+        }
+    }
+
+    /// The problems inside the file, reported at `at` (the path in the rules file).
+    pub(crate) fn diagnostic(&self, at: TextRange) -> Option<Diagnostic> {
+        self.problems.as_ref().map(|(code, message)| {
+            Diagnostic::new(*code, at, message.clone()).with_help(
+                "each line of a word-list file is one entry of at most 16 tokens, in UTF-8",
+            )
+        })
     }
 }
 
@@ -105,14 +143,9 @@ fn too_many_tokens(range: TextRange, tokens: usize) -> Diagnostic {
     .with_help("split the entry, or write it as a pattern")
 }
 
-/// The entries of a word-list file: `bytes` read from `path` (as written in the rules),
-/// problems reported at `at`, the path's string in the rules file.
-pub(crate) fn file_entries(
-    bytes: &[u8],
-    path: &str,
-    at: TextRange,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<Vec<String>> {
+/// The entries of a word-list file, `bytes` read from `path` (as written in the rules), and
+/// its problems in one diagnostic's code and message.
+fn file_entries(bytes: &[u8], path: &str) -> (Vec<Vec<String>>, Option<(Code, String)>) {
     let source = SourceText::from_bytes(bytes);
     let index = LineIndex::new(&source.text);
     let mut problems: Vec<String> = source
@@ -146,7 +179,7 @@ pub(crate) fn file_entries(
         }
         entries.push(tokens.iter().map(|t| t.text.to_string()).collect());
     }
-    if let Some(first) = problems.first() {
+    let problems = problems.first().map(|first| {
         let more = problems.len().min(MAX_REPORTED_FILE_PROBLEMS);
         let mut message = problems[..more].join("; ");
         if problems.len() > more {
@@ -157,21 +190,18 @@ pub(crate) fn file_entries(
         } else {
             Code::InvalidWordList
         };
-        diagnostics.push(Diagnostic::new(code, at, message).with_help(
-            "each line of a word-list file is one entry of at most 16 tokens, in UTF-8",
-        ));
-    }
-    entries
+        (code, message)
+    });
+    (entries, problems)
 }
 
-/// The list of `entries`, cut to [`MAX_WORD_LIST_ENTRIES`] with an error at `at`.
+/// `list`, cut to [`MAX_WORD_LIST_ENTRIES`] with an error at `at`.
 pub(crate) fn bounded_list(
-    entries: Vec<Vec<String>>,
+    list: Arc<WordList>,
     name: &str,
     at: TextRange,
     diagnostics: &mut Vec<Diagnostic>,
-) -> WordList {
-    let list = WordList::new(entries);
+) -> Arc<WordList> {
     if list.entries.len() <= MAX_WORD_LIST_ENTRIES {
         return list;
     }
@@ -186,7 +216,9 @@ pub(crate) fn bounded_list(
         )
         .with_help("split it into several lists"),
     );
-    WordList::new(list.entries.into_iter().take(MAX_WORD_LIST_ENTRIES))
+    Arc::new(WordList::new(
+        list.entries.iter().take(MAX_WORD_LIST_ENTRIES).cloned(),
+    ))
 }
 
 #[cfg(test)]
@@ -225,38 +257,30 @@ mod tests {
 
     #[test]
     fn file_entries_are_tokenized_lines_with_problems_located() {
-        let mut diagnostics = Vec::new();
         let long = "a ".repeat(MAX_WORD_LIST_ENTRY_TOKENS + 1);
         let text = format!("# cities\nNew York\n\n  Paris\n{long}\n");
-        let entries = file_entries(
-            text.as_bytes(),
-            "c.txt",
-            TextRange::default(),
-            &mut diagnostics,
-        );
-        assert_eq!(entries, [vec!["new", "york"], vec!["paris"]]);
-        assert_eq!(diagnostics.len(), 1);
+        let file = WordFile::parse(text.into_bytes(), "c.txt");
+        assert_eq!(file.list.entries, [vec!["new", "york"], vec!["paris"]]);
+        let diagnostic = file.diagnostic(TextRange::default()).unwrap();
         assert!(
-            diagnostics[0]
+            diagnostic
                 .message
                 .starts_with("c.txt:5:1: an entry of 17 tokens")
         );
 
-        let mut diagnostics = Vec::new();
-        let entries = file_entries(
-            b"rome\nmil\xffan\n",
-            "c.txt",
-            TextRange::default(),
-            &mut diagnostics,
-        );
-        assert_eq!(entries.len(), 2);
-        assert_eq!(diagnostics[0].code, Code::UnreadableWordList);
+        let file = WordFile::parse(b"rome\nmil\xffan\n".to_vec(), "c.txt");
+        assert_eq!(file.list.entries.len(), 2);
+        let diagnostic = file.diagnostic(TextRange::default()).unwrap();
+        assert_eq!(diagnostic.code, Code::UnreadableWordList);
         assert!(
-            diagnostics[0]
-                .message
-                .starts_with("c.txt:2:4: invalid UTF-8"),
+            diagnostic.message.starts_with("c.txt:2:4: invalid UTF-8"),
             "{}",
-            diagnostics[0].message
+            diagnostic.message
+        );
+        assert!(
+            WordFile::parse(b"rome\n".to_vec(), "c.txt")
+                .diagnostic(TextRange::default())
+                .is_none()
         );
     }
 
@@ -265,7 +289,7 @@ mod tests {
         let mut diagnostics = Vec::new();
         let entries = (0..MAX_WORD_LIST_ENTRIES + 3).map(|i| vec![format!("w{i}")]);
         let list = bounded_list(
-            entries.collect(),
+            Arc::new(WordList::new(entries)),
             "w",
             TextRange::default(),
             &mut diagnostics,
