@@ -334,6 +334,45 @@ fn a_checkpoint_naming_another_file_as_its_rules_does_not_print_it() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A vocabulary as no training writes it (reversed: the unknown word last; a word twice) is
+/// refused by every command that reads the checkpoint, where `eval` scored it and
+/// `predict` stopped with a backtrace (issue 51, item 3.7).
+#[test]
+fn a_checkpoint_vocabulary_as_no_training_writes_it_is_refused() {
+    let dir = std::env::temp_dir().join(format!("rulelens-vocabulary-{}", std::process::id()));
+    for tamper in ["reversed", "repeated"] {
+        copy_checkpoint(&dir, None);
+        let manifest = dir.join("manifest.json");
+        let mut value: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+        let words = value["vocabulary"].as_array_mut().unwrap();
+        match tamper {
+            "reversed" => words.reverse(),
+            _ => {
+                let last = words.len() - 1;
+                words[last] = words[1].clone();
+            }
+        }
+        std::fs::write(&manifest, value.to_string()).unwrap();
+        let model = dir.to_str().unwrap();
+        let runs: [&[&str]; 3] = [
+            &["eval", model, "--corpus", "tests/data/train/dev.tsv"],
+            &["predict", model, "free prize"],
+            &["reconstruct", model],
+        ];
+        for args in runs {
+            let output = rulelens_to(args, Stdio::piped());
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(1), "{tamper} {args:?}: {stderr}");
+            assert!(
+                stderr.contains("manifest.json") && stderr.contains("its vocabulary"),
+                "{tamper} {args:?}: {stderr}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn train_out_refuses_a_folder_another_training_holds_or_with_another_manifest() {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));

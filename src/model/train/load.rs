@@ -219,6 +219,19 @@ fn assemble(
     };
     let vocabulary = (!manifest.vocabulary.is_empty())
         .then(|| Vocabulary::new(manifest.vocabulary.iter().skip(1).map(String::as_str)));
+    // As training writes it: the unknown word first, every word once, so that row i of
+    // the word embedding is word i for every path that reads it.
+    if vocabulary.as_ref().is_some_and(|v| {
+        v.len() != manifest.vocabulary.len() || manifest.vocabulary[0] != Vocabulary::UNKNOWN
+    }) {
+        return Err(CheckpointError::Manifest {
+            path: model_dir.join(checkpoint::MANIFEST_FILE),
+            message: format!(
+                "its vocabulary does not start with `{}` or lists a word twice, as no training writes it",
+                Vocabulary::UNKNOWN
+            ),
+        });
+    }
     let model = manifest.settings.model;
     // The labels the rules name, then those the network learned from the corpus.
     let known = rules.system.labels().len();
