@@ -48,9 +48,11 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
         .collect();
 
     // 2. DFAs, now that the alphabet is complete.
+    let compile_work = std::cell::Cell::new(0u64);
     let to_dfa = |nfa: &Result<Nfa, TooLarge>| -> Result<Dfa, TooLarge> {
         let nfa = nfa.as_ref().map_err(|&e| e)?;
         let raw = determinize(nfa, &alphabet, config.max_dfa_states)?;
+        compile_work.set(compile_work.get().saturating_add(raw.work as u64));
         Ok(minimize(&raw, &alphabet))
     };
     let mut patterns = Vec::with_capacity(rules.patterns.len());
@@ -150,6 +152,7 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
         prefilter,
         default: rules.default,
         named_labels: rules.labels.len(),
+        compile_work: compile_work.get(),
     };
     if config.lints {
         diagnostics.extend(lint::check(&system, rules, config));
@@ -170,11 +173,13 @@ pub fn compile_reversed(
     let mut alphabet = system.alphabet.clone();
     let mut too_large = Vec::new();
     let mut patterns = Vec::with_capacity(rules.patterns.len());
+    let mut compile_work = 0u64;
     for (def, forward) in rules.patterns.iter().zip(&system.patterns) {
         let dfa = forward.dfa.as_ref().and_then(|_| {
             let reversed = def.regex.reversed();
             let nfa = nfa::build(&[&reversed], &mut alphabet, config.max_nfa_states).ok()?;
             let raw = determinize(&nfa, &alphabet, config.max_dfa_states).ok()?;
+            compile_work = compile_work.saturating_add(raw.work as u64);
             Some(minimize(&raw, &alphabet))
         });
         if forward.dfa.is_some() && dfa.is_none() {
@@ -203,6 +208,7 @@ pub fn compile_reversed(
         prefilter,
         default: system.default,
         named_labels: system.named_labels,
+        compile_work,
     };
     (reversed, too_large)
 }

@@ -29,6 +29,8 @@ pub(crate) struct RawDfa {
     /// `table[state * n_classes + class]` is the next state.
     pub(crate) table: Vec<u32>,
     pub(crate) accepting: Vec<bool>,
+    /// The NFA-state visits the construction took (each state's subset once per class).
+    pub(crate) work: usize,
 }
 
 /// NFA states the subset construction may visit per DFA state it is allowed: the work of
@@ -102,6 +104,7 @@ pub(crate) fn determinize(
         n_classes,
         table,
         accepting,
+        work,
     })
 }
 

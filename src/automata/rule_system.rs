@@ -69,6 +69,8 @@ pub struct RuleSystem {
     /// How many of `labels` the rules name; those after are a corpus's
     /// ([`RuleSystem::with_labels`]).
     pub(crate) named_labels: usize,
+    /// See [`RuleSystem::compile_work`].
+    pub(crate) compile_work: u64,
 }
 
 /// Reusable buffers for classification.
@@ -136,6 +138,13 @@ impl RuleSystem {
 
     pub fn default_label(&self) -> Option<LabelId> {
         self.default
+    }
+
+    /// The NFA-state visits its DFAs' subset constructions took: what compiling it cost
+    /// beyond its text's size (a `$* a $* a …` of n elements takes about n² of them), by
+    /// which `suggest` budgets the analyses of its candidates.
+    pub fn compile_work(&self) -> u64 {
+        self.compile_work
     }
 
     /// The labels [`RuleSystem::with_labels`] appended: a corpus's labels the rules do not

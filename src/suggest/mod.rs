@@ -395,6 +395,34 @@ impl SuggestConfig {
         }
     }
 
+    /// The most work analysing one round's candidates may take: each candidate measured is
+    /// the whole rules text analysed again, which costs its DFAs' subset constructions
+    /// ([`crate::automata::RuleSystem::compile_work`], about 25 ns a unit) and
+    /// [`SuggestConfig::ANALYSIS_WORK_PER_BYTE`] units a byte of its text (parsing,
+    /// lowering, formulas: about 250 ns). Past it (about 1.2 s of analysis), fewer than
+    /// `max_measured` candidates are measured a round (at least one), so that a file whose
+    /// automata take long to build (one rule of 2,000 `$* a`: 3 a round) or a huge file
+    /// (a formula of 100,000 terms: 12) finishes; SMS's and TREC's rules allow 460.
+    pub const MAX_ANALYSIS_WORK: u64 = 50_000_000;
+    /// See [`SuggestConfig::MAX_ANALYSIS_WORK`].
+    pub const ANALYSIS_WORK_PER_BYTE: u64 = 10;
+
+    /// This configuration for the rules `file`: `max_measured` within
+    /// [`SuggestConfig::MAX_ANALYSIS_WORK`].
+    pub fn for_file(&self, file: &RulesFile) -> SuggestConfig {
+        let cost = (file.source.text.len() as u64)
+            .saturating_mul(Self::ANALYSIS_WORK_PER_BYTE)
+            .saturating_add(file.system.compile_work())
+            .max(1);
+        SuggestConfig {
+            max_measured: self
+                .max_measured
+                .min(usize::try_from(Self::MAX_ANALYSIS_WORK / cost).unwrap_or(usize::MAX))
+                .max(1),
+            ..*self
+        }
+    }
+
     /// Why the values cannot be used, naming the option (as its flag).
     pub fn check(&self) -> Result<(), String> {
         if !(self.min_precision > 0.0 && self.min_precision <= 1.0) {
@@ -639,7 +667,9 @@ impl<'a> State<'a> {
     /// what the edit does to the train lines, whatever its source), every narrowing and
     /// relabeling, and every label's raising.
     fn candidates(&self, config: &SuggestConfig, cancel: Cancel) -> Option<Vec<Candidate>> {
-        let config = &config.for_lines(self.train.len() + self.dev.len());
+        let config = &config
+            .for_lines(self.train.len() + self.dev.len())
+            .for_file(&self.file);
         let mut candidates = induce::induce(
             self.train,
             &self.train_standing,
@@ -897,7 +927,12 @@ pub fn suggest_learned(
     let state = State::read(file.clone(), (&train, &dev), (&[], learned), cancel)?;
     let mut candidates = learned::additions(&train, &state.train_standing, config, learned);
     candidates.sort_by(widen::by_estimate);
-    candidates.truncate(config.for_lines(train.len() + dev.len()).max_measured);
+    candidates.truncate(
+        config
+            .for_lines(train.len() + dev.len())
+            .for_file(file)
+            .max_measured,
+    );
     measured(&state, candidates, cancel)
 }
 

@@ -565,6 +565,31 @@ fn large_corpora_measure_fewer_candidates_a_round() {
     assert_eq!(config.for_lines(0).max_measured, config.max_measured);
 }
 
+/// A file whose analysis is slow (a long chain of `$* a`: its DFA's subsets grow with the
+/// chain) measures fewer candidates a round; SMS's rules are not held back (issue 51,
+/// item 3.6).
+#[test]
+fn rules_that_take_long_to_analyse_measure_fewer_candidates_a_round() {
+    let config = SuggestConfig {
+        max_measured: SuggestConfig::MAX_MEASURED,
+        ..SuggestConfig::DEFAULT
+    };
+    let analyse = |text: &str| {
+        RulesFile::analyze(
+            SourceText::from_bytes(text.as_bytes()),
+            None,
+            &CompileConfig::MEASURING,
+        )
+    };
+    let sms = analyse(&std::fs::read_to_string("examples/sms/sms.rules").unwrap());
+    assert!(config.for_file(&sms).max_measured >= 400);
+    let chain = format!("default ham\nspam: {}$*\n", "$* a ".repeat(2_000));
+    let long = analyse(&chain);
+    assert!(long.system.compile_work() > 10_000_000);
+    let measured = config.for_file(&long).max_measured;
+    assert!((1..=5).contains(&measured), "{measured}");
+}
+
 #[test]
 fn a_rule_whose_matches_have_another_label_is_relabeled_in_place_with_its_exact_effect() {
     // `what president` lines are `hum`, but the file's rule for them says `enty`, which
