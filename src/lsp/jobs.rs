@@ -37,6 +37,8 @@ use crate::project::{
     self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save,
     load_network, network_plan, save_vectors, suggest_learned_save, suggest_save, train_network,
 };
+use crate::rules_file::RulesFile;
+use crate::text::SourceText;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -276,17 +278,29 @@ async fn measure_learned(
 /// superseded or cancelled.
 async fn analyze(session: &Arc<Session>, job: &JobRequest) -> Option<SavedAnalysis> {
     let snapshot = session.snapshot();
-    let on_disk = snapshot.projects.get(&job.key)?.on_disk;
+    let project = snapshot.projects.get(&job.key)?.clone();
+    let on_disk = project.on_disk;
+    let version = job.version;
     let open = snapshot.open_corpora();
     let extra = snapshot.settings.corpora.get(&job.key).cloned();
     let (findings, limits) = (snapshot.settings.findings, snapshot.settings.limits);
     let (key, text, cancel) = (job.key.clone(), job.text.clone(), job.ticket.clone());
     let started = Instant::now();
     let analyzed = tokio::task::spawn_blocking(move || {
+        let path = on_disk.then_some(key.as_path());
+        // The open document's analysis of this text where there is one, made once.
+        let rules = match version {
+            Some(version) => project.analysis_of(version, &text, path),
+            None => Arc::new(RulesFile::analyze(
+                SourceText::from_bytes(text.as_bytes()),
+                path,
+                &Default::default(),
+            )),
+        };
         analyze_save(
             &key,
             on_disk,
-            &text,
+            rules,
             CorpusSources {
                 extra: extra.as_ref(),
                 open: &open,

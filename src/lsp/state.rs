@@ -103,6 +103,8 @@ pub struct Project {
     /// when it came from the file on disk).
     pub current: Arc<RulesFile>,
     pub current_version: Option<i32>,
+    /// The analysis of a newer version than `current`'s, made once and shared.
+    pub fresh: Arc<Fresh>,
     pub saved: Option<Arc<Saved>>,
     /// The rule network.
     pub model: Held<TrainedFaRnn>,
@@ -169,6 +171,7 @@ impl Project {
             on_disk,
             current,
             current_version: version,
+            fresh: Arc::default(),
             saved: None,
             model: Held::default(),
             patterns: Held::default(),
@@ -180,6 +183,16 @@ impl Project {
             suggesting: Arc::default(),
             yardstick: None,
         }
+    }
+
+    /// The analysis of version `version` of its rules document, whose text is `text` (the
+    /// rules at `path`): the current one where it is of that version, else the one
+    /// [`Fresh`] shares.
+    pub fn analysis_of(&self, version: i32, text: &str, path: Option<&Path>) -> Arc<RulesFile> {
+        if self.current_version == Some(version) {
+            return self.current.clone();
+        }
+        self.fresh.analysis(version, text, path, false)
     }
 
     /// The suggestions of the save whose analysis `saved` holds; none while they are being
@@ -203,6 +216,50 @@ impl Project {
     }
 }
 
+/// One analysis of a rules document's newest version at a time: the requests that come
+/// before the background analysis of a change lands (`sync.rs`), and that analysis itself,
+/// share it instead of each analysing the text again. So a project holds at most two
+/// analyses (its current one and the newest version's) however many requests a client
+/// sends, where `check` holds one: a 20 MB document's analysis takes gigabytes.
+#[derive(Debug, Default)]
+pub struct Fresh(Mutex<Option<(i32, Arc<RulesFile>)>>);
+
+impl Fresh {
+    /// The analysis of version `version` of `text` (the rules at `path`): the one made
+    /// already, unless `again` (a file the rules read changed); else made now, while other
+    /// callers wait for it.
+    pub fn analysis(
+        &self,
+        version: i32,
+        text: &str,
+        path: Option<&Path>,
+        again: bool,
+    ) -> Arc<RulesFile> {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((made, file)) = &*slot
+            && *made == version
+            && !again
+        {
+            return file.clone();
+        }
+        let file = Arc::new(RulesFile::analyze(
+            SourceText::from_bytes(text.as_bytes()),
+            path,
+            &Default::default(),
+        ));
+        *slot = Some((version, file.clone()));
+        file
+    }
+
+    /// Lets go of the analysis of `version` or an older one: it is the current one now.
+    pub fn release(&self, version: i32) {
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_some_and(|(made, _)| *made <= version) {
+            *slot = None;
+        }
+    }
+}
+
 /// Whether a save job trains when no network is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Training {
@@ -221,6 +278,9 @@ pub struct JobRequest {
     /// The project's key: the rules path (or, for a rules document without a file, its URI).
     pub key: PathBuf,
     pub text: Arc<String>,
+    /// The version of the open rules document whose text `text` is, if any: the save
+    /// shares that version's analysis ([`Project::analysis_of`]).
+    pub version: Option<i32>,
     pub ticket: Ticket,
     pub training: Training,
     /// Whether it came within `training.delay` seconds of the project's previous job (a
@@ -318,9 +378,15 @@ impl State {
         project.model.wanted = None;
         project.patterns.wanted = None;
         project.mvma.wanted = None;
+        let version = self
+            .documents
+            .values()
+            .find(|document| document.kind == Kind::Rules && Arc::ptr_eq(&document.text, &text))
+            .map(|document| document.version);
         Some(JobRequest {
             key: key.to_path_buf(),
             text,
+            version,
             ticket,
             training,
             in_a_burst,
@@ -431,15 +497,7 @@ impl Snapshot {
         }
         let key = Snapshot::rules_key(uri, document);
         let project = self.projects.get(&key)?;
-        let file = if project.current_version == Some(document.version) {
-            project.current.clone()
-        } else {
-            Arc::new(RulesFile::analyze(
-                SourceText::from_bytes(document.text.as_bytes()),
-                document.path.as_deref(),
-                &Default::default(),
-            ))
-        };
+        let file = project.analysis_of(document.version, &document.text, document.path.as_deref());
         Some(RulesView {
             uri,
             key,
@@ -675,6 +733,29 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Requests that come before a change's analysis lands share one analysis of the new
+    /// version (issue 51, item 3.2): four threads asking at once get the same one, a newer
+    /// version or a file read again makes another, and once current it is let go.
+    #[test]
+    fn one_analysis_of_a_version_is_shared() {
+        let fresh = Fresh::default();
+        let text = "default ham\nspam: $* free $*\n";
+        let made: Vec<Arc<RulesFile>> = std::thread::scope(|scope| {
+            let threads: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| fresh.analysis(2, text, None, false)))
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        assert!(made.iter().all(|file| Arc::ptr_eq(file, &made[0])));
+        assert!(!Arc::ptr_eq(&fresh.analysis(2, text, None, true), &made[0]));
+        assert!(!Arc::ptr_eq(
+            &fresh.analysis(3, text, None, false),
+            &made[0]
+        ));
+        fresh.release(3);
+        assert!(fresh.0.lock().unwrap().is_none());
+    }
 
     /// A save within `training.delay` of the job before it is part of a burst; the first
     /// job, and any job with no delay, is not.

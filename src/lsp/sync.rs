@@ -91,7 +91,7 @@ fn did_open(session: &Arc<Session>, params: DidOpenTextDocumentParams) {
                     .or_insert_with(|| Project::new(Arc::new(empty_rules()), None, path.is_some()));
                 state.start_job(&key, text.clone(), Training::IfEnabled)
             });
-            analyze_document(session, uri, version, text, path, key);
+            analyze_document(session, uri, version, text, path, key, false);
             session.send_job(job);
         }
         Kind::Corpus(_) => {
@@ -139,6 +139,7 @@ fn did_change(session: &Arc<Session>, params: DidChangeTextDocumentParams) {
                 document.text,
                 document.path,
                 key,
+                false,
             );
         }
         Kind::Corpus(_) => {
@@ -175,12 +176,14 @@ pub fn analyze_again(session: &Arc<Session>, key: &Path) {
         ))
     });
     if let Some((uri, version, text, path)) = open {
-        analyze_document(session, uri, version, text, path, key.to_path_buf());
+        analyze_document(session, uri, version, text, path, key.to_path_buf(), true);
     }
 }
 
-/// Analyzes version `version` of the rules document `uri` on the blocking pool, and stores
-/// the result as its project's current analysis if nothing newer got there first.
+/// Analyzes version `version` of the rules document `uri` on the blocking pool (through
+/// its project's [`Fresh`](super::state::Fresh) analysis, which requests that come first
+/// share; `again` when a file the rules read changed), and stores the result as its
+/// project's current analysis if nothing newer got there first.
 fn analyze_document(
     session: &Arc<Session>,
     uri: String,
@@ -188,20 +191,26 @@ fn analyze_document(
     text: Arc<String>,
     path: Option<PathBuf>,
     key: PathBuf,
+    again: bool,
 ) {
     let session = session.clone();
     tokio::task::spawn_blocking(move || {
         let is_newest = |documents: &std::collections::HashMap<String, Document>| {
             documents.get(&uri).is_some_and(|d| d.version == version)
         };
-        if !session.read(|state| is_newest(&state.documents)) {
+        let Some(fresh) = session.read(|state| {
+            is_newest(&state.documents)
+                .then(|| {
+                    state
+                        .projects
+                        .get(&key)
+                        .map(|project| project.fresh.clone())
+                })
+                .flatten()
+        }) else {
             return;
-        }
-        let analysis = RulesFile::analyze(
-            SourceText::from_bytes(text.as_bytes()),
-            path.as_deref(),
-            &Default::default(),
-        );
+        };
+        let analysis = fresh.analysis(version, &text, path.as_deref(), again);
         let stored = session.update(|state| {
             if !is_newest(&state.documents) {
                 return false;
@@ -209,8 +218,9 @@ fn analyze_document(
             let Some(project) = state.projects_mut().get_mut(&key) else {
                 return false;
             };
-            project.current = Arc::new(analysis);
+            project.current = analysis;
             project.current_version = Some(version);
+            project.fresh.release(version);
             true
         });
         if stored {

@@ -25,7 +25,6 @@ use crate::rules_file::RulesFile;
 use crate::suggest::{
     Corpora, LearnedRule, SuggestConfig, Suggestion, WordNeighbours, suggest, suggest_learned,
 };
-use crate::text::SourceText;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -61,22 +60,17 @@ pub struct CorpusSources<'a> {
     pub limits: &'a ReadLimits,
 }
 
-/// Analyzes the rules text `text` of the rules at `key` (a file when `on_disk`) and runs it
-/// on every corpus it binds, found and read as `sources` say; `cancelled` is polled every
-/// 1,024 corpus lines.
+/// Runs `rules`, the analysis of the rules at `key` (a file when `on_disk`), on every
+/// corpus it binds, found and read as `sources` say; `cancelled` is polled every 1,024
+/// corpus lines.
 pub fn analyze_save(
     key: &Path,
     on_disk: bool,
-    text: &str,
+    rules: Arc<RulesFile>,
     sources: CorpusSources<'_>,
     findings: &FindingsConfig,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<SavedAnalysis, Cancelled> {
-    let rules = RulesFile::analyze(
-        SourceText::from_bytes(text.as_bytes()),
-        on_disk.then_some(key),
-        &Default::default(),
-    );
     let mut reports = Vec::new();
     let mut corpora = Vec::new();
     for binding in bindings(&rules, key, on_disk, sources.extra) {
@@ -93,7 +87,7 @@ pub fn analyze_save(
             corpora.push((binding.name, file));
         }
     }
-    let analysis = analyze(Arc::new(rules), corpora, cancelled)?;
+    let analysis = analyze(rules, corpora, cancelled)?;
     let words = match analysis.corpus("train") {
         Some(train) => {
             WordFrequencies::from_texts(train.file.examples.iter().map(|e| e.text.as_str()))
