@@ -71,8 +71,9 @@ wants grammars && need "command -v c++" "a C++ compiler" g++
 wants neovim && [[ -z "${NVIM_BIN:-}" ]] && need "command -v nvim" "Neovim" neovim
 if wants emacs && [[ -z "${EMACS_BIN:-}" ]]; then
     need "command -v emacs" "Emacs" emacs-nox
-    # Emacs 29 has Eglot; Debian's 28 takes it from a package.
-    need "emacs --batch -Q --eval '(kill-emacs (if (locate-library \"eglot\") 0 1))'" "Eglot" elpa-eglot
+    # Emacs 29 has Eglot; Debian's 28 takes it from a package, which batch mode finds
+    # through Debian's site-start (as -Q would not).
+    need "emacs --batch --eval '(kill-emacs (if (locate-library \"eglot\") 0 1))'" "Eglot" elpa-eglot
 fi
 if wants vscode-e2e report; then
     need "test -x \"\${RULELENS_E2E_CHROMIUM:-/usr/bin/chromium}\"" "Chromium" chromium
