@@ -168,6 +168,43 @@ fn is_progress_end_of(prefix: &str) -> impl Fn(&Value) -> bool + '_ {
     }
 }
 
+/// A one-rule edit (`word` inserted into the rule on [`PATTERN_LINE`]) as document
+/// `version` of `rules`, its diagnostics awaited, then `before_save`, then `didSave`: the
+/// time from `didSave` to the end of the rule network's `$/progress`.
+fn edit_and_save(
+    server: &mut Server,
+    rules: &str,
+    version: i64,
+    word: &str,
+    before_save: impl FnOnce(),
+) -> Duration {
+    let at = json!({ "line": PATTERN_LINE, "character": 9 });
+    server.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": rules, "version": version },
+                "contentChanges": [{ "range": { "start": at, "end": at },
+                                     "text": format!("{word} ") }] }),
+    );
+    server.diagnostics(rules, version);
+    before_save();
+    // What came meanwhile is read, then forgotten: the progress awaited is this save's.
+    server.has_seen(|_| false);
+    server.clear_seen();
+    let started = Instant::now();
+    server.notify(
+        "textDocument/didSave",
+        json!({ "textDocument": { "uri": rules } }),
+    );
+    let end = server.wait_for(is_progress_end_of("rulelens/train/"));
+    let took = started.elapsed();
+    eprintln!(
+        "save to network: {:.2} s ({})",
+        took.as_secs_f64(),
+        end["params"]["value"]["message"]
+    );
+    took
+}
+
 fn main() {
     let dir = temp_dir("bench");
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sms");
@@ -284,31 +321,18 @@ fn main() {
     for sample in 0..samples(5) {
         // A word the rule never had (a text trained before would load from the cache).
         version += 1;
-        let at = json!({ "line": PATTERN_LINE, "character": 9 });
-        server.notify(
-            "textDocument/didChange",
-            json!({ "textDocument": { "uri": rules, "version": version },
-                    "contentChanges": [{ "range": { "start": at, "end": at },
-                                         "text": format!("edit{sample} ") }] }),
+        let took = edit_and_save(
+            &mut server,
+            &rules,
+            version,
+            &format!("edit{sample}"),
+            || {
+                // A save on its own: the last job (the settings', or the last save's) is older
+                // than the delay, and its SoPa has finished.
+                std::thread::sleep(Duration::from_secs_f64(delay + 0.5))
+            },
         );
-        server.diagnostics(&rules, version);
-        // A save on its own: the last job (the settings', or the last save's) is older
-        // than the delay, and its SoPa has finished.
-        std::thread::sleep(Duration::from_secs_f64(delay + 0.5));
-        server.has_seen(|_| false);
-        server.clear_seen();
-        let started = Instant::now();
-        server.notify(
-            "textDocument/didSave",
-            json!({ "textDocument": { "uri": rules } }),
-        );
-        let end = server.wait_for(is_progress_end_of("rulelens/train/"));
-        save_to_network.samples.push(started.elapsed());
-        eprintln!(
-            "save to network: {:.2} s ({})",
-            started.elapsed().as_secs_f64(),
-            end["params"]["value"]["message"]
-        );
+        save_to_network.samples.push(took);
         // The rest of the save (the SoPa, its learned patterns measured) before the next.
         server.wait_for(is_learned_measured);
     }
@@ -321,29 +345,17 @@ fn main() {
     let mut last_save = Instant::now();
     for sample in 0..samples(5) {
         version += 1;
-        let at = json!({ "line": PATTERN_LINE, "character": 9 });
-        server.notify(
-            "textDocument/didChange",
-            json!({ "textDocument": { "uri": rules, "version": version },
-                    "contentChanges": [{ "range": { "start": at, "end": at },
-                                         "text": format!("paced{sample} ") }] }),
+        let took = edit_and_save(
+            &mut server,
+            &rules,
+            version,
+            &format!("paced{sample}"),
+            || {
+                std::thread::sleep(Duration::from_secs(4).saturating_sub(last_save.elapsed()));
+                last_save = Instant::now();
+            },
         );
-        server.diagnostics(&rules, version);
-        std::thread::sleep(Duration::from_secs(4).saturating_sub(last_save.elapsed()));
-        server.clear_seen();
-        let started = Instant::now();
-        last_save = started;
-        server.notify(
-            "textDocument/didSave",
-            json!({ "textDocument": { "uri": rules } }),
-        );
-        let end = server.wait_for(is_progress_end_of("rulelens/train/"));
-        client_paced.samples.push(started.elapsed());
-        eprintln!(
-            "save to network, a save every 4 s: {:.2} s ({})",
-            started.elapsed().as_secs_f64(),
-            end["params"]["value"]["message"]
-        );
+        client_paced.samples.push(took);
     }
     server.wait_for(is_learned_measured);
     // Back to the file as it was, for what follows, at an odd version (`toggle_word`).

@@ -158,6 +158,36 @@ fn copy_checkpoint(to: &Path, except: Option<&str>) {
     }
 }
 
+/// A copy of the checkpoint of [`copy_checkpoint`] in `dir`, its manifest edited by
+/// `tamper`, and what each command that reads a checkpoint (`eval`, `predict`,
+/// `reconstruct`) does with it.
+fn commands_reading_tampered_checkpoint(
+    dir: &Path,
+    tamper: impl FnOnce(&mut serde_json::Value),
+) -> Vec<(&'static str, Output)> {
+    copy_checkpoint(dir, None);
+    let manifest = dir.join("manifest.json");
+    let mut value: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
+    tamper(&mut value);
+    std::fs::write(&manifest, value.to_string()).unwrap();
+    let model = dir.to_str().unwrap();
+    let runs: [(&str, &[&str]); 3] = [
+        ("eval", &["--corpus", "tests/data/train/dev.tsv"]),
+        ("predict", &["free prize"]),
+        ("reconstruct", &[]),
+    ];
+    runs.into_iter()
+        .map(|(command, rest)| {
+            let args: Vec<&str> = [command, model]
+                .into_iter()
+                .chain(rest.iter().copied())
+                .collect();
+            (command, rulelens_to(&args, Stdio::piped()))
+        })
+        .collect()
+}
+
 /// `rulelens ARGS` in `dir`, standard input from `stdin`; fails the test when it has not
 /// ended within a minute (a hang).
 fn rulelens_within(dir: &Path, args: &[&str], stdin: Stdio) -> Output {
@@ -298,7 +328,7 @@ fn standard_input_is_read_only_up_to_the_corpus_limit() {
 #[test]
 fn a_checkpoint_naming_another_file_as_its_rules_does_not_print_it() {
     let dir = std::env::temp_dir().join(format!("rulelens-echo-{}", std::process::id()));
-    copy_checkpoint(&dir, None);
+    std::fs::create_dir_all(&dir).unwrap();
     // A private file in the rules language's shape: every line would be a rule.
     let secret = dir.join("secret.txt");
     std::fs::write(
@@ -306,29 +336,20 @@ fn a_checkpoint_naming_another_file_as_its_rules_does_not_print_it() {
         "root: x:0:0:root:/root:/bin/bash\ntoken: s3cr3t-t0ken\n",
     )
     .unwrap();
-    let manifest = dir.join("manifest.json");
-    let mut value: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
-    value["rules"]["path"] = secret.to_str().unwrap().into();
-    std::fs::write(&manifest, value.to_string()).unwrap();
-    let model = dir.to_str().unwrap();
-    let runs: [&[&str]; 3] = [
-        &["eval", model, "--corpus", "tests/data/train/dev.tsv"],
-        &["predict", model, "free prize"],
-        &["reconstruct", model],
-    ];
-    for args in runs {
-        let output = rulelens_to(args, Stdio::piped());
+    let outputs = commands_reading_tampered_checkpoint(&dir, |manifest| {
+        manifest["rules"]["path"] = secret.to_str().unwrap().into();
+    });
+    for (command, output) in outputs {
         let said = format!(
             "{}{}",
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        assert_eq!(output.status.code(), Some(1), "{args:?}: {said}");
-        assert!(said.contains("has other rules"), "{args:?}: {said}");
+        assert_eq!(output.status.code(), Some(1), "{command}: {said}");
+        assert!(said.contains("has other rules"), "{command}: {said}");
         assert!(
             !said.contains("s3cr3t") && !said.contains("/bin/bash"),
-            "{args:?}: {said}"
+            "{command}: {said}"
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -341,32 +362,26 @@ fn a_checkpoint_naming_another_file_as_its_rules_does_not_print_it() {
 fn a_checkpoint_vocabulary_as_no_training_writes_it_is_refused() {
     let dir = std::env::temp_dir().join(format!("rulelens-vocabulary-{}", std::process::id()));
     for tamper in ["reversed", "repeated"] {
-        copy_checkpoint(&dir, None);
-        let manifest = dir.join("manifest.json");
-        let mut value: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&manifest).unwrap()).unwrap();
-        let words = value["vocabulary"].as_array_mut().unwrap();
-        match tamper {
-            "reversed" => words.reverse(),
-            _ => {
-                let last = words.len() - 1;
-                words[last] = words[1].clone();
+        let outputs = commands_reading_tampered_checkpoint(&dir, |manifest| {
+            let words = manifest["vocabulary"].as_array_mut().unwrap();
+            match tamper {
+                "reversed" => words.reverse(),
+                _ => {
+                    let last = words.len() - 1;
+                    words[last] = words[1].clone();
+                }
             }
-        }
-        std::fs::write(&manifest, value.to_string()).unwrap();
-        let model = dir.to_str().unwrap();
-        let runs: [&[&str]; 3] = [
-            &["eval", model, "--corpus", "tests/data/train/dev.tsv"],
-            &["predict", model, "free prize"],
-            &["reconstruct", model],
-        ];
-        for args in runs {
-            let output = rulelens_to(args, Stdio::piped());
+        });
+        for (command, output) in outputs {
             let stderr = String::from_utf8_lossy(&output.stderr);
-            assert_eq!(output.status.code(), Some(1), "{tamper} {args:?}: {stderr}");
+            assert_eq!(
+                output.status.code(),
+                Some(1),
+                "{tamper} {command}: {stderr}"
+            );
             assert!(
                 stderr.contains("manifest.json") && stderr.contains("its vocabulary"),
-                "{tamper} {args:?}: {stderr}"
+                "{tamper} {command}: {stderr}"
             );
         }
     }

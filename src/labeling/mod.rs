@@ -437,8 +437,9 @@ pub fn gold_labels(system: &RuleSystem, examples: &[Example]) -> Vec<Gold> {
         .collect()
 }
 
-/// [`summarize`] of the lines of `examples` against their gold labels: the per-rule figures
-/// of `rulelens check` and `rulelens report`.
+/// [`summarize`] of the lines of `examples` against their gold labels, in a pass of its own
+/// (`rulelens check` and `rulelens report` take them from [`corpus_figures`], with the
+/// evaluation, in one).
 pub fn summarize_examples(
     file: &RulesFile,
     rules: &[LabelingRule],
@@ -505,7 +506,8 @@ pub struct Estimates {
 }
 
 /// What the label model of `file`'s rules (`rules` being [`labeling_rules`] of it), fitted
-/// on `examples` (the gold lines as they are), estimates; `Err` past the model's limit.
+/// on `examples` (the gold lines as they are), estimates, in a pass of its own
+/// ([`corpus_figures`] gives it with the other figures); `Err` past the model's limit.
 pub fn estimate(
     file: &RulesFile,
     rules: &[LabelingRule],

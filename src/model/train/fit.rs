@@ -39,7 +39,7 @@ use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::kinds::{Built, Declaration, Start, network_size};
 use crate::model::train::learn::{DevScoring, LabeledSentence, Schedule, TrainError, TrainReport};
 use crate::model::train::load::LoadedModel;
-use crate::model::train::members::{Member, MemberEvent, train_members};
+use crate::model::train::members::{Common, Member, MemberEvent, side_by_side, train_members};
 use crate::model::train::settings::{DEFAULT_NGRAM_WEIGHT, ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
 use crate::rules_file::RulesFile;
@@ -272,12 +272,16 @@ pub fn fit_from(
             schedule: *schedule,
         })
         .collect();
-    let reports = train_members(
-        &members,
-        &train_data,
-        &dev_data,
+    let common = Common {
+        train_data: &train_data,
+        dev_data: &dev_data,
         dev_scoring,
-        &device,
+        device: &device,
+    };
+    let reports = train_members(
+        side_by_side(&members, &train_data, &device),
+        &members,
+        common,
         &mut |event| match event {
             // The first member's start was said before it was built.
             MemberEvent::Starts { index } if index > 0 => on_event(FitEvent::Member {

@@ -23,6 +23,37 @@ pub(crate) struct Member<'a> {
     pub(crate) schedule: Schedule,
 }
 
+/// What every member trains on, and how dev is measured and where.
+#[derive(Clone, Copy)]
+pub(crate) struct Common<'a> {
+    pub(crate) train_data: &'a [LabeledSentence],
+    pub(crate) dev_data: &'a [LabeledSentence],
+    pub(crate) dev_scoring: DevScoring<'a>,
+    pub(crate) device: &'a Device,
+}
+
+impl Member<'_> {
+    /// Trains this member on `common`'s data ([`train`]).
+    fn train(
+        &self,
+        common: Common,
+        on_epoch: &mut dyn FnMut(&EpochReport),
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<TrainReport, TrainError> {
+        train(
+            self.net,
+            common.train_data,
+            common.dev_data,
+            &self.settings,
+            self.schedule,
+            common.dev_scoring,
+            common.device,
+            on_epoch,
+            cancelled,
+        )
+    }
+}
+
 /// What [`train_members`] reports, in member order.
 pub(crate) enum MemberEvent<'a> {
     /// Member `index`'s reports follow.
@@ -34,41 +65,14 @@ pub(crate) enum MemberEvent<'a> {
 /// How often the thread that waits for the members asks whether training is still wanted.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
-/// Trains every member (see the module doc) on `train_data`, stopping each early on
-/// `dev_data`, and returns their reports in order: the first error of a member that failed,
-/// which stops the others, else [`TrainError::Cancelled`] once `cancelled` says so.
-#[allow(clippy::too_many_arguments)]
+/// Trains every member (see the module doc), `at_once` at a time ([`side_by_side`]), on
+/// `common`'s train data, stopping each early on its dev data, and returns their reports
+/// in order: the first error of a member that failed, which stops the others, else
+/// [`TrainError::Cancelled`] once `cancelled` says so.
 pub(crate) fn train_members(
-    members: &[Member],
-    train_data: &[LabeledSentence],
-    dev_data: &[LabeledSentence],
-    dev_scoring: DevScoring,
-    device: &Device,
-    on_event: &mut dyn FnMut(MemberEvent),
-    cancelled: &dyn Fn() -> bool,
-) -> Result<Vec<TrainReport>, TrainError> {
-    let at_once = side_by_side(members, train_data, device);
-    train_at_once(
-        at_once,
-        members,
-        train_data,
-        dev_data,
-        dev_scoring,
-        device,
-        on_event,
-        cancelled,
-    )
-}
-
-/// [`train_members`] with `at_once` members training at a time.
-#[allow(clippy::too_many_arguments)]
-fn train_at_once(
     at_once: usize,
     members: &[Member],
-    train_data: &[LabeledSentence],
-    dev_data: &[LabeledSentence],
-    dev_scoring: DevScoring,
-    device: &Device,
+    common: Common,
     on_event: &mut dyn FnMut(MemberEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Vec<TrainReport>, TrainError> {
@@ -76,14 +80,8 @@ fn train_at_once(
         let mut reports = Vec::with_capacity(members.len());
         for (index, member) in members.iter().enumerate() {
             on_event(MemberEvent::Starts { index });
-            reports.push(train(
-                member.net,
-                train_data,
-                dev_data,
-                &member.settings,
-                member.schedule,
-                dev_scoring,
-                device,
+            reports.push(member.train(
+                common,
                 &mut |report| on_event(MemberEvent::Epoch(report)),
                 cancelled,
             )?);
@@ -113,14 +111,8 @@ fn train_at_once(
                         let result = if stop.load(Ordering::Relaxed) {
                             Err(TrainError::Cancelled)
                         } else {
-                            train(
-                                member.net,
-                                train_data,
-                                dev_data,
-                                &member.settings,
-                                member.schedule,
-                                dev_scoring,
-                                device,
+                            member.train(
+                                common,
                                 &mut |report| {
                                     let _ = sender.send(Message::Epoch(index, report.clone()));
                                 },
@@ -193,7 +185,11 @@ fn train_at_once(
 /// its longest sentence × its batch size × the network's bytes per token), so that training
 /// side by side uses no more memory than one network may. One on a GPU, which the members
 /// would share.
-fn side_by_side(members: &[Member], train_data: &[LabeledSentence], device: &Device) -> usize {
+pub(crate) fn side_by_side(
+    members: &[Member],
+    train_data: &[LabeledSentence],
+    device: &Device,
+) -> usize {
     if !device.is_cpu() {
         return 1;
     }
@@ -245,13 +241,16 @@ mod tests {
             })
             .collect();
         let mut events = Vec::new();
-        let reports = train_at_once(
+        let common = Common {
+            train_data: &data,
+            dev_data: &data[..3],
+            dev_scoring: DevScoring::Tensors,
+            device: &Device::Cpu,
+        };
+        let reports = train_members(
             at_once,
             &members,
-            &data,
-            &data[..3],
-            DevScoring::Tensors,
-            &Device::Cpu,
+            common,
             &mut |event| {
                 events.push(match event {
                     MemberEvent::Starts { index } => format!("member {index}"),
@@ -314,16 +313,13 @@ mod tests {
                 schedule: Schedule::SETTINGS,
             })
             .collect();
-        let result = train_at_once(
-            2,
-            &members,
-            &data,
-            &data,
-            DevScoring::Tensors,
-            &Device::Cpu,
-            &mut |_| {},
-            &|| true,
-        );
+        let common = Common {
+            train_data: &data,
+            dev_data: &data,
+            dev_scoring: DevScoring::Tensors,
+            device: &Device::Cpu,
+        };
+        let result = train_members(2, &members, common, &mut |_| {}, &|| true);
         assert!(matches!(result, Err(TrainError::Cancelled)));
     }
 
