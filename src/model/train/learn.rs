@@ -130,18 +130,40 @@ pub fn predict(
     batch_size: usize,
     device: &Device,
 ) -> candle_core::Result<Vec<u32>> {
-    let mut order: Vec<usize> = (0..sentences.len()).collect();
-    order.sort_by_key(|&i| sentences[i].symbols.len());
     let mut predictions = vec![0; sentences.len()];
-    for chunk in order.chunks(batch_size.max(1)) {
-        let batch: Vec<&Sentence> = chunk.iter().map(|&i| sentences[i]).collect();
-        let batch = Batch::from_sentences(&batch, device)?;
-        let labels = net.logits(&batch)?.argmax(1)?.to_vec1::<u32>()?;
-        for (&i, label) in chunk.iter().zip(labels) {
-            predictions[i] = label;
-        }
+    for batch in length_batches(sentences, batch_size) {
+        predict_batch(net, sentences, &batch, device, &mut predictions)?;
     }
     Ok(predictions)
+}
+
+/// Indices of `sentences` sorted by length, `batch_size` at a time: [`predict`]'s batches.
+fn length_batches(sentences: &[&Sentence], batch_size: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..sentences.len()).collect();
+    order.sort_by_key(|&i| sentences[i].symbols.len());
+    order
+        .chunks(batch_size.max(1))
+        .map(<[usize]>::to_vec)
+        .collect()
+}
+
+/// The predictions of the sentences at `batch`, written at their indices.
+fn predict_batch(
+    net: &dyn Network,
+    sentences: &[&Sentence],
+    batch: &[usize],
+    device: &Device,
+    predictions: &mut [u32],
+) -> candle_core::Result<()> {
+    let sentences: Vec<&Sentence> = batch.iter().map(|&i| sentences[i]).collect();
+    let labels = net
+        .logits(&Batch::from_sentences(&sentences, device)?)?
+        .argmax(1)?
+        .to_vec1::<u32>()?;
+    for (&i, label) in batch.iter().zip(labels) {
+        predictions[i] = label;
+    }
+    Ok(())
 }
 
 /// Share of `data` the network labels correctly (0 for no data).
@@ -151,17 +173,43 @@ pub fn accuracy(
     batch_size: usize,
     device: &Device,
 ) -> candle_core::Result<f64> {
-    if data.is_empty() {
-        return Ok(0.0);
-    }
     let sentences: Vec<&Sentence> = data.iter().map(|d| &d.sentence).collect();
-    let predictions = predict(net, &sentences, batch_size, device)?;
+    Ok(share_correct(
+        &predict(net, &sentences, batch_size, device)?,
+        data,
+    ))
+}
+
+/// [`accuracy`], with `cancelled` polled before each batch.
+fn accuracy_unless_cancelled(
+    net: &dyn Network,
+    data: &[LabeledSentence],
+    batch_size: usize,
+    device: &Device,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<f64, TrainError> {
+    let sentences: Vec<&Sentence> = data.iter().map(|d| &d.sentence).collect();
+    let mut predictions = vec![0; sentences.len()];
+    for batch in length_batches(&sentences, batch_size) {
+        if cancelled() {
+            return Err(TrainError::Cancelled);
+        }
+        predict_batch(net, &sentences, &batch, device, &mut predictions)?;
+    }
+    Ok(share_correct(&predictions, data))
+}
+
+/// The share of `predictions` equal to `data`'s labels (0 for no data).
+fn share_correct(predictions: &[u32], data: &[LabeledSentence]) -> f64 {
+    if data.is_empty() {
+        return 0.0;
+    }
     let correct = predictions
         .iter()
         .zip(data)
         .filter(|(p, d)| **p == d.label)
         .count();
-    Ok(correct as f64 / data.len() as f64)
+    correct as f64 / data.len() as f64
 }
 
 /// Adam over a network's parameters: its head ([`Network::head_parameters`]) at
@@ -416,6 +464,10 @@ impl Schedule {
     }
 }
 
+/// Dev sentences scored at once through the tensors; [`DevScoring::Tensors`] polls
+/// cancellation between two such batches.
+const DEV_BATCH: usize = 64;
+
 /// How training measures dev accuracy.
 #[derive(Clone, Copy)]
 pub enum DevScoring<'a> {
@@ -442,7 +494,7 @@ impl DevScoring<'_> {
         cancelled: &dyn Fn() -> bool,
     ) -> Result<f64, TrainError> {
         let DevScoring::Plain { system, vocabulary } = self else {
-            return Ok(accuracy(net, data, 256, device)?);
+            return accuracy_unless_cancelled(net, data, DEV_BATCH, device, cancelled);
         };
         if data.is_empty() {
             return Ok(0.0);
@@ -620,6 +672,33 @@ pub(crate) mod tests {
             sentence(&system, v, "hi mum hi mum hi", 0),
         ];
         (net, data)
+    }
+
+    /// Dev measured through the tensors hears a cancellation between two batches: a save
+    /// stops a SoPa that is measuring dev without waiting for the measurement to end.
+    #[test]
+    fn dev_through_the_tensors_is_cancelled_between_batches() {
+        let (net, data) = network_and_data();
+        let polls = std::cell::Cell::new(0);
+        let cancelled_at = |at: usize| {
+            let polls = &polls;
+            move || {
+                polls.set(polls.get() + 1);
+                polls.get() > at
+            }
+        };
+        let whole = accuracy(&net, &data, 2, &Device::Cpu).unwrap();
+        let measured =
+            accuracy_unless_cancelled(&net, &data, 2, &Device::Cpu, &cancelled_at(3)).unwrap();
+        assert_eq!(measured, whole);
+        assert_eq!(polls.get(), 3, "one poll before each of the three batches");
+        for at in 0..3 {
+            polls.set(0);
+            let stopped =
+                accuracy_unless_cancelled(&net, &data, 2, &Device::Cpu, &cancelled_at(at));
+            assert!(matches!(stopped, Err(TrainError::Cancelled)), "{at}");
+            assert_eq!(polls.get(), at + 1, "stopped at the poll that said so");
+        }
     }
 
     /// Adam's first step moves every parameter by about its step size: the corpus labels'
