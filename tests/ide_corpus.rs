@@ -319,8 +319,13 @@ fn findings_are_placed_on_the_text_being_edited() {
 fn zero_shot_trained_model_predicts_and_reads_back_the_rules() {
     let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TRAIN)]);
     let model = zero_shot_model(&analysis, &ReconstructConfig::default());
-    // The rules' predictions on train (spam = 0, ham = 1).
-    assert_eq!(model.train_predictions, [0, 0, 0, 0, 0, 0, 1]);
+    // The rules' predictions on train (spam = 0, ham = 1) where a pattern decides: not on
+    // line 6, which falls to the default.
+    let spam = Some(0);
+    assert_eq!(
+        model.train_predictions,
+        [spam, spam, spam, spam, spam, spam, None]
+    );
     assert_close(model.dev_accuracy.unwrap(), 4.0 / 7.0, "dev accuracy");
     assert!(model.is_trained_on(RULES));
     assert!(!model.is_trained_on(&RULES.replace("zebra", "okapi")));
@@ -441,7 +446,8 @@ fn model_findings_report_patterns_the_network_overrules() {
     // A network that says ham on lines 0–3 and spam elsewhere: it overrules the free rule
     // on the 4 lines it decides (right on lines 1–3) and the prize rule on none; the call
     // rule decides no line, so it cannot be overruled.
-    model.train_predictions = vec![1, 1, 1, 1, 0, 0, 0];
+    let (spam, ham) = (Some(0), Some(1));
+    model.train_predictions = vec![ham, ham, ham, ham, spam, spam, None];
     let findings = model_findings(&analysis, &model);
     assert_eq!(
         findings,
@@ -464,10 +470,10 @@ fn model_findings_report_patterns_the_network_overrules() {
     assert_eq!(placed[0].code.as_str(), "I0504");
     assert_eq!(placed[0].range, find(RULES, "$* free $*"));
     // Two overruled lines are not enough evidence.
-    model.train_predictions = vec![0, 1, 1, 0, 0, 0, 0];
+    model.train_predictions = vec![spam, ham, ham, spam, spam, spam, None];
     assert!(model_findings(&analysis, &model).is_empty());
     // Predictions for another corpus than this train are ignored.
-    model.train_predictions = vec![1; 6];
+    model.train_predictions = vec![ham; 6];
     assert!(model_findings(&analysis, &model).is_empty());
 }
 
@@ -478,11 +484,23 @@ fn a_briefly_trained_model_keeps_its_bookkeeping_consistent() {
     let train = analysis.corpus("train").unwrap();
     assert_eq!(model.manifest.metrics.epochs_run, 2);
     assert_eq!(model.train_predictions.len(), train.file.examples.len());
-    for (example, &predicted) in train.file.examples.iter().zip(&model.train_predictions) {
-        assert_eq!(
-            model.scorer.score_text(&example.text).prediction(),
-            predicted
-        );
+    // Scored where a pattern decides the line: it matched, and the rules predict its label.
+    let rules = &analysis.rules.rules;
+    let decides = |outcome: &rulelens::ide::Outcome, def: &rulelens::syntax::PatternDef| {
+        outcome
+            .prediction
+            .is_some_and(|label| def.labels.contains(&label))
+    };
+    for ((example, outcome), &predicted) in (train.file.examples.iter())
+        .zip(&train.outcomes)
+        .zip(&model.train_predictions)
+    {
+        let decided = outcome
+            .matched
+            .iter()
+            .any(|p| decides(outcome, &rules.patterns[p.index()]));
+        let scored = decided.then(|| model.scorer.score_text(&example.text).prediction());
+        assert_eq!(scored, predicted, "{}", example.text);
     }
     let keys: Vec<PatternKey> = model
         .reconstructions
@@ -498,18 +516,18 @@ fn a_briefly_trained_model_keeps_its_bookkeeping_consistent() {
         4.0 / 7.0,
         "the rules' dev accuracy",
     );
-    // I0504 recounted by hand from the network's predictions.
-    let rules = &analysis.rules.rules;
+    // I0504 recounted by hand from the network's predictions on the lines each decides.
     let mut expected = Vec::new();
     for (p, def) in rules.patterns.iter().enumerate() {
-        let (mut matched, mut overruled) = (0, 0);
+        let (mut decided, mut overruled) = (0, 0);
         for (outcome, &predicted) in train.outcomes.iter().zip(&model.train_predictions) {
-            if outcome.matched.contains(&PatternId(p as u32)) {
-                matched += 1;
+            if outcome.matched.contains(&PatternId(p as u32)) && decides(outcome, def) {
+                let predicted = predicted.expect("a decided line is scored");
+                decided += 1;
                 overruled += usize::from(!def.labels.iter().any(|l| l.index() == predicted));
             }
         }
-        if overruled >= 3 && 2 * overruled >= matched {
+        if overruled >= 3 && 2 * overruled >= decided {
             expected.push(key(&analysis.rules, p));
         }
     }

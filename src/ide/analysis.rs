@@ -91,6 +91,16 @@ pub struct Outcome {
     pub matched: Vec<PatternId>,
 }
 
+impl Outcome {
+    /// The matched patterns that decide the line: those whose labels hold its prediction.
+    pub fn deciding<'a>(&'a self, rules: &'a RuleSet) -> impl Iterator<Item = PatternId> + 'a {
+        self.matched.iter().copied().filter(|p| {
+            self.prediction
+                .is_some_and(|label| rules.patterns[p.index()].labels.contains(&label))
+        })
+    }
+}
+
 /// The rule system on one corpus.
 #[derive(Debug, Clone)]
 pub struct CorpusRun {

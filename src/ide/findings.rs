@@ -227,14 +227,11 @@ pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedFaRnn) -> Vec<Fin
             .label
             .as_deref()
             .and_then(|g| system.label_by_name(g));
-        for p in &outcome.matched {
+        let Some(predicted) = predicted else {
+            continue;
+        };
+        for p in outcome.deciding(rules) {
             let labels = &rules.patterns[p.index()].labels;
-            if !outcome
-                .prediction
-                .is_some_and(|label| labels.contains(&label))
-            {
-                continue;
-            }
             let count = &mut counts[p.index()];
             count[0] += 1;
             if !labels.contains(&LabelId(predicted as u32)) {
