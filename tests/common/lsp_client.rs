@@ -111,10 +111,15 @@ impl Server {
 
     /// The next message that satisfies `wanted`, answering server requests on the way.
     pub fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        self.wait_for_within(DEADLINE, wanted)
+    }
+
+    /// [`Server::wait_for`], failing after `limit` rather than [`DEADLINE`].
+    pub fn wait_for_within(&mut self, limit: Duration, wanted: impl Fn(&Value) -> bool) -> Value {
         if let Some(i) = self.seen.iter().position(&wanted) {
             return self.seen.remove(i);
         }
-        let deadline = Instant::now() + DEADLINE;
+        let deadline = Instant::now() + limit;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let message = match self.messages.recv_timeout(left) {
