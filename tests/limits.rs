@@ -560,22 +560,29 @@ fn forged_checkpoints_are_refused() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    // NaN weights, with the hash recomputed: they evaluated silently to the default label.
+    // NaN weights, with the hash recomputed: they evaluated silently to the default label;
+    // and absurd ones, 10³⁰: every pattern scored 1.00.
     let dir = checkpoint_dir("nan");
     let weights = dir.join(checkpoint::WEIGHTS_FILE);
-    let mut tensors = candle_core::safetensors::load(&weights, &Device::Cpu).unwrap();
-    let d1 = &tensors["d1"];
-    let nan = Tensor::full(f32::NAN, d1.dims(), &Device::Cpu).unwrap();
-    tensors.insert("d1".to_string(), nan);
-    candle_core::safetensors::save(&tensors, &weights).unwrap();
-    let hash = checkpoint::sha256_hex(&std::fs::read(&weights).unwrap());
-    edit_manifest(&dir, |m| m["weights_sha256"] = hash.into());
-    let message = refusal(&dir);
-    assert!(message.contains("not finite"), "{message}");
-    assert!(matches!(
-        checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT),
-        Err(CheckpointError::Corrupt { .. })
-    ));
+    let original = candle_core::safetensors::load(&weights, &Device::Cpu).unwrap();
+    for value in [f32::NAN, 1e30, -1e30] {
+        let mut tensors = original.clone();
+        let d1 = &tensors["d1"];
+        let forged = Tensor::full(value, d1.dims(), &Device::Cpu).unwrap();
+        tensors.insert("d1".to_string(), forged);
+        candle_core::safetensors::save(&tensors, &weights).unwrap();
+        let hash = checkpoint::sha256_hex(&std::fs::read(&weights).unwrap());
+        edit_manifest(&dir, |m| m["weights_sha256"] = hash.into());
+        let message = refusal(&dir);
+        assert!(
+            message.contains("tensor `d1` holds values that are not finite numbers of at most"),
+            "{value}: {message}"
+        );
+        assert!(matches!(
+            checkpoint::load(&dir, &Device::Cpu, &ReadLimits::DEFAULT),
+            Err(CheckpointError::Corrupt { .. })
+        ));
+    }
 
     // A weights file far larger than its manifest's shapes is refused before it is read
     // (a sparse file: it takes no disk).
