@@ -5,7 +5,8 @@
 //! corpus of 100,000 lines, framing errors followed by well-framed messages, `$/` requests,
 //! lone `\r` line ends, and `exit` with and without `shutdown`. The server must answer each
 //! with the right error or result and keep serving, and exit with the code LSP asks for.
-//! Also: a code action on a corpus line carries the version of the rules document it edits.
+//! Also: a code action on a corpus line carries the version of the rules document it edits,
+//! and a rules file reading files outside the workspace folders is warned of.
 
 #[path = "common/lsp_client.rs"]
 mod lsp_client;
@@ -120,6 +121,66 @@ fn utf8_positions_are_negotiated_when_offered() {
         json!({ "line": 2, "character": 12 })
     );
     assert_eq!(server.stop(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A rules file from a repository one does not trust can name any file to read: the server
+/// warns of each path outside the workspace folders (W0408), which a comment in the file
+/// cannot silence and the user's `lints` setting can.
+#[test]
+fn files_a_rules_file_reads_outside_the_workspace_are_warned_of() {
+    let dir = temp_dir("outside");
+    let workspace = dir.join("workspace");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::write(dir.join("secret.txt"), "free\n").unwrap();
+    std::fs::write(workspace.join("cash.txt"), "cash\n").unwrap();
+    let rules = workspace.join("r.rules");
+    let text = "default ham\n\
+                # rulelens: allow(warnings)\n\
+                words secret from \"../secret.txt\"\n\
+                words cash from \"cash.txt\"\n\
+                spam: $* ( @secret | @cash ) $*\n";
+    std::fs::write(&rules, text).unwrap();
+    let rules_uri = uri(&rules);
+    let warnings = |lints: Value| {
+        let mut server = Server::start();
+        server.request(
+            "initialize",
+            json!({ "processId": null, "capabilities": {},
+                    "workspaceFolders": [{ "uri": uri(&workspace), "name": "workspace" }],
+                    "initializationOptions": { "training": { "enabled": false },
+                                               "lints": lints } }),
+        );
+        server.notify("initialized", json!({}));
+        server.open(&rules_uri, "rules", text);
+        let found: Vec<(String, Value)> = server
+            .diagnostics(&rules_uri, 1)
+            .into_iter()
+            .filter(|d| d["code"] == "W0408")
+            .map(|d| {
+                (
+                    d["message"].as_str().unwrap().to_string(),
+                    d["range"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(server.stop(), 0);
+        found
+    };
+    let found = warnings(json!({}));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].0.starts_with(
+            "the word list `../secret.txt` is outside the workspace folders, and the language server reads it\nhelp: "
+        ),
+        "{}",
+        found[0].0
+    );
+    assert_eq!(
+        found[0].1,
+        json!({ "start": { "line": 2, "character": 18 }, "end": { "line": 2, "character": 33 } })
+    );
+    assert!(warnings(json!({ "allow": ["path-outside-workspace"] })).is_empty());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

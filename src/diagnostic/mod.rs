@@ -116,6 +116,7 @@ codes! {
     UnknownLabel = "W0405", "unknown-label";
     UnreadableWordList = "E0406", "unreadable-word-list";
     LabelWithoutTab = "W0407", "label-without-tab";
+    PathOutsideWorkspace = "W0408", "path-outside-workspace";
     NeverMatches = "W0501", "never-matches";
     LowPrecision = "W0502", "low-precision";
     ConflictingPatterns = "W0503", "conflicting-patterns";

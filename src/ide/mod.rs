@@ -35,6 +35,7 @@ mod hover;
 mod lens;
 mod measured_lines;
 mod navigation;
+mod outside_workspace;
 mod semantic_tokens;
 mod suggestions;
 mod symbols;
@@ -69,6 +70,7 @@ pub use measured_lines::{MAX_MEASURED_LINES, MEASURED_LINE_BUDGET, MeasuredLine,
 pub use navigation::{
     NameAt, NameKind, RenameError, definition, name_at, prepare_rename, references, rename,
 };
+pub use outside_workspace::outside_workspace;
 pub use semantic_tokens::{SemanticToken, TokenClass, semantic_tokens};
 pub use suggestions::{
     MAX_ACTIONS_PER_PLACE, line_suggestion_actions, rules_suggestion_actions, suggestion_detail,

@@ -13,7 +13,7 @@ use super::documents::Document;
 use super::state::{Project, Snapshot};
 use crate::corpus::{self, Format};
 use crate::diagnostic::LintLevels;
-use crate::ide::{lines_diagnostics, of_previous_save, place};
+use crate::ide::{lines_diagnostics, of_previous_save, outside_workspace, place};
 use crate::rules_file::RulesFile;
 use crate::text::LineIndex;
 use std::sync::Arc;
@@ -29,6 +29,7 @@ pub fn of_rules(
     uri: &Uri,
 ) -> Vec<Diagnostic> {
     let mut found = file.diagnostics.clone();
+    found.extend(outside_workspace(file, &snapshot.workspace_folders));
     if let Some(saved) = &project.saved {
         let previous = of_previous_save(&saved.previous_model_findings);
         found.extend(place(&saved.corpus_findings, file));

@@ -22,6 +22,7 @@ use super::state::{Session, Snapshot};
 use super::sync;
 use super::watch;
 use serde_json::Value;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tower_lsp_server::LanguageServer;
@@ -98,6 +99,12 @@ impl Server {
             .and_then(|folders| folders.first())
             .and_then(|folder| path_of(&folder.uri))
             .or_else(|| params.root_uri.as_ref().and_then(path_of));
+        let mut workspace_folders: Vec<PathBuf> = (params.workspace_folders.iter().flatten())
+            .filter_map(|folder| path_of(&folder.uri))
+            .collect();
+        if workspace_folders.is_empty() {
+            workspace_folders.extend(root.clone());
+        }
         let options = params
             .initialization_options
             .map_or(Ok(Options::default()), Options::from_json);
@@ -119,6 +126,7 @@ impl Server {
             state.settings = Arc::new(settings);
             state.options = options;
             state.root = root;
+            state.workspace_folders = workspace_folders.into();
             state.initialized = true;
         });
         InitializeResult {

@@ -300,6 +300,9 @@ pub struct State {
     pub options: Options,
     pub settings: Arc<Settings>,
     pub root: Option<PathBuf>,
+    /// The workspace folders the client named at `initialize` (or its root): W0408 warns
+    /// of the files a rules file reads outside them.
+    pub workspace_folders: Arc<[PathBuf]>,
     pub encoding: Encoding,
     pub client: ClientFlags,
     /// The last save generation handed out.
@@ -321,6 +324,7 @@ impl Default for State {
             options: Options::default(),
             settings: Arc::new(Settings::default()),
             root: None,
+            workspace_folders: Arc::new([]),
             encoding: Encoding::Utf16,
             client: ClientFlags::default(),
             generation: 0,
@@ -346,6 +350,7 @@ impl State {
             documents: self.documents.clone(),
             projects: self.projects.clone(),
             settings: self.settings.clone(),
+            workspace_folders: self.workspace_folders.clone(),
             encoding: self.encoding,
             client: self.client,
         }
@@ -479,6 +484,7 @@ pub struct Snapshot {
     pub documents: Arc<HashMap<String, Document>>,
     pub projects: Arc<HashMap<PathBuf, Project>>,
     pub settings: Arc<Settings>,
+    pub workspace_folders: Arc<[PathBuf]>,
     pub encoding: Encoding,
     pub client: ClientFlags,
 }
