@@ -49,15 +49,34 @@ impl Trie {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TooLarge;
 
-/// Builds the NFA of the concatenation of `items` (a whole regex is a one-item slice).
+/// Builds the NFA of the concatenation of `items` (a whole regex is a one-item slice),
+/// interning its literals into `alphabet`.
 pub(crate) fn build(
     items: &[&ast::Regex],
     alphabet: &mut Alphabet,
     max_states: usize,
 ) -> Result<Nfa, TooLarge> {
+    build_with(items, Literals::Intern(alphabet), max_states)
+}
+
+/// [`build`] over a finished `alphabet`: the same NFA where [`build`] has interned
+/// `items`' literals into it before (a literal it lacks accepts nothing).
+pub(crate) fn build_over(
+    items: &[&ast::Regex],
+    alphabet: &Alphabet,
+    max_states: usize,
+) -> Result<Nfa, TooLarge> {
+    build_with(items, Literals::Look(alphabet), max_states)
+}
+
+fn build_with(
+    items: &[&ast::Regex],
+    literals: Literals<'_>,
+    max_states: usize,
+) -> Result<Nfa, TooLarge> {
     let mut builder = Builder {
         states: Vec::new(),
-        literals: Literals::Intern(alphabet),
+        literals,
         max_states,
     };
     let (start, end) = builder.concat(items.iter().copied())?;
