@@ -34,7 +34,9 @@ fn a_full_standard_output_is_an_error_not_a_panic() {
         &["completions", "bash"],
         &["man"],
         &["eval", fa_rnn, "--corpus", dev],
-        &["reconstruct", fa_rnn],
+        // The corpus named: the fixture's manifest records the rules path of the checkout
+        // that made it, whose `corpus dev` another checkout does not have.
+        &["reconstruct", fa_rnn, "--corpus", dev],
         &["classify", "examples/sms/sms.rules", "free prize now"],
         &["predict", fa_rnn, "free prize now"],
         &["polarity", mvma, "free prize"],
