@@ -17,7 +17,7 @@ use super::nfa::{self, Nfa, TooLarge};
 use super::prefilter::Prefilter;
 use super::rule_system::{CompiledPattern, Core, RuleSystem, SystemRule};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::syntax::{Formula, LabelId, PatternDef, RuleSet, ast};
+use crate::syntax::{Formula, LabelId, RuleSet, ast};
 
 /// Compiles a rule set; diagnostics cover automata that passed a cap and language
 /// problems (see `docs/diagnostics.md`, W03xx and E0305).
@@ -28,23 +28,12 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
     // 1. The NFAs of every pattern and its core, built to intern every literal and dropped:
     //    kept until their DFAs, all patterns' NFAs at once were a quarter of the peak
     //    memory of `check` on 2.4 M rules.
-    struct Built {
-        nfa: Result<Nfa, TooLarge>,
-        core: Option<(Result<Nfa, TooLarge>, bool, bool)>,
-    }
-    let build =
-        |pattern: &PatternDef,
-         literals: &mut dyn FnMut(&[&ast::Regex]) -> Result<Nfa, TooLarge>| {
-            let nfa = literals(&[&pattern.regex]);
-            let (stripped_start, core, stripped_end) = split_core(&pattern.regex);
-            let core = (stripped_start || stripped_end)
-                .then(|| (literals(&core), stripped_start, stripped_end));
-            Built { nfa, core }
-        };
     for pattern in &rules.patterns {
-        build(pattern, &mut |items| {
-            nfa::build(items, &mut alphabet, config.max_nfa_states)
-        });
+        let _interned = nfa::build(&[&pattern.regex], &mut alphabet, config.max_nfa_states);
+        let (stripped_start, core, stripped_end) = split_core(&pattern.regex);
+        if stripped_start || stripped_end {
+            let _interned = nfa::build(&core, &mut alphabet, config.max_nfa_states);
+        }
     }
 
     // 2. DFAs, now that the alphabet is complete.
@@ -57,15 +46,13 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
     };
     let mut patterns = Vec::with_capacity(rules.patterns.len());
     for def in &rules.patterns {
-        // 2a. Built again over the finished alphabet: the same NFAs, one pattern's at a time.
-        let built = &build(def, &mut |items| {
-            nfa::build_over(items, &alphabet, config.max_nfa_states)
-        });
-        let dfa = match to_dfa(&built.nfa) {
+        // Built again over the finished alphabet: the same NFAs, one pattern's at a time.
+        let built = nfa::build_over(&[&def.regex], &alphabet, config.max_nfa_states);
+        let dfa = match to_dfa(&built) {
             Ok(dfa) => Some(dfa),
             Err(TooLarge) => {
-                let what = if built.nfa.is_err() { "NFA" } else { "DFA" };
-                let cap = if built.nfa.is_err() {
+                let what = if built.is_err() { "NFA" } else { "DFA" };
+                let cap = if built.is_err() {
                     config.max_nfa_states
                 } else {
                     config.max_dfa_states
@@ -74,7 +61,7 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
                     Diagnostic::new(
                         Code::AutomatonTooLarge,
                         def.name_range,
-                        if built.nfa.is_err() {
+                        if built.is_err() {
                             format!(
                                 "the automaton of pattern `{}` needs more than {cap} {what} states; the pattern is ignored",
                                 def.name
@@ -95,16 +82,16 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
                 None
             }
         };
-        let core = match (&dfa, &built.core) {
-            (Some(_), Some((nfa, stripped_start, stripped_end))) => {
-                to_dfa(nfa).ok().map(|dfa| Core {
-                    dfa,
-                    stripped_start: *stripped_start,
-                    stripped_end: *stripped_end,
-                })
-            }
-            _ => None,
-        };
+        // A core's NFA only where the pattern has a DFA: no core is kept without one.
+        let (stripped_start, core, stripped_end) = split_core(&def.regex);
+        let core = (dfa.is_some() && (stripped_start || stripped_end))
+            .then(|| to_dfa(&nfa::build_over(&core, &alphabet, config.max_nfa_states)).ok())
+            .flatten()
+            .map(|dfa| Core {
+                dfa,
+                stripped_start,
+                stripped_end,
+            });
         patterns.push(CompiledPattern {
             name: def.name.clone(),
             line: def.line,
