@@ -141,6 +141,11 @@ install_venv() {
 for part in "${parts[@]}"; do
     case "$part" in
     rust)
+        # Every workspace member's dependencies, the Python binding crate's included, which
+        # `cargo test` (the root package's) would not fetch: `tests/tidy.rs` reads the
+        # binding's dependency tree offline.
+        step "cargo fetch"
+        cargo fetch --locked
         step "cargo test"
         cargo test --locked
         built=true

