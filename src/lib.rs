@@ -11,6 +11,7 @@
 pub mod automata;
 pub mod corpus;
 pub mod diagnostic;
+pub mod digest;
 pub mod explain;
 pub mod ide;
 pub mod labeling;

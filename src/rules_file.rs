@@ -234,7 +234,7 @@ impl RulesFile {
                 format!(
                     "\nwords file {} {}",
                     file.path,
-                    crate::model::checkpoint::sha256_hex(&file.bytes)
+                    crate::digest::sha256_hex(&file.bytes)
                 )
             })
             .collect()

@@ -571,7 +571,7 @@ fn forged_checkpoints_are_refused() {
         let forged = Tensor::full(value, d1.dims(), &Device::Cpu).unwrap();
         tensors.insert("d1".to_string(), forged);
         candle_core::safetensors::save(&tensors, &weights).unwrap();
-        let hash = checkpoint::sha256_hex(&std::fs::read(&weights).unwrap());
+        let hash = rulelens::digest::sha256_hex(&std::fs::read(&weights).unwrap());
         edit_manifest(&dir, |m| m["weights_sha256"] = hash.into());
         let message = refusal(&dir);
         assert!(

@@ -68,7 +68,7 @@ fn manifest(file: &RulesFile, curve: &[f64]) -> Manifest {
         tokenizer_version: rulelens::text::TOKENIZER_VERSION,
         rules: checkpoint::RulesIdentity {
             path,
-            sha256: checkpoint::sha256_hex(file.source.text.as_bytes()),
+            sha256: rulelens::digest::sha256_hex(file.source.text.as_bytes()),
             text: Some(file.source.text.clone()),
             word_files: file.word_files(),
         },

@@ -171,7 +171,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
         tokenizer_version: rulelens::text::TOKENIZER_VERSION,
         rules: checkpoint::RulesIdentity {
             path: fixture("tiny.rules"),
-            sha256: checkpoint::sha256_hex(&rules_bytes),
+            sha256: rulelens::digest::sha256_hex(&rules_bytes),
             text: None,
             word_files: Default::default(),
         },

@@ -215,7 +215,7 @@ impl TrainedFaRnn {
 
     /// Whether the network was trained from exactly `text`.
     pub fn is_trained_on(&self, text: &str) -> bool {
-        crate::model::checkpoint::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
+        crate::digest::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
     }
 
     /// The reconstruction of the pattern with this key.

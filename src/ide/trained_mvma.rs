@@ -34,7 +34,7 @@ impl TrainedMvma {
 
     /// Whether the network was trained from exactly `text`.
     pub fn is_trained_on(&self, text: &str) -> bool {
-        crate::model::checkpoint::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
+        crate::digest::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
     }
 
     /// The labels, in the order of the network's outputs.

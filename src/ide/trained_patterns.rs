@@ -66,7 +66,7 @@ impl TrainedPatterns {
 
     /// Whether the network was trained from exactly `text`.
     pub fn is_trained_on(&self, text: &str) -> bool {
-        crate::model::checkpoint::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
+        crate::digest::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
     }
 
     /// The learned patterns read back, in order of their index.

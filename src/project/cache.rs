@@ -2,8 +2,8 @@
 //! changes whenever anything the network depends on changes, so that reopening a workspace
 //! or saving a text back to an earlier version loads instead of training.
 
+use crate::digest::sha256_of_parts;
 use crate::model::TrainingSettings;
-use crate::model::checkpoint::sha256_of_parts;
 use std::path::{Path, PathBuf};
 
 /// The user's cache folder for checkpoints: `$XDG_CACHE_HOME/rulelens/models`, else

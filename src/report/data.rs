@@ -12,13 +12,14 @@
 
 use crate::automata::Evaluation;
 use crate::corpus::{CorpusFile, Example};
+use crate::digest::sha256_hex;
 use crate::ide::{missed_patterns, why_missed};
 use crate::labeling::{
     Estimates, LabelingRule, RuleSummary, corpus_figures, labeling_rules, verdict,
 };
 use crate::limits::ReadLimits;
 use crate::model::ModelKind;
-use crate::model::checkpoint::{read_manifest, sha256_hex};
+use crate::model::checkpoint::read_manifest;
 use crate::project::bench::{BenchData, BenchPlan, Cell, cached_results, summarize};
 use crate::rules_file::RulesFile;
 use crate::suggest::Suggestion;

@@ -153,11 +153,7 @@ impl WordList {
                 kept.push(entry);
             }
         }
-        let fingerprint = hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let fingerprint = crate::digest::hex(&hasher.finalize());
         WordList {
             entries: kept,
             fingerprint,

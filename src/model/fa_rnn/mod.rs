@@ -69,6 +69,7 @@ use crate::model::fa_rnn::viterbi_recurrence::ViterbiRecurrence;
 use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::model::nn::batch::Batch;
 use crate::model::nn::embeddings::{Vocabulary, WordVectors};
+use crate::model::nn::fused::values;
 use crate::model::nn::leaky_clamp::leaky_clamp;
 use crate::model::nn::network::Network;
 use crate::model::nn::parameters::{Init, Parameters, normal};
@@ -447,7 +448,6 @@ impl FaRnn {
         if self.gates.is_some() {
             candle_core::bail!("free states are added before the gates");
         }
-        let values = |tensor: &Tensor| -> Result<Vec<f32>> { tensor.flatten_all()?.to_vec1() };
         let (k, r) = self.d1.dims2()?;
         let p = self.finals.dim(1)?;
         let mut rng = SplitMix64::new(seed ^ FREE_STATE_STREAM);

@@ -16,11 +16,10 @@
 //! O(B · L · K · r) time each way, O(L · B · (K + r)) memory.
 //! CPU only: on other devices the model uses the unfused path.
 
-use crate::model::nn::fused::contiguous;
+use crate::model::nn::fused::{Kept, contiguous, values};
 use crate::model::nn::leaky_clamp::LEAK;
 use crate::model::nn::matmul::{ROW_BY_ROW_MAX, View, matmul, transposed};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
-use std::sync::Mutex;
 
 /// The bound on every state of the recurrence: |h_t[i]| ≤ `STATE_BOUND` after each step.
 pub const STATE_BOUND: f64 = 1.0;
@@ -37,7 +36,7 @@ pub(crate) struct Recurrence {
     lengths: Vec<usize>,
     /// The forward pass's states, kept for the backward pass (which otherwise recomputes
     /// them); the backward pass gets the same tensors the forward pass got.
-    kept: Mutex<Option<Trace>>,
+    kept: Kept<Trace>,
 }
 
 /// The two state factors, row-major [K, r].
@@ -72,7 +71,7 @@ impl Recurrence {
             start,
             wildcard,
             lengths,
-            kept: Mutex::new(None),
+            kept: Kept::new(),
         }
     }
 
@@ -181,9 +180,7 @@ impl CustomOp3 for Recurrence {
         }
         let trace = self.trace(dims, z, Factors { d1, d2 });
         let out = trace.hs[trace.steps * batch * states..].to_vec();
-        if let Ok(mut kept) = self.kept.lock() {
-            *kept = Some(trace);
-        }
+        self.kept.keep(trace);
         Ok((CpuStorage::F32(out), Shape::from((batch, states))))
     }
 
@@ -199,10 +196,10 @@ impl CustomOp3 for Recurrence {
         let (states, _) = d1.dims2()?;
         let dims = Dims { len, rank, states };
         let (k, r) = (states, rank);
-        let zv: Vec<f32> = z.flatten_all()?.to_vec1()?;
-        let d1v: Vec<f32> = d1.flatten_all()?.to_vec1()?;
-        let d2v: Vec<f32> = d2.flatten_all()?.to_vec1()?;
-        let gv: Vec<f32> = grad_res.flatten_all()?.to_vec1()?;
+        let zv: Vec<f32> = values(z)?;
+        let d1v: Vec<f32> = values(d1)?;
+        let d2v: Vec<f32> = values(d2)?;
+        let gv: Vec<f32> = values(grad_res)?;
         if batch != self.batch() {
             candle_core::bail!(
                 "fa-rnn recurrence: {} lengths for a batch of {batch}",
@@ -212,7 +209,7 @@ impl CustomOp3 for Recurrence {
         let mut grad_z = vec![0f32; zv.len()];
         let mut grad_d1 = vec![0f32; d1v.len()];
         let mut grad_d2 = vec![0f32; d2v.len()];
-        let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
+        let kept = self.kept.take();
         let trace = kept.unwrap_or_else(|| self.trace(dims, &zv, Factors { d1: &d1v, d2: &d2v }));
         let steps = trace.steps;
         let d1t = transposed(&d1v, k, r);

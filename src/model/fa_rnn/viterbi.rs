@@ -19,11 +19,11 @@
 //! ungated FA-RNN runs its whole recurrence at once (`viterbi_recurrence.rs`, which computes
 //! T for every token in one matrix product), unless its patterns are too large for that.
 
-use crate::model::nn::fused::contiguous;
+use crate::model::nn::fused::{Kept, contiguous, values};
 use crate::model::nn::matmul::dot_lanes;
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The step for one batch, applied to (h [B, K], z [B, r], D1 and D2 side by side
 /// [K, 2r]); its result is h' [B, K]. Build one per step with [`ViterbiStep::new`].
@@ -36,7 +36,7 @@ pub(crate) struct ViterbiStep {
     wildcard: Arc<[Vec<(usize, usize)>]>,
     /// The forward pass's argmax and T there, for the backward pass (which otherwise
     /// recomputes them).
-    kept: Mutex<Option<Argmax>>,
+    kept: Kept<Argmax>,
 }
 
 /// Per (sentence, state): the state the maximum came from, and T's entry on that edge.
@@ -51,7 +51,7 @@ impl ViterbiStep {
         ViterbiStep {
             blocks,
             wildcard,
-            kept: Mutex::new(None),
+            kept: Kept::new(),
         }
     }
 
@@ -157,9 +157,7 @@ impl CustomOp3 for ViterbiStep {
             );
         }
         let (out, argmax) = self.run(h, z, d12, k, r);
-        if let Ok(mut kept) = self.kept.lock() {
-            *kept = Some(argmax);
-        }
+        self.kept.keep(argmax);
         Ok((CpuStorage::F32(out), Shape::from((batch, k))))
     }
 
@@ -173,11 +171,11 @@ impl CustomOp3 for ViterbiStep {
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
         let (batch, k) = h.dims2()?;
         let (_, r) = z.dims2()?;
-        let hv: Vec<f32> = h.flatten_all()?.to_vec1()?;
-        let zv: Vec<f32> = z.flatten_all()?.to_vec1()?;
-        let dv: Vec<f32> = d12.flatten_all()?.to_vec1()?;
-        let g: Vec<f32> = grad_res.flatten_all()?.to_vec1()?;
-        let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
+        let hv: Vec<f32> = values(h)?;
+        let zv: Vec<f32> = values(z)?;
+        let dv: Vec<f32> = values(d12)?;
+        let g: Vec<f32> = values(grad_res)?;
+        let kept = self.kept.take();
         let argmax = kept.unwrap_or_else(|| self.run(&hv, &zv, &dv, k, r).1);
         let mut grad_h = vec![0f32; hv.len()];
         let mut grad_z = vec![0f32; zv.len()];

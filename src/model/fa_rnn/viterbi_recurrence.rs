@@ -32,12 +32,11 @@
 //! [`MAX_PAIR_PRODUCTS`].
 
 use crate::model::fa_rnn::recurrence::STATE_BOUND;
-use crate::model::nn::fused::contiguous;
+use crate::model::nn::fused::{Kept, contiguous, values};
 use crate::model::nn::leaky_clamp::LEAK;
 use crate::model::nn::matmul::{View, matmul};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 use std::ops::Range;
-use std::sync::Mutex;
 
 /// The most entries of the pair products P ([N, r]) the fused recurrence builds; larger
 /// patterns take the stepwise path, which keeps one block's T at a time.
@@ -75,7 +74,7 @@ pub(crate) struct ViterbiRecurrence {
     lengths: Vec<usize>,
     /// The forward pass's argmaxes, kept for the backward pass (which otherwise recomputes
     /// them); the backward pass gets the same tensors the forward pass got.
-    kept: Mutex<Option<Trace>>,
+    kept: Kept<Trace>,
 }
 
 /// The entries (i, j) of T inside each block, numbered block after block and, inside a
@@ -164,7 +163,7 @@ impl ViterbiRecurrence {
             chunk_rows: (CHUNK / pairs.len().max(1)).max(1),
             pairs,
             lengths,
-            kept: Mutex::new(None),
+            kept: Kept::new(),
         }
     }
 
@@ -335,9 +334,7 @@ impl CustomOp3 for ViterbiRecurrence {
         }
         let dims = Dims { len, rank, states };
         let (out, trace) = self.trace(dims, z, d1, d2);
-        if let Ok(mut kept) = self.kept.lock() {
-            *kept = Some(trace);
-        }
+        self.kept.keep(trace);
         Ok((CpuStorage::F32(out), Shape::from((batch, states))))
     }
 
@@ -353,11 +350,11 @@ impl CustomOp3 for ViterbiRecurrence {
         let (states, _) = d1.dims2()?;
         let dims = Dims { len, rank, states };
         let (k, r, n_pairs) = (states, rank, self.pairs.len());
-        let zv: Vec<f32> = z.flatten_all()?.to_vec1()?;
-        let d1v: Vec<f32> = d1.flatten_all()?.to_vec1()?;
-        let d2v: Vec<f32> = d2.flatten_all()?.to_vec1()?;
-        let gv: Vec<f32> = grad_res.flatten_all()?.to_vec1()?;
-        let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
+        let zv: Vec<f32> = values(z)?;
+        let d1v: Vec<f32> = values(d1)?;
+        let d2v: Vec<f32> = values(d2)?;
+        let gv: Vec<f32> = values(grad_res)?;
+        let kept = self.kept.take();
         let trace = match kept {
             Some(trace) => trace,
             None => self.trace(dims, &zv, &d1v, &d2v).1,

@@ -17,10 +17,9 @@
 //! O(B · T · H²) time each way, O(T · B · H) memory. CPU only: on other devices the model
 //! uses the unfused path.
 
-use crate::model::nn::fused::contiguous;
+use crate::model::nn::fused::{Kept, contiguous, values};
 use crate::model::nn::matmul::{View, matmul, transposed};
 use candle_core::{CpuStorage, CustomOp2, Layout, Result, Shape, Tensor};
-use std::sync::Mutex;
 
 /// The token terms a step reads, in the order of their blocks of H in the terms input.
 const TERMS: usize = 4;
@@ -32,7 +31,7 @@ pub(crate) struct MvmaRecurrence {
     /// Each sentence's length (≤ T).
     lengths: Vec<usize>,
     /// The forward pass's trace, kept for the backward pass (which otherwise recomputes it).
-    kept: Mutex<Option<Trace>>,
+    kept: Kept<Trace>,
 }
 
 /// The forward pass: `hs` [steps + 1, B, H] (block t is h_t) and `ps` [steps, B, 2H]
@@ -48,7 +47,7 @@ impl MvmaRecurrence {
     pub(crate) fn new(lengths: Vec<usize>) -> MvmaRecurrence {
         MvmaRecurrence {
             lengths,
-            kept: Mutex::new(None),
+            kept: Kept::new(),
         }
     }
 
@@ -111,9 +110,7 @@ impl CustomOp2 for MvmaRecurrence {
         }
         let trace = self.trace(len, hidden, terms, recurrent);
         let out = trace.hs[trace.steps * batch * hidden..].to_vec();
-        if let Ok(mut kept) = self.kept.lock() {
-            *kept = Some(trace);
-        }
+        self.kept.keep(trace);
         Ok((CpuStorage::F32(out), Shape::from((batch, hidden))))
     }
 
@@ -132,15 +129,15 @@ impl CustomOp2 for MvmaRecurrence {
                 self.lengths.len()
             );
         }
-        let tv: Vec<f32> = terms.flatten_all()?.to_vec1()?;
-        let uv: Vec<f32> = recurrent.flatten_all()?.to_vec1()?;
-        let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
+        let tv: Vec<f32> = values(terms)?;
+        let uv: Vec<f32> = values(recurrent)?;
+        let kept = self.kept.take();
         let trace = kept.unwrap_or_else(|| self.trace(len, h, &tv, &uv));
         let steps = trace.steps;
         let ut = transposed(&uv, h, 2 * h);
         let mut grad_terms = vec![0f32; tv.len()];
         let mut dps = vec![0f32; steps * batch * 2 * h];
-        let mut g: Vec<f32> = grad_res.flatten_all()?.to_vec1()?;
+        let mut g: Vec<f32> = values(grad_res)?;
         let mut g_prev = vec![0f32; batch * h];
         for t in (0..steps).rev() {
             let previous = &trace.hs[t * batch * h..(t + 1) * batch * h];

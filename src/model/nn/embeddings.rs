@@ -9,6 +9,7 @@
 //! the vector of unknown words (index 0), as in the reference code. A malformed line is an
 //! error naming the file, line and column; reading never panics.
 
+use crate::digest::{hex, sha256_hex};
 use crate::limits::{Limit, ReadLimits};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -196,11 +197,7 @@ pub fn read_glove(
 /// The SHA-256 of [`BUNDLED`], computed once.
 pub fn bundled_sha256() -> &'static str {
     static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    HASH.get_or_init(|| hex(&Sha256::digest(BUNDLED)))
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    HASH.get_or_init(|| sha256_hex(BUNDLED))
 }
 
 /// The words of a table that a vocabulary wants, and the sum of all the table's vectors.

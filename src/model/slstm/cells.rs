@@ -26,10 +26,10 @@
 //! tensor chain kept about 150); the window and the sentence cell, cheaper, recompute
 //! theirs. O(B · N · H · window) time and memory each way, one thread.
 
-use crate::model::nn::fused::contiguous;
+use crate::model::nn::fused::{Kept, contiguous, values};
 use candle_core::{CpuStorage, CustomOp1, CustomOp3, Layout, Result, Shape, Tensor};
 use std::ops::Range;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The candidates a word's new cell mixes (left and right sums, the word vector, the
 /// sentence's cell, its own cell); its gates are these five and the output gate.
@@ -86,11 +86,6 @@ fn exp(x: f32) -> f32 {
 
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + exp(-x))
-}
-
-/// A tensor's values, row-major.
-fn values(t: &Tensor) -> Result<Vec<f32>> {
-    t.flatten_all()?.to_vec1()
 }
 
 /// Adds to `out` the rows `from` of `rows` (each `out.len()` wide) in the order given.
@@ -237,7 +232,7 @@ pub(crate) struct WordCells {
     /// unit's [`WordUnit`] in `kept`, 12 floats, which the backward pass would otherwise
     /// recompute.
     keep: bool,
-    kept: Mutex<Option<Vec<WordUnit>>>,
+    kept: Kept<Vec<WordUnit>>,
 }
 
 /// The gates: five candidates' and the output gate.
@@ -287,7 +282,7 @@ impl WordCells {
             window,
             words,
             keep,
-            kept: Mutex::new(None),
+            kept: Kept::new(),
         }
     }
 
@@ -397,10 +392,8 @@ impl CustomOp3 for WordCells {
                 *kept = unit;
             }
         });
-        if self.keep
-            && let Ok(mut kept) = self.kept.lock()
-        {
-            *kept = Some(units);
+        if self.keep {
+            self.kept.keep(units);
         }
         Ok((
             CpuStorage::F32(out),
@@ -433,7 +426,7 @@ impl CustomOp3 for WordCells {
             inputs: &inputv,
             state: &statev,
         };
-        let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
+        let kept = self.kept.take();
         let (batch, len, h) = (parts.batch, parts.len, parts.h);
         let (grad_c, grad_h) = g.split_at(batch * len * h);
         let mut grad_inputs = vec![0f32; inputv.len()];

@@ -14,9 +14,8 @@
 //! O(B · T · P · L) time and bytes each way. CPU only: on other devices, and for
 //! sum-product, the model uses the chain of tensor operations.
 
-use crate::model::nn::fused::contiguous;
+use crate::model::nn::fused::{Kept, contiguous, values};
 use candle_core::{CpuStorage, CustomOp2, Layout, Result, Shape, Tensor};
-use std::sync::Mutex;
 
 /// How a state's value was reached at a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +38,7 @@ pub(crate) struct BestPaths {
     ends: Vec<u32>,
     /// The semiring's zero, where scores start.
     zero: f32,
-    kept: Mutex<Option<Trace>>,
+    kept: Kept<Trace>,
 }
 
 /// What the forward pass decided, for the backward pass.
@@ -77,7 +76,7 @@ impl BestPaths {
             lengths,
             ends,
             zero,
-            kept: Mutex::new(None),
+            kept: Kept::new(),
         }
     }
 
@@ -171,9 +170,7 @@ impl CustomOp2 for BestPaths {
             states,
         };
         let (scores, trace) = self.run(dims, weights, epsilon);
-        if let Ok(mut kept) = self.kept.lock() {
-            *kept = Some(trace);
-        }
+        self.kept.keep(trace);
         Ok((CpuStorage::F32(scores), Shape::from((batch, patterns))))
     }
 
@@ -191,16 +188,16 @@ impl CustomOp2 for BestPaths {
             patterns,
             states,
         };
-        let kept = self.kept.lock().ok().and_then(|mut kept| kept.take());
+        let kept = self.kept.take();
         let trace = match kept {
             Some(trace) => trace,
             None => {
-                let w: Vec<f32> = weights.flatten_all()?.to_vec1()?;
-                let e: Vec<f32> = epsilon.flatten_all()?.to_vec1()?;
+                let w: Vec<f32> = values(weights)?;
+                let e: Vec<f32> = values(epsilon)?;
                 self.run(dims, &w, &e).1
             }
         };
-        let grads: Vec<f32> = grad_res.flatten_all()?.to_vec1()?;
+        let grads: Vec<f32> = values(grad_res)?;
         let mut grad_weights = vec![0f32; weights.elem_count()];
         let mut grad_epsilon = vec![0f32; epsilon.elem_count()];
         for b in 0..batch {

@@ -11,7 +11,7 @@
 //! and `y(1 − y)` for sum-product; u's gradient sums the rows of each symbol and b's all rows.
 
 use super::Semiring;
-use crate::model::nn::fused::contiguous;
+use crate::model::nn::fused::{contiguous, values};
 use candle_core::{CpuStorage, CustomOp3, Layout, Result, Shape, Tensor};
 
 /// The fused weights of one batch's padded tokens (see the module doc).
@@ -97,8 +97,8 @@ impl CustomOp3 for TransitionWeights {
         grad_res: &Tensor,
     ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
         let (_, rows) = products.dims2()?;
-        let weights: Vec<f32> = res.flatten_all()?.to_vec1()?;
-        let mut grad: Vec<f32> = grad_res.flatten_all()?.to_vec1()?;
+        let weights: Vec<f32> = values(res)?;
+        let mut grad: Vec<f32> = values(grad_res)?;
         for (g, &y) in grad.iter_mut().zip(&weights) {
             *g *= slope(self.semiring, y);
         }

@@ -10,6 +10,7 @@
 //! never pairs a manifest with weights it does not describe.
 
 use crate::automata::CompileConfig;
+use crate::digest::sha256_hex;
 use crate::limits::{Limit, ReadLimits};
 use crate::model::train::settings::TrainingSettings;
 use crate::rules_file::{DiskWordFiles, RulesFile, StoredWordFiles};
@@ -19,7 +20,6 @@ use crate::text::read_capped;
 use crate::text::{TOKENIZER_VERSION, is_unspaced};
 use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -391,25 +391,6 @@ impl fmt::Display for CheckpointError {
 }
 
 impl std::error::Error for CheckpointError {}
-
-/// SHA-256 of bytes, as lowercase hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// SHA-256, hex, of `parts` each prefixed with its length, so that no two different
-/// sequences of parts hash the same bytes.
-pub fn sha256_of_parts<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> String {
-    let mut bytes = Vec::new();
-    for part in parts {
-        bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(part);
-    }
-    sha256_hex(&bytes)
-}
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> CheckpointError + '_ {
     move |error| CheckpointError::Io {

@@ -1,5 +1,7 @@
-//! What fitting says: the events it reports as it goes ([`FitEvent`]) and the errors it
-//! stops with ([`FitError`]), shared by the steps of [`fit`](crate::model::fit).
+//! What fitting says: the events it reports as it goes ([`FitEvent`]), each as the lines a
+//! person reads ([`FitEvent::lines`], one wording for `rulelens train`'s standard error and
+//! the language server's log and progress), and the errors it stops with ([`FitError`]),
+//! shared by the steps of [`fit`](crate::model::fit).
 
 use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::decompose::Method;
@@ -35,18 +37,22 @@ pub enum FitEvent<'a> {
     },
     /// A black box was built: its trained numbers.
     BuiltBlackBox { model: ModelKind, parameters: usize },
-    /// The labels of the train corpus the rules do not name, which the network learns too
-    /// ([`ModelKind::how_it_learns_unnamed_labels`]).
-    CorpusLabels { labels: &'a [String] },
+    /// The labels of the train corpus the rules do not name, which the network (`model`)
+    /// learns too ([`ModelKind::how_it_learns_unnamed_labels`]).
+    CorpusLabels {
+        labels: &'a [String],
+        model: ModelKind,
+    },
     /// A reversed pattern passed the state cap; the backward direction ignores it.
     ReversedTooLarge { pattern: &'a str },
     /// The data training will use, how many of its sentences are longer than the network
-    /// reads (the setting `max_sentence_tokens`), and how many train lines were left out
-    /// for a label no rule names (the setting `drop_unnamed_labels`).
+    /// reads (`max_tokens`, the setting `max_sentence_tokens`), and how many train lines
+    /// were left out for a label no rule names (the setting `drop_unnamed_labels`).
     Data {
         n_train: usize,
         n_dev: usize,
         n_truncated: usize,
+        max_tokens: usize,
         n_dropped: usize,
     },
     /// Some train or dev lines have no gold label: the label model of the rules taught them
@@ -79,6 +85,154 @@ pub enum FitEvent<'a> {
     WarmStart(&'a WarmStartRecord),
     /// [`fit_from`](crate::model::fit_from) trains from scratch, and why.
     FullTraining { why: WhyFull },
+}
+
+impl FitEvent<'_> {
+    /// What the event says, as lines for a person (without the rules file's name, which
+    /// the caller puts before them where it helps): `rulelens train` prints them, the
+    /// language server logs them and shows the data's and a member's in its progress. Empty
+    /// for an epoch, which a progress bar or `$/progress` shows ([`EpochReport::summary`]).
+    pub fn lines(&self) -> Vec<String> {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        match self {
+            FitEvent::Built {
+                reading,
+                n_states,
+                free_states,
+                rank,
+                method,
+                relative_error,
+            } => vec![format!(
+                "{}{n_states} states{}, rank {rank} ({}, relative error {relative_error:.2e})",
+                if *reading == Reading::RightToLeft {
+                    "reversed: "
+                } else {
+                    ""
+                },
+                if *free_states > 0 {
+                    format!(" and {free_states} free states")
+                } else {
+                    String::new()
+                },
+                if *method == Method::Exact {
+                    "exact"
+                } else {
+                    "ALS"
+                },
+            )],
+            FitEvent::BuiltSopa {
+                chained,
+                exact,
+                free,
+                word_dropout,
+                mean_tokens,
+            } => vec![format!(
+                "{chained} of {} rule patterns are soft patterns (the others keep their DFA), {free} free patterns; {:.0} % of words dropped in training ({mean_tokens:.1} tokens per train sentence on average)",
+                chained + exact,
+                word_dropout * 100.0
+            )],
+            FitEvent::BuiltBlackBox { model, parameters } => vec![format!(
+                "{}: {parameters} trained numbers, reading the words alone (the rules name the corpora and labels)",
+                model.display_name()
+            )],
+            FitEvent::CorpusLabels { labels, model } => vec![format!(
+                "the train corpus has {} label{} the rules do not name ({}); the {} learns {} {}",
+                labels.len(),
+                plural(labels.len()),
+                labels.join(", "),
+                model.display_name(),
+                if labels.len() == 1 { "it" } else { "them" },
+                model.how_it_learns_unnamed_labels()
+            )],
+            FitEvent::ReversedTooLarge { pattern } => vec![format!(
+                "warning: the reversed automaton of pattern `{pattern}` passes the state cap; the backward direction ignores the pattern"
+            )],
+            FitEvent::Data {
+                n_train,
+                n_dev,
+                n_truncated,
+                max_tokens,
+                n_dropped,
+            } => {
+                let mut lines = vec![format!("{n_train} training and {n_dev} dev sentences")];
+                if *n_dropped > 0 {
+                    lines.push(format!(
+                        "{n_dropped} train line{} of labels the rules do not name left out (--drop-unnamed-labels; the server's training.dropUnnamedLabels); dev lines of such labels count as errors",
+                        plural(*n_dropped)
+                    ));
+                }
+                if *n_truncated > 0 {
+                    lines.push(format!(
+                        "warning: {n_truncated} sentence{} longer than {max_tokens} tokens; the network reads the first {max_tokens} (--max-sentence-tokens; the server's training.maxSentenceTokens)",
+                        if *n_truncated == 1 { " is" } else { "s are" }
+                    ));
+                }
+                lines
+            }
+            FitEvent::LabelModel(used) => {
+                let mut lines = vec![format!(
+                    "{} gold train line{} and {} without a gold label, taught by the rules' label model (its estimated accuracy on them {:.2}%)",
+                    used.gold_lines,
+                    plural(used.gold_lines),
+                    used.unlabeled_lines,
+                    100.0 * used.estimated_accuracy
+                )];
+                if used.dev_from_label_model {
+                    lines.push("dev has no gold label: training stops on agreement with the label model's most probable label of each dev line".to_string());
+                }
+                lines
+            }
+            FitEvent::Member {
+                index,
+                members,
+                seed,
+            } => vec![format!(
+                "ensemble member {} of {members} (seed {seed})",
+                index + 1
+            )],
+            FitEvent::Ensemble {
+                members,
+                dev_accuracy,
+            } => vec![format!(
+                "the {members} members' logits averaged: dev accuracy {:.2}%",
+                100.0 * dev_accuracy
+            )],
+            FitEvent::NgramRegression {
+                n_features,
+                c,
+                weight,
+                reused,
+                dev_accuracy,
+                kept,
+            } => vec![format!(
+                "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
+                if *reused {
+                    ", the previous network's"
+                } else {
+                    ""
+                },
+                100.0 * dev_accuracy,
+                if *kept {
+                    ""
+                } else {
+                    "; left out, as it lowers the network's"
+                }
+            )],
+            FitEvent::Epoch(_) => Vec::new(),
+            FitEvent::WarmStart(record) => vec![format!(
+                "warm start: {} of {} patterns keep their trained parameters ({} new or changed, {} gone); rank {} kept + {} new",
+                record.kept_patterns,
+                record.kept_patterns + record.changed_patterns,
+                record.changed_patterns,
+                record.removed_patterns,
+                record.kept_rank,
+                record.new_rank
+            )],
+            FitEvent::FullTraining { why } => vec![format!(
+                "training from scratch, not from the previous network: {why}"
+            )],
+        }
+    }
 }
 
 /// Why fitting failed.

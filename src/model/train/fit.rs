@@ -116,6 +116,7 @@ pub fn fit_from(
     if !system.corpus_labels().is_empty() {
         on_event(FitEvent::CorpusLabels {
             labels: system.corpus_labels(),
+            model: settings.model,
         });
     }
     let words = word_input(&system, train_examples, dev_examples, settings, limits)?;
@@ -135,198 +136,76 @@ pub fn fit_from(
     }
     let data_sha256 = warm::data_sha256(train_examples, dev_examples);
     let input = words.as_ref().map(|(input, _)| input);
-    let n_members = settings.members();
     // Each member from the previous network's member of the same number, where a warm
     // start applies to every one.
     let warm = match previous {
+        Some(previous) => warm_members(
+            previous,
+            (rules, &system),
+            settings,
+            &data_sha256,
+            input,
+            &device,
+            on_event,
+        )?,
         None => None,
-        Some(previous) => {
-            let attempt = match warm::plan(
-                (&previous.manifest, &previous.rules),
-                rules,
-                settings,
-                &data_sha256,
-            ) {
-                Ok(reuse) => {
-                    let mut members = Vec::with_capacity(n_members);
-                    let mut why_full = None;
-                    for (i, previous_net) in previous.net.members().into_iter().enumerate() {
-                        let member_settings = member_settings(settings, i);
-                        match build_warm(
-                            previous,
-                            previous_net,
-                            rules,
-                            &system,
-                            &reuse,
-                            input,
-                            &member_settings,
-                            &device,
-                        )? {
-                            Ok(member) => members.push(member),
-                            Err(why) => {
-                                why_full = Some(why);
-                                break;
-                            }
-                        }
-                    }
-                    match why_full {
-                        Some(why) => Err(why),
-                        None => Ok(members),
-                    }
-                }
-                Err(why) => Err(why),
-            };
-            match attempt {
-                Ok(warm) => Some(warm),
-                Err(why) => {
-                    on_event(FitEvent::FullTraining { why });
-                    None
-                }
-            }
-        }
     };
-    let mut warm = warm.map(Vec::into_iter);
-    // The plain-loop scorer measures dev faster, where it applies.
-    let dev_scoring = if !settings.model.is_rule_network() || !device.is_cpu() {
-        DevScoring::Tensors
-    } else {
-        DevScoring::Plain {
-            system: &system,
-            vocabulary,
-        }
-    };
+    let dev_scoring = dev_scoring(settings, &device, &system, vocabulary);
     // Every member built first (only the first says how), then trained side by side.
-    let mut built_members: Vec<(Built, Schedule)> = Vec::with_capacity(n_members);
-    let mut initial = Vec::new();
-    let mut warm_record = None;
-    for i in 0..n_members {
-        let member_settings = member_settings(settings, i);
-        if i == 0 && n_members > 1 {
-            on_event(FitEvent::Member {
-                index: 0,
-                members: n_members,
-                seed: member_settings.seed,
-            });
-        }
-        let declaration = Declaration {
-            rules,
-            system: &system,
-            settings: &member_settings,
-            device: &device,
-        };
-        let (built, schedule) = match warm.as_mut().and_then(Iterator::next) {
-            Some((built, record)) => {
-                if i == 0 {
-                    on_event(FitEvent::WarmStart(&record));
-                    // The checkpoint's untrained network is the rules' own, whole.
-                    let start = Start::Fresh {
-                        train: &train_data,
-                        words: input,
-                        on_event: &mut |_| {},
-                    };
-                    let cold = declaration.declare(start)?;
-                    initial = cold
-                        .net
-                        .named_tensors()
-                        .into_iter()
-                        .map(|(name, tensor)| Ok((name, tensor.copy()?)))
-                        .collect::<candle_core::Result<_>>()?;
-                    warm_record = Some(record);
-                }
-                (built, WARM_SCHEDULE)
-            }
-            None => {
-                let mut silent = |_: FitEvent| {};
-                let start = Start::Fresh {
-                    train: &train_data,
-                    words: input,
-                    on_event: if i == 0 { &mut *on_event } else { &mut silent },
-                };
-                let cold = declaration.declare(start)?;
-                if i == 0 {
-                    initial = initial_values(cold.net.as_ref())?;
-                }
-                (cold, Schedule::SETTINGS)
-            }
-        };
-        if i == 0 {
-            check_longest_sentence(&train_data, built.net.as_ref(), settings)?;
-            on_event(FitEvent::Data {
-                n_train: train_data.len(),
-                n_dev: dev_data.len(),
-                n_truncated: data.n_truncated,
-                n_dropped: data.n_dropped,
-            });
-            if let Some(used) = data.label_model {
-                on_event(FitEvent::LabelModel(used));
-            }
-        }
-        built_members.push((built, schedule));
-    }
-    let members: Vec<Member> = built_members
-        .iter()
-        .enumerate()
-        .map(|(i, (built, schedule))| Member {
-            net: built.net.as_ref(),
-            settings: member_settings(settings, i),
-            schedule: *schedule,
-        })
-        .collect();
+    let mut data_events = vec![FitEvent::Data {
+        n_train: train_data.len(),
+        n_dev: dev_data.len(),
+        n_truncated: data.n_truncated,
+        max_tokens: settings.max_sentence_tokens,
+        n_dropped: data.n_dropped,
+    }];
+    data_events.extend(data.label_model.map(FitEvent::LabelModel));
+    let BuiltMembers {
+        members: built_members,
+        initial,
+        warm_record,
+    } = build_members(
+        (rules, &system),
+        settings,
+        &device,
+        warm,
+        (&train_data, input),
+        data_events,
+        on_event,
+    )?;
     let common = Common {
         train_data: &train_data,
         dev_data: &dev_data,
         dev_scoring,
         device: &device,
     };
-    let reports = train_members(
-        side_by_side(&members, &train_data, &device),
-        &members,
-        common,
-        &mut |event| match event {
-            // The first member's start was said before it was built.
-            MemberEvent::Starts { index } if index > 0 => on_event(FitEvent::Member {
-                index,
-                members: n_members,
-                seed: members[index].settings.seed,
-            }),
-            MemberEvent::Starts { .. } => {}
-            MemberEvent::Epoch(report) => on_event(FitEvent::Epoch(report)),
-        },
+    let reports = train_side_by_side(&built_members, settings, common, on_event, cancelled)?;
+    let measure = DevMeasure {
+        scoring: dev_scoring,
+        dev: &dev_data,
+        settings,
+        device: &device,
         cancelled,
-    )?;
-    drop(members);
-    let mut nets = Vec::with_capacity(n_members);
-    let mut records = None;
-    for (built, _) in built_members {
-        records.get_or_insert((built.forward, built.backward));
-        nets.push(built.net);
-    }
-    let (net, ensemble_accuracy): (Box<dyn Network>, _) = if n_members == 1 {
-        (nets.remove(0), None)
-    } else {
-        let ensemble = Ensemble { members: nets };
-        let accuracy = dev_scoring.accuracy(&ensemble, &dev_data, settings, &device, cancelled)?;
-        on_event(FitEvent::Ensemble {
-            members: n_members,
-            dev_accuracy: accuracy,
-        });
-        (Box::new(ensemble), Some(accuracy))
     };
+    let Combined {
+        net,
+        records: (forward, backward),
+        ensemble_accuracy,
+    } = combine(built_members, &measure, on_event)?;
     let network_accuracy = ensemble_accuracy.unwrap_or(reports[0].best_dev_accuracy);
-    let started = std::time::Instant::now();
     // Without a gold dev label, dev holds the label model's labels, which the rules (and so
     // the network) already agree with: C is not chosen on them, and the regression, the
     // part that generalizes beyond the rules, is kept.
     let gold_dev = !data
         .label_model
         .is_some_and(|used| used.dev_from_label_model);
-    let selection: &[LabeledSentence] = if gold_dev { &dev_data } else { &[] };
+    let started = std::time::Instant::now();
     let fitted = match vocabulary {
         Some(vocabulary) if settings.wants_ngram_regression() => ngram_regression(
             previous.filter(|_| warm_record.is_some()),
             vocabulary,
             &system,
-            (&train_data, selection),
+            (&train_data, if gold_dev { &dev_data } else { &[] }),
             settings,
         ),
         _ => None,
@@ -334,62 +213,15 @@ pub fn fit_from(
     let seconds = started.elapsed().as_secs_f64();
     let (net, ngrams) = match fitted {
         None => (net, None),
-        Some((NgramFit { regression, c }, reused_weight)) => {
-            let n_features = regression.n_features();
-            // Each weight with the factor on the fitted regression's logits: a warm start's
-            // keeps its weight, already in; a new one, fitted at weight 1, takes each weight
-            // to choose from on the gold dev in turn.
-            let candidates: Vec<(f64, f32)> = match reused_weight {
-                Some(weight) => vec![(weight, 1.0)],
-                None if gold_dev => settings
-                    .ngram_weights()
-                    .into_iter()
-                    .map(|weight| (weight, weight as f32))
-                    .collect(),
-                None => {
-                    let weight = settings.ngram_weight.unwrap_or(DEFAULT_NGRAM_WEIGHT);
-                    vec![(weight, weight as f32)]
-                }
+        Some(fitted) => {
+            let beside = NgramsBeside {
+                gold_dev,
+                network_accuracy,
+                seconds,
             };
-            let mut net = net;
-            let mut accuracies = Vec::with_capacity(candidates.len());
-            for &(_, factor) in &candidates {
-                let with = WithNgrams::new(net, regression.scaled(factor))?;
-                accuracies
-                    .push(dev_scoring.accuracy(&with, &dev_data, settings, &device, cancelled)?);
-                net = with.network;
-            }
-            let best = first_best(&accuracies);
-            let ((weight, factor), accuracy) = (candidates[best], accuracies[best]);
-            let with = WithNgrams::new(net, regression.scaled(factor))?;
-            // Kept unless it lowers dev accuracy.
-            let kept = accuracy >= network_accuracy || !gold_dev;
-            on_event(FitEvent::NgramRegression {
-                n_features,
-                c,
-                weight,
-                reused: reused_weight.is_some(),
-                dev_accuracy: accuracy,
-                kept,
-            });
-            if kept {
-                let metrics = NgramMetrics {
-                    features: n_features,
-                    c,
-                    weight: Some(weight),
-                    network_dev_accuracy: network_accuracy,
-                    seconds,
-                };
-                (
-                    Box::new(with) as Box<dyn Network>,
-                    Some((metrics, accuracy)),
-                )
-            } else {
-                (with.network, None)
-            }
+            with_ngram_regression(net, fitted, beside, &measure, on_event)?
         }
     };
-    let (forward, backward) = records.unwrap_or_default();
     let (input, identity) = words.unzip();
     let mut manifest = describe(
         rules,
@@ -401,19 +233,7 @@ pub fn fit_from(
         &reports[0],
     );
     if let Some(accuracy) = ensemble_accuracy {
-        let metrics = &mut manifest.metrics;
-        metrics.dev_accuracy = accuracy;
-        metrics.training_seconds = 0.0;
-        for (i, report) in reports.iter().enumerate() {
-            metrics.training_seconds += report.history.iter().map(|e| e.seconds).sum::<f64>();
-            metrics.members.push(MemberMetrics {
-                seed: member_settings(settings, i).seed,
-                dev_accuracy: report.best_dev_accuracy,
-                best_epoch: report.best_epoch,
-                epochs_run: report.history.len() - 1,
-                dev_accuracy_by_epoch: report.history.iter().map(|e| e.dev_accuracy).collect(),
-            });
-        }
+        record_members(&mut manifest.metrics, accuracy, &reports, settings);
     }
     if let Some((metrics, accuracy)) = ngrams {
         manifest.metrics.dev_accuracy = accuracy;
@@ -428,6 +248,408 @@ pub fn fit_from(
         net,
         initial,
     })
+}
+
+/// The members of a network, built before any trains, with the first member's initial
+/// tensors and what a warm start kept.
+struct BuiltMembers {
+    members: Vec<(Built, Schedule)>,
+    initial: Vec<(String, Tensor)>,
+    warm_record: Option<WarmStartRecord>,
+}
+
+/// Builds every member of the network ([`build_member`]): warm-started where `warm` gives
+/// them, else from scratch. Only the first says how, and then `data_events`, what it will
+/// train on.
+fn build_members(
+    (rules, system): (&RulesFile, &RuleSystem),
+    settings: &TrainingSettings,
+    device: &Device,
+    warm: Option<Vec<(Built, WarmStartRecord)>>,
+    (train_data, input): (&[LabeledSentence], Option<&WordInput>),
+    mut data_events: Vec<FitEvent<'static>>,
+    on_event: &mut dyn FnMut(FitEvent),
+) -> Result<BuiltMembers, FitError> {
+    let n_members = settings.members();
+    let mut warm = warm.map(Vec::into_iter);
+    let mut built_members: Vec<(Built, Schedule)> = Vec::with_capacity(n_members);
+    let mut initial = Vec::new();
+    let mut warm_record = None;
+    for i in 0..n_members {
+        let member_settings = member_settings(settings, i);
+        if i == 0 && n_members > 1 {
+            on_event(FitEvent::Member {
+                index: 0,
+                members: n_members,
+                seed: member_settings.seed,
+            });
+        }
+        let declaration = Declaration {
+            rules,
+            system,
+            settings: &member_settings,
+            device,
+        };
+        let warm_member = warm.as_mut().and_then(Iterator::next);
+        let member = build_member(
+            i == 0,
+            &declaration,
+            warm_member,
+            (train_data, input),
+            on_event,
+        )?;
+        let (built, schedule) = (member.built, member.schedule);
+        if let Some(values) = member.initial {
+            initial = values;
+        }
+        if member.record.is_some() {
+            warm_record = member.record;
+        }
+        if i == 0 {
+            check_longest_sentence(train_data, built.net.as_ref(), settings)?;
+            for event in data_events.drain(..) {
+                on_event(event);
+            }
+        }
+        built_members.push((built, schedule));
+    }
+    Ok(BuiltMembers {
+        members: built_members,
+        initial,
+        warm_record,
+    })
+}
+
+/// How training measures dev: the plain-loop scorer of the FA-RNN family on the CPU, faster
+/// there; else the network's tensors.
+fn dev_scoring<'a>(
+    settings: &TrainingSettings,
+    device: &Device,
+    system: &'a RuleSystem,
+    vocabulary: Option<&'a Vocabulary>,
+) -> DevScoring<'a> {
+    if !settings.model.is_rule_network() || !device.is_cpu() {
+        DevScoring::Tensors
+    } else {
+        DevScoring::Plain { system, vocabulary }
+    }
+}
+
+/// The trained members as one network, with the first member's decomposition records, and
+/// an ensemble's dev accuracy.
+struct Combined {
+    net: Box<dyn Network>,
+    records: (Option<DecompositionRecord>, Option<DecompositionRecord>),
+    ensemble_accuracy: Option<f64>,
+}
+
+/// The trained members as one network: the one, or the ensemble that averages their logits
+/// (its dev accuracy said).
+fn combine(
+    built_members: Vec<(Built, Schedule)>,
+    measure: &DevMeasure,
+    on_event: &mut dyn FnMut(FitEvent),
+) -> Result<Combined, FitError> {
+    let n_members = built_members.len();
+    let mut nets = Vec::with_capacity(n_members);
+    let mut records = None;
+    for (built, _) in built_members {
+        records.get_or_insert((built.forward, built.backward));
+        nets.push(built.net);
+    }
+    let records = records.unwrap_or_default();
+    if n_members == 1 {
+        return Ok(Combined {
+            net: nets.remove(0),
+            records,
+            ensemble_accuracy: None,
+        });
+    }
+    let ensemble = Ensemble { members: nets };
+    let accuracy = measure.accuracy(&ensemble)?;
+    on_event(FitEvent::Ensemble {
+        members: n_members,
+        dev_accuracy: accuracy,
+    });
+    Ok(Combined {
+        net: Box::new(ensemble),
+        records,
+        ensemble_accuracy: Some(accuracy),
+    })
+}
+
+/// Trains the built members side by side, on the cores there are ([`side_by_side`]), each
+/// from its seed and on its schedule; an ensemble's members (after the first, said before
+/// it was built) say when they start.
+fn train_side_by_side(
+    built_members: &[(Built, Schedule)],
+    settings: &TrainingSettings,
+    common: Common,
+    on_event: &mut dyn FnMut(FitEvent),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Vec<TrainReport>, FitError> {
+    let members: Vec<Member> = built_members
+        .iter()
+        .enumerate()
+        .map(|(i, (built, schedule))| Member {
+            net: built.net.as_ref(),
+            settings: member_settings(settings, i),
+            schedule: *schedule,
+        })
+        .collect();
+    let n_members = members.len();
+    let reports = train_members(
+        side_by_side(&members, common.train_data, common.device),
+        &members,
+        common,
+        &mut |event| match event {
+            // The first member's start was said before it was built.
+            MemberEvent::Starts { index } if index > 0 => on_event(FitEvent::Member {
+                index,
+                members: n_members,
+                seed: members[index].settings.seed,
+            }),
+            MemberEvent::Starts { .. } => {}
+            MemberEvent::Epoch(report) => on_event(FitEvent::Epoch(report)),
+        },
+        cancelled,
+    )?;
+    Ok(reports)
+}
+
+/// A member of the network, as [`build_member`] builds it: for the first member, also the
+/// checkpoint's initial tensors (the rules' untrained network, whole) and what a warm start
+/// kept.
+struct BuiltMember {
+    built: Built,
+    schedule: Schedule,
+    initial: Option<Vec<(String, Tensor)>>,
+    record: Option<WarmStartRecord>,
+}
+
+/// A member of the network: `warm`'s, fine-tuned on [`WARM_SCHEDULE`], where a warm start
+/// gives it (the first member says so), else declared from scratch on the settings' schedule
+/// (the first member says how).
+fn build_member(
+    first: bool,
+    declaration: &Declaration,
+    warm: Option<(Built, WarmStartRecord)>,
+    (train, words): (&[LabeledSentence], Option<&WordInput>),
+    on_event: &mut dyn FnMut(FitEvent),
+) -> Result<BuiltMember, FitError> {
+    match warm {
+        Some((built, record)) if first => {
+            on_event(FitEvent::WarmStart(&record));
+            // The checkpoint's untrained network is the rules' own, whole.
+            let start = Start::Fresh {
+                train,
+                words,
+                on_event: &mut |_| {},
+            };
+            let cold = declaration.declare(start)?;
+            let initial = cold
+                .net
+                .named_tensors()
+                .into_iter()
+                .map(|(name, tensor)| Ok((name, tensor.copy()?)))
+                .collect::<candle_core::Result<_>>()?;
+            Ok(BuiltMember {
+                built,
+                schedule: WARM_SCHEDULE,
+                initial: Some(initial),
+                record: Some(record),
+            })
+        }
+        Some((built, _)) => Ok(BuiltMember {
+            built,
+            schedule: WARM_SCHEDULE,
+            initial: None,
+            record: None,
+        }),
+        None => {
+            let mut silent = |_: FitEvent| {};
+            let start = Start::Fresh {
+                train,
+                words,
+                on_event: if first { on_event } else { &mut silent },
+            };
+            let cold = declaration.declare(start)?;
+            let initial = if first {
+                Some(initial_values(cold.net.as_ref())?)
+            } else {
+                None
+            };
+            Ok(BuiltMember {
+                built: cold,
+                schedule: Schedule::SETTINGS,
+                initial,
+                record: None,
+            })
+        }
+    }
+}
+
+/// An ensemble's figures in the manifest: the dev accuracy of its averaged logits, its
+/// members' training time, and each member's seed, best dev accuracy and curve.
+fn record_members(
+    metrics: &mut Metrics,
+    accuracy: f64,
+    reports: &[TrainReport],
+    settings: &TrainingSettings,
+) {
+    metrics.dev_accuracy = accuracy;
+    metrics.training_seconds = 0.0;
+    for (i, report) in reports.iter().enumerate() {
+        metrics.training_seconds += report.history.iter().map(|e| e.seconds).sum::<f64>();
+        metrics.members.push(MemberMetrics {
+            seed: member_settings(settings, i).seed,
+            dev_accuracy: report.best_dev_accuracy,
+            best_epoch: report.best_epoch,
+            epochs_run: report.history.len() - 1,
+            dev_accuracy_by_epoch: report.history.iter().map(|e| e.dev_accuracy).collect(),
+        });
+    }
+}
+
+/// Each member of the network built from `previous`'s member of the same number, with what
+/// it kept, where a warm start applies to every one ([`warm::plan`], [`build_warm`]); else
+/// `None`, [`FitEvent::FullTraining`] saying why.
+fn warm_members(
+    previous: &LoadedModel,
+    (rules, system): (&RulesFile, &RuleSystem),
+    settings: &TrainingSettings,
+    data_sha256: &str,
+    input: Option<&WordInput>,
+    device: &Device,
+    on_event: &mut dyn FnMut(FitEvent),
+) -> Result<Option<Vec<(Built, WarmStartRecord)>>, FitError> {
+    let reuse = match warm::plan(
+        (&previous.manifest, &previous.rules),
+        rules,
+        settings,
+        data_sha256,
+    ) {
+        Ok(reuse) => reuse,
+        Err(why) => {
+            on_event(FitEvent::FullTraining { why });
+            return Ok(None);
+        }
+    };
+    let mut members = Vec::with_capacity(settings.members());
+    for (i, previous_net) in previous.net.members().into_iter().enumerate() {
+        let member_settings = member_settings(settings, i);
+        match build_warm(
+            previous,
+            previous_net,
+            rules,
+            system,
+            &reuse,
+            input,
+            &member_settings,
+            device,
+        )? {
+            Ok(member) => members.push(member),
+            Err(why) => {
+                on_event(FitEvent::FullTraining { why });
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(members))
+}
+
+/// How a fitted network's dev accuracy is measured.
+struct DevMeasure<'a> {
+    scoring: DevScoring<'a>,
+    dev: &'a [LabeledSentence],
+    settings: &'a TrainingSettings,
+    device: &'a Device,
+    cancelled: &'a dyn Fn() -> bool,
+}
+
+impl DevMeasure<'_> {
+    fn accuracy(&self, net: &dyn Network) -> Result<f64, TrainError> {
+        self.scoring
+            .accuracy(net, self.dev, self.settings, self.device, self.cancelled)
+    }
+}
+
+/// What deciding on the n-gram regression beside a network knows: whether dev has gold
+/// labels, the network's dev accuracy alone, and the seconds the regression's fit took.
+struct NgramsBeside {
+    gold_dev: bool,
+    network_accuracy: f64,
+    seconds: f64,
+}
+
+/// A network, and where the n-gram regression is beside it, the regression's metrics and the
+/// dev accuracy with it.
+type NetworkWithNgrams = (Box<dyn Network>, Option<(NgramMetrics, f64)>);
+
+/// `net` with the fitted n-gram regression beside it at the weight chosen on a gold dev (a
+/// warm start's reused weight, or without a gold dev the setting's), with its metrics and
+/// the dev accuracy with it; or `net` alone where the regression lowers its gold dev
+/// accuracy. [`FitEvent::NgramRegression`] says which.
+fn with_ngram_regression(
+    net: Box<dyn Network>,
+    (NgramFit { regression, c }, reused_weight): (NgramFit, Option<f64>),
+    beside: NgramsBeside,
+    measure: &DevMeasure,
+    on_event: &mut dyn FnMut(FitEvent),
+) -> Result<NetworkWithNgrams, FitError> {
+    let NgramsBeside {
+        gold_dev,
+        network_accuracy,
+        seconds,
+    } = beside;
+    let settings = measure.settings;
+    let n_features = regression.n_features();
+    // Each weight with the factor on the fitted regression's logits: a warm start's keeps
+    // its weight, already in; a new one, fitted at weight 1, takes each weight to choose from
+    // on the gold dev in turn.
+    let candidates: Vec<(f64, f32)> = match reused_weight {
+        Some(weight) => vec![(weight, 1.0)],
+        None if gold_dev => settings
+            .ngram_weights()
+            .into_iter()
+            .map(|weight| (weight, weight as f32))
+            .collect(),
+        None => {
+            let weight = settings.ngram_weight.unwrap_or(DEFAULT_NGRAM_WEIGHT);
+            vec![(weight, weight as f32)]
+        }
+    };
+    let mut net = net;
+    let mut accuracies = Vec::with_capacity(candidates.len());
+    for &(_, factor) in &candidates {
+        let with = WithNgrams::new(net, regression.scaled(factor))?;
+        accuracies.push(measure.accuracy(&with)?);
+        net = with.network;
+    }
+    let best = first_best(&accuracies);
+    let ((weight, factor), accuracy) = (candidates[best], accuracies[best]);
+    let with = WithNgrams::new(net, regression.scaled(factor))?;
+    // Kept unless it lowers dev accuracy.
+    let kept = accuracy >= network_accuracy || !gold_dev;
+    on_event(FitEvent::NgramRegression {
+        n_features,
+        c,
+        weight,
+        reused: reused_weight.is_some(),
+        dev_accuracy: accuracy,
+        kept,
+    });
+    if !kept {
+        return Ok((with.network, None));
+    }
+    let metrics = NgramMetrics {
+        features: n_features,
+        c,
+        weight: Some(weight),
+        network_dev_accuracy: network_accuracy,
+        seconds,
+    };
+    Ok((Box::new(with), Some((metrics, accuracy))))
 }
 
 /// The n-gram regression beside a trained network of `system`'s labels, and the weight
@@ -639,7 +861,7 @@ fn describe(
         tokenizer_version: crate::text::TOKENIZER_VERSION,
         rules: RulesIdentity {
             path: std::path::absolute(&rules_path).unwrap_or(rules_path),
-            sha256: checkpoint::sha256_hex(rules.source.text.as_bytes()),
+            sha256: crate::digest::sha256_hex(rules.source.text.as_bytes()),
             text: Some(rules.source.text.clone()),
             word_files: rules.word_files(),
         },

@@ -78,6 +78,24 @@ pub struct EpochReport {
     pub seconds: f64,
 }
 
+impl EpochReport {
+    /// The epoch in a few words, as `rulelens train` shows it beside its progress bar (or
+    /// after `epoch N: `): `loss 0.2113  dev accuracy 91.40% (best)`.
+    pub fn summary(&self) -> String {
+        format!(
+            "loss {}  dev accuracy {:.2}%{}{}",
+            self.loss
+                .map_or_else(|| "-".to_string(), |l| format!("{l:.4}")),
+            100.0 * self.dev_accuracy,
+            if self.best { " (best)" } else { "" },
+            match self.skipped_batches {
+                0 => String::new(),
+                n => format!("  ({n} batches skipped: loss not finite)"),
+            }
+        )
+    }
+}
+
 /// What a training run did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainReport {

@@ -28,10 +28,11 @@
 
 use crate::automata::{Alphabet, Dfa, RuleSystem, StateId, SymbolId};
 use crate::corpus::Example;
+use crate::digest::sha256_of_parts;
 use crate::model::fa_rnn::decompose;
 use crate::model::fa_rnn::weighted::{WeightedAutomaton, pattern_blocks};
 use crate::model::fa_rnn::{CORPUS_LABEL_TENSORS, FaRnn, WordInput};
-use crate::model::train::checkpoint::{Manifest, sha256_of_parts};
+use crate::model::train::checkpoint::Manifest;
 use crate::model::train::learn::Schedule;
 use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::rules_file::RulesFile;
@@ -348,12 +349,7 @@ pub fn warm_network(
     }
     let old: HashMap<String, Tensor> = previous.tensors().into_iter().collect();
     let new: HashMap<String, Tensor> = fresh.tensors().into_iter().collect();
-    let values = |map: &HashMap<String, Tensor>, name: &str| -> Result<(Vec<f32>, Vec<usize>)> {
-        let tensor = map
-            .get(name)
-            .ok_or_else(|| candle_core::Error::Msg(format!("missing tensor `{name}`")))?;
-        Ok((tensor.flatten_all()?.to_vec1()?, tensor.dims().to_vec()))
-    };
+    let values = named_values;
     let (old_d1, old_dims) = values(&old, "d1")?;
     let (old_d2, _) = values(&old, "d2")?;
     let (old_k, old_rank) = (old_dims[0], old_dims[1]);
@@ -441,73 +437,16 @@ pub fn warm_network(
         let (data, dims) = values(&new, name)?;
         put(name, data, &dims)?;
     }
-    let [_, bias] = CORPUS_LABEL_TENSORS;
-    if new.contains_key(bias) {
-        // Per label no rule names: the previous network's column where it learned the
-        // label too, else the fresh one's.
-        let previous_labels = previous_system.corpus_labels();
-        let from: Vec<Option<usize>> = system
-            .corpus_labels()
-            .iter()
-            .map(|label| previous_labels.iter().position(|l| l == label))
-            .collect();
-        let learned = old.contains_key(bias);
-        for name in CORPUS_LABEL_TENSORS {
-            let (mut data, dims) = values(&new, name)?;
-            if learned {
-                let (old_values, old_dims) = values(&old, name)?;
-                let (c, old_c) = (from.len(), old_dims[old_dims.len() - 1]);
-                for (row, values) in data.chunks_mut(c).enumerate() {
-                    for (column, value) in values.iter_mut().enumerate() {
-                        if let Some(o) = from[column] {
-                            *value = old_values[row * old_c + o];
-                        }
-                    }
-                }
-            }
-            put(name, data, &dims)?;
-        }
-    }
+    warm_corpus_labels((&old, previous_system), (&new, system), &mut put)?;
     if settings.model.is_gated() {
-        for gate in ["update", "reset"] {
-            // [K, K]: between kept states the previous entry; into a kept state from a new
-            // one nothing; into a new state the fresh gate's.
-            let name = format!("{gate}_state");
-            let ((old_values, _), (new_values, _)) = (values(&old, &name)?, values(&new, &name)?);
-            let mut data = Vec::with_capacity(k * k);
-            for i in 0..k {
-                for j in 0..k {
-                    data.push(match (old_state(i), old_state(j)) {
-                        (Some(a), Some(b)) => old_values[a * old_k + b],
-                        (None, Some(_)) => 0.0,
-                        (_, None) => new_values[i * k + j],
-                    });
-                }
-            }
-            put(&name, data, &[k, k])?;
-            // [rank, K]: into a kept state from a kept column the previous entry, from a
-            // new column nothing; into a new state the fresh gate's, and nothing from a
-            // kept column.
-            let name = format!("{gate}_token");
-            let ((old_values, _), (new_values, _)) = (values(&old, &name)?, values(&new, &name)?);
-            let mut data = Vec::with_capacity(rank * k);
-            for j in 0..rank {
-                for i in 0..k {
-                    data.push(match (column(j), old_state(i)) {
-                        (Ok(r), Some(a)) => old_values[r * old_k + a],
-                        (Err(c), None) => new_values[c * k + i],
-                        _ => 0.0,
-                    });
-                }
-            }
-            put(&name, data, &[rank, k])?;
-            let name = format!("{gate}_bias");
-            let ((old_values, _), (new_values, _)) = (values(&old, &name)?, values(&new, &name)?);
-            let data = (0..k)
-                .map(|i| old_state(i).map_or(new_values[i], |a| old_values[a]))
-                .collect();
-            put(&name, data, &[k])?;
-        }
+        let shape = GateShape {
+            k,
+            old_k,
+            rank,
+            old_state: &old_state,
+            column: &column,
+        };
+        warm_gates(&old, &new, &shape, &mut put)?;
     }
     let net = FaRnn::from_tensors(
         system,
@@ -520,6 +459,119 @@ pub fn warm_network(
         kept_columns: kept,
         new_rank,
     }))
+}
+
+/// A tensor of `map` by name: its values, row-major, and its dimensions.
+fn named_values(map: &HashMap<String, Tensor>, name: &str) -> Result<(Vec<f32>, Vec<usize>)> {
+    let tensor = map
+        .get(name)
+        .ok_or_else(|| candle_core::Error::Msg(format!("missing tensor `{name}`")))?;
+    Ok((tensor.flatten_all()?.to_vec1()?, tensor.dims().to_vec()))
+}
+
+/// Puts a tensor of the warm network, by name, from its values and dimensions.
+type PutTensor<'a> = dyn FnMut(&str, Vec<f32>, &[usize]) -> Result<()> + 'a;
+
+/// The tensors of a network's labels no rule names, warm-started: per label the previous
+/// network's column where it learned the label too, else the fresh one's (`new`).
+fn warm_corpus_labels(
+    (old, previous_system): (&HashMap<String, Tensor>, &RuleSystem),
+    (new, system): (&HashMap<String, Tensor>, &RuleSystem),
+    put: &mut PutTensor,
+) -> Result<()> {
+    let [_, bias] = CORPUS_LABEL_TENSORS;
+    if !new.contains_key(bias) {
+        return Ok(());
+    }
+    // Per label no rule names: the previous network's column where it learned the
+    // label too, else the fresh one's.
+    let previous_labels = previous_system.corpus_labels();
+    let from: Vec<Option<usize>> = system
+        .corpus_labels()
+        .iter()
+        .map(|label| previous_labels.iter().position(|l| l == label))
+        .collect();
+    let learned = old.contains_key(bias);
+    for name in CORPUS_LABEL_TENSORS {
+        let (mut data, dims) = named_values(new, name)?;
+        if learned {
+            let (old_values, old_dims) = named_values(old, name)?;
+            let (c, old_c) = (from.len(), old_dims[old_dims.len() - 1]);
+            for (row, values) in data.chunks_mut(c).enumerate() {
+                for (column, value) in values.iter_mut().enumerate() {
+                    if let Some(o) = from[column] {
+                        *value = old_values[row * old_c + o];
+                    }
+                }
+            }
+        }
+        put(name, data, &dims)?;
+    }
+    Ok(())
+}
+
+/// Where a warm FA-GRU's gate entries come from: the warm network's `k` states and `rank`
+/// columns, the previous network's `old_k` states, the previous state a state continues,
+/// and whether a column is a kept previous one (`Ok`) or a fresh one (`Err`).
+struct GateShape<'a> {
+    k: usize,
+    old_k: usize,
+    rank: usize,
+    old_state: &'a dyn Fn(usize) -> Option<usize>,
+    column: &'a dyn Fn(usize) -> std::result::Result<usize, usize>,
+}
+
+/// An FA-GRU's gates, warm-started: kept states keep their entries, new ones take the fresh
+/// network's (`new`).
+fn warm_gates(
+    old: &HashMap<String, Tensor>,
+    new: &HashMap<String, Tensor>,
+    shape: &GateShape,
+    put: &mut PutTensor,
+) -> Result<()> {
+    for gate in ["update", "reset"] {
+        // [K, K]: between kept states the previous entry; into a kept state from a new
+        // one nothing; into a new state the fresh gate's.
+        let name = format!("{gate}_state");
+        let ((old_values, _), (new_values, _)) =
+            (named_values(old, &name)?, named_values(new, &name)?);
+        let mut data = Vec::with_capacity(shape.k * shape.k);
+        for i in 0..shape.k {
+            for j in 0..shape.k {
+                data.push(match ((shape.old_state)(i), (shape.old_state)(j)) {
+                    (Some(a), Some(b)) => old_values[a * shape.old_k + b],
+                    (None, Some(_)) => 0.0,
+                    (_, None) => new_values[i * shape.k + j],
+                });
+            }
+        }
+        put(&name, data, &[shape.k, shape.k])?;
+        // [rank, K]: into a kept state from a kept column the previous entry, from a
+        // new column nothing; into a new state the fresh gate's, and nothing from a
+        // kept column.
+        let name = format!("{gate}_token");
+        let ((old_values, _), (new_values, _)) =
+            (named_values(old, &name)?, named_values(new, &name)?);
+        let mut data = Vec::with_capacity(shape.rank * shape.k);
+        for j in 0..shape.rank {
+            for i in 0..shape.k {
+                data.push(match ((shape.column)(j), (shape.old_state)(i)) {
+                    (Ok(r), Some(a)) => old_values[r * shape.old_k + a],
+                    (Err(c), None) => new_values[c * shape.k + i],
+                    _ => 0.0,
+                });
+            }
+        }
+        put(&name, data, &[shape.rank, shape.k])?;
+        let name = format!("{gate}_bias");
+        let ((old_values, _), (new_values, _)) =
+            (named_values(old, &name)?, named_values(new, &name)?);
+        let data = (0..shape.k)
+            .map(|i| (shape.old_state)(i).map_or(new_values[i], |a| old_values[a]))
+            .collect();
+        put(&name, data, &[shape.k])?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
