@@ -286,24 +286,21 @@ fn phrase(path: &BestPath, tokens: &[String]) -> String {
     words.join(" ")
 }
 
-/// Reads every free pattern of the network `scorer` scores with back as a regex, on
-/// `train` (where the regexes and thresholds are chosen) and `dev` (reported).
-pub fn read_back(scorer: &SopaScorer, train: &[Example], dev: &[Example]) -> ReadBack {
-    let train_seen = see(scorer, train);
-    let dev_seen = see(scorer, dev);
-    let n_free = scorer.n_free_patterns();
-    let first_free = scorer.feature_count() - n_free;
-    let lengths = scorer.free_pattern_states();
-    let scores = |seen: &Seen, i: usize| -> Vec<f32> {
-        seen.paths
-            .iter()
-            .map(|paths| paths[i].as_ref().map_or(f32::NEG_INFINITY, |p| p.score))
-            .collect()
-    };
-    // Every candidate regex of every pattern, compiled once.
+/// Free pattern `i`'s best score on each sentence of `seen` (−∞ where it has no path).
+fn pattern_scores(seen: &Seen, i: usize) -> Vec<f32> {
+    seen.paths
+        .iter()
+        .map(|paths| paths[i].as_ref().map_or(f32::NEG_INFINITY, |p| p.score))
+        .collect()
+}
+
+/// Every candidate regex of every free pattern (of `lengths[i]` states), as (pattern,
+/// threshold, regex): at each threshold the top shares of train reach
+/// ([`FIRING_SHARES`]), the regex of the paths reaching it, wide and narrow.
+fn candidate_regexes(train_seen: &Seen, lengths: &[usize]) -> Vec<(usize, f32, String)> {
     let mut candidates: Vec<(usize, f32, String)> = Vec::new();
     for (i, &n_states) in lengths.iter().enumerate() {
-        let train_scores = scores(&train_seen, i);
+        let train_scores = pattern_scores(train_seen, i);
         let mut sorted = train_scores.clone();
         sorted.sort_by(|a, b| b.total_cmp(a));
         let mut thresholds: Vec<f32> = FIRING_SHARES
@@ -337,6 +334,42 @@ pub fn read_back(scorer: &SopaScorer, train: &[Example], dev: &[Example]) -> Rea
             }
         }
     }
+    candidates
+}
+
+/// Free pattern `i`'s top phrases: the distinct words its best paths read on the train
+/// sentences that score highest (`train_scores`), at most [`TOP_PHRASES`].
+fn top_phrases(train_seen: &Seen, i: usize, train_scores: &[f32]) -> Vec<String> {
+    let mut ranked: Vec<usize> = (0..train_seen.paths.len())
+        .filter(|&s| train_seen.paths[s][i].is_some())
+        .collect();
+    ranked.sort_by(|&a, &b| train_scores[b].total_cmp(&train_scores[a]));
+    let mut top_phrases: Vec<String> = Vec::new();
+    for &s in &ranked {
+        if top_phrases.len() == TOP_PHRASES {
+            break;
+        }
+        if let Some(path) = &train_seen.paths[s][i] {
+            let text = phrase(path, &train_seen.tokens[s]);
+            if !top_phrases.contains(&text) {
+                top_phrases.push(text);
+            }
+        }
+    }
+    top_phrases
+}
+
+/// Reads every free pattern of the network `scorer` scores with back as a regex, on
+/// `train` (where the regexes and thresholds are chosen) and `dev` (reported).
+pub fn read_back(scorer: &SopaScorer, train: &[Example], dev: &[Example]) -> ReadBack {
+    let train_seen = see(scorer, train);
+    let dev_seen = see(scorer, dev);
+    let n_free = scorer.n_free_patterns();
+    let first_free = scorer.feature_count() - n_free;
+    let lengths = scorer.free_pattern_states();
+    let scores = pattern_scores;
+    // Every candidate regex of every pattern, compiled once.
+    let candidates = candidate_regexes(&train_seen, &lengths);
     let text: String = std::iter::once("default z\n".to_string())
         .chain(
             candidates
@@ -429,22 +462,7 @@ pub fn read_back(scorer: &SopaScorer, train: &[Example], dev: &[Example]) -> Rea
             .iter()
             .filter(|&&s| train_seen.gold[s] == Some(label))
             .count();
-        let mut ranked: Vec<usize> = (0..train.len())
-            .filter(|&s| train_seen.paths[s][i].is_some())
-            .collect();
-        ranked.sort_by(|&a, &b| train_scores[b].total_cmp(&train_scores[a]));
-        let mut top_phrases: Vec<String> = Vec::new();
-        for &s in &ranked {
-            if top_phrases.len() == TOP_PHRASES {
-                break;
-            }
-            if let Some(path) = &train_seen.paths[s][i] {
-                let text = phrase(path, &train_seen.tokens[s]);
-                if !top_phrases.contains(&text) {
-                    top_phrases.push(text);
-                }
-            }
-        }
+        let top_phrases = top_phrases(&train_seen, i, &train_scores);
         patterns.push(LearnedPattern {
             index: i,
             label,

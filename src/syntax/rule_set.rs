@@ -238,6 +238,14 @@ fn error_regex(range: TextRange) -> ast::Regex {
 
 impl Lowering {
     fn run(&mut self, file: &ast::RuleFile) {
+        self.declare(file);
+        let used = self.label_rules(file);
+        let written_as_word = self.pattern_names_as_words();
+        self.unused(&used, &written_as_word);
+    }
+
+    /// Pass 1: named patterns, labels in order of their first rule, default, corpora.
+    fn declare(&mut self, file: &ast::RuleFile) {
         // Pass 1: named patterns, labels in order of their first rule, default, corpora.
         let mut default: Option<&ast::Name> = None;
         for statement in &file.statements {
@@ -330,8 +338,11 @@ impl Lowering {
         if let Some(label) = default {
             self.rules.default = Some(self.label_id(label));
         }
+    }
 
-        // Pass 2: label rules, now that every pattern name is known.
+    /// Pass 2: label rules, now that every pattern name is known; which patterns a formula
+    /// uses.
+    fn label_rules(&mut self, file: &ast::RuleFile) -> Vec<bool> {
         let mut used = vec![false; self.rules.patterns.len()];
         for statement in &file.statements {
             let (label, formula) = match &statement.kind {
@@ -384,7 +395,11 @@ impl Lowering {
                 line_range,
             });
         }
+        used
+    }
 
+    /// Which named patterns are written as a word in a regex, said of each place.
+    fn pattern_names_as_words(&mut self) -> Vec<bool> {
         // A named pattern's name written as a word in a regex matches that word, not the
         // pattern: said once per place, with the pattern's regex as the fix. A pattern named
         // after a word of its own regex (`pattern free = $* free $*`) is left out: there the
@@ -435,7 +450,11 @@ impl Lowering {
                 ),
             );
         }
+        written_as_word
+    }
 
+    /// The word lists and named patterns nothing uses.
+    fn unused(&mut self, used: &[bool], written_as_word: &[bool]) {
         for (list, used) in self.rules.word_lists.iter().zip(&self.word_list_used) {
             if !used {
                 self.diagnostics.push(
