@@ -3,6 +3,10 @@
 //! too wide, to be narrowed.
 
 use super::*;
+use crate::automata::CompileConfig;
+use crate::corpus::Example;
+use crate::rules_file::RulesFile;
+use crate::text::SourceText;
 
 pub fn examples(lines: &[(&str, &str)]) -> Vec<Example> {
     lines

@@ -3,10 +3,10 @@
 //! lines, under the same floors as an induced rule (it fixes at least `min_fixed` lines and,
 //! of the lines whose prediction it changes, makes at least `min_precision` right).
 
-use super::induce::estimate_of;
-use super::lines::{Lines, Standing};
-use super::reconstruct::matches_alone;
-use super::{Candidate, Edit, LearnedRule, Source, SuggestConfig};
+use super::candidate::{Candidate, Edit, LearnedRule, Source};
+use super::config::SuggestConfig;
+use super::lines::{Lines, Standing, matches_alone};
+use super::shape::estimate_of;
 
 /// The learned rules worth measuring, with their estimates.
 pub(super) fn additions(

@@ -3,10 +3,11 @@
 //! holding it; and [`Standing`], what a rule system predicts for each line, from which the
 //! effect of one more rule is computed without classifying again.
 
-use super::Cancel;
-use crate::automata::{RuleSystem, Scratch};
+use super::cancel::Cancel;
+use crate::automata::{Classification, CompileConfig, RuleSystem, Scratch};
 use crate::corpus::Example;
-use crate::text::{TokenKind, Tokens};
+use crate::rules_file::RulesFile;
+use crate::text::{SourceText, TokenKind, Tokens};
 use std::collections::HashMap;
 
 /// One element of a candidate rule: a literal token, any number token (`%`), or one of a
@@ -243,4 +244,28 @@ impl Standing {
     pub fn wins(&self, line: usize, rank: usize) -> bool {
         self.winner[line].is_none_or(|winner| winner >= rank)
     }
+}
+
+/// Per train line, whether the rule `label: regex` alone matches it; `None` when it does
+/// not compile.
+pub(super) fn matches_alone(label: &str, regex: &str, lines: &Lines) -> Option<Vec<bool>> {
+    let file = RulesFile::analyze(
+        SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
+        None,
+        &CompileConfig::MEASURING,
+    );
+    if file.has_errors() {
+        return None;
+    }
+    let (mut scratch, mut outcome) = (Scratch::default(), Classification::default());
+    Some(
+        lines
+            .texts
+            .iter()
+            .map(|text| {
+                file.system.classify_with(text, &mut scratch, &mut outcome);
+                outcome.matched.first() == Some(&true)
+            })
+            .collect(),
+    )
 }

@@ -25,10 +25,11 @@
 //! formula evaluated with the rule's pattern false, from the line's pattern matches); on
 //! the others nothing changes.
 
-use super::induce::{MAX_SET_WORDS, MIN_FIXED_PER_WORD, Shape, shapes_of};
+use super::candidate::{Candidate, Edit, Estimate, Source};
+use super::config::SuggestConfig;
+use super::file_rules::{MAX_ELEMENTS, Rule, rules_of};
 use super::lines::{Element, Lines, Standing};
-use super::widen::{MAX_ELEMENTS, Rule, rules_of};
-use super::{Candidate, Edit, Estimate, Source, SuggestConfig};
+use super::shape::{MAX_SET_WORDS, MIN_FIXED_PER_WORD, Shape, shapes_of};
 use crate::automata::{ElementKind, ElementRun, Scratch};
 use crate::rules_file::RulesFile;
 use crate::syntax::{LabelId, PatternId, spell_token};

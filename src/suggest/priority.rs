@@ -5,8 +5,9 @@
 //! from the labels that fire on each line ([`Standing::fired`]), which the move does not
 //! change; only the order in which they are tried does.
 
+use super::candidate::{Candidate, Edit, Estimate, Source};
+use super::config::SuggestConfig;
 use super::lines::{Lines, Standing};
-use super::{Candidate, Edit, Estimate, Source, SuggestConfig};
 use crate::rules_file::RulesFile;
 use crate::syntax::LabelRule;
 

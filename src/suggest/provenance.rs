@@ -7,7 +7,7 @@
 //! (`syntax::allow`), and the lines an edit touched are found by a line diff of the texts
 //! before and after it.
 
-use super::Suggestion;
+use super::candidate::Suggestion;
 use similar::{DiffOp, TextDiff};
 
 /// `after` (the rules text once `suggestion` is applied to `before`) with its provenance

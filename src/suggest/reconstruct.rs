@@ -10,9 +10,11 @@
 //! differently, or matches the same train lines, is never proposed. The engine measures
 //! them like every candidate, so γ is chosen per rule on train and validated on dev.
 
-use super::induce::MAX_SET_WORDS;
-use super::lines::{Lines, Standing};
-use super::{Candidate, Edit, Estimate, Source, SuggestConfig};
+use super::candidate::{Candidate, Edit, Estimate, Source};
+use super::config::SuggestConfig;
+use super::file_rules::{regex_range, rules_of};
+use super::lines::{Lines, Standing, matches_alone};
+use super::shape::MAX_SET_WORDS;
 use crate::automata::{Classification, Scratch};
 use crate::explain::reconstruct_at;
 use crate::model::{PlainNetwork, TokenVector};
@@ -20,7 +22,6 @@ use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::ast::{Regex, RegexKind};
 use crate::syntax::print_regex;
 use crate::syntax::{LabelId, PatternId};
-use crate::text::SourceText;
 use std::ops::Range;
 
 /// The thresholds γ each pattern is read back at: a transition weight above γ is an edge.
@@ -60,7 +61,7 @@ pub fn read_back(
         let Some(label) = file.rules.labels.get(label.index()) else {
             continue;
         };
-        let Some(regex) = super::widen::regex_range(text, def.name_range, def.range)
+        let Some(regex) = regex_range(text, def.name_range, def.range)
             .and_then(|range| text.get(std::ops::Range::<usize>::from(range)))
         else {
             continue;
@@ -160,7 +161,7 @@ pub(super) fn rewrites(
 ) -> Vec<Candidate> {
     let text = &file.source.text;
     let mut out = Vec::new();
-    for rule in super::widen::rules_of(file, None) {
+    for rule in rules_of(file, None) {
         let Some(old) = text.get(std::ops::Range::<usize>::from(rule.regex)) else {
             continue;
         };
@@ -206,30 +207,6 @@ pub(super) fn rewrites(
         }
     }
     out
-}
-
-/// Per train line, whether the rule `label: regex` alone matches it; `None` when it does
-/// not compile.
-pub(super) fn matches_alone(label: &str, regex: &str, lines: &Lines) -> Option<Vec<bool>> {
-    let file = RulesFile::analyze(
-        SourceText::from_bytes(format!("{label}: {regex}\n").as_bytes()),
-        None,
-        &crate::automata::CompileConfig::MEASURING,
-    );
-    if file.has_errors() {
-        return None;
-    }
-    let (mut scratch, mut outcome) = (Scratch::default(), Classification::default());
-    Some(
-        lines
-            .texts
-            .iter()
-            .map(|text| {
-                file.system.classify_with(text, &mut scratch, &mut outcome);
-                outcome.matched.first() == Some(&true)
-            })
-            .collect(),
-    )
 }
 
 /// What rewriting pattern `pattern` of `file` so that it matches where `new_matches` says

@@ -1,8 +1,15 @@
 //! The engine on small corpora: each producer, the exact evidence, and the greedy
 //! application.
 
+use super::cancel::Cancel;
+use super::engine::State;
 use super::fixture::*;
+use super::lines::Lines;
 use super::*;
+use crate::automata::CompileConfig;
+use crate::corpus::Example;
+use crate::rules_file::RulesFile;
+use crate::text::SourceText;
 use text_size::TextRange;
 
 /// `refine` with no network's rules beside the engine's own, at the default thresholds.

@@ -12,8 +12,8 @@
 //! four fifths of train and scored on the fifth they did not see (dev, which chose every
 //! edit, would favour the list it chose more edits for).
 
+use super::candidate::{Candidate, Edit, Source};
 use super::lines::{Lines, Standing};
-use super::{Candidate, Edit, Source};
 use crate::corpus::Example;
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::StatementKind;

@@ -31,25 +31,25 @@
 //! [`MAX_SET_WORDS`] words, and no star inside a star (only top-level elements change).
 //! [`widen_for_line`] is the same widening for one line, for the editor.
 
-use super::induce::{MAX_SET_WORDS, estimate_of};
+use super::cancel::Cancel;
+use super::candidate::{Candidate, Edit, Estimate, Source};
+use super::config::SuggestConfig;
+use super::file_rules::{MAX_ELEMENTS, Rule, rules_of};
 use super::lines::{Lines, Standing};
-use super::{Cancel, Candidate, Edit, Estimate, Source, State, SuggestConfig, Suggestion};
-use crate::automata::{Alphabet, ElementKind, ElementRun, Leaf, PatternElements, SymbolId};
+use super::shape::{MAX_SET_WORDS, estimate_of};
+use crate::automata::{Alphabet, ElementKind, ElementRun, Leaf, SymbolId};
 use crate::rules_file::RulesFile;
 use crate::syntax::spell_token;
-use crate::text::{TokenKind, Tokens};
+use crate::text::TokenKind;
 use std::collections::{BTreeMap, HashMap};
 use text_size::{TextRange, TextSize};
 
-/// The most elements (`$*` included) of a pattern that is widened.
-pub const MAX_ELEMENTS: usize = 12;
-
 /// A word a widening adds: its text and kind.
-type Word = (String, TokenKind);
+pub(super) type Word = (String, TokenKind);
 
 /// What an element becomes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Widening {
+pub(super) enum Widening {
     /// Its words and these, as a word set.
     Words(Vec<Word>),
     /// `$`, `%` or `&`.
@@ -60,7 +60,7 @@ enum Widening {
 
 impl Widening {
     /// How much it lets in, in order: words, `%` or `&`, `$`, `$*`.
-    fn breadth(&self) -> usize {
+    pub(super) fn breadth(&self) -> usize {
         match self {
             Widening::Words(_) => 0,
             Widening::Class(Class::Number | Class::Punct) => 1,
@@ -71,7 +71,7 @@ impl Widening {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Class {
+pub(super) enum Class {
     Any,
     Number,
     Punct,
@@ -97,20 +97,9 @@ impl Class {
 
 /// What a widening is for: the train corpus (the producer), or one line (the editor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Scope {
+pub(super) enum Scope {
     Corpus,
     Line,
-}
-
-/// A rule `LABEL: REGEX` of the file that widening (or narrowing) may rewrite.
-pub(super) struct Rule {
-    /// Its pattern's index in the rule set.
-    pub(super) pattern: usize,
-    pub(super) label: String,
-    pub(super) line: u32,
-    /// Its regex's bytes in the rules text.
-    pub(super) regex: TextRange,
-    pub(super) elements: PatternElements,
 }
 
 impl Rule {
@@ -120,7 +109,7 @@ impl Rule {
     /// train corpus, word sets only where a neighbour is not `$*`, so that the slot has a
     /// place in the line (between two `$*` every token of the gap is a slot, and a word
     /// precise there by chance joins the set: one of many tried per line).
-    fn widenings_of(&self, k: usize, scope: Scope) -> Vec<Widening> {
+    pub(super) fn widenings_of(&self, k: usize, scope: Scope) -> Vec<Widening> {
         let elements = &self.elements.elements;
         let context = elements
             .iter()
@@ -170,7 +159,7 @@ impl Rule {
 
     /// Whether `widening` of element `k` makes the pattern match the line of `run`, whose
     /// tokens' texts and kinds `token` gives.
-    fn completes<'t>(
+    pub(super) fn completes<'t>(
         &self,
         run: &ElementRun<'_>,
         k: usize,
@@ -244,51 +233,8 @@ fn with_parentheses(text: &str, range: TextRange, within: TextRange) -> Option<T
     ))
 }
 
-/// The rules `LABEL: REGEX` of the file that widening may rewrite, for `label` (or every
-/// label), with their elements.
-pub(super) fn rules_of(file: &RulesFile, label: Option<&str>) -> Vec<Rule> {
-    let text = &file.source.text;
-    let rules = &file.rules;
-    rules
-        .patterns
-        .iter()
-        .enumerate()
-        .filter_map(|(p, def)| {
-            let [id] = def.labels.as_slice() else {
-                return None;
-            };
-            let name = &rules.labels.get(id.index())?.name;
-            if !def.anonymous || label.is_some_and(|label| label != name) {
-                return None;
-            }
-            file.system.patterns().get(p)?.dfa.as_ref()?;
-            Some(Rule {
-                pattern: p,
-                label: name.clone(),
-                line: def.line,
-                regex: regex_range(text, def.name_range, def.range)?,
-                elements: PatternElements::new(&def.regex, file.system.alphabet())?,
-            })
-        })
-        .collect()
-}
-
-/// The regex of the statement `LABEL: REGEX` at `statement`, as written (a group's
-/// parentheses at either end included).
-pub(super) fn regex_range(text: &str, label: TextRange, statement: TextRange) -> Option<TextRange> {
-    let (from, to) = (usize::from(label.end()), usize::from(statement.end()));
-    let body = text.get(from..to)?;
-    let after = &body[body.find(':')? + 1..];
-    let start = to - after.len() + (after.len() - after.trim_start().len());
-    let end = to - (after.len() - after.trim_end().len());
-    Some(TextRange::new(
-        TextSize::from(start as u32),
-        TextSize::from(end.max(start) as u32),
-    ))
-}
-
 /// The lines in the symbols of a rule system's alphabet.
-fn symbolize(lines: &Lines, alphabet: &Alphabet) -> Vec<Vec<SymbolId>> {
+pub(super) fn symbolize(lines: &Lines, alphabet: &Alphabet) -> Vec<Vec<SymbolId>> {
     let by_id: Vec<SymbolId> = lines
         .vocabulary
         .iter()
@@ -302,7 +248,7 @@ fn symbolize(lines: &Lines, alphabet: &Alphabet) -> Vec<Vec<SymbolId>> {
 }
 
 /// One rule on the train lines: each line's run, computed once.
-struct OnLines<'a> {
+pub(super) struct OnLines<'a> {
     rule: &'a Rule,
     lines: &'a Lines,
     alphabet: &'a Alphabet,
@@ -313,7 +259,7 @@ struct OnLines<'a> {
 }
 
 impl<'a> OnLines<'a> {
-    fn new(
+    pub(super) fn new(
         rule: &'a Rule,
         lines: &'a Lines,
         alphabet: &'a Alphabet,
@@ -395,7 +341,7 @@ impl<'a> OnLines<'a> {
     }
 
     /// The lines that widening element `k` makes the pattern match, ascending.
-    fn gained(&mut self, k: usize, widening: &Widening) -> Vec<u32> {
+    pub(super) fn gained(&mut self, k: usize, widening: &Widening) -> Vec<u32> {
         let lines = self.lines;
         let rule = self.rule;
         self.may_gain(k, widening)
@@ -533,20 +479,6 @@ pub(super) fn widen(
     Some(out)
 }
 
-/// The larger train gain first, then the higher precision, then the shorter edit.
-pub(super) fn by_estimate(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
-    let (a_estimate, b_estimate) = (
-        a.estimate.unwrap_or_default(),
-        b.estimate.unwrap_or_default(),
-    );
-    b_estimate
-        .gain()
-        .cmp(&a_estimate.gain())
-        .then(b_estimate.precision().total_cmp(&a_estimate.precision()))
-        .then(a.describe().len().cmp(&b.describe().len()))
-        .then(a.describe().cmp(&b.describe()))
-}
-
 /// A word that fixes lines precisely on its own in one element's place.
 struct PreciseWord {
     word: Word,
@@ -556,13 +488,13 @@ struct PreciseWord {
 }
 
 /// Whether a widening passes the floors of a new rule.
-fn passes(estimate: &Estimate, config: &SuggestConfig) -> bool {
+pub(super) fn passes(estimate: &Estimate, config: &SuggestConfig) -> bool {
     estimate.fixed >= config.min_fixed
         && estimate.gain() > 0
         && estimate.precision() >= config.min_precision
 }
 
-fn candidate(
+pub(super) fn candidate(
     file: &RulesFile,
     rule: &Rule,
     k: usize,
@@ -574,127 +506,4 @@ fn candidate(
         edit: rule.edit(&file.source.text, k, widening)?,
         estimate: Some(estimate),
     })
-}
-
-/// A widening that makes a rule match one line, measured.
-#[derive(Debug, Clone)]
-pub struct LineWidening {
-    pub suggestion: Suggestion,
-    /// The rules after the edit, analyzed.
-    pub edited: RulesFile,
-}
-
-/// The widening of a rule `label: REGEX` that makes it match `text`: of the rules of
-/// `label` that do not match it, the closest (the fewest elements missing, then the most
-/// matched) that one widened element makes match, with, of the widenings that do, one
-/// `suggest` would propose (it passes the floors of a new rule on train), else the one with
-/// the largest train gain; measured on `corpora` like every suggestion, and checked by
-/// compiling the edited rules. `None` when no single widening makes one of them match.
-/// Cost: the line run on each rule of `label`; when one is not far off, the corpora read
-/// and classified, and one edit measured.
-pub fn widen_for_line(
-    file: &RulesFile,
-    corpora: &super::Corpora,
-    label: &str,
-    text: &str,
-) -> Option<LineWidening> {
-    let mut tokens = Tokens::default();
-    tokens.tokenize(text);
-    let mut symbols = Vec::new();
-    file.system.alphabet().symbolize(&tokens, &mut symbols);
-    let rules = rules_of(file, Some(label));
-    let mut closest: Vec<(usize, std::cmp::Reverse<usize>, &Rule)> = rules
-        .iter()
-        .filter_map(|rule| {
-            let why = rule
-                .elements
-                .run(&symbols, file.system.alphabet())?
-                .why_not()?;
-            Some((why.missing, std::cmp::Reverse(why.matched), rule))
-        })
-        .collect();
-    closest.sort_by_key(|&(missing, matched, rule)| (missing, matched, rule.pattern));
-    if closest.is_empty() {
-        return None;
-    }
-    let (train, dev) = (Lines::new(corpora.train), Lines::new(corpora.dev));
-    let state = State::new(file.clone(), &train, &dev, &[], &[]);
-    let gold = train.label(label);
-    let rank = state.train_standing.rank_for(label);
-    let train_symbols = symbolize(&train, file.system.alphabet());
-    for (_, _, rule) in closest {
-        let Some(run) = rule.elements.run(&symbols, file.system.alphabet()) else {
-            continue;
-        };
-        let token = |i: usize| {
-            let token = tokens.get(i).expect("a token of the line");
-            (token.text, token.kind)
-        };
-        let mut widenings: Vec<(usize, Widening)> = Vec::new();
-        for k in 0..rule.elements.elements.len() {
-            for widening in rule.widenings_of(k, Scope::Line) {
-                match widening {
-                    Widening::Words(_) => {
-                        let mut words: Vec<Word> = run
-                            .slots(k)
-                            .map(|i| (token(i).0.to_string(), token(i).1))
-                            .collect();
-                        words.sort();
-                        words.dedup();
-                        widenings.extend(
-                            words
-                                .into_iter()
-                                .map(|word| (k, Widening::Words(vec![word]))),
-                        );
-                    }
-                    other if rule.completes(&run, k, &other, token) => widenings.push((k, other)),
-                    _ => {}
-                }
-            }
-        }
-        let mut on = OnLines::new(rule, &train, file.system.alphabet(), &train_symbols);
-        let mut estimated: Vec<(Candidate, usize)> = widenings
-            .iter()
-            .filter_map(|(k, widening)| {
-                let estimate = match gold {
-                    Some(gold) => {
-                        let gained = on.gained(*k, widening);
-                        estimate_of(&train, &state.train_standing, &gained, gold, rank)
-                    }
-                    None => Estimate::default(),
-                };
-                let candidate = candidate(file, rule, *k, widening, estimate)?;
-                Some((candidate, widening.breadth()))
-            })
-            .collect();
-        // The widenings `suggest` would propose first, then the larger train gain, then the
-        // narrower.
-        let floors =
-            |c: &Candidate| passes(&c.estimate.unwrap_or_default(), &SuggestConfig::DEFAULT);
-        estimated.sort_by(|(a, a_breadth), (b, b_breadth)| {
-            floors(b)
-                .cmp(&floors(a))
-                .then(
-                    b.estimate
-                        .unwrap_or_default()
-                        .gain()
-                        .cmp(&a.estimate.unwrap_or_default().gain()),
-                )
-                .then(a_breadth.cmp(b_breadth))
-                .then(by_estimate(a, b))
-        });
-        for (candidate, _) in estimated {
-            let Some((suggestion, next)) = state.measure(&candidate, false) else {
-                continue;
-            };
-            let matched = next.file.system.classify(text).matched;
-            if matched.get(rule.pattern) == Some(&true) {
-                return Some(LineWidening {
-                    suggestion,
-                    edited: next.file,
-                });
-            }
-        }
-    }
-    None
 }
