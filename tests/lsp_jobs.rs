@@ -444,11 +444,11 @@ fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and
     let logs = logs_until(&mut server, |logs| {
         count(
             logs,
-            "warm start: 72 patterns keep their parameters, 1 new or changed, 1 gone",
+            "warm start: 72 of 73 patterns keep their trained parameters (1 new or changed, 1 gone)",
         ) == 1
             && count(
                 logs,
-                "warm start: 71 patterns keep their parameters, 2 new or changed, 2 gone",
+                "warm start: 71 of 73 patterns keep their trained parameters (2 new or changed, 2 gone)",
             ) == 1
             // Log lines are sent each from its own task: wait for this one too.
             && count(logs, "(warm start ") >= 1
@@ -491,7 +491,10 @@ fn an_edit_warm_starts_from_the_previous_network_unless_the_settings_changed_and
     );
     server.wait_for(progress_end("rulelens/train/"));
     logs_until(&mut server, |logs| {
-        count(logs, "training from scratch: the training settings changed") == 1
+        count(
+            logs,
+            "training from scratch, not from the previous network: the training settings changed",
+        ) == 1
     });
     assert_eq!(server.stop(), 0);
     std::fs::remove_dir_all(&dir).unwrap();

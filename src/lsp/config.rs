@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 /// How the server trains: when, where it caches, and the training settings themselves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct Training {
+pub struct TrainingSection {
     /// Train on save ("Train Now" trains even when this is off).
     pub enabled: bool,
     /// A save that comes within this many seconds of the one before (an editor that saves
@@ -48,11 +48,11 @@ pub struct Training {
 /// ([`TrainingSettings::members`]).
 pub const SAVE_MEMBERS: usize = 1;
 
-impl Training {
+impl TrainingSection {
     /// The rule network a save trains: the settings, with [`SAVE_MEMBERS`] members unless
     /// they ask for a number, when they name one of the FA-RNN family (SoPa is then the only
-    /// network, [`Training::patterns_network`]; an MVMA-G trains instead,
-    /// [`Training::mvma_network`]; the S-LSTM does not train on save).
+    /// network, [`TrainingSection::patterns_network`]; an MVMA-G trains instead,
+    /// [`TrainingSection::mvma_network`]; the S-LSTM does not train on save).
     pub fn rules_network(&self) -> Option<TrainingSettings> {
         self.settings
             .model
@@ -82,9 +82,9 @@ impl Training {
     }
 }
 
-impl Default for Training {
-    fn default() -> Training {
-        Training {
+impl Default for TrainingSection {
+    fn default() -> TrainingSection {
+        TrainingSection {
             enabled: true,
             delay: 3.0,
             model_cache: None,
@@ -97,7 +97,7 @@ impl Default for Training {
 /// Whether the server computes suggestions on save, and with what floors.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct Suggest {
+pub struct SuggestSection {
     /// Compute the suggestion engine's edits after each save's analysis (needs `train` and
     /// `dev` corpora), for code actions and `rulelens/suggest`.
     pub enabled: bool,
@@ -105,9 +105,9 @@ pub struct Suggest {
     pub config: SuggestConfig,
 }
 
-impl Default for Suggest {
-    fn default() -> Suggest {
-        Suggest {
+impl Default for SuggestSection {
+    fn default() -> SuggestSection {
+        SuggestSection {
             enabled: true,
             config: SuggestConfig::DEFAULT,
         }
@@ -118,7 +118,7 @@ impl Default for Suggest {
 /// against (`project::bench`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-pub struct Yardstick {
+pub struct YardstickSection {
     /// Train the black box in the background after a save whose corpora the bench cache
     /// has no figure for (minutes of one core: the S-LSTM on SMS takes about 8), beside
     /// the save's networks. Off: the lens shows what `rulelens bench` measured.
@@ -130,9 +130,9 @@ pub struct Yardstick {
     pub cache: Option<PathBuf>,
 }
 
-impl Default for Yardstick {
-    fn default() -> Yardstick {
-        Yardstick {
+impl Default for YardstickSection {
+    fn default() -> YardstickSection {
+        YardstickSection {
             train: false,
             model: ModelKind::Slstm,
             cache: None,
@@ -147,9 +147,9 @@ pub type CorpusBindings = BTreeMap<String, PathBuf>;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Settings {
-    pub training: Training,
-    pub suggest: Suggest,
-    pub yardstick: Yardstick,
+    pub training: TrainingSection,
+    pub suggest: SuggestSection,
+    pub yardstick: YardstickSection,
     /// W0502's and W0503's thresholds (`minPrecision`, `conflictShare`).
     #[serde(flatten)]
     pub findings: FindingsConfig,
@@ -170,9 +170,9 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
-            training: Training::default(),
-            suggest: Suggest::default(),
-            yardstick: Yardstick::default(),
+            training: TrainingSection::default(),
+            suggest: SuggestSection::default(),
+            yardstick: YardstickSection::default(),
             findings: FindingsConfig::default(),
             max_line_diagnostics: DEFAULT_MAX_MISCLASSIFIED,
             reconstruct_threshold: ReconstructConfig::default().threshold,
@@ -325,12 +325,12 @@ mod tests {
 
     #[test]
     fn a_save_trains_a_rule_network_only_for_the_fa_rnn_family_and_of_black_boxes_the_mvma_g() {
-        let with_model = |model: ModelKind| Training {
+        let with_model = |model: ModelKind| TrainingSection {
             settings: TrainingSettings {
                 model,
                 ..TrainingSettings::DEFAULT
             },
-            ..Training::default()
+            ..TrainingSection::default()
         };
         for model in [ModelKind::FaRnn, ModelKind::BiFaGru] {
             assert!(with_model(model).rules_network().is_some(), "{model:?}");
@@ -407,7 +407,7 @@ mod tests {
             })))
             .resolve(None)
             .unwrap();
-        assert_eq!(cleared.training, Training::default());
+        assert_eq!(cleared.training, TrainingSection::default());
     }
 
     #[test]

@@ -25,11 +25,12 @@
 //! Results are stored only while their job is still the newest of its project. All heavy
 //! work runs on tokio's blocking pool; these tasks only await it and forward progress.
 
+use super::capabilities::ClientFlags;
+use super::client_notices::{Progress, name, refresh_diagnostics, refresh_views};
 use super::measure;
 use super::prepared::Prepared;
 use super::registry::{Claim, Networks};
-use super::report::{Progress, name, refresh_diagnostics, refresh_views};
-use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, Training};
+use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, TrainingDemand};
 use super::yardstick;
 use crate::ide::{TrainedFaRnn, TrainedMvma, TrainedPatterns};
 use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource, WARM_SCHEDULE};
@@ -493,8 +494,8 @@ async fn obtain<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinis
     let in_memory = session.update(|state| {
         let held = T::held_mut(state.project_of_job(&job.key, &job.ticket)?);
         held.wanted = Some(plan.memory_key.clone());
-        let same =
-            held.key.as_deref() == Some(plan.memory_key.as_str()) && job.training != Training::Full;
+        let same = held.key.as_deref() == Some(plan.memory_key.as_str())
+            && job.training != TrainingDemand::Full;
         Some(held.network.clone().filter(|_| same))
     })?;
     match in_memory {
@@ -514,7 +515,7 @@ async fn network<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfini
         plan,
         ..
     } = fetch;
-    if job.training == Training::Full {
+    if job.training == TrainingDemand::Full {
         // Asked for a full training: nothing held, shared or cached will do.
         let (made, unfinished) = make(fetch).await.unzip();
         return made.map(|model| (model, unfinished.flatten()));
@@ -555,7 +556,7 @@ async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinishe
     } = fetch;
     let settings = session.snapshot().settings.clone();
     let wanted = wanted_by_someone(session, &plan.memory_key);
-    if job.training != Training::Full && plan.is_cached() {
+    if job.training != TrainingDemand::Full && plan.is_cached() {
         let (dir, text, analysis) = (plan.dir.clone(), job.text.clone(), saved.analysis.clone());
         let cancelled = wanted.clone();
         let (reconstruct, limits) = (settings.reconstruct(), settings.limits);
@@ -590,11 +591,11 @@ async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinishe
             Err(error) => session.log_error(format!("loading failed: {error}")),
         }
     }
-    if !(settings.training.enabled || job.training != Training::IfEnabled) {
+    if !(settings.training.enabled || job.training != TrainingDemand::IfEnabled) {
         return None;
     }
     // A burst of saves trains once: wait for the last. A save on its own trains at once.
-    if job.training == Training::IfEnabled && job.in_a_burst {
+    if job.training == TrainingDemand::IfEnabled && job.in_a_burst {
         tokio::time::sleep(Duration::from_secs_f64(settings.training.delay)).await;
     }
     let _permit = networks.training.acquire().await.ok()?;
@@ -627,83 +628,127 @@ fn wanted_by_someone(
     })
 }
 
-/// What the blocking training reports to the actor.
-enum Report {
-    /// Whether it starts from the previous network, or why not (only when it may).
-    Start {
-        warm: bool,
-        detail: String,
-    },
+/// What the blocking training tells the actor, with the lines [`FitEvent::lines`] says
+/// the events in.
+enum TrainingNews {
+    /// Whether it starts from the previous network, and why or how (only when it may).
+    Start { warm: bool, lines: Vec<String> },
     Epoch {
         epoch: usize,
         dev_accuracy: f64,
         best: f64,
     },
-    Data {
-        n_train: usize,
-        n_dev: usize,
-    },
+    /// The data training uses: the number of training sentences.
+    Data { n_train: usize, lines: Vec<String> },
     /// Member `index` (from 0) of an ensemble of `members` starts training.
     Member {
         index: usize,
         members: usize,
+        lines: Vec<String>,
     },
 }
 
 /// Trains the network of `plan`, caches its checkpoint and prepares it, with progress and
-/// log lines.
+/// log lines: the training starts on the blocking pool ([`start_training`]), the actor
+/// follows its news into `$/progress` and the hovers' status ([`follow_training`]), and its
+/// outcome is logged ([`finish_training`]).
 async fn train<T: Prepared>(
     fetch: Fetch<'_>,
     wanted: Arc<dyn Fn() -> bool + Send + Sync>,
 ) -> Option<(T, Unfinished)> {
-    let Fetch {
-        session,
-        job,
-        saved,
-        plan,
-        training,
-        ..
-    } = fetch;
-    let snapshot = session.snapshot();
-    let settings = snapshot.settings.clone();
-    let training = training.clone();
-    let file = name(&job.key);
-    let epochs = training.epochs.max(1);
-    let from = if job.training == Training::Full {
+    let run = TrainingRun::new::<T>(&fetch);
+    let from = if fetch.job.training == TrainingDemand::Full {
         None
     } else {
-        session.read(|state| {
-            let held = T::held(state.projects.get(&job.key)?);
+        fetch.session.read(|state| {
+            let held = T::held(state.projects.get(&fetch.job.key)?);
             held.dir.clone().filter(|_| T::WARM_STARTS)
         })
     };
     // The title says whether the network starts from the previous one, which the blocking
     // task knows once it has read it; without one to start from, it is a full training.
-    let (model_name, batch_size) = (training.model.display_name(), training.batch_size);
-    let title = |warm: bool| {
-        format!(
-            "{} {model_name} ({})",
-            if warm {
-                "Warm start of"
-            } else {
-                "Full training of"
-            },
-            T::ROLE
-        )
-    };
-    let begin = |warm: bool| {
-        let title = title(warm);
-        let token = format!("{}/{}", T::PROGRESS_TOKEN, job.ticket.generation);
-        let (client, file) = (snapshot.client, file.clone());
-        async move { Progress::begin(session, &client, &token, &title, &file).await }
-    };
     let mut progress = match from {
-        None => Some(begin(false).await),
+        None => Some(run.begin(false).await),
         Some(_) => None,
     };
-    // The settings that shape this model: β for the FA-RNN family, the free patterns and
-    // the semiring for SoPa, the dropout for a black box.
-    let shape = if training.model.is_black_box() {
+    let (blocking, news) = start_training::<T>(&run, &fetch, from, wanted);
+    let result = follow_training(&run, blocking, news, &mut progress).await;
+    let progress = match progress {
+        Some(progress) => progress,
+        None => run.begin(false).await,
+    };
+    finish_training(&run, fetch.plan, result, progress).await
+}
+
+/// What a training of one kind of network for one job says, and to whom.
+struct TrainingRun<'a> {
+    session: &'a Arc<Session>,
+    job: &'a JobRequest,
+    client: ClientFlags,
+    /// The project's name in messages.
+    file: String,
+    /// "FA-RNN (rule network)": the model and its role.
+    what: String,
+    /// The `$/progress` token's prefix for this kind.
+    token: &'static str,
+    /// Dev measurements of a full training: one per epoch.
+    epochs: usize,
+    batch_size: usize,
+    started: Instant,
+}
+
+impl<'a> TrainingRun<'a> {
+    fn new<T: Prepared>(fetch: &Fetch<'a>) -> TrainingRun<'a> {
+        TrainingRun {
+            session: fetch.session,
+            job: fetch.job,
+            client: fetch.session.snapshot().client,
+            file: name(&fetch.job.key),
+            what: format!("{} ({})", fetch.training.model.display_name(), T::ROLE),
+            token: T::PROGRESS_TOKEN,
+            epochs: fetch.training.epochs.max(1),
+            batch_size: fetch.training.batch_size,
+            started: Instant::now(),
+        }
+    }
+
+    /// The progress's title: `Warm start of FA-RNN (rule network)`.
+    fn title(&self, warm: bool) -> String {
+        let how = if warm {
+            "Warm start of"
+        } else {
+            "Full training of"
+        };
+        format!("{how} {}", self.what)
+    }
+
+    /// Begins the training's `$/progress`.
+    async fn begin(&self, warm: bool) -> Progress {
+        let token = format!("{}/{}", self.token, self.job.ticket.generation);
+        Progress::begin(
+            self.session,
+            &self.client,
+            &token,
+            &self.title(warm),
+            &self.file,
+        )
+        .await
+    }
+
+    /// Sets what hovers show of the training (`None` once it ended).
+    fn show(&self, shown: Option<Arc<str>>) {
+        self.session.update(|state| {
+            if let Some(project) = state.projects_mut().get_mut(&self.job.key) {
+                project.training = shown;
+            }
+        });
+    }
+}
+
+/// The settings that shape a network, for the log: β for the FA-RNN family, the free
+/// patterns and the semiring for SoPa, the dropout for a black box.
+fn shape_of(training: &TrainingSettings) -> String {
+    if training.model.is_black_box() {
         format!("dropout {}", training.dropout())
     } else if training.model == ModelKind::Sopa {
         format!(
@@ -716,12 +761,31 @@ async fn train<T: Prepared>(
         )
     } else {
         format!("β {}", training.beta)
-    };
-    session.log(
+    }
+}
+
+/// The blocking training's outcome.
+type TrainingResult<T> = Result<Result<project::TrainedNetwork<T>, String>, tokio::task::JoinError>;
+
+/// Logs the training's settings and starts it on the blocking pool, from the checkpoint
+/// `from` where it warm-starts: its handle, and the channel of its news.
+fn start_training<T: Prepared>(
+    run: &TrainingRun,
+    fetch: &Fetch<'_>,
+    from: Option<PathBuf>,
+    wanted: Arc<dyn Fn() -> bool + Send + Sync>,
+) -> (
+    tokio::task::JoinHandle<Result<project::TrainedNetwork<T>, String>>,
+    UnboundedReceiver<TrainingNews>,
+) {
+    let training = fetch.training.clone();
+    run.session.log(
         MessageType::INFO,
         format!(
-            "{file}: training {} ({shape}, learning rate {}, batch {}, at most {} epochs, patience {}, word vectors {})",
+            "{}: training {} ({}, learning rate {}, batch {}, at most {} epochs, patience {}, word vectors {})",
+            run.file,
             training.model.display_name(),
+            shape_of(&training),
             training.learning_rate(),
             training.batch_size,
             training.epochs,
@@ -732,143 +796,208 @@ async fn train<T: Prepared>(
                 .map_or_else(|| "bundled".to_string(), |p| p.display().to_string())
         ),
     );
-    let (sender, mut reports) = unbounded_channel();
-    let blocking = {
-        let (analysis, dir) = (saved.analysis.clone(), plan.dir.clone());
-        tokio::task::spawn_blocking(move || {
-            let mut best = 0.0f64;
-            train_network::<T>(
-                &dir,
-                &analysis,
-                &training,
-                &settings.limits,
-                &settings.reconstruct(),
-                from.as_deref(),
-                &mut |event| match event {
-                    FitEvent::WarmStart(record) => {
-                        let _ = sender.send(Report::Start {
-                            warm: true,
-                            detail: format!(
-                                "{} patterns keep their parameters, {} new or changed, {} gone",
-                                record.kept_patterns,
-                                record.changed_patterns,
-                                record.removed_patterns
-                            ),
-                        });
-                    }
-                    FitEvent::FullTraining { why } => {
-                        let _ = sender.send(Report::Start {
-                            warm: false,
-                            detail: why.to_string(),
-                        });
-                    }
+    let settings = run.session.snapshot().settings.clone();
+    let (sender, news) = unbounded_channel();
+    let (analysis, dir) = (fetch.saved.analysis.clone(), fetch.plan.dir.clone());
+    let blocking = tokio::task::spawn_blocking(move || {
+        let mut best = 0.0f64;
+        train_network::<T>(
+            &dir,
+            &analysis,
+            &training,
+            &settings.limits,
+            &settings.reconstruct(),
+            from.as_deref(),
+            &mut |event| {
+                let news = match &event {
+                    FitEvent::WarmStart(_) => TrainingNews::Start {
+                        warm: true,
+                        lines: event.lines(),
+                    },
+                    FitEvent::FullTraining { .. } => TrainingNews::Start {
+                        warm: false,
+                        lines: event.lines(),
+                    },
                     FitEvent::Epoch(report) => {
                         best = best.max(report.dev_accuracy);
-                        let _ = sender.send(Report::Epoch {
+                        TrainingNews::Epoch {
                             epoch: report.epoch,
                             dev_accuracy: report.dev_accuracy,
                             best,
-                        });
+                        }
                     }
-                    FitEvent::Data { n_train, n_dev, .. } => {
-                        let _ = sender.send(Report::Data { n_train, n_dev });
-                    }
+                    FitEvent::Data { n_train, .. } => TrainingNews::Data {
+                        n_train: *n_train,
+                        lines: event.lines(),
+                    },
                     FitEvent::Member { index, members, .. } => {
                         best = 0.0;
-                        let _ = sender.send(Report::Member { index, members });
+                        TrainingNews::Member {
+                            index: *index,
+                            members: *members,
+                            lines: event.lines(),
+                        }
                     }
-                    _ => {}
-                },
-                &|| !wanted(),
-            )
-        })
-    };
+                    _ => return,
+                };
+                let _ = sender.send(news);
+            },
+            &|| !wanted(),
+        )
+    });
+    (blocking, news)
+}
+
+/// Where a followed training stands: whether it is a warm start (its dev measurements
+/// counted by [`WARM_SCHEDULE`] once the number of training sentences is known, else one
+/// per epoch), and the ensemble member training now (one network: 0 of 1).
+struct Followed {
+    warm_start: bool,
+    measurements: usize,
+    member: usize,
+    members: usize,
+}
+
+impl Followed {
+    /// What `news` says, given what came before.
+    fn read(&mut self, run: &TrainingRun, news: TrainingNews) -> Told {
+        let file = &run.file;
+        let logged = |lines: &[String]| -> Vec<(MessageType, String)> {
+            lines
+                .iter()
+                .map(|line| {
+                    let level = if line.starts_with("warning: ") {
+                        MessageType::WARNING
+                    } else {
+                        MessageType::INFO
+                    };
+                    (level, format!("{file}: {line}"))
+                })
+                .collect()
+        };
+        match news {
+            TrainingNews::Start { warm, lines } => {
+                self.warm_start = warm;
+                Told {
+                    logged: logged(&lines),
+                    shown: None,
+                }
+            }
+            TrainingNews::Data { n_train, lines } => {
+                if self.warm_start {
+                    self.measurements = WARM_SCHEDULE.measurements(n_train, run.batch_size);
+                }
+                // The first line is the progress's message; the others go to the log.
+                let message = format!("{file}: {}", lines.first().map_or("", String::as_str));
+                Told {
+                    logged: logged(lines.get(1..).unwrap_or_default()),
+                    shown: Some((message, 0)),
+                }
+            }
+            TrainingNews::Member {
+                index,
+                members,
+                lines,
+            } => {
+                (self.member, self.members) = (index, members);
+                let message = format!("{file}: {}", lines.join("; "));
+                Told {
+                    logged: Vec::new(),
+                    shown: Some((message, (100 * index / members.max(1)) as u32)),
+                }
+            }
+            TrainingNews::Epoch {
+                epoch,
+                dev_accuracy,
+                best,
+            } => {
+                let (member, members, measurements) =
+                    (self.member, self.members, self.measurements);
+                let message = format!(
+                    "{file}: {}{} {epoch}/{measurements}, dev accuracy {:.1}% (best {:.1}%)",
+                    if members > 1 {
+                        format!("member {}/{members}, ", member + 1)
+                    } else {
+                        String::new()
+                    },
+                    if self.warm_start {
+                        "dev measurement"
+                    } else {
+                        "epoch"
+                    },
+                    100.0 * dev_accuracy,
+                    100.0 * best
+                );
+                let percentage = ((100 * (member * measurements + epoch.min(measurements)))
+                    / (members * measurements).max(1))
+                .min(100) as u32;
+                Told {
+                    logged: Vec::new(),
+                    shown: Some((message, percentage)),
+                }
+            }
+        }
+    }
+}
+
+/// What a piece of a training's news tells the user: log lines with their level, and the
+/// progress message with its percentage (none for a start).
+struct Told {
+    logged: Vec<(MessageType, String)>,
+    shown: Option<(String, u32)>,
+}
+
+/// Follows the blocking training's news until it ends: each logged, and shown in the
+/// `$/progress` (begun at the start's news, when it was not yet) and the hovers' status.
+async fn follow_training<T>(
+    run: &TrainingRun<'_>,
+    blocking: tokio::task::JoinHandle<Result<project::TrainedNetwork<T>, String>>,
+    mut news: UnboundedReceiver<TrainingNews>,
+    progress: &mut Option<Progress>,
+) -> TrainingResult<T> {
     tokio::pin!(blocking);
-    let started = Instant::now();
-    // Dev measurements to come: one per epoch, or a warm start's schedule once the number
-    // of training sentences is known.
-    let (mut warm_start, mut measurements) = (false, epochs);
-    // The ensemble member training now, and how many there are (one network: 0 of 1).
-    let (mut member, mut members) = (0, 1);
-    let result = loop {
+    let mut followed = Followed {
+        warm_start: false,
+        measurements: run.epochs,
+        member: 0,
+        members: 1,
+    };
+    loop {
         tokio::select! {
-            Some(report) = reports.recv() => {
-                let (message, percentage) = match report {
-                    Report::Start { warm, detail } => {
-                        session.log(
-                            MessageType::INFO,
-                            format!(
-                                "{file}: {}: {detail}",
-                                if warm { "warm start" } else { "training from scratch" }
-                            ),
-                        );
-                        warm_start = warm;
-                        if progress.is_none() {
-                            progress = Some(begin(warm).await);
-                        }
-                        continue;
-                    }
-                    Report::Data { n_train, n_dev } => {
-                        if warm_start {
-                            measurements = WARM_SCHEDULE.measurements(n_train, batch_size);
-                        }
-                        (
-                            format!("{file}: {n_train} training and {n_dev} dev sentences"),
-                            0,
-                        )
-                    }
-                    Report::Member { index, members: n } => {
-                        (member, members) = (index, n);
-                        (
-                            format!("{file}: ensemble member {} of {n}", index + 1),
-                            (100 * index / n.max(1)) as u32,
-                        )
-                    }
-                    Report::Epoch { epoch, dev_accuracy, best } => (
-                        format!(
-                            "{file}: {}{} {epoch}/{measurements}, dev accuracy {:.1}% (best {:.1}%)",
-                            if members > 1 {
-                                format!("member {}/{members}, ", member + 1)
-                            } else {
-                                String::new()
-                            },
-                            if warm_start { "dev measurement" } else { "epoch" },
-                            100.0 * dev_accuracy,
-                            100.0 * best
-                        ),
-                        ((100 * (member * measurements + epoch.min(measurements)))
-                            / (members * measurements).max(1))
-                        .min(100) as u32,
-                    ),
+            Some(news) = news.recv() => {
+                let Told { logged, shown } = followed.read(run, news);
+                for (level, line) in logged {
+                    run.session.log(level, line);
+                }
+                if progress.is_none() {
+                    *progress = Some(run.begin(followed.warm_start).await);
+                }
+                let Some((message, percentage)) = shown else {
+                    continue;
                 };
                 // What hovers show, as the client's status shows it: the title, then the
                 // message.
-                let shown: Arc<str> = format!("{}: {message}", title(warm_start)).into();
-                session.update(|state| {
-                    if let Some(project) = state.projects_mut().get_mut(&job.key) {
-                        project.training = Some(shown);
-                    }
-                });
-                if progress.is_none() {
-                    progress = Some(begin(false).await);
-                }
-                if let Some(progress) = &progress {
+                run.show(Some(format!("{}: {message}", run.title(followed.warm_start)).into()));
+                if let Some(progress) = progress {
                     progress.report(message, percentage).await;
                 }
             }
-            result = &mut blocking => break result,
+            result = &mut blocking => return result,
         }
-    };
-    let progress = match progress {
-        Some(progress) => progress,
-        None => begin(false).await,
-    };
-    session.update(|state| {
-        if let Some(project) = state.projects_mut().get_mut(&job.key) {
-            project.training = None;
-        }
-    });
-    let seconds = started.elapsed().as_secs_f64();
+    }
+}
+
+/// Logs the training's outcome and clears the hovers' status: the trained network with
+/// its progress still open (ended once it is stored), or `None` with the progress ended.
+async fn finish_training<T: Prepared>(
+    run: &TrainingRun<'_>,
+    plan: &NetworkPlan,
+    result: TrainingResult<T>,
+    progress: Progress,
+) -> Option<(T, Unfinished)> {
+    run.show(None);
+    let (session, file) = (run.session, &run.file);
+    let seconds = run.started.elapsed().as_secs_f64();
     let (outcome, model) = match result {
         Ok(Ok(trained)) => {
             let metrics = &trained.model.manifest().metrics;
@@ -900,10 +1029,14 @@ async fn train<T: Prepared>(
                 Some(trained.model),
             )
         }
-        Ok(Err(message)) if !session.read(|state| state.is_newest(&job.key, &job.ticket)) => (
-            format!("{file}: cancelled by a newer save ({message})"),
-            None,
-        ),
+        Ok(Err(message))
+            if !session.read(|state| state.is_newest(&run.job.key, &run.job.ticket)) =>
+        {
+            (
+                format!("{file}: cancelled by a newer save ({message})"),
+                None,
+            )
+        }
         Ok(Err(message)) => {
             session.log(
                 MessageType::WARNING,

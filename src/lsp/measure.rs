@@ -13,8 +13,8 @@
 //! or its newest save wants another (while that one trains: the next network measures
 //! again), and logs how many lines it measured and how long that took.
 
+use super::client_notices::name;
 use super::documents::{Document, Kind};
-use super::report::name;
 use super::state::{Session, Snapshot};
 use crate::ide::{HoverConfig, TrainedFaRnn, examples_in};
 use std::path::Path;

@@ -11,12 +11,11 @@
 //! pushed to the others by one publisher (`publish.rs`), so they go out in version order. Only this module knows
 //! tower-lsp-server, LSP types and tokio.
 //!
-//! Modules only use the ones listed before them (`tests/tidy.rs` checks that there is no
-//! import cycle): `convert`, `config`, `ext`, `documents`, `capabilities`, `state`,
-//! `handlers`, `measure`, `sync`, `publish`, `registry`, `prepared`, `jobs`, `transport`,
-//! `server`.
+//! The modules import one another without a circle (`tests/tidy.rs`); `docs/lsp.md`, "How
+//! the server is organised", says what each does.
 
 mod capabilities;
+mod client_notices;
 mod config;
 mod convert;
 mod diagnostics;
@@ -28,7 +27,6 @@ mod measure;
 mod prepared;
 mod publish;
 mod registry;
-mod report;
 mod server;
 mod state;
 mod sync;
@@ -36,7 +34,7 @@ mod transport;
 mod watch;
 mod yardstick;
 
-pub use config::{Options, Settings, Training};
+pub use config::{Options, Settings, TrainingSection};
 // For the `transport` fuzz target (fuzz/fuzz_targets/transport.rs) only.
 #[doc(hidden)]
 pub use transport::{Deframer, Event, MAX_MESSAGE_BYTES};

@@ -262,7 +262,7 @@ impl Fresh {
 
 /// Whether a save job trains when no network is found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Training {
+pub enum TrainingDemand {
     /// When the settings enable training (a save).
     IfEnabled,
     /// Whatever the settings say (the `rulelens/train` request).
@@ -282,7 +282,7 @@ pub struct JobRequest {
     /// shares that version's analysis ([`Project::analysis_of`]).
     pub version: Option<i32>,
     pub ticket: Ticket,
-    pub training: Training,
+    pub training: TrainingDemand,
     /// Whether it came within `training.delay` seconds of the project's previous job (a
     /// burst of saves, such as an editor that saves as you type): its training waits that
     /// long for a newer one. A save on its own trains at once.
@@ -362,7 +362,7 @@ impl State {
         &mut self,
         key: &Path,
         text: Arc<String>,
-        training: Training,
+        training: TrainingDemand,
     ) -> Option<JobRequest> {
         self.generation += 1;
         let ticket = Ticket {
@@ -780,7 +780,7 @@ mod tests {
         let text = Arc::new(String::new());
         let start = |state: &mut State| {
             state
-                .start_job(&key, text.clone(), Training::IfEnabled)
+                .start_job(&key, text.clone(), TrainingDemand::IfEnabled)
                 .expect("the project")
                 .in_a_burst
         };

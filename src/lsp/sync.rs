@@ -15,13 +15,13 @@
 //! binds has its long lines measured ahead of their hover when it is opened or changed
 //! (`measure.rs`).
 
+use super::client_notices::refresh_diagnostics;
 use super::config::Options;
 use super::convert::path_of;
 use super::documents::{Document, Kind};
 use super::ext::{TrainParams, TrainResult};
 use super::measure;
-use super::report::refresh_diagnostics;
-use super::state::{Project, Session, Snapshot, Training};
+use super::state::{Project, Session, Snapshot, TrainingDemand};
 use crate::project::find_rules_binding;
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
@@ -89,7 +89,7 @@ fn did_open(session: &Arc<Session>, params: DidOpenTextDocumentParams) {
                     .projects_mut()
                     .entry(key.clone())
                     .or_insert_with(|| Project::new(Arc::new(empty_rules()), None, path.is_some()));
-                state.start_job(&key, text.clone(), Training::IfEnabled)
+                state.start_job(&key, text.clone(), TrainingDemand::IfEnabled)
             });
             analyze_document(session, uri, version, text, path, key, false);
             session.send_job(job);
@@ -243,7 +243,7 @@ fn did_save(session: &Arc<Session>, params: DidSaveTextDocumentParams) {
                 .0
                 .clone(),
         };
-        state.start_job(&key, snapshot.rules_text(&key), Training::IfEnabled)
+        state.start_job(&key, snapshot.rules_text(&key), TrainingDemand::IfEnabled)
     });
     session.send_job(job);
 }
@@ -281,7 +281,7 @@ fn discover_rules(session: Arc<Session>, corpus: PathBuf) {
             state
                 .projects_mut()
                 .insert(key.clone(), Project::new(Arc::new(rules), None, true));
-            state.start_job(&key, text, Training::IfEnabled)
+            state.start_job(&key, text, TrainingDemand::IfEnabled)
         });
         if job.is_some() {
             session.log(
@@ -313,7 +313,9 @@ pub fn apply_options(session: &Session, options: Options) {
         let keys: Vec<PathBuf> = snapshot.projects.keys().cloned().collect();
         Ok(keys
             .iter()
-            .filter_map(|key| state.start_job(key, snapshot.rules_text(key), Training::IfEnabled))
+            .filter_map(|key| {
+                state.start_job(key, snapshot.rules_text(key), TrainingDemand::IfEnabled)
+            })
             .collect())
     });
     match jobs {
@@ -357,9 +359,9 @@ pub fn train(session: &Session, params: TrainParams) -> Result<TrainResult> {
         return Ok(refused(why));
     }
     let training = if params.full == Some(true) {
-        Training::Full
+        TrainingDemand::Full
     } else {
-        Training::Always
+        TrainingDemand::Always
     };
     let job = session.update(|state| state.start_job(&key, snapshot.rules_text(&key), training));
     session.send_job(job);

@@ -17,8 +17,8 @@
 //! server reads. Word-list files, which may have any name, are always polled this way, and
 //! a missing one too, so that creating it is noticed.
 
-use super::report::{CLIENT_TIMEOUT, name};
-use super::state::{Session, Snapshot, Training};
+use super::client_notices::{CLIENT_TIMEOUT, name};
+use super::state::{Session, Snapshot, TrainingDemand};
 use super::sync;
 use crate::project::same_file;
 use crate::syntax::ast::{StatementKind, WordsBody};
@@ -100,7 +100,7 @@ pub fn changed_on_disk(session: &Arc<Session>, paths: &[PathBuf]) {
                 let text = snapshot.rules_text(&key);
                 Some((
                     key.clone(),
-                    state.start_job(&key, text, Training::IfEnabled)?,
+                    state.start_job(&key, text, TrainingDemand::IfEnabled)?,
                 ))
             })
             .collect::<Vec<_>>()

@@ -9,7 +9,7 @@
 //! however many saves or projects ask for it, until no project wants that key any more;
 //! then its result goes into the cache and every project with that key shows it.
 
-use super::report::{Progress, name, refresh_views};
+use super::client_notices::{Progress, name, refresh_views};
 use super::state::{JobRequest, Session, Yardstick};
 use crate::ide::Measure;
 use crate::ide::RulesAnalysis;

@@ -11,6 +11,7 @@
 //! at once, as `documentChanges` with the version where they support it, so that the client
 //! itself refuses a stale one.
 
+use crate::digest::sha256_hex;
 use crate::ide::{
     Action, ActionKind, examples_in, line_actions, line_suggestion_actions, rules_actions,
     rules_suggestion_actions, suggestion_detail, suggestion_edit, suggestion_title,
@@ -19,7 +20,6 @@ use crate::limits::Limit;
 use crate::lsp::convert::{Encoding, Text, path_of, uri_of};
 use crate::lsp::ext::{SuggestParams, SuggestResult, SuggestStatus, SuggestionItem};
 use crate::lsp::state::{Project, Snapshot};
-use crate::model::checkpoint::sha256_hex;
 use crate::text::LineIndex;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
