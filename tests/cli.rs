@@ -1173,6 +1173,21 @@ fn a_checkpoint_carries_its_word_list_files() {
     );
     let first = predict_win_a_prize(&model);
     assert_eq!(first.status.code(), Some(0));
+    // `reconstruct --format json`'s figures, without the paths.
+    let read_back = |model: &Path, corpus: Option<&Path>| {
+        let mut args = vec!["reconstruct", model.to_str().unwrap(), "--format", "json"];
+        if let Some(corpus) = corpus {
+            args.extend(["--corpus", corpus.to_str().unwrap()]);
+        }
+        let output = rulelens(&args);
+        assert_succeeded(&output);
+        let mut json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let figures = json.as_object_mut().unwrap();
+        figures.remove("model");
+        figures.remove("corpus");
+        json
+    };
+    let in_place_figures = read_back(&model, None);
 
     // Moved, with the rules and the list gone: the checkpoint carries both.
     let elsewhere = moved.join("model");
@@ -1183,6 +1198,23 @@ fn a_checkpoint_carries_its_word_list_files() {
     assert_succeeded(&carried);
     assert_eq!(carried.stdout, first.stdout);
 
+    // `reconstruct` reads the carried list as well (read from beside the gone file, it was
+    // missing: the reconstructed file had an error and the figures lost the list), and
+    // where the moved rules' `corpus dev` is not there it asks for the corpus.
+    let moved_figures = read_back(&elsewhere, None);
+    assert_eq!(moved_figures, in_place_figures);
+    assert_eq!(moved_figures["reconstructed_errors"], 0, "{moved_figures}");
+    std::fs::remove_file(work.join("dev.tsv")).unwrap();
+    let unbound = rulelens(&["reconstruct", elsewhere.to_str().unwrap()]);
+    assert_eq!(unbound.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&unbound.stderr);
+    assert!(
+        stderr.contains("which is not there") && stderr.contains("pass --corpus FILE"),
+        "{stderr}"
+    );
+    let dev = Path::new("tests/data/train/dev.tsv");
+    assert_eq!(read_back(&elsewhere, Some(dev)), in_place_figures);
+
     // The same rules text with another list is other rules: refused, saying so.
     std::fs::write(&rules, text).unwrap();
     std::fs::write(work.join("lures.txt"), "win\nfree\ncash\n").unwrap();
@@ -1191,6 +1223,67 @@ fn a_checkpoint_carries_its_word_list_files() {
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(stderr.contains("words lures (2 entries"), "{stderr}");
     assert!(stderr.contains("it adds a rule or declaration"), "{stderr}");
+    std::fs::remove_dir_all(&base).unwrap();
+}
+
+#[test]
+fn a_moved_sopa_checkpoint_reads_its_patterns_back_on_the_corpora_named() {
+    let base = std::env::temp_dir().join(format!("rulelens-sopa-moved-{}", std::process::id()));
+    let (work, moved) = (base.join("work"), base.join("elsewhere"));
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&moved).unwrap();
+    for file in ["tiny.rules", "train.tsv", "dev.tsv"] {
+        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
+    }
+    let model = work.join("model");
+    assert_succeeded(&rulelens(&[
+        "train",
+        work.join("tiny.rules").to_str().unwrap(),
+        "--model",
+        "sopa",
+        "--embeddings",
+        "tests/data/train/vectors.txt",
+        "--epochs",
+        "1",
+        "--out",
+        model.to_str().unwrap(),
+    ]));
+    let read_back = |model: &Path, extra: &[&str]| {
+        let mut args = vec!["reconstruct", model.to_str().unwrap(), "--format", "rules"];
+        args.extend(extra);
+        rulelens(&args)
+    };
+    let in_place = read_back(&model, &[]);
+    assert_succeeded(&in_place);
+
+    // Moved, its rules and corpora gone: the bindings named the corpora beside the rules it
+    // was trained from, not beside the working directory, and the flags name others.
+    let elsewhere = moved.join("model");
+    std::fs::rename(&model, &elsewhere).unwrap();
+    std::fs::remove_dir_all(&work).unwrap();
+    let unbound = read_back(&elsewhere, &[]);
+    assert_eq!(unbound.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&unbound.stderr);
+    assert!(
+        stderr.contains("`corpus train`") && stderr.contains("pass --train FILE"),
+        "{stderr}"
+    );
+    let named = read_back(
+        &elsewhere,
+        &[
+            "--train",
+            "tests/data/train/train.tsv",
+            "--corpus",
+            "tests/data/train/dev.tsv",
+        ],
+    );
+    assert_succeeded(&named);
+    // The same rules, but for the folder the provenance comment names.
+    let text = |output: &Output| String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(
+        text(&named).replace(elsewhere.to_str().unwrap(), model.to_str().unwrap()),
+        text(&in_place)
+    );
     std::fs::remove_dir_all(&base).unwrap();
 }
 

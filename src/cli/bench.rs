@@ -4,10 +4,11 @@
 
 use super::files::{Shown, corpus_path, load_rules, print_diagnostics, read_corpus};
 use crate::cli::{out, outln, outln_data};
+use clap::ValueEnum;
 use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::ReadLimits;
-use rulelens::model::FitEvent;
+use rulelens::model::{DeviceKind, FitEvent, TrainingSettings};
 use rulelens::project::bench::{
     BenchData, BenchEvent, BenchPlan, Cell, Contender, RunResult, cached_results, run_bench,
     summarize,
@@ -17,27 +18,104 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// What `rulelens bench` was asked for.
-pub struct BenchArgs<'a> {
-    pub rules: PathBuf,
-    pub train: Option<PathBuf>,
-    pub dev: Option<PathBuf>,
-    pub plan: BenchPlan,
-    /// Where run results are kept; `None`: train every run.
-    pub cache: Option<PathBuf>,
-    /// Train nothing: print what `cache` holds.
-    pub cached_only: bool,
-    pub json_output: bool,
-    pub read_limits: &'a ReadLimits,
+/// How `rulelens bench` prints its table.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchFormat {
+    Markdown,
+    Json,
 }
 
-pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+/// `rulelens bench`'s arguments.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// The `.rules` file.
+    rules: PathBuf,
+    /// Training corpus; default: the rules file's `corpus train` binding.
+    #[arg(long, value_name = "FILE")]
+    train: Option<PathBuf>,
+    /// Dev corpus (early stopping and the figures); default: the `corpus dev` binding.
+    #[arg(long, value_name = "FILE")]
+    dev: Option<PathBuf>,
+    /// The models, comma-separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = Contender::parse,
+          default_values_t = Contender::ALL)]
+    models: Vec<Contender>,
+    /// Shares of train, comma-separated (evenly spaced lines; at 1 % or less early
+    /// stopping reads as few dev lines, the figure is all of dev's).
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_values_t = rulelens::project::bench::DEFAULT_FRACTIONS
+    )]
+    fractions: Vec<f64>,
+    /// Seeds 0 to N − 1 for each model and share.
+    #[arg(long, value_name = "N", default_value_t = rulelens::project::bench::DEFAULT_SEEDS)]
+    seeds: u64,
+    /// Word vectors in the GloVe text format; default: the bundled ones.
+    #[arg(long, value_name = "FILE")]
+    embeddings: Option<PathBuf>,
+    /// The most passes over train of each run.
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.epochs)]
+    epochs: usize,
+    /// Epochs without a better dev accuracy before a run stops (never fewer than make
+    /// 100 updates).
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.patience)]
+    patience: usize,
+    /// Sentences per update.
+    #[arg(long, default_value_t = TrainingSettings::DEFAULT.batch_size)]
+    batch_size: usize,
+    #[arg(long, value_enum, default_value_t = DeviceKind::Cpu)]
+    device: DeviceKind,
+    #[arg(long, value_enum, default_value_t = BenchFormat::Markdown)]
+    format: BenchFormat,
+    /// Where each run's result is kept, so that a bench run again trains only what it
+    /// has not measured; default: $XDG_CACHE_HOME/rulelens/bench (~/.cache/rulelens/bench).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// Train every run, reading and keeping no result.
+    #[arg(long, conflicts_with = "cached_only")]
+    no_cache: bool,
+    /// Train nothing: the table of the runs the cache holds (another bench may still be
+    /// measuring the rest).
+    #[arg(long)]
+    cached_only: bool,
+}
+
+impl BenchArgs {
+    /// The runs asked for.
+    fn plan(&self) -> BenchPlan {
+        BenchPlan {
+            contenders: self.models.clone(),
+            fractions: self.fractions.clone(),
+            seeds: (0..self.seeds).collect(),
+            settings: TrainingSettings {
+                embeddings: self.embeddings.clone(),
+                epochs: self.epochs,
+                patience: self.patience,
+                batch_size: self.batch_size,
+                device: self.device,
+                ..TrainingSettings::DEFAULT
+            },
+        }
+    }
+}
+
+pub fn run(args: BenchArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let plan = args.plan();
+    // Where run results are kept; `None`: train every run.
+    let cache = (!args.no_cache).then(|| {
+        args.cache
+            .clone()
+            .unwrap_or_else(rulelens::project::default_bench_root)
+    });
+    let json_output = args.format == BenchFormat::Json;
     // The flags first, before any work: a bad value is a usage error.
-    if let Err(message) = args.plan.check() {
+    if let Err(message) = plan.check() {
         eprintln!("error: {message}");
         return Ok(ExitCode::from(2));
     }
-    let loaded = load_rules(&args.rules, &CompileConfig::default(), args.read_limits)?;
+    let loaded = load_rules(&args.rules, &CompileConfig::default(), read_limits)?;
     if loaded.has_errors() {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         eprintln!(
@@ -48,14 +126,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let train_path = corpus_path(&loaded, args.train.as_deref(), "train")?;
     let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;
-    let train_file = read_corpus(&train_path, args.read_limits)?;
-    let dev_file = read_corpus(&dev_path, args.read_limits)?;
+    let train_file = read_corpus(&train_path, read_limits)?;
+    let dev_file = read_corpus(&dev_path, read_limits)?;
     let data = BenchData {
         rules: &loaded,
         train: &train_file.examples,
         dev: &dev_file.examples,
     };
-    let total = args.plan.runs().len();
+    let total = plan.runs().len();
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = ProgressBar::new(total as u64);
         bar.set_style(
@@ -118,13 +196,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             failures.push((name, message));
         }
     };
-    let results = match (&args.cache, args.cached_only) {
-        (Some(cache), true) => cached_results(&data, &args.plan, cache, args.read_limits),
+    let results = match (&cache, args.cached_only) {
+        (Some(cache), true) => cached_results(&data, &plan, cache, read_limits),
         _ => run_bench(
             &data,
-            &args.plan,
-            args.cache.as_deref(),
-            args.read_limits,
+            &plan,
+            cache.as_deref(),
+            read_limits,
             &mut on_event,
             &|| false,
         ),
@@ -132,22 +210,22 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
-    let cells = summarize(&args.plan, &results);
+    let cells = summarize(&plan, &results);
     let n_labeled = dev_file
         .examples
         .iter()
         .filter(|e| e.label.is_some())
         .count();
-    if args.json_output {
+    if json_output {
         let report = json!({
             "rules": args.rules.display().to_string(),
             "train": train_path.display().to_string(),
             "dev": dev_path.display().to_string(),
             "dev_labeled": n_labeled,
-            "models": args.plan.contenders,
-            "fractions": args.plan.fractions,
-            "seeds": args.plan.seeds,
-            "settings": args.plan.settings.resolved(),
+            "models": plan.contenders,
+            "fractions": plan.fractions,
+            "seeds": plan.seeds,
+            "settings": plan.settings.resolved(),
             "cells": cells,
             "runs": results,
             "failures": failures.iter().map(|(run, message)| json!({"run": run, "message": message})).collect::<Vec<_>>(),
@@ -158,14 +236,13 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             "Dev accuracy (%) on {} ({n_labeled} labeled lines), by share of {} trained on; mean ± sd over seeds {} (each seed's in brackets).\n",
             dev_path.display(),
             train_path.display(),
-            args.plan
-                .seeds
+            plan.seeds
                 .iter()
                 .map(u64::to_string)
                 .collect::<Vec<_>>()
                 .join(", ")
         )?;
-        out!("{}", markdown(&args.plan, &cells, &results))?;
+        out!("{}", markdown(&plan, &cells, &results))?;
     }
     Ok(if failures.is_empty() {
         ExitCode::SUCCESS

@@ -3,13 +3,14 @@
 //! The JSON schema is documented in `docs/cli.md`.
 
 use super::files::{
-    Shown, corpus_targets, diagnostic_json, load_rules, print_diagnostics, summary,
+    AutomataLimits, Shown, corpus_targets, diagnostic_json, load_rules, print_diagnostics, summary,
 };
+use super::output::Format;
 use super::table::{Table, percent};
 use crate::cli::{out, outln_data};
-use rulelens::automata::{CompileConfig, Evaluation};
+use rulelens::automata::Evaluation;
 use rulelens::corpus::{self, CorpusFile};
-use rulelens::diagnostic::{Diagnostic, LintLevels};
+use rulelens::diagnostic::{Diagnostic, LintLists};
 use rulelens::labeling::{
     CorpusFigures, Estimates, LabelModelError, RuleSummary, corpus_figures, labeling_rules,
 };
@@ -63,14 +64,52 @@ pub enum Output {
     Json,
 }
 
-pub fn run(
-    rules_path: &Path,
-    corpus_paths: &[PathBuf],
-    output: Output,
-    config: &CompileConfig,
-    lints: &LintLevels,
-    read_limits: &ReadLimits,
-) -> anyhow::Result<ExitCode> {
+/// `rulelens check`'s arguments.
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The `.rules` file.
+    rules: PathBuf,
+    /// A labeled corpus (.tsv or .jsonl); repeat for several. Default: the rules
+    /// file's own `corpus` bindings.
+    #[arg(long = "corpus", value_name = "FILE")]
+    corpora: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    #[command(flatten)]
+    limits: AutomataLimits,
+    #[command(flatten)]
+    lints: LintLists,
+    /// Text output: each corpus's accuracy, label and confusion tables, without the
+    /// per-pattern table.
+    #[arg(long, conflicts_with = "quiet")]
+    summary: bool,
+    /// Text output: the diagnostics and their count only, no figures (a CI gate).
+    #[arg(long)]
+    quiet: bool,
+    /// Text output: list each corpus's first N misclassified lines, with the rule that
+    /// decided and the gold label's nearest miss.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    show_errors: usize,
+}
+
+impl CheckArgs {
+    /// How the figures are printed.
+    fn output(&self) -> Output {
+        let show_errors = self.show_errors;
+        match (self.format, self.quiet, self.summary) {
+            (Format::Json, _, _) => Output::Json,
+            (Format::Text, true, _) => Output::Quiet,
+            (Format::Text, _, true) => Output::Summary { show_errors },
+            (Format::Text, _, _) => Output::Full { show_errors },
+        }
+    }
+}
+
+pub fn run(args: CheckArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let output = args.output();
+    let (rules_path, corpus_paths) = (args.rules.as_path(), args.corpora.as_slice());
+    let (config, lints) = (&args.limits.config(), &args.lints.levels());
     let mut loaded = load_rules(rules_path, config, read_limits)?;
     // Figures of a file with errors would be those of what the parser recovered.
     let broken = loaded.has_errors();

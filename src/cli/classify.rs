@@ -5,6 +5,7 @@
 //! hover says it (`ide::missed_patterns`). No trained network is needed.
 
 use super::files::{Shown, load_rules, print_diagnostics, sentences};
+use super::output::Format;
 use crate::cli::CANNOT_WRITE_STDOUT;
 use anyhow::Context as _;
 use rulelens::automata::CompileConfig;
@@ -16,26 +17,38 @@ use rulelens::syntax::LabelId;
 use rulelens::text::printable;
 use serde_json::{Value, json};
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use text_size::TextRange;
 
-/// How `rulelens classify` prints.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    Text,
-    /// One JSON object per sentence and line (JSON Lines).
-    Json,
+/// `rulelens classify`'s arguments.
+#[derive(clap::Args)]
+pub struct ClassifyArgs {
+    /// The `.rules` file.
+    rules: PathBuf,
+    /// Sentences to classify; none: every line of standard input.
+    texts: Vec<String>,
+    /// `json` prints one JSON object per sentence and line.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Also say why each pattern of this label did not match, as the editor's hover
+    /// over a misclassified corpus line does.
+    #[arg(long, value_name = "LABEL")]
+    expect: Option<String>,
+    /// How many of the expected label's missed patterns the text output lists.
+    #[arg(long, value_name = "N", default_value_t = rulelens::ide::DEFAULT_MAX_LISTED)]
+    max_listed: usize,
 }
 
-pub fn run(
-    rules_path: &Path,
-    texts: Vec<String>,
-    output: Output,
-    expect: Option<&str>,
-    max_listed: usize,
-    read_limits: &ReadLimits,
-) -> anyhow::Result<ExitCode> {
+pub fn run(args: ClassifyArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let ClassifyArgs {
+        rules,
+        texts,
+        format: output,
+        expect,
+        max_listed,
+    } = args;
+    let (rules_path, expect) = (rules.as_path(), expect.as_deref());
     let loaded = load_rules(rules_path, &CompileConfig::default(), read_limits)?;
     if loaded.has_errors() {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
@@ -83,11 +96,11 @@ pub fn run(
             max_listed,
         };
         match output {
-            Output::Json => {
+            Format::Json => {
                 let line = sentence.json(&said, expected, missed.as_deref());
                 writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?
             }
-            Output::Text => write!(
+            Format::Text => write!(
                 out,
                 "{}",
                 printable(&sentence.text(&said, expected, missed.as_deref()))

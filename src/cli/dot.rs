@@ -1,18 +1,27 @@
 //! `rulelens dot RULES [--pattern NAME]`: the pattern automata as Graphviz DOT on stdout.
 
-use super::files::{Shown, load_rules, print_diagnostics};
+use super::files::{AutomataLimits, Shown, load_rules, print_diagnostics};
 use crate::cli::out_data;
-use rulelens::automata::{CompileConfig, pattern_dot, system_dot};
+use rulelens::automata::{pattern_dot, system_dot};
 use rulelens::limits::ReadLimits;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(
-    rules_path: &Path,
-    pattern: Option<&str>,
-    config: &CompileConfig,
-    read_limits: &ReadLimits,
-) -> anyhow::Result<ExitCode> {
+/// `rulelens dot`'s arguments.
+#[derive(clap::Args)]
+pub struct DotArgs {
+    /// The `.rules` file.
+    rules: PathBuf,
+    /// Only this pattern (a name, or `LABEL@LINE` for an anonymous pattern).
+    #[arg(long, value_name = "NAME")]
+    pattern: Option<String>,
+    #[command(flatten)]
+    limits: AutomataLimits,
+}
+
+pub fn run(args: DotArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let (rules_path, pattern) = (args.rules.as_path(), args.pattern.as_deref());
+    let config = &args.limits.config();
     let loaded = load_rules(rules_path, config, read_limits)?;
     // Only errors: warnings about other patterns are noise here; `check` shows them.
     let errors: Vec<_> = loaded

@@ -1,26 +1,38 @@
 //! `rulelens eval MODEL_DIR --corpus F [--format json] [--zero-shot]`: a checkpoint's
 //! network on a labeled corpus, beside the exact rule system it was compiled from.
 
+use super::output::Format;
 use super::table::{Table, percent};
 use crate::cli::{out, outln, outln_data};
-use candle_core::Device;
 use rulelens::automata::LabelMetrics;
 use rulelens::corpus;
 use rulelens::limits::ReadLimits;
-use rulelens::model::{LoadedModel, Sentence, load_model, predict};
+use rulelens::model::{DeviceKind, LoadedModel, Sentence, load_model, predict};
 use rulelens::text::tokenize;
 use serde_json::json;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn run(
-    model_dir: &Path,
-    corpus_path: &Path,
-    json_output: bool,
+/// `rulelens eval`'s arguments.
+#[derive(clap::Args)]
+pub struct EvalArgs {
+    /// A checkpoint folder written by `rulelens train`.
+    model_dir: PathBuf,
+    #[arg(long, value_name = "FILE")]
+    corpus: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Evaluate the untrained network compiled from the rules.
+    #[arg(long)]
     zero_shot: bool,
-    device: &Device,
-    read_limits: &ReadLimits,
-) -> anyhow::Result<ExitCode> {
+    #[arg(long, value_enum, default_value_t = DeviceKind::Cpu)]
+    device: DeviceKind,
+}
+
+pub fn run(args: EvalArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let device = &super::device::open(args.device)?;
+    let (model_dir, corpus_path) = (args.model_dir.as_path(), args.corpus.as_path());
+    let (json_output, zero_shot) = (args.format == Format::Json, args.zero_shot);
     let LoadedModel {
         manifest,
         rules,

@@ -18,7 +18,15 @@ fn section(code: Code) -> Option<&'static str> {
     Some(rest[..end].trim_end())
 }
 
-pub fn run(text: &str) -> anyhow::Result<ExitCode> {
+/// `rulelens explain`'s arguments.
+#[derive(clap::Args)]
+pub struct ExplainArgs {
+    /// A code as printed (`W0306`) or its name (`shadowed-rule`).
+    code: String,
+}
+
+pub fn run(args: ExplainArgs) -> anyhow::Result<ExitCode> {
+    let text = args.code.as_str();
     let Some(code) = Code::parse(text) else {
         eprintln!(
             "error: `{text}` is no diagnostic code; they are {}",

@@ -6,6 +6,7 @@ use rulelens::automata::CompileConfig;
 use rulelens::corpus;
 use rulelens::diagnostic::{Diagnostic, render};
 use rulelens::limits::{Limit, ReadLimits};
+use rulelens::model::LoadedModel;
 use rulelens::rules_file::RulesFile;
 use rulelens::text::{LineIndex, SourceText};
 use serde_json::{Value, json};
@@ -25,6 +26,26 @@ impl Shown<'_> {
             path: file.path.as_deref().unwrap_or(Path::new("-")),
             text: &file.source.text,
             index: &file.line_index,
+        }
+    }
+}
+
+/// The `--max-dfa-states` flag of the commands that compile a rules file's automata.
+#[derive(clap::Args, Clone, Copy)]
+pub struct AutomataLimits {
+    /// Most DFA states one pattern may need before it is reported and ignored (at most
+    /// 1,000,000).
+    #[arg(long, value_name = "N", default_value_t = rulelens::automata::DEFAULT_MAX_DFA_STATES as u32,
+          value_parser = clap::value_parser!(u32).range(1..=rulelens::automata::MAX_DFA_STATES_CEILING as i64))]
+    max_dfa_states: u32,
+}
+
+impl AutomataLimits {
+    /// The compile configuration with this limit.
+    pub fn config(self) -> CompileConfig {
+        CompileConfig {
+            max_dfa_states: self.max_dfa_states as usize,
+            ..Default::default()
         }
     }
 }
@@ -60,6 +81,42 @@ pub fn corpus_path(
             rules_path.display()
         ),
     }
+}
+
+/// The corpus bound as `name` in the rules `model` was trained from, or the one given
+/// (`--flag FILE`). A binding resolves against the rules file's path on the machine that
+/// trained it, which a checkpoint moved or copied elsewhere may not have: then the error
+/// says so and names the flag, rather than only that a file does not exist.
+pub fn checkpoint_corpus_path(
+    model: &LoadedModel,
+    given: Option<&Path>,
+    name: &str,
+    flag: &str,
+) -> anyhow::Result<PathBuf> {
+    if let Some(path) = given {
+        return Ok(path.to_path_buf());
+    }
+    let trained_from = &model.manifest.rules.path;
+    let Some(binding) = model
+        .rules
+        .rules
+        .corpora
+        .iter()
+        .find(|binding| binding.name == name)
+    else {
+        bail!(
+            "the rules the checkpoint was trained from bind no `corpus {name}`: pass --{flag} FILE"
+        );
+    };
+    let path = corpus::resolve_binding(trained_from, &binding.path);
+    if !path.exists() {
+        bail!(
+            "the rules the checkpoint was trained from ({}) bind `corpus {name}` to {}, which is not there (a checkpoint moved or copied from elsewhere?): pass --{flag} FILE",
+            trained_from.display(),
+            path.display()
+        );
+    }
+    Ok(path)
 }
 
 /// Reads a corpus file, printing its diagnostics.

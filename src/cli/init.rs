@@ -17,16 +17,30 @@ use rulelens::text::SourceText;
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 
-pub struct InitArgs<'a> {
-    pub train: &'a Path,
-    pub dev: Option<&'a Path>,
-    pub out: Option<&'a Path>,
-    pub suggest: bool,
-    pub read_limits: &'a ReadLimits,
+/// `rulelens init`'s arguments.
+#[derive(clap::Args)]
+pub struct InitArgs {
+    /// The training corpus (.tsv or .jsonl).
+    corpus: PathBuf,
+    /// A dev corpus to bind too (needed by `--suggest`).
+    #[arg(long, value_name = "FILE")]
+    dev: Option<PathBuf>,
+    /// Write the rules here (never over an existing file); default: standard output.
+    #[arg(long, value_name = "RULES")]
+    out: Option<PathBuf>,
+    /// Apply the suggestion engine's edits (rules induced from the corpus, validated on
+    /// --dev), as `rulelens suggest --write` would.
+    #[arg(long)]
+    suggest: bool,
 }
 
-pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
-    if let Some(out) = args.out
+pub fn run(args: InitArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let (train_path, dev_path, out) = (
+        args.corpus.as_path(),
+        args.dev.as_deref(),
+        args.out.as_deref(),
+    );
+    if let Some(out) = out
         && out.exists()
     {
         eprintln!(
@@ -35,17 +49,16 @@ pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    if args.suggest && args.dev.is_none() {
+    if args.suggest && dev_path.is_none() {
         eprintln!("error: --suggest validates its edits on a dev corpus: pass --dev FILE");
         return Ok(ExitCode::from(2));
     }
-    let train = read_corpus(args.train, args.read_limits)?;
-    let dev = args
-        .dev
-        .map(|dev| read_corpus(dev, args.read_limits))
+    let train = read_corpus(train_path, read_limits)?;
+    let dev = dev_path
+        .map(|dev| read_corpus(dev, read_limits))
         .transpose()?;
     // A line in error (its diagnostics are printed above) would be left out without a word.
-    for (path, corpus) in std::iter::once((args.train, &train)).chain(args.dev.zip(dev.as_ref())) {
+    for (path, corpus) in std::iter::once((train_path, &train)).chain(dev_path.zip(dev.as_ref())) {
         let errors = corpus.diagnostics.iter().filter(|d| d.is_error()).count();
         if errors > 0 {
             eprintln!(
@@ -57,15 +70,15 @@ pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
         }
     }
     // Where the file goes: its corpus bindings are relative to that folder.
-    let folder = match args.out.and_then(Path::parent) {
+    let folder = match out.and_then(Path::parent) {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let bound = |corpus: &Path| relative_to(corpus, &folder);
-    let dev_binding = args.dev.map(bound).transpose()?;
-    let text = match scaffold(&train.examples, &bound(args.train)?, dev_binding.as_deref()) {
+    let dev_binding = dev_path.map(bound).transpose()?;
+    let text = match scaffold(&train.examples, &bound(train_path)?, dev_binding.as_deref()) {
         Ok(text) => text,
-        Err(message) => anyhow::bail!("{}: {message}", args.train.display()),
+        Err(message) => anyhow::bail!("{}: {message}", train_path.display()),
     };
     let text = match (&dev, args.suggest) {
         (Some(dev), true) => {
@@ -79,7 +92,7 @@ pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
             let vectors = WordNeighbours::read(
                 words.iter().map(|(word, _)| word.as_str()),
                 VectorSource::of(None),
-                args.read_limits,
+                read_limits,
             )?;
             let corpora = Corpora {
                 train: &train.examples,
@@ -97,7 +110,7 @@ pub fn run(args: InitArgs<'_>) -> anyhow::Result<ExitCode> {
         }
         _ => text,
     };
-    match args.out {
+    match out {
         Some(out) => {
             std::fs::write(out, &text)
                 .map_err(|error| anyhow::anyhow!("cannot write {}: {error}", out.display()))?;

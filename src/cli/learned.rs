@@ -1,10 +1,10 @@
 //! `rulelens reconstruct MODEL_DIR` on a SoPa checkpoint: every learned (free) pattern read
-//! back as a rule (`explain::read_back`) on the rules file's `corpus train` (where regexes
-//! and thresholds are chosen) and `corpus dev` (or `--corpus`), with each regex's fidelity
+//! back as a rule (`explain::read_back`) on the rules file's `corpus train` (or `--train`:
+//! where regexes and thresholds are chosen) and `corpus dev` (or `--corpus`), with each regex's fidelity
 //! to its pattern, its precision on train, its top phrases and the regex proxy's accuracy;
 //! `--format rules` prints the rules file with the learned patterns added as rules.
 
-use super::files::{corpus_path, read_corpus};
+use super::files::{checkpoint_corpus_path, read_corpus};
 use super::output::RulesFormat;
 use super::table::percent;
 use crate::cli::{out_data, outln, outln_data};
@@ -24,6 +24,7 @@ pub fn run(
     model_dir: &Path,
     model: &LoadedModel,
     sopa: &Sopa,
+    train: Option<&Path>,
     dev: Option<&Path>,
     output: RulesFormat,
     read_limits: &ReadLimits,
@@ -40,8 +41,8 @@ pub fn run(
             model_dir.display()
         );
     };
-    let train_path = corpus_path(rules, None, "train")?;
-    let dev_path = corpus_path(rules, dev, "dev")?;
+    let train_path = checkpoint_corpus_path(model, train, "train", "train")?;
+    let dev_path = checkpoint_corpus_path(model, dev, "dev", "corpus")?;
     let train = read_corpus(&train_path, read_limits)?.examples;
     let dev = read_corpus(&dev_path, read_limits)?.examples;
     let scorer = sopa.scorer(vocabulary, manifest.settings.max_sentence_tokens)?;

@@ -7,9 +7,10 @@
 pub mod bench;
 pub mod check;
 pub mod classify;
+mod device;
 pub mod dot;
 pub mod eval;
-pub mod explain;
+pub mod explain_code;
 mod files;
 pub mod init;
 mod learned;

@@ -4,6 +4,7 @@
 //! `--negation N` the negation check: for the N words that lean most strongly to each
 //! label, how often prepending "not" turns the phrase to another label.
 
+use super::output::Format;
 use super::table::Table;
 use crate::cli::{out, outln, outln_data};
 use candle_core::Device;
@@ -11,7 +12,7 @@ use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, Mvma, Vocabulary, load_model};
 use rulelens::text::tokenize;
 use serde_json::json;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// A phrase's scores by label, and the label it leans to (the highest) with its margin over
@@ -46,13 +47,29 @@ fn ids(vocabulary: &Vocabulary, phrase: &str) -> Vec<u32> {
         .collect()
 }
 
-pub fn run(
-    model_dir: &Path,
+/// `rulelens polarity`'s arguments.
+#[derive(clap::Args)]
+pub struct PolarityArgs {
+    /// A checkpoint folder written by `rulelens train --model mvma-g`.
+    model_dir: PathBuf,
+    /// Phrases, e.g. "not good" "very good".
     phrases: Vec<String>,
-    json_output: bool,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Also check, for the N words leaning most strongly to each label, how often
+    /// "not" before them leans to another label.
+    #[arg(long, value_name = "N")]
     negation: Option<usize>,
-    read_limits: &ReadLimits,
-) -> anyhow::Result<ExitCode> {
+}
+
+pub fn run(args: PolarityArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let PolarityArgs {
+        model_dir,
+        phrases,
+        format,
+        negation,
+    } = args;
+    let (model_dir, json_output) = (model_dir.as_path(), format == Format::Json);
     let LoadedModel {
         manifest,
         net,

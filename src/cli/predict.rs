@@ -6,6 +6,7 @@
 //! a black box (the S-LSTM), which has no patterns, the label and probabilities alone.
 
 use super::files::sentences;
+use super::output::Format;
 use crate::cli::CANNOT_WRITE_STDOUT;
 use anyhow::Context as _;
 use candle_core::Device;
@@ -16,15 +17,25 @@ use rulelens::model::{Batch, FaRnnScorer, LoadedModel, Network, Sopa, load_model
 use rulelens::text::{printable, tokenize};
 use serde_json::json;
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// How `rulelens predict` prints.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Output {
-    Text,
-    /// One JSON object per sentence and line (JSON Lines).
-    Json,
+/// `rulelens predict`'s arguments.
+#[derive(clap::Args)]
+pub struct PredictArgs {
+    /// A checkpoint folder written by `rulelens train`.
+    model_dir: PathBuf,
+    /// Sentences to label; none: every line of standard input.
+    texts: Vec<String>,
+    /// `json` prints one JSON object per sentence and line.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// How many of the highest-scoring patterns to show.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    top: usize,
+    /// Use the untrained network compiled from the rules.
+    #[arg(long)]
+    zero_shot: bool,
 }
 
 /// `x` to six decimals, so that JSON shows `0.994` rather than a float's binary expansion.
@@ -32,14 +43,15 @@ fn rounded(x: impl Into<f64>) -> f64 {
     (x.into() * 1e6).round() / 1e6
 }
 
-pub fn run(
-    model_dir: &Path,
-    texts: Vec<String>,
-    output: Output,
-    top: usize,
-    zero_shot: bool,
-    read_limits: &ReadLimits,
-) -> anyhow::Result<ExitCode> {
+pub fn run(args: PredictArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let PredictArgs {
+        model_dir,
+        texts,
+        format: output,
+        top,
+        zero_shot,
+    } = args;
+    let model_dir = model_dir.as_path();
     let LoadedModel {
         manifest,
         rules,
@@ -91,7 +103,7 @@ pub fn run(
         patterns.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         patterns.truncate(top);
         match output {
-            Output::Json => {
+            Format::Json => {
                 let line = labeled.json(
                     patterns
                         .iter()
@@ -106,7 +118,7 @@ pub fn run(
                 );
                 writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
             }
-            Output::Text => {
+            Format::Text => {
                 writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
                 if !patterns.is_empty() {
                     let listed: Vec<String> = patterns
@@ -191,7 +203,7 @@ struct BlackBox<'a> {
 fn predict_black_box(
     reader: &BlackBox,
     texts: Vec<String>,
-    output: Output,
+    output: Format,
 ) -> anyhow::Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
@@ -211,10 +223,10 @@ fn predict_black_box(
             .unwrap_or(0);
         let labeled = Labeled::new(reader.system, &text, predicted, &probabilities);
         match output {
-            Output::Json => {
+            Format::Json => {
                 writeln!(out, "{}", labeled.json(Vec::new())).context(CANNOT_WRITE_STDOUT)?
             }
-            Output::Text => writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?,
+            Format::Text => writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?,
         }
     }
     out.flush().context(CANNOT_WRITE_STDOUT)?;
@@ -235,7 +247,7 @@ struct SopaContext<'a> {
 fn predict_sopa(
     context: &SopaContext,
     texts: Vec<String>,
-    output: Output,
+    output: Format,
     top: usize,
 ) -> anyhow::Result<ExitCode> {
     let system = context.system;
@@ -280,7 +292,7 @@ fn predict_sopa(
             })
         };
         match output {
-            Output::Json => {
+            Format::Json => {
                 let line = labeled.json(
                     contributions
                         .iter()
@@ -301,7 +313,7 @@ fn predict_sopa(
                 );
                 writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
             }
-            Output::Text => {
+            Format::Text => {
                 writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
                 for c in contributions {
                     writeln!(

@@ -4,28 +4,34 @@
 //! network, either direction: the backward one is read against the reversed rules and its
 //! regexes reversed again. A SoPa's learned patterns are read back by `learned.rs`.
 
+use super::files::checkpoint_corpus_path;
 use super::output::RulesFormat;
 use super::table::{Table, percent};
 use crate::cli::{out, out_data, outln, outln_data};
-use anyhow::Context;
-use candle_core::Device;
 use rulelens::automata::{CompileConfig, compile_reversed, evaluate};
 use rulelens::corpus;
-use rulelens::explain::{ReconstructConfig, reconstruct, rewrite_rules};
+use rulelens::explain::{ReconstructConfig, Reconstruction, reconstruct, rewrite_rules};
 use rulelens::limits::ReadLimits;
-use rulelens::model::{LoadedModel, WeightedAutomaton, load_model};
-use rulelens::rules_file::RulesFile;
-use rulelens::syntax::{PatternId, print_regex};
+use rulelens::model::{DeviceKind, LoadedModel, WeightedAutomaton, load_model};
+use rulelens::rules_file::{DiskWordFiles, RulesFile, StoredWordFiles};
+use rulelens::syntax::{PatternId, WordFiles, print_regex};
 use rulelens::text::SourceText;
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-fn accuracy(text: &str, path: &Path, examples: &[corpus::Example]) -> (Option<f64>, usize) {
-    let file = RulesFile::analyze(
+/// The accuracy of the rules `text` on `examples` and its count of errors, its word lists
+/// read from `words`.
+fn accuracy(
+    text: &str,
+    words: &dyn WordFiles,
+    examples: &[corpus::Example],
+) -> (Option<f64>, usize) {
+    let file = RulesFile::analyze_with(
         SourceText::from_bytes(text.as_bytes()),
-        Some(path),
+        None,
         &CompileConfig::default(),
+        words,
     );
     let n_errors = file.diagnostics.iter().filter(|d| d.is_error()).count();
     let evaluation = evaluate(
@@ -37,29 +43,50 @@ fn accuracy(text: &str, path: &Path, examples: &[corpus::Example]) -> (Option<f6
     (evaluation.accuracy(), n_errors)
 }
 
-/// What `rulelens reconstruct` was asked for.
-pub struct ReconstructArgs<'a> {
-    pub model_dir: &'a Path,
-    pub corpus: Option<&'a Path>,
-    pub config: ReconstructConfig,
-    pub output: RulesFormat,
-    pub zero_shot: bool,
-    pub backward: bool,
-    pub device: &'a Device,
-    pub read_limits: &'a ReadLimits,
+/// `rulelens reconstruct`'s arguments.
+#[derive(clap::Args)]
+pub struct ReconstructArgs {
+    /// A checkpoint folder written by `rulelens train`.
+    model_dir: PathBuf,
+    /// A transition weight above this is an edge.
+    #[arg(long, default_value_t = rulelens::explain::DEFAULT_THRESHOLD)]
+    threshold: f32,
+    /// The most literals an edge lists before it is written `$`.
+    #[arg(long, default_value_t = rulelens::explain::DEFAULT_MAX_LISTED)]
+    max_listed: usize,
+    /// `text` and `json` compare accuracies; `rules` prints the reconstructed file.
+    #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+    format: RulesFormat,
+    /// Corpus for the accuracies; default: the rules file's `corpus dev` binding.
+    #[arg(long, value_name = "FILE")]
+    corpus: Option<PathBuf>,
+    /// Of a SoPa, the corpus its learned patterns' regexes and thresholds are chosen on;
+    /// default: the rules file's `corpus train` binding.
+    #[arg(long, value_name = "FILE")]
+    train: Option<PathBuf>,
+    /// Read back the untrained network instead.
+    #[arg(long)]
+    zero_shot: bool,
+    /// Of a bidirectional network, read back the right-to-left direction (its regexes
+    /// are turned back to read left to right).
+    #[arg(long)]
+    backward: bool,
+    #[arg(long, value_enum, default_value_t = DeviceKind::Cpu)]
+    device: DeviceKind,
 }
 
-pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
-    let ReconstructArgs {
-        model_dir,
-        corpus: corpus_path,
-        ref config,
-        output,
-        zero_shot,
-        backward,
-        device,
-        read_limits,
-    } = args;
+pub fn run(args: ReconstructArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    let device = &super::device::open(args.device)?;
+    let config = &ReconstructConfig {
+        threshold: args.threshold,
+        max_listed: args.max_listed,
+    };
+    let (model_dir, corpus_path, train_path) = (
+        args.model_dir.as_path(),
+        args.corpus.as_deref(),
+        args.train.as_deref(),
+    );
+    let (output, zero_shot, backward) = (args.format, args.zero_shot, args.backward);
     let loaded = load_model(model_dir, zero_shot, device, read_limits)?;
     let model = loaded.manifest.settings.model;
     if model.is_black_box() {
@@ -76,53 +103,22 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
                 model_dir.display()
             );
         }
-        return super::learned::run(model_dir, &loaded, sopa, corpus_path, output, read_limits);
-    }
-    let LoadedModel {
-        manifest,
-        rules,
-        net,
-        vocabulary,
-    } = loaded;
-    let system = &rules.system;
-
-    // An ensemble's rules are read back from its first member.
-    let directions = net.members()[0].directions();
-    let reconstructions = if backward {
-        let [_, (backward, _)] = directions.as_slice() else {
-            anyhow::bail!(
-                "{}: --backward needs a bidirectional model (bifa-rnn or bifa-gru), not {}",
-                model_dir.display(),
-                manifest.settings.model.display_name()
-            );
-        };
-        let (reversed, _) = compile_reversed(&rules.rules, system, &CompileConfig::default());
-        let tokens = backward.known_token_vectors(&reversed, vocabulary.as_ref())?;
-        let automaton = WeightedAutomaton::new(&reversed);
-        let mut reconstructions = reconstruct(
-            &backward.plain()?,
-            &automaton.pattern_states,
-            &tokens,
-            config,
+        return super::learned::run(
+            model_dir,
+            &loaded,
+            sopa,
+            train_path,
+            corpus_path,
+            output,
+            read_limits,
         );
-        for reconstruction in &mut reconstructions {
-            reconstruction.regex = reconstruction.regex.as_ref().map(|r| r.reversed());
-        }
-        reconstructions
-    } else {
-        let forward = directions[0].0;
-        let tokens = forward.known_token_vectors(system, vocabulary.as_ref())?;
-        let automaton = WeightedAutomaton::new(system);
-        reconstruct(
-            &forward.plain()?,
-            &automaton.pattern_states,
-            &tokens,
-            config,
-        )
-    };
-
+    }
+    let corpus_path = checkpoint_corpus_path(&loaded, corpus_path, "dev", "corpus")?;
+    let reconstructions = read_back(&loaded, backward, config, model_dir)?;
+    let LoadedModel {
+        manifest, rules, ..
+    } = &loaded;
     let text = &rules.source.text;
-    let rules_path = &manifest.rules.path;
     let replacements: Vec<(PatternId, Option<String>)> = reconstructions
         .iter()
         .map(|r| (r.pattern, r.text()))
@@ -133,92 +129,185 @@ pub fn run(args: ReconstructArgs<'_>) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
 
-    let corpus_path = match corpus_path {
-        Some(path) => path.to_path_buf(),
-        None => {
-            let binding = rules
-                .rules
-                .corpora
-                .iter()
-                .find(|b| b.name == "dev")
-                .context("no `corpus dev` binding in the rules file: pass --corpus FILE")?;
-            corpus::resolve_binding(rules_path, &binding.path)
-        }
+    // Word lists as the rules were read: from beside their file, or from the checkpoint
+    // where the file is not there.
+    let stored = StoredWordFiles(&manifest.rules.word_files);
+    let on_disk = rules
+        .path
+        .as_deref()
+        .map(|path| DiskWordFiles::beside(path, read_limits));
+    let words: &dyn WordFiles = match &on_disk {
+        Some(files) => files,
+        None => &stored,
     };
     let examples = corpus::read_file(&corpus_path, read_limits)?.examples;
-    let (original_accuracy, _) = accuracy(text, rules_path, &examples);
-    let (whole_accuracy, whole_errors) = accuracy(&rewritten, rules_path, &examples);
-    let mut rows = Vec::new();
-    for (reconstruction, (pattern, regex)) in reconstructions.iter().zip(&replacements) {
-        let def = &rules.rules.patterns[pattern.index()];
-        let (replaced_accuracy, _) = accuracy(
-            &rewrite_rules(text, &rules.rules, &[(*pattern, regex.clone())]),
-            rules_path,
-            &examples,
-        );
-        rows.push((
-            def,
-            print_regex(&def.regex),
-            reconstruction.text(),
-            replaced_accuracy,
-        ));
-    }
-
-    if output == RulesFormat::Json {
-        let report = json!({
-            "model": model_dir.display().to_string(),
-            "corpus": corpus_path.display().to_string(),
-            "threshold": config.threshold,
-            "original_accuracy": original_accuracy,
-            "reconstructed_accuracy": whole_accuracy,
-            "reconstructed_errors": whole_errors,
-            "patterns": rows.iter().map(|(def, original, reconstructed, replaced)| json!({
-                "name": def.name,
-                "line": def.line,
-                "original": original,
-                "reconstructed": reconstructed,
-                "accuracy_with_replacement": replaced,
-            })).collect::<Vec<_>>(),
-        });
-        outln_data!("{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        outln!(
-            "{} on {}: rules {}, all patterns reconstructed {}{}\n",
-            model_dir.display(),
-            corpus_path.display(),
-            percent(original_accuracy),
-            percent(whole_accuracy),
-            if whole_errors > 0 {
-                format!(" ({whole_errors} errors in the reconstructed file)")
-            } else {
-                String::new()
+    let (original_accuracy, _) = accuracy(text, words, &examples);
+    let (whole_accuracy, whole_errors) = accuracy(&rewritten, words, &examples);
+    let rows: Vec<Row> = replacements
+        .iter()
+        .map(|(pattern, regex)| {
+            let def = &rules.rules.patterns[pattern.index()];
+            let (replaced, _) = accuracy(
+                &rewrite_rules(text, &rules.rules, &[(*pattern, regex.clone())]),
+                words,
+                &examples,
+            );
+            Row {
+                name: &def.name,
+                line: def.line,
+                original: print_regex(&def.regex),
+                reconstructed: regex.clone(),
+                replaced,
             }
-        )?;
-        let mut table = Table::new(&["pattern", "line", "accuracy", "original", "reconstructed"])
-            .text_columns(&[3, 4]);
-        let shorten = |regex: &str| -> String {
-            const WIDTH: usize = 70;
-            if regex.chars().count() <= WIDTH {
-                regex.to_string()
-            } else {
-                format!("{}…", regex.chars().take(WIDTH - 1).collect::<String>())
-            }
-        };
-        for (def, original, reconstructed, replaced) in &rows {
-            table.row(vec![
-                def.name.clone(),
-                def.line.to_string(),
-                percent(*replaced),
-                shorten(original),
-                reconstructed
-                    .as_deref()
-                    .map_or_else(|| "(nothing)".to_string(), shorten),
-            ]);
-        }
-        out!("{}", table.render("  "))?;
-        outln!(
-            "\n(regexes longer than 70 characters are cut here; --format json shows them whole)"
-        )?;
+        })
+        .collect();
+    let figures = Figures {
+        model_dir,
+        corpus: &corpus_path,
+        threshold: config.threshold,
+        original: original_accuracy,
+        whole: whole_accuracy,
+        whole_errors,
+        rows,
+    };
+    match output {
+        RulesFormat::Json => print_json(&figures)?,
+        _ => print_text(&figures)?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each pattern of `loaded`'s network (an ensemble's first member) read back as a regular
+/// expression, of its left-to-right direction or, with `backward`, of its right-to-left
+/// one, read against the reversed rules and turned back to read left to right.
+fn read_back(
+    loaded: &LoadedModel,
+    backward: bool,
+    config: &ReconstructConfig,
+    model_dir: &Path,
+) -> anyhow::Result<Vec<Reconstruction>> {
+    let LoadedModel {
+        manifest,
+        rules,
+        net,
+        vocabulary,
+    } = loaded;
+    let system = &rules.system;
+    let directions = net.members()[0].directions();
+    if !backward {
+        let forward = directions[0].0;
+        let tokens = forward.known_token_vectors(system, vocabulary.as_ref())?;
+        let automaton = WeightedAutomaton::new(system);
+        return Ok(reconstruct(
+            &forward.plain()?,
+            &automaton.pattern_states,
+            &tokens,
+            config,
+        ));
+    }
+    let [_, (backward, _)] = directions.as_slice() else {
+        anyhow::bail!(
+            "{}: --backward needs a bidirectional model (bifa-rnn or bifa-gru), not {}",
+            model_dir.display(),
+            manifest.settings.model.display_name()
+        );
+    };
+    let (reversed, _) = compile_reversed(&rules.rules, system, &CompileConfig::default());
+    let tokens = backward.known_token_vectors(&reversed, vocabulary.as_ref())?;
+    let automaton = WeightedAutomaton::new(&reversed);
+    let mut reconstructions = reconstruct(
+        &backward.plain()?,
+        &automaton.pattern_states,
+        &tokens,
+        config,
+    );
+    for reconstruction in &mut reconstructions {
+        reconstruction.regex = reconstruction.regex.as_ref().map(|r| r.reversed());
+    }
+    Ok(reconstructions)
+}
+
+/// A pattern's row: its regex and the one read back (`None`: it reads back as nothing),
+/// and the rules' accuracy with only it replaced.
+struct Row<'a> {
+    name: &'a str,
+    line: u32,
+    original: String,
+    reconstructed: Option<String>,
+    replaced: Option<f64>,
+}
+
+/// What `reconstruct` measured on the corpus.
+struct Figures<'a> {
+    model_dir: &'a Path,
+    corpus: &'a Path,
+    threshold: f32,
+    /// The rules' accuracy as they are, and with every pattern replaced (with the errors of
+    /// that file).
+    original: Option<f64>,
+    whole: Option<f64>,
+    whole_errors: usize,
+    rows: Vec<Row<'a>>,
+}
+
+fn print_json(figures: &Figures) -> anyhow::Result<()> {
+    let report = json!({
+        "model": figures.model_dir.display().to_string(),
+        "corpus": figures.corpus.display().to_string(),
+        "threshold": figures.threshold,
+        "original_accuracy": figures.original,
+        "reconstructed_accuracy": figures.whole,
+        "reconstructed_errors": figures.whole_errors,
+        "patterns": figures.rows.iter().map(|row| json!({
+            "name": row.name,
+            "line": row.line,
+            "original": row.original,
+            "reconstructed": row.reconstructed,
+            "accuracy_with_replacement": row.replaced,
+        })).collect::<Vec<_>>(),
+    });
+    outln_data!("{}", serde_json::to_string_pretty(&report)?)?;
+    Ok(())
+}
+
+fn print_text(figures: &Figures) -> anyhow::Result<()> {
+    outln!(
+        "{} on {}: rules {}, all patterns reconstructed {}{}\n",
+        figures.model_dir.display(),
+        figures.corpus.display(),
+        percent(figures.original),
+        percent(figures.whole),
+        if figures.whole_errors > 0 {
+            format!(
+                " ({} errors in the reconstructed file)",
+                figures.whole_errors
+            )
+        } else {
+            String::new()
+        }
+    )?;
+    let mut table = Table::new(&["pattern", "line", "accuracy", "original", "reconstructed"])
+        .text_columns(&[3, 4]);
+    let shorten = |regex: &str| -> String {
+        const WIDTH: usize = 70;
+        if regex.chars().count() <= WIDTH {
+            regex.to_string()
+        } else {
+            format!("{}…", regex.chars().take(WIDTH - 1).collect::<String>())
+        }
+    };
+    for row in &figures.rows {
+        table.row(vec![
+            row.name.to_string(),
+            row.line.to_string(),
+            percent(row.replaced),
+            shorten(&row.original),
+            row.reconstructed
+                .as_deref()
+                .map_or_else(|| "(nothing)".to_string(), shorten),
+        ]);
+    }
+    out!("{}", table.render("  "))?;
+    outln!("\n(regexes longer than 70 characters are cut here; --format json shows them whole)")?;
+    Ok(())
 }

@@ -12,7 +12,7 @@ use super::table::{Table, percent};
 use crate::cli::{out, out_data, outln};
 use candle_core::Device;
 use rulelens::automata::CompileConfig;
-use rulelens::corpus::Example;
+use rulelens::corpus::{CorpusFile, Example};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{LoadedModel, VectorSource, WeightedAutomaton, load_model_for};
 use rulelens::rules_file::RulesFile;
@@ -23,7 +23,7 @@ use rulelens::suggest::{
     label_unlabeled, refine, suggest,
 };
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// What `rulelens suggest` prints, or does.
@@ -41,36 +41,81 @@ pub enum Output {
 const LABELS_THEM: &str =
     "--model DIR, a network trained from these rules (rulelens train), labels them";
 
-pub struct SuggestArgs<'a> {
-    pub rules_path: &'a Path,
-    pub train: Option<&'a Path>,
-    pub dev: Option<&'a Path>,
-    pub model_dir: Option<&'a Path>,
-    pub embeddings: Option<&'a Path>,
-    pub config: &'a SuggestConfig,
-    pub refining: &'a RefineConfig,
-    pub output: Output,
-    pub read_limits: &'a ReadLimits,
+/// `rulelens suggest`'s arguments.
+#[derive(clap::Args)]
+pub struct SuggestArgs {
+    /// The `.rules` file; its `corpus train` and `corpus dev` bindings are read.
+    rules: PathBuf,
+    /// `text` and `json` list the suggestions, each measured alone; `rules` prints the
+    /// rules file with suggestions applied one at a time, each only when it raises dev
+    /// accuracy.
+    #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+    format: RulesFormat,
+    /// Print the edits that raise dev accuracy, applied one at a time with their
+    /// provenance comments, as a unified diff of the rules file.
+    #[arg(long, conflicts_with_all = ["format", "write"])]
+    diff: bool,
+    /// Apply the edits that raise dev accuracy to the rules file in place, each with
+    /// a provenance comment (what it is, the train lines it fixes and breaks, dev
+    /// accuracy before and after).
+    #[arg(long, conflicts_with = "format")]
+    write: bool,
+    /// Training corpus; default: the rules file's `corpus train` binding.
+    #[arg(long, value_name = "FILE")]
+    train: Option<PathBuf>,
+    /// Dev corpus the edits are validated on; default: the `corpus dev` binding.
+    #[arg(long, value_name = "FILE")]
+    dev: Option<PathBuf>,
+    /// A checkpoint of a network trained from this very rules file (`rulelens train`):
+    /// its rules read back as regexes become suggestions too, and the train lines without
+    /// a gold label take its labels.
+    #[arg(long, value_name = "MODEL_DIR")]
+    model: Option<PathBuf>,
+    /// Word vectors in the GloVe text format: a word that fixes a single train line
+    /// joins an induced word set when its vector is near the set's. Default: the GloVe
+    /// 6B 50d vectors of the 100,000 most frequent words compiled into rulelens.
+    #[arg(long, value_name = "F")]
+    embeddings: Option<PathBuf>,
+    #[command(flatten)]
+    config: SuggestConfig,
+    #[command(flatten)]
+    refining: RefineConfig,
 }
 
-pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
-    let SuggestArgs {
-        rules_path,
-        model_dir,
-        embeddings,
-        config,
-        refining,
-        output,
-        read_limits,
-        ..
-    } = args;
+pub fn run(args: SuggestArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    // The flags first, before any work: a bad value is a usage error.
+    if let Err(message) = args
+        .config
+        .check()
+        .and_then(|()| args.refining.check(&args.config))
+    {
+        eprintln!("error: {message}");
+        return Ok(ExitCode::from(2));
+    }
+    let output = match (args.diff, args.write) {
+        (true, _) => Output::Diff,
+        (_, true) => Output::Write,
+        _ => Output::Format(args.format),
+    };
+    let (rules_path, model_dir, embeddings) = (
+        args.rules.as_path(),
+        args.model.as_deref(),
+        args.embeddings.as_deref(),
+    );
+    let (config, refining) = (&args.config, &args.refining);
     let loaded = load_rules(rules_path, &CompileConfig::default(), read_limits)?;
     if loaded.has_errors() {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         anyhow::bail!("{} has errors; fix them first", rules_path.display());
     }
-    let mut train = read_corpus(&corpus_path(&loaded, args.train, "train")?, read_limits)?;
-    let dev = read_corpus(&corpus_path(&loaded, args.dev, "dev")?, read_limits)?;
+    let mut train = read_corpus(
+        &corpus_path(&loaded, args.train.as_deref(), "train")?,
+        read_limits,
+    )?;
+    let dev = read_corpus(
+        &corpus_path(&loaded, args.dev.as_deref(), "dev")?,
+        read_limits,
+    )?;
     // The network and the folder it came from.
     let model = model_dir
         .map(|model_dir| {
@@ -85,40 +130,11 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
             .map(|model| (model_dir, model))
         })
         .transpose()?;
-    let unlabeled = train.examples.iter().filter(|e| e.label.is_none()).count();
-    match &model {
-        _ if unlabeled == 0 => {}
-        Some((model_dir, model)) => {
-            label_unlabeled(&mut train.examples, |texts| {
-                model.most_probable_labels(texts, &Device::Cpu)
-            })?;
-            eprintln!(
-                "{}: {unlabeled} of {} lines without a gold label take the labels of the network of {}",
-                train.path.display(),
-                train.examples.len(),
-                model_dir.display()
-            );
-        }
-        _ if unlabeled < train.examples.len() => eprintln!(
-            "{}: {unlabeled} of {} lines without a gold label are left out; {LABELS_THEM}",
-            train.path.display(),
-            train.examples.len()
-        ),
-        _ => {}
-    }
-    for corpus in [&train, &dev] {
-        if !corpus.examples.iter().any(|e| e.label.is_some()) {
-            anyhow::bail!(
-                "{}: no labeled line to suggest rules from or measure them on{}",
-                corpus.path.display(),
-                if model.is_none() && std::ptr::eq(corpus, &train) {
-                    format!("; {LABELS_THEM}")
-                } else {
-                    String::new()
-                }
-            );
-        }
-    }
+    label_or_leave_out(
+        &mut train,
+        &dev,
+        model.as_ref().map(|(dir, model)| (*dir, model)),
+    )?;
     let spinner = Spinner::start("measuring suggestions");
     let vectors = train_vectors(&train.examples, embeddings, read_limits)?;
     let corpora = Corpora {
@@ -191,6 +207,50 @@ pub fn run(args: SuggestArgs<'_>) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The train lines without a gold label labeled by `model`'s network (its folder and the
+/// network), or left out with a word; an error when train or dev has no labeled line.
+fn label_or_leave_out(
+    train: &mut CorpusFile,
+    dev: &CorpusFile,
+    model: Option<(&Path, &LoadedModel)>,
+) -> anyhow::Result<()> {
+    let unlabeled = train.examples.iter().filter(|e| e.label.is_none()).count();
+    match model {
+        _ if unlabeled == 0 => {}
+        Some((model_dir, model)) => {
+            label_unlabeled(&mut train.examples, |texts| {
+                model.most_probable_labels(texts, &Device::Cpu)
+            })?;
+            eprintln!(
+                "{}: {unlabeled} of {} lines without a gold label take the labels of the network of {}",
+                train.path.display(),
+                train.examples.len(),
+                model_dir.display()
+            );
+        }
+        _ if unlabeled < train.examples.len() => eprintln!(
+            "{}: {unlabeled} of {} lines without a gold label are left out; {LABELS_THEM}",
+            train.path.display(),
+            train.examples.len()
+        ),
+        _ => {}
+    }
+    for corpus in [&*train, dev] {
+        if !corpus.examples.iter().any(|e| e.label.is_some()) {
+            anyhow::bail!(
+                "{}: no labeled line to suggest rules from or measure them on{}",
+                corpus.path.display(),
+                if model.is_none() && std::ptr::eq(corpus, &*train) {
+                    format!("; {LABELS_THEM}")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The word vectors of the words of `train` (from `embeddings`, default the bundled ones),

@@ -8,27 +8,40 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rulelens::automata::CompileConfig;
 use rulelens::limits::{Limit, ReadLimits};
 use rulelens::model::{
-    EpochReport, FitError, FitEvent, Method, Reading, TrainingSettings, WARM_SCHEDULE, checkpoint,
-    fit_from, load_previous,
+    FitError, FitEvent, Fitted, TrainingSettings, WARM_SCHEDULE, checkpoint, fit_from,
+    load_previous,
 };
 use std::fs::{File, TryLockError};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// What `rulelens train` was asked for.
-pub struct TrainArgs<'a> {
-    pub rules: PathBuf,
-    pub train: Option<PathBuf>,
-    pub dev: Option<PathBuf>,
-    pub settings: TrainingSettings,
-    pub out: Option<PathBuf>,
-    /// A checkpoint to warm-start from.
-    pub from: Option<PathBuf>,
-    pub read_limits: &'a ReadLimits,
+/// `rulelens train`'s arguments.
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// The `.rules` file.
+    rules: PathBuf,
+    /// Training corpus; default: the rules file's `corpus train` binding.
+    #[arg(long, value_name = "FILE")]
+    train: Option<PathBuf>,
+    /// Dev corpus for early stopping; default: the `corpus dev` binding.
+    #[arg(long, value_name = "FILE")]
+    dev: Option<PathBuf>,
+    #[command(flatten)]
+    settings: TrainingSettings,
+    /// Checkpoint folder; default: models/<rules-stem>/.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Start from this checkpoint of an earlier text of the rules (a warm start): the
+    /// patterns that did not change keep their trained parameters and the network is
+    /// fine-tuned briefly. Trains from scratch, saying why, when the settings or the
+    /// data differ or most patterns changed.
+    #[arg(long, value_name = "CHECKPOINT")]
+    from: Option<PathBuf>,
 }
 
-pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: TrainArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
+    super::device::open(args.settings.device)?;
     // The flags first, before any work: a bad value is a usage error.
     if let Err(message) = args.settings.check() {
         eprintln!("error: {message}");
@@ -48,7 +61,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     }
-    let loaded = load_rules(&args.rules, &CompileConfig::default(), args.read_limits)?;
+    let loaded = load_rules(&args.rules, &CompileConfig::default(), read_limits)?;
     if loaded.has_errors() {
         print_diagnostics(&Shown::of_rules(&loaded), &loaded.diagnostics);
         eprintln!(
@@ -59,11 +72,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     }
     let train_path = corpus_path(&loaded, args.train.as_deref(), "train")?;
     let dev_path = corpus_path(&loaded, args.dev.as_deref(), "dev")?;
-    let train_file = read_corpus(&train_path, args.read_limits)?;
-    let dev_file = read_corpus(&dev_path, args.read_limits)?;
+    let train_file = read_corpus(&train_path, read_limits)?;
+    let dev_file = read_corpus(&dev_path, read_limits)?;
     // Held until the checkpoint is written: a second `train --out` of the same folder
     // refuses at once instead of both writing and one being lost.
-    let _lock = match lock_out(&out, args.read_limits)? {
+    let _lock = match lock_out(&out, read_limits)? {
         Ok(lock) => lock,
         Err(why) => {
             eprintln!("error: --out {}: {why}", out.display());
@@ -72,193 +85,20 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     };
     let previous = match &args.from {
         Some(dir) => {
-            let device = args.settings.device.open().map_err(anyhow::Error::msg)?;
-            Some(load_previous(dir, &device, args.read_limits)?)
+            let device = super::device::open(args.settings.device)?;
+            Some(load_previous(dir, &device, read_limits)?)
         }
         None => None,
     };
-    let progress = if std::io::stderr().is_terminal() {
-        let bar = ProgressBar::new(args.settings.epochs as u64);
-        bar.set_style(
-            ProgressStyle::with_template("epoch {pos}/{len} {bar:30} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        Some(bar)
-    } else {
-        None
-    };
-    let rules_name = args.rules.display().to_string();
-    let mut warm = false;
-    let mut on_event = |event: FitEvent| match event {
-        FitEvent::Built {
-            reading,
-            n_states,
-            free_states,
-            rank,
-            method,
-            relative_error,
-        } => eprintln!(
-            "{rules_name}{}: {n_states} states{}, rank {rank} ({}, relative error {relative_error:.2e})",
-            if reading == Reading::RightToLeft {
-                " reversed"
-            } else {
-                ""
-            },
-            if free_states > 0 {
-                format!(" and {free_states} free states")
-            } else {
-                String::new()
-            },
-            if method == Method::Exact {
-                "exact"
-            } else {
-                "ALS"
-            },
-        ),
-        FitEvent::BuiltSopa {
-            chained,
-            exact,
-            free,
-            word_dropout,
-            mean_tokens,
-        } => eprintln!(
-            "{rules_name}: {chained} of {} rule patterns are soft patterns (the others keep their DFA), {free} free patterns; {:.0} % of words dropped in training ({mean_tokens:.1} tokens per train sentence on average)",
-            chained + exact,
-            word_dropout * 100.0
-        ),
-        FitEvent::BuiltBlackBox { model, parameters } => eprintln!(
-            "{}: {parameters} trained numbers, reading the words alone (the rules name the corpora and labels)",
-            model.display_name()
-        ),
-        FitEvent::CorpusLabels { labels } => eprintln!(
-            "the train corpus has {} label{} the rules do not name ({}); the {} learns {} {}",
-            labels.len(),
-            if labels.len() == 1 { "" } else { "s" },
-            labels.join(", "),
-            args.settings.model.display_name(),
-            if labels.len() == 1 { "it" } else { "them" },
-            args.settings.model.how_it_learns_unnamed_labels()
-        ),
-        FitEvent::ReversedTooLarge { pattern } => eprintln!(
-            "warning: the reversed automaton of pattern `{pattern}` passes the state cap; the backward direction ignores the pattern"
-        ),
-        FitEvent::Data {
-            n_train,
-            n_dev,
-            n_truncated,
-            n_dropped,
-        } => {
-            eprintln!("{n_train} training and {n_dev} dev sentences");
-            if n_dropped > 0 {
-                eprintln!(
-                    "{n_dropped} train line{} of labels the rules do not name left out (--drop-unnamed-labels); dev lines of such labels count as errors",
-                    if n_dropped == 1 { "" } else { "s" }
-                );
-            }
-            // A warm start's progress counts dev measurements.
-            if let (true, Some(bar)) = (warm, &progress) {
-                bar.set_length(
-                    WARM_SCHEDULE.measurements(n_train, args.settings.batch_size) as u64,
-                );
-                bar.set_style(
-                    ProgressStyle::with_template("dev measurement {pos}/{len} {bar:30} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
-                );
-            }
-            if n_truncated > 0 {
-                let max = args.settings.max_sentence_tokens;
-                eprintln!(
-                    "warning: {n_truncated} sentence{} longer than {max} tokens; the network reads the first {max} (--max-sentence-tokens)",
-                    if n_truncated == 1 { " is" } else { "s are" }
-                );
-            }
-        }
-        FitEvent::LabelModel(used) => {
-            eprintln!(
-                "{} gold train line{} and {} without a gold label, taught by the rules' label model (its estimated accuracy on them {:.2}%)",
-                used.gold_lines,
-                if used.gold_lines == 1 { "" } else { "s" },
-                used.unlabeled_lines,
-                100.0 * used.estimated_accuracy
-            );
-            if used.dev_from_label_model {
-                eprintln!(
-                    "dev has no gold label: training stops on agreement with the label model's most probable label of each dev line"
-                );
-            }
-        }
-        FitEvent::WarmStart(record) => {
-            warm = true;
-            eprintln!(
-                "warm start: {} of {} patterns keep their trained parameters ({} new or changed, {} gone); rank {} kept + {} new",
-                record.kept_patterns,
-                record.kept_patterns + record.changed_patterns,
-                record.changed_patterns,
-                record.removed_patterns,
-                record.kept_rank,
-                record.new_rank
-            )
-        }
-        FitEvent::FullTraining { why } => {
-            eprintln!("training from scratch, not from the previous network: {why}")
-        }
-        FitEvent::Member {
-            index,
-            members,
-            seed,
-        } => {
-            if let Some(bar) = &progress {
-                bar.set_position(0);
-            }
-            eprintln!("ensemble member {} of {members} (seed {seed})", index + 1)
-        }
-        FitEvent::Ensemble {
-            members,
-            dev_accuracy,
-        } => eprintln!(
-            "the {members} members' logits averaged: dev accuracy {:.2}%",
-            100.0 * dev_accuracy
-        ),
-        FitEvent::NgramRegression {
-            n_features,
-            c,
-            weight,
-            reused,
-            dev_accuracy,
-            kept,
-        } => eprintln!(
-            "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
-            if reused {
-                ", the previous network's"
-            } else {
-                ""
-            },
-            100.0 * dev_accuracy,
-            if kept {
-                ""
-            } else {
-                "; left out, as it lowers the network's"
-            }
-        ),
-        FitEvent::Epoch(report) => {
-            let line = epoch_line(report);
-            match &progress {
-                Some(bar) => {
-                    bar.set_position(report.epoch as u64);
-                    bar.set_message(line);
-                }
-                None if warm => eprintln!("dev measurement {}: {line}", report.epoch),
-                None => eprintln!("epoch {}: {line}", report.epoch),
-            }
-        }
-    };
+    let mut progress = TrainingProgress::new(&args);
+    let mut on_event = |event: FitEvent| progress.say(event);
     let fitted = fit_from(
         previous.as_ref(),
         &loaded,
         &train_file.examples,
         &dev_file.examples,
         &args.settings,
-        args.read_limits,
+        read_limits,
         &mut on_event,
         &|| false,
     );
@@ -270,10 +110,97 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         ),
         error => anyhow::Error::new(error),
     })?;
-    if let Some(bar) = &progress {
-        bar.finish();
-    }
+    progress.finish();
     fitted.save(&out)?;
+    outln!("{}", summary(&fitted, &out))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `train` says as it goes, on standard error: a progress bar on a terminal (of
+/// epochs, or of a warm start's dev measurements), else a line per epoch; and every other
+/// event's lines ([`FitEvent::lines`]), a network's shape said of the rules file.
+struct TrainingProgress {
+    bar: Option<ProgressBar>,
+    /// A warm start: its progress counts dev measurements, not epochs.
+    warm: bool,
+    rules_name: String,
+    batch_size: usize,
+}
+
+impl TrainingProgress {
+    fn new(args: &TrainArgs) -> TrainingProgress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(args.settings.epochs as u64);
+            bar.set_style(
+                ProgressStyle::with_template("epoch {pos}/{len} {bar:30} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        TrainingProgress {
+            bar,
+            warm: false,
+            rules_name: args.rules.display().to_string(),
+            batch_size: args.settings.batch_size,
+        }
+    }
+
+    fn say(&mut self, event: FitEvent) {
+        match &event {
+            FitEvent::WarmStart(_) => self.warm = true,
+            // A warm start's progress counts dev measurements.
+            FitEvent::Data { n_train, .. } => {
+                if let (true, Some(bar)) = (self.warm, &self.bar) {
+                    bar.set_length(WARM_SCHEDULE.measurements(*n_train, self.batch_size) as u64);
+                    bar.set_style(
+                        ProgressStyle::with_template("dev measurement {pos}/{len} {bar:30} {msg}")
+                            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                    );
+                }
+            }
+            FitEvent::Member { .. } => {
+                if let Some(bar) = &self.bar {
+                    bar.set_position(0);
+                }
+            }
+            FitEvent::Epoch(report) => {
+                let line = report.summary();
+                match &self.bar {
+                    Some(bar) => {
+                        bar.set_position(report.epoch as u64);
+                        bar.set_message(line);
+                    }
+                    None if self.warm => eprintln!("dev measurement {}: {line}", report.epoch),
+                    None => eprintln!("epoch {}: {line}", report.epoch),
+                }
+            }
+            _ => {}
+        }
+        let of_rules = matches!(event, FitEvent::Built { .. } | FitEvent::BuiltSopa { .. });
+        for line in event.lines() {
+            let line = if of_rules {
+                format!("{}: {line}", self.rules_name)
+            } else {
+                line
+            };
+            match &self.bar {
+                Some(bar) => bar.println(line),
+                None => eprintln!("{line}"),
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish();
+        }
+    }
+}
+
+/// The last line: the network's dev accuracy beside the untrained one's, the epoch (or an
+/// ensemble's members' epochs) kept, the n-gram regression's share, and where the
+/// checkpoint went.
+fn summary(fitted: &Fitted, out: &Path) -> String {
     let metrics = &fitted.manifest.metrics;
     let step = if fitted.manifest.warm_start.is_some() {
         "dev measurement"
@@ -311,29 +238,12 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         ),
         None => kept,
     };
-    outln!(
+    format!(
         "dev accuracy {:.2}% ({} {:.2}%, {kept}); checkpoint written to {}",
         100.0 * metrics.dev_accuracy,
         fitted.manifest.started_from(),
         100.0 * metrics.zero_shot_dev_accuracy,
         out.display()
-    )?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// One epoch's line of progress.
-fn epoch_line(report: &EpochReport) -> String {
-    format!(
-        "loss {}  dev accuracy {:.2}%{}{}",
-        report
-            .loss
-            .map_or_else(|| "-".to_string(), |l| format!("{l:.4}")),
-        100.0 * report.dev_accuracy,
-        if report.best { " (best)" } else { "" },
-        match report.skipped_batches {
-            0 => String::new(),
-            n => format!("  ({n} batches skipped: loss not finite)"),
-        }
     )
 }
 
