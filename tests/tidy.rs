@@ -1,7 +1,8 @@
 //! The layering of docs/architecture.md, checked on the sources: each heavy dependency is
 //! used only in the layer that owns it, so that the protocol stays in `lsp`, tensors in
 //! `model` (and the binary's front ends that pick a device), and graphs in `automata`. Every
-//! analysis below the LSP layer stays a plain library call on plain types. And one check on
+//! analysis below the LSP layer stays a plain library call on plain types. The modules
+//! import one another without a circle, and only from their own layer and those below. And one check on
 //! the build: the Python binding crate's dependencies have the features of rulelens's test
 //! build, so that building the Python package after the tests compiles no crate twice.
 
@@ -14,7 +15,7 @@ const OWNERS: &[(&str, &[&str])] = &[
     ("tower_lsp_server", &["lsp/"]),
     ("tokio", &["lsp/"]),
     ("futures", &["lsp/"]),
-    ("candle_core", &["model/", "cli/", "main.rs"]),
+    ("candle_core", &["model/", "cli/"]),
     ("candle_nn", &["model/"]),
     ("petgraph", &["automata/"]),
     ("plotters", &["report/charts.rs"]),
@@ -196,8 +197,10 @@ fn resolve(path: &str, module: &[String], modules: &[Vec<String>]) -> Option<Vec
     (base != module && !module.starts_with(&base)).then_some(base)
 }
 
-#[test]
-fn the_modules_import_one_another_without_a_cycle() {
+/// Every module under `src/` (its path from the crate root: `["lsp", "handlers", "hover"]`;
+/// `cli` and `main` are the binary's), with the modules its code outside its tests imports
+/// ([`imports`]).
+fn import_graph() -> Vec<(Vec<String>, Vec<Vec<String>>)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
@@ -213,27 +216,38 @@ fn the_modules_import_one_another_without_a_cycle() {
         path
     };
     let modules: Vec<Vec<String>> = files.iter().map(|f| module_of(f)).collect();
-    let edges: Vec<Vec<Vec<String>>> = files
+    files
         .iter()
-        .map(|file| {
+        .zip(&modules)
+        .map(|(file, module)| {
             let source = std::fs::read_to_string(file).unwrap();
-            imports(&source, &module_of(file), &modules)
+            (module.clone(), imports(&source, module, &modules))
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn the_modules_import_one_another_without_a_cycle() {
+    let graph = import_graph();
+    let modules: Vec<&Vec<String>> = graph.iter().map(|(module, _)| module).collect();
     assert!(
-        edges.iter().flatten().count() > 20,
-        "found too few imports: {edges:?}"
+        graph
+            .iter()
+            .map(|(_, targets)| targets.len())
+            .sum::<usize>()
+            > 20,
+        "found too few imports: {graph:?}"
     );
-    let graph: Vec<Vec<usize>> = edges
+    let edges: Vec<Vec<usize>> = graph
         .iter()
-        .map(|targets| {
+        .map(|(_, targets)| {
             targets
                 .iter()
-                .filter_map(|target| modules.iter().position(|m| m == target))
+                .filter_map(|target| modules.iter().position(|m| *m == target))
                 .collect()
         })
         .collect();
-    let found: Vec<String> = circles(&graph)
+    let found: Vec<String> = circles(&edges)
         .into_iter()
         .map(|circle| {
             let mut names: Vec<String> = circle.iter().map(|&m| modules[m].join("::")).collect();
@@ -246,6 +260,92 @@ fn the_modules_import_one_another_without_a_cycle() {
         "modules that import one another in a circle:\n{}",
         found.join("\n")
     );
+}
+
+/// The floors of `docs/architecture.md`'s layers, bottom up, by top-level module: a module
+/// imports from its own floor and those below it, never from one above.
+const FLOORS: &[&[&str]] = &[
+    &["digest", "limits", "text", "diagnostic"],
+    &["syntax"],
+    &["corpus"],
+    &["automata"],
+    &["rules_file", "labeling"],
+    &["model"],
+    &["explain"],
+    &["suggest"],
+    &["ide"],
+    &["project"],
+    &["report"],
+    &["lsp"],
+    &["cli", "main", "lib"],
+];
+
+/// The floor of a module, by its first segment.
+fn floor_of(module: &[String]) -> Option<usize> {
+    let top = module.first()?;
+    FLOORS
+        .iter()
+        .position(|floor| floor.contains(&top.as_str()))
+}
+
+/// `module imports target` for each import that runs up a floor.
+fn upward_imports(graph: &[(Vec<String>, Vec<Vec<String>>)]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (module, targets) in graph {
+        for target in targets {
+            if floor_of(target) > floor_of(module) {
+                found.push(format!(
+                    "{} imports {}",
+                    module.join("::"),
+                    target.join("::")
+                ));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+#[test]
+fn the_modules_import_only_their_floor_and_those_below() {
+    let graph = import_graph();
+    let unplaced: Vec<String> = graph
+        .iter()
+        .filter(|(module, _)| floor_of(module).is_none())
+        .map(|(module, _)| module.join("::"))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "modules on no floor (add them to FLOORS, as docs/architecture.md places them): {unplaced:?}"
+    );
+    let upward = upward_imports(&graph);
+    assert!(
+        upward.is_empty(),
+        "imports that run up the layers of docs/architecture.md:\n{}",
+        upward.join("\n")
+    );
+}
+
+#[test]
+fn an_import_from_a_floor_above_is_found() {
+    let module = |path: &str| -> Vec<String> { path.split("::").map(str::to_string).collect() };
+    let graph = vec![
+        (
+            module("rules_file"),
+            vec![module("model::train::checkpoint"), module("text")],
+        ),
+        (
+            module("lsp::jobs"),
+            vec![module("model"), module("lsp::state")],
+        ),
+        (module("labeling"), vec![module("rules_file")]),
+    ];
+    assert_eq!(
+        upward_imports(&graph),
+        ["rules_file imports model::train::checkpoint"]
+    );
+    assert_eq!(floor_of(&module("nowhere")), None);
 }
 
 /// The circles of a directed graph (`graph[a]` lists the nodes `a` points to): its strongly
@@ -382,7 +482,7 @@ fn features_of(package: &str, edges: &str) -> BTreeMap<String, BTreeSet<String>>
         .unwrap();
     assert!(
         output.status.success(),
-        "cargo tree -p {package}: {}",
+        "cargo tree -p {package} (run `cargo fetch --locked` first: `cargo test` fetches the root package's dependencies only): {}",
         String::from_utf8_lossy(&output.stderr)
     );
     let mut packages: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -425,4 +525,120 @@ fn the_python_crate_builds_its_dependencies_as_the_tests_do() {
         "the Python crate builds these with other features than rulelens's tests do:\n{}",
         differing.join("\n")
     );
+}
+
+#[test]
+fn the_neovim_plugin_carries_the_grammars_queries_unchanged() {
+    // Neovim finds a parser's queries on its runtime path, so the plugin carries a copy of
+    // the grammar's; the grammar's are the ones the tree-sitter tests check.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let grammar = root.join("grammars/tree-sitter-rules/queries");
+    let plugin = root.join("editors/neovim/queries/rules");
+    let names = |dir: &Path| -> BTreeSet<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect()
+    };
+    assert_eq!(names(&plugin), names(&grammar));
+    for name in names(&grammar) {
+        assert!(
+            std::fs::read(grammar.join(&name)).unwrap()
+                == std::fs::read(plugin.join(&name)).unwrap(),
+            "editors/neovim/queries/rules/{name} differs from grammars/tree-sitter-rules/queries/{name}: copy the grammar's"
+        );
+    }
+}
+
+/// The most lines a function outside the tests may take: past it, a function mixes policy,
+/// plumbing and presentation, and its parts want names of their own.
+const MAX_FUNCTION_LINES: usize = 150;
+
+/// The functions of `source` outside its tests (from its first `#[cfg(test)]` on) longer
+/// than `max` lines, signature to closing brace, as (name, first line, lines).
+fn long_functions(source: &str, max: usize) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = source
+        .lines()
+        .take_while(|line| line.trim() != "#[cfg(test)]")
+        .collect();
+    let mut found = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let indent = &line[..line.len() - code.len()];
+        let mut rest = code;
+        for prefix in [
+            "pub(crate) ",
+            "pub(super) ",
+            "pub ",
+            "const ",
+            "async ",
+            "unsafe ",
+        ] {
+            rest = rest.strip_prefix(prefix).unwrap_or(rest);
+        }
+        let Some(after) = rest.strip_prefix("fn ") else {
+            continue;
+        };
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        // The signature ends at a body's `{`, or at the `;` of a declaration without one.
+        let Some(signature_end) = lines[i..]
+            .iter()
+            .position(|l| l.trim_end().ends_with('{') || l.trim_end().ends_with(';'))
+        else {
+            continue;
+        };
+        if lines[i + signature_end].trim_end().ends_with(';') {
+            continue;
+        }
+        let close = format!("{indent}}}");
+        if let Some(end) = lines[i..].iter().position(|l| *l == close)
+            && end + 1 > max
+        {
+            found.push((name, i + 1, end + 1));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_function_outside_the_tests_is_longer_than_the_limit() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut long = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(&src).unwrap();
+        let is_test = relative.components().any(|c| c.as_os_str() == "tests")
+            || ["tests.rs", "fixture.rs"]
+                .iter()
+                .any(|name| relative.file_name().is_some_and(|f| f == *name));
+        if is_test {
+            continue;
+        }
+        let source = std::fs::read_to_string(file).unwrap();
+        for (name, line, lines) in long_functions(&source, MAX_FUNCTION_LINES) {
+            long.push(format!(
+                "src/{}:{line}: {name}, {lines} lines",
+                relative.display()
+            ));
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines (split them into named parts):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn long_functions_are_measured_from_signature_to_closing_brace() {
+    let body = "        x += 1;\n".repeat(5);
+    let source = format!(
+        "pub fn short() {{\n}}\n\nimpl X {{\n    pub(crate) async fn long(\n        a: u8,\n    ) -> u8 {{\n{body}    }}\n    fn declared(&self);\n}}\n#[cfg(test)]\nfn in_tests() {{\n{body}}}\n"
+    );
+    assert_eq!(long_functions(&source, 5), [("long".to_string(), 5, 9)]);
+    assert!(long_functions(&source, 9).is_empty());
 }
