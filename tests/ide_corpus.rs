@@ -327,8 +327,12 @@ fn zero_shot_trained_model_predicts_and_reads_back_the_rules() {
         [spam, spam, spam, spam, spam, spam, None]
     );
     assert_close(model.dev_accuracy.unwrap(), 4.0 / 7.0, "dev accuracy");
-    assert!(model.is_trained_on(RULES));
-    assert!(!model.is_trained_on(&RULES.replace("zebra", "okapi")));
+    assert!(model.manifest.is_trained_on(RULES));
+    assert!(
+        !model
+            .manifest
+            .is_trained_on(&RULES.replace("zebra", "okapi"))
+    );
 
     let file = &analysis.rules;
     let read_back: Vec<(PatternKey, Option<&str>)> = model

@@ -213,11 +213,6 @@ impl TrainedFaRnn {
         })
     }
 
-    /// Whether the network was trained from exactly `text`.
-    pub fn is_trained_on(&self, text: &str) -> bool {
-        crate::digest::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
-    }
-
     /// The reconstruction of the pattern with this key.
     pub fn reconstruction(&self, key: &PatternKey) -> Option<&ReconstructedPattern> {
         self.reconstructions.iter().find(|r| &r.pattern == key)

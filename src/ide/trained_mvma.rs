@@ -32,11 +32,6 @@ impl TrainedMvma {
         Ok(TrainedMvma { manifest, scorer })
     }
 
-    /// Whether the network was trained from exactly `text`.
-    pub fn is_trained_on(&self, text: &str) -> bool {
-        crate::digest::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
-    }
-
     /// The labels, in the order of the network's outputs.
     pub fn labels(&self) -> &[String] {
         &self.manifest.labels

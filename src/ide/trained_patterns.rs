@@ -64,11 +64,6 @@ impl TrainedPatterns {
         })
     }
 
-    /// Whether the network was trained from exactly `text`.
-    pub fn is_trained_on(&self, text: &str) -> bool {
-        crate::digest::sha256_hex(text.as_bytes()) == self.manifest.rules.sha256
-    }
-
     /// The learned patterns read back, in order of their index.
     pub fn learned(&self) -> &[LearnedPattern] {
         self.read_back

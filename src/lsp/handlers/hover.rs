@@ -54,7 +54,7 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                     let network = match project.model.network.as_deref() {
                         Some(model) => LineNetwork::Trained {
                             model,
-                            stale: !model.is_trained_on(current),
+                            stale: !model.manifest.is_trained_on(current),
                         },
                         None => match project.training.as_deref() {
                             Some(progress) => LineNetwork::Training { progress },
@@ -73,12 +73,12 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
                         model.measured.look_at(uri.as_str(), range.start());
                     }
                     hover.mvma = project.mvma.network.as_deref().map(|mvma| {
-                        let stale = !mvma.is_trained_on(current);
+                        let stale = !mvma.manifest.is_trained_on(current);
                         let gold = example.label.as_deref();
                         mvma_view(&example.text, gold, mvma, stale, &config)
                     });
                     hover.patterns = project.patterns.network.as_deref().map(|patterns| {
-                        let stale = !patterns.is_trained_on(current);
+                        let stale = !patterns.manifest.is_trained_on(current);
                         patterns_view(&example.text, &project.current, patterns, stale, &config)
                     });
                     render_line_hover(&hover, &example.text)

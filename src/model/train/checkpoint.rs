@@ -216,6 +216,12 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// Whether the network was trained from exactly `text` (comments and layout included:
+    /// an editor shows a network trained on another text as stale).
+    pub fn is_trained_on(&self, text: &str) -> bool {
+        sha256_hex(text.as_bytes()) == self.rules.sha256
+    }
+
     /// What `metrics.zero_shot_dev_accuracy` measured: `untrained`, or `warm start`.
     pub fn started_from(&self) -> &'static str {
         if self.warm_start.is_some() {
