@@ -22,7 +22,9 @@
 //! Deliberately not here: fuzzy matching (the editor filters and sorts on its side) and
 //! snippets.
 
-use super::{NameKind, body_text, clamp_offset, occurrences, regex_lexemes, shorten, size, slice};
+use super::positions::{
+    NameKind, body_text, clamp_offset, occurrences, regex_lexemes, shorten, size, slice,
+};
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::StatementKind;
 use crate::syntax::lexer::{Lexeme, LexemeKind, Mode, lex};

@@ -19,21 +19,14 @@
 //! corpora). Deliberately not here: corpus names (`corpus NAME "…"`), which nothing in a
 //! rules file refers to, and anonymous patterns, which have no name to write.
 
-use super::{FileEdits, Occurrence, TextEdit, clamp_offset, definitions, occurrences, size};
+use super::positions::{NameKind, Occurrence, clamp_offset, definitions, occurrences, size};
+use super::{FileEdits, TextEdit};
 use crate::corpus::Example;
 use crate::rules_file::RulesFile;
 use crate::syntax::lexer::{LexemeKind, Mode, lex};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use text_size::{TextRange, TextSize};
-
-/// The namespaces of a rules file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum NameKind {
-    Label,
-    Pattern,
-    WordList,
-}
 
 /// A label or pattern name at the cursor.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! Names come from the syntax tree, so a keyword is highlighted as a keyword only where the
 //! parser read it as one (`default: …` is the label `default`). Operators, quantifiers and
 //! literals come from lexing each statement again in the parser's modes (see
-//! [`super::layout`]), and comments from [`Parse::comments`](crate::syntax::Parse::comments).
+//! [`super::positions::layout`]), and comments from [`Parse::comments`](crate::syntax::Parse::comments).
 //!
 //! Broken lines: a line that is not a statement gets no tokens but its comment, and within a
 //! statement no token is given to a lexeme the parser rejected: one inside an `Error` node of
@@ -14,7 +14,7 @@
 //! error. Linear in the size of the file, plus a sort of the tokens.
 //! Deliberately not here: the LSP encoding (relative positions, legend indices, UTF-16).
 
-use super::{Layout, definitions, layout, occurrences, regex_lexemes};
+use super::positions::{Layout, NameKind, definitions, layout, occurrences, regex_lexemes};
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::{self, FormulaKind, RegexKind, StatementKind};
 use crate::syntax::lexer::{LexemeKind, Mode, lex};
@@ -72,7 +72,7 @@ pub fn semantic_tokens(file: &RulesFile) -> Vec<SemanticToken> {
     let occurrences = occurrences(&file.parse.file);
     let definitions = definitions(&occurrences);
     let is_first = |name: &ast::Name| {
-        definitions.get(&(super::NameKind::Label, name.text.as_str())) == Some(&name.range)
+        definitions.get(&(NameKind::Label, name.text.as_str())) == Some(&name.range)
     };
     let mut tokens = Tokens::default();
     // The diagnostics of the parser mark what it rejected; the name checks' do not.

@@ -18,7 +18,7 @@
 //! Deliberately not here: anonymous pattern names (`spam@3`), which appear nowhere in the
 //! text, and workspace-wide symbol search.
 
-use super::{body_text, layout, shorten};
+use super::positions::{body_text, layout, shorten};
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::StatementKind;
 use crate::text::LineIndex;

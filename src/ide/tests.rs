@@ -2,12 +2,14 @@
 //! the end, inside a character), returns without panicking and keeps its promises about
 //! ranges: inside the text, on char boundaries, sorted where promised.
 
+use super::positions::{clamp_offset, size, slice};
 use super::*;
 use crate::corpus::{Format, parse};
 use crate::ide::testing::rules_of;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use std::path::PathBuf;
+use text_size::{TextRange, TextSize};
 
 /// Rules-like text: fragments of the language, broken pieces and arbitrary characters.
 fn rules_text() -> impl Strategy<Value = String> {
