@@ -41,7 +41,7 @@ pub struct TrainArgs {
 }
 
 pub fn run(args: TrainArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode> {
-    super::device::open(args.settings.device)?;
+    let device = super::device::open(args.settings.device)?;
     // The flags first, before any work: a bad value is a usage error.
     if let Err(message) = args.settings.check() {
         eprintln!("error: {message}");
@@ -84,10 +84,7 @@ pub fn run(args: TrainArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode
         }
     };
     let previous = match &args.from {
-        Some(dir) => {
-            let device = super::device::open(args.settings.device)?;
-            Some(load_previous(dir, &device, read_limits)?)
-        }
+        Some(dir) => Some(load_previous(dir, &device, read_limits)?),
         None => None,
     };
     let mut progress = TrainingProgress::new(&args);

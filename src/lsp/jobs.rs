@@ -27,6 +27,7 @@
 
 use super::capabilities::ClientFlags;
 use super::client_notices::{Progress, name, refresh_diagnostics, refresh_views};
+use super::config::Settings;
 use super::measure;
 use super::prepared::Prepared;
 use super::registry::{Claim, Networks};
@@ -684,7 +685,9 @@ async fn train<T: Prepared>(
 struct TrainingRun<'a> {
     session: &'a Arc<Session>,
     job: &'a JobRequest,
+    /// The client's flags and the settings, of one snapshot taken as the training starts.
     client: ClientFlags,
+    settings: Arc<Settings>,
     /// The project's name in messages.
     file: String,
     /// "FA-RNN (rule network)": the model and its role.
@@ -699,10 +702,12 @@ struct TrainingRun<'a> {
 
 impl<'a> TrainingRun<'a> {
     fn new<T: Prepared>(fetch: &Fetch<'a>) -> TrainingRun<'a> {
+        let snapshot = fetch.session.snapshot();
         TrainingRun {
             session: fetch.session,
             job: fetch.job,
-            client: fetch.session.snapshot().client,
+            client: snapshot.client,
+            settings: snapshot.settings,
             file: name(&fetch.job.key),
             what: format!("{} ({})", fetch.training.model.display_name(), T::ROLE),
             token: T::PROGRESS_TOKEN,
@@ -796,7 +801,7 @@ fn start_training<T: Prepared>(
                 .map_or_else(|| "bundled".to_string(), |p| p.display().to_string())
         ),
     );
-    let settings = run.session.snapshot().settings.clone();
+    let settings = run.settings.clone();
     let (sender, news) = unbounded_channel();
     let (analysis, dir) = (fetch.saved.analysis.clone(), fetch.plan.dir.clone());
     let blocking = tokio::task::spawn_blocking(move || {

@@ -349,9 +349,8 @@ pub fn warm_network(
     }
     let old: HashMap<String, Tensor> = previous.tensors().into_iter().collect();
     let new: HashMap<String, Tensor> = fresh.tensors().into_iter().collect();
-    let values = named_values;
-    let (old_d1, old_dims) = values(&old, "d1")?;
-    let (old_d2, _) = values(&old, "d2")?;
+    let (old_d1, old_dims) = named_values(&old, "d1")?;
+    let (old_d2, _) = named_values(&old, "d2")?;
     let (old_k, old_rank) = (old_dims[0], old_dims[1]);
     let (n_rule_states, new_rank) = (automaton.n_states, decomposition.rank());
     // The free states follow the rules' in both networks: the i-th free state continues the
@@ -397,8 +396,8 @@ pub fn warm_network(
     };
     // [rows, rank] tensors: a kept column takes `old_row(row)`'s entry (0 for none).
     let by_rank = |name: &str, old_row: &dyn Fn(usize) -> Option<usize>| -> Result<Vec<f32>> {
-        let (old_values, _) = values(&old, name)?;
-        let (new_values, dims) = values(&new, name)?;
+        let (old_values, _) = named_values(&old, name)?;
+        let (new_values, dims) = named_values(&new, name)?;
         let rows = dims[0];
         let mut out = Vec::with_capacity(rows * rank);
         for row in 0..rows {
@@ -430,11 +429,11 @@ pub fn warm_network(
     if let Some(input) = words {
         let dim = input.vectors.dim;
         put("g", by_rank("g", &Some)?, &[dim, rank])?;
-        let (embedding, dims) = values(&new, "word_embedding")?;
+        let (embedding, dims) = named_values(&new, "word_embedding")?;
         put("word_embedding", embedding, &dims)?;
     }
     for name in ["wildcard", "start", "finals"] {
-        let (data, dims) = values(&new, name)?;
+        let (data, dims) = named_values(&new, name)?;
         put(name, data, &dims)?;
     }
     warm_corpus_labels((&old, previous_system), (&new, system), &mut put)?;
