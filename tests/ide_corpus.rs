@@ -17,10 +17,10 @@ use rulelens::diagnostic::{Code, Diagnostic};
 use rulelens::explain::{NEGLIGIBLE, ReconstructConfig, best_span, ngrams};
 use rulelens::ide::testing::*;
 use rulelens::ide::{
-    Action, ActionKind, Figures, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, PatternKey,
-    RulesHover, TextEdit, TrainedFaRnn, analyze, apply, corpus_diagnostics, corpus_findings,
-    examples_in, hover_rules, line_actions, line_hints, lines_diagnostics, minimal_edit,
-    model_findings, pattern_lenses, patterns_view, place, render_rules_hover, rules_actions,
+    Action, ActionKind, Figures, Finding, FindingsConfig, HoverConfig, InlayHint, Lens, Line,
+    LineView, PatternKey, RulesHover, TextEdit, TrainedNetwork, Unprepared, analyze, apply,
+    corpus_diagnostics, corpus_findings, examples_in, hover_rules, line_actions, line_hints,
+    lines_diagnostics, minimal_edit, pattern_lenses, place, render_rules_hover, rules_actions,
 };
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
@@ -422,14 +422,14 @@ fn trained_model_without_dev_has_no_accuracies_and_can_be_cancelled() {
         &|| false,
     )
     .unwrap();
-    let cancelled = TrainedFaRnn::new(
-        fitted.manifest,
-        fitted.net.as_ref(),
-        None,
-        &analysis,
-        &ReconstructConfig::default(),
-        &|| true,
-    );
+    let cancelled = TrainedNetwork::prepare(Unprepared {
+        manifest: fitted.manifest,
+        net: fitted.net.into(),
+        vocabulary: None,
+        analysis: &analysis,
+        reconstruct: Some(&ReconstructConfig::default()),
+        cancelled: &|| true,
+    });
     assert_eq!(
         cancelled.err(),
         Some(rulelens::ide::TrainedModelError::Cancelled)
@@ -445,14 +445,14 @@ fn model_findings_report_patterns_the_network_overrules() {
     // The zero-shot network predicts what the rules predict: spam on lines 1–3, where the
     // call rule (ham) matches but loses to the free rule. It overrules nothing, since the
     // call rule decides none of its lines.
-    assert!(model_findings(&analysis, &model).is_empty());
+    assert!(model.findings(&analysis).is_empty());
 
     // A network that says ham on lines 0–3 and spam elsewhere: it overrules the free rule
     // on the 4 lines it decides (right on lines 1–3) and the prize rule on none; the call
     // rule decides no line, so it cannot be overruled.
     let (spam, ham) = (Some(0), Some(1));
     model.train_predictions = vec![ham, ham, ham, ham, spam, spam, None];
-    let findings = model_findings(&analysis, &model);
+    let findings = model.findings(&analysis);
     assert_eq!(
         findings,
         [Finding {
@@ -475,10 +475,10 @@ fn model_findings_report_patterns_the_network_overrules() {
     assert_eq!(placed[0].range, find(RULES, "$* free $*"));
     // Two overruled lines are not enough evidence.
     model.train_predictions = vec![spam, ham, ham, spam, spam, spam, None];
-    assert!(model_findings(&analysis, &model).is_empty());
+    assert!(model.findings(&analysis).is_empty());
     // Predictions for another corpus than this train are ignored.
     model.train_predictions = vec![ham; 6];
-    assert!(model_findings(&analysis, &model).is_empty());
+    assert!(model.findings(&analysis).is_empty());
 }
 
 #[test]
@@ -535,7 +535,8 @@ fn a_briefly_trained_model_keeps_its_bookkeeping_consistent() {
             expected.push(key(&analysis.rules, p));
         }
     }
-    let found: Vec<PatternKey> = model_findings(&analysis, &model)
+    let found: Vec<PatternKey> = model
+        .findings(&analysis)
         .into_iter()
         .map(|f| f.pattern)
         .collect();
@@ -554,7 +555,15 @@ fn a_trained_sopa_explains_lines_by_leave_one_out_and_a_rule_added_from_it_lists
     let config = HoverConfig::default();
     let labels = patterns.scorer.system().labels();
     for example in &train.file.examples {
-        let view = patterns_view(&example.text, &analysis.rules, &patterns, false, &config);
+        let line = Line {
+            text: &example.text,
+            gold: None,
+        };
+        let held = TrainedNetwork::Patterns(patterns.clone());
+        let Ok(LineView::Patterns(view)) = held.explain_line(&line, &analysis.rules, &config)
+        else {
+            panic!("a SoPa's view");
+        };
         let explanation = patterns
             .scorer
             .explain_text(&example.text, patterns.manifest.settings.logit_scale);

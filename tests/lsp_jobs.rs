@@ -295,10 +295,10 @@ fn with_the_model_mvma_g_a_save_trains_it_and_the_line_hover_shows_its_exact_ngr
     server.open(&train_uri, "tsv", &train);
     save(&mut server, &rules_uri);
     assert_eq!(
-        server.progress_title("rulelens/mvma/"),
+        server.progress_title("rulelens/train/"),
         "Full training of MVMA-G (black box)"
     );
-    server.wait_for(progress_end("rulelens/mvma/"));
+    server.wait_for(progress_end("rulelens/train/"));
     // The first line, `claim at free prize cash`: the MVMA-G's verdict, and the logit of its
     // prediction (and of the gold label, spam, when it predicts ham) as the sum of the five
     // suffix n-grams' parts, the strongest listed.

@@ -30,9 +30,13 @@ use candle_core::Device;
 use rulelens::corpus::Example;
 use rulelens::corpus::read_file;
 use rulelens::explain::{NEGLIGIBLE, ReconstructConfig};
-use rulelens::ide::{HoverConfig, LineNetwork, NetworkView, TrainedFaRnn, analyze, hover_line};
+use rulelens::ide::{
+    HoverConfig, LineView, NetworkView, TrainedNetwork, Unprepared, analyze, hover_line,
+};
 use rulelens::limits::ReadLimits;
-use rulelens::model::{Batch, Fitted, ModelKind, Network, Sentence, TrainingSettings, fit};
+use rulelens::model::{
+    Batch, ModelKind, Mvma, Network, Sentence, TrainingSettings, Vocabulary, fit,
+};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
 use std::ops::Range;
@@ -140,17 +144,24 @@ fn check_example(name: &str, members: usize) -> Tally {
         metrics.best_epoch > 0,
         "{name}: the untrained network won: {metrics:?}"
     );
-    let model = TrainedFaRnn::new(
-        fitted.manifest.clone(),
-        fitted.net.as_ref(),
-        fitted.vocabulary.as_ref(),
-        &analysis,
-        &ReconstructConfig::default(),
-        &|| false,
-    )
+    let net: Arc<dyn Network> = fitted.net.into();
+    let network = TrainedNetwork::prepare(Unprepared {
+        manifest: fitted.manifest.clone(),
+        net: net.clone(),
+        vocabulary: fitted.vocabulary.as_ref(),
+        analysis: &analysis,
+        reconstruct: Some(&ReconstructConfig::default()),
+        cancelled: &|| false,
+    })
     .expect("prepared");
+    let model = network.rule_network().expect("a rule network");
+    let tensors = Tensors {
+        net: net.as_ref(),
+        scale: fitted.manifest.settings.logit_scale,
+        vocabulary: fitted.vocabulary.as_ref(),
+    };
     let dev: Vec<&Example> = dev.iter().collect();
-    let mut tally = check_hovers(name, &rules, &fitted, &model, &dev);
+    let mut tally = check_hovers(name, &rules, &tensors, &network, &dev);
 
     // The dev lines whose n-grams the hover's budget cuts, measured ahead of their hover as
     // the language server does in the background: the hover then lists n-grams of every
@@ -165,7 +176,7 @@ fn check_example(name: &str, members: usize) -> Tally {
         assert!(model.measure_ahead(&example.text, &hover_config));
         assert!(!model.is_worth_measuring_ahead(&example.text, &hover_config));
     }
-    let ahead = check_hovers(name, &rules, &fitted, &model, &long);
+    let ahead = check_hovers(name, &rules, &tensors, &network, &long);
     let at_most_128 = long
         .iter()
         .filter(|example| tokenize(&example.text).len() <= 128)
@@ -182,16 +193,23 @@ fn check_example(name: &str, members: usize) -> Tally {
     tally
 }
 
+/// The tensor network a hover is checked against, with what reads a line into it.
+struct Tensors<'a> {
+    net: &'a dyn Network,
+    scale: f64,
+    vocabulary: Option<&'a Vocabulary>,
+}
+
 /// Checks the hovers of `examples` against the tensor network (see the module doc).
 fn check_hovers(
     name: &str,
     rules: &RulesFile,
-    fitted: &Fitted,
-    model: &TrainedFaRnn,
+    tensors: &Tensors<'_>,
+    network: &TrainedNetwork,
     dev: &[&Example],
 ) -> Tally {
-    let net: &dyn Network = fitted.net.as_ref();
-    let scale = fitted.manifest.settings.logit_scale;
+    let (net, scale) = (tensors.net, tensors.scale);
+    let model = network.rule_network().expect("a rule network");
     let hover_config = HoverConfig::default();
     let system = &rules.system;
 
@@ -200,19 +218,13 @@ fn check_hovers(
     let mut views: Vec<NetworkView> = Vec::with_capacity(dev.len());
     let mut sentences: Vec<Sentence> = Vec::new();
     for &example in dev {
-        let hover = hover_line(
-            example,
-            rules,
-            LineNetwork::Trained {
-                model,
-                stale: false,
-            },
-            &hover_config,
-        );
-        let view = hover.network.expect("a network view");
+        let hover = hover_line(example, rules, &[network], None, &hover_config);
+        let Some(LineView::RuleNetwork(view)) = hover.views.into_iter().next() else {
+            panic!("{name}: a rule network's view");
+        };
         let whole = Sentence::new(
             system,
-            fitted.vocabulary.as_ref(),
+            tensors.vocabulary,
             &tokenize(&example.text),
             rulelens::model::TrainingSettings::DEFAULT.max_sentence_tokens,
         );
@@ -270,7 +282,7 @@ fn check_hovers(
             .expect("the hover's n-gram regression");
         let words = Sentence::new(
             system,
-            fitted.vocabulary.as_ref(),
+            tensors.vocabulary,
             &tokenize(text),
             rulelens::model::TrainingSettings::DEFAULT.max_sentence_tokens,
         )
@@ -480,7 +492,7 @@ fn check_mvma_parts(name: &str) {
         &|| false,
     )
     .unwrap();
-    let net = fitted.net.mvma().expect("an MVMA-G");
+    let net = fitted.net.as_family::<Mvma>().expect("an MVMA-G");
     let mut worst = 0f32;
     for example in &dev {
         let sentence = Sentence::new(

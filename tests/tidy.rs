@@ -2,9 +2,10 @@
 //! used only in the layer that owns it, so that the protocol stays in `lsp`, tensors in
 //! `model` (and the binary's front ends that pick a device), and graphs in `automata`. Every
 //! analysis below the LSP layer stays a plain library call on plain types. The modules
-//! import one another without a circle, and only from their own layer and those below. And one check on
-//! the build: the Python binding crate's dependencies have the features of rulelens's test
-//! build, so that building the Python package after the tests compiles no crate twice.
+//! import one another without a circle, and only from their own layer and those below. A
+//! model family is named in at most ten production files outside its folder. And one check
+//! on the build: the Python binding crate's dependencies have the features of rulelens's
+//! test build, so that building the Python package after the tests compiles no crate twice.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -641,4 +642,75 @@ fn long_functions_are_measured_from_signature_to_closing_brace() {
     );
     assert_eq!(long_functions(&source, 5), [("long".to_string(), 5, 9)]);
     assert!(long_functions(&source, 9).is_empty());
+}
+
+/// The most production files outside a model family's folder that may name it: its
+/// registration in the model layer (`model/mod.rs`, `train/settings.rs`, `train/kinds.rs`),
+/// its variant and its view in `ide/trained/`, the Python binding's three files, and what is
+/// the family's alone (a command of its own, the CLI's help).
+const MAX_FILES_NAMING_A_FAMILY: usize = 10;
+
+/// The production sources (`src/`, and the Python package and binding under `python/`) that
+/// name `family` (case-insensitively) outside `src/model/<family>/`: test files and the tests
+/// at the end of a file (after its first `#[cfg(test)]`) left out.
+fn files_naming(family: &str) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for (dir, extensions) in [
+        ("src", &["rs"][..]),
+        ("python/src", &["rs"][..]),
+        ("python/rulelens", &["py", "pyi"][..]),
+    ] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path
+                    .extension()
+                    .is_some_and(|e| extensions.iter().any(|x| e == *x))
+                {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    let own = root.join("src/model").join(family);
+    let mut naming: Vec<String> = files
+        .into_iter()
+        .filter(|file| !file.starts_with(&own))
+        .filter(|file| {
+            let relative = file.strip_prefix(root).unwrap();
+            !(relative.components().any(|c| c.as_os_str() == "tests")
+                || ["tests.rs", "testing.rs"]
+                    .iter()
+                    .any(|name| relative.file_name().is_some_and(|f| f == *name)))
+        })
+        .filter(|file| {
+            let source = std::fs::read_to_string(file).unwrap();
+            let production = source.split("\n#[cfg(test)]").next().unwrap_or("");
+            production.to_lowercase().contains(family)
+        })
+        .map(|file| file.strip_prefix(root).unwrap().display().to_string())
+        .collect();
+    naming.sort();
+    naming
+}
+
+#[test]
+fn a_model_family_is_named_in_few_files_outside_its_folder() {
+    // MVMA-G, the family added last, with an editor view and a command of its own.
+    let naming = files_naming("mvma");
+    assert!(
+        naming.len() <= MAX_FILES_NAMING_A_FAMILY,
+        "{} production files outside src/model/mvma name MVMA-G (at most {MAX_FILES_NAMING_A_FAMILY}; \
+         choose by family in ide/trained, not in the layers above it):\n{}",
+        naming.len(),
+        naming.join("\n")
+    );
+    assert!(
+        naming.contains(&"src/ide/trained/mod.rs".to_string()),
+        "the check found nothing where the family is declared: {naming:?}"
+    );
 }

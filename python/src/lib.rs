@@ -1,8 +1,8 @@
 //! The `rulelens._rulelens` extension module: the library's rules file, classification and
 //! labeling functions (`rulelens::labeling`), trained networks (`model::LoadedModel`), and
 //! what the editor's hover over a corpus line says of a network's prediction
-//! (`ide::hover_line`, `ide::patterns_view`, `ide::mvma_view`, on the network prepared for
-//! the editor by `project::PreparedNetwork`), as Python classes. It only translates: every
+//! (`ide::TrainedNetwork::explain_line`, on the network prepared for the editor as the
+//! language server prepares it), as Python classes. It only translates: every
 //! figure is the library's, and byte ranges become character offsets. Batches run with the
 //! GIL released. The Python package (`python/rulelens/`) wraps the label matrix as a numpy
 //! array and the per-rule figures as a pandas DataFrame.
@@ -17,12 +17,11 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use rulelens::automata::CompileConfig;
 use rulelens::corpus::Example;
 use rulelens::diagnostic::Severity;
-use rulelens::explain::ReconstructConfig;
 use rulelens::ide::{
-    HoverConfig, LineNetwork, LogitParts as LibLogitParts, MEASURED_LINE_BUDGET,
+    HoverConfig, Line, LineView, LogitParts as LibLogitParts, MEASURED_LINE_BUDGET,
     MvmaView as LibMvmaView, NetworkView as LibNetworkView,
-    PatternContribution as LibPatternContribution, TrainedFaRnn, TrainedModelError, TrainedMvma,
-    TrainedPatterns, analyze, hover_line, mvma_view, patterns_view,
+    PatternContribution as LibPatternContribution, TrainedModelError, TrainedNetwork, Unprepared,
+    analyze,
 };
 use rulelens::labeling::{
     Estimates, Gold, LabelMatrix, LabelModel, LabelingRule, gold_labels, label_lines, label_matrix,
@@ -30,7 +29,6 @@ use rulelens::labeling::{
 };
 use rulelens::limits::{Limit, ReadLimits};
 use rulelens::model::{FitEvent, LoadedModel, TrainingSettings, checkpoint, fit, load_previous};
-use rulelens::project::{PreparedNetwork, Unprepared};
 use rulelens::rules_file::RulesFile;
 use rulelens::text::{SourceText, tokenize};
 use std::ops::Range;
@@ -490,63 +488,52 @@ struct Model {
     explainer: OnceLock<Result<Explainer, String>>,
 }
 
-/// A network prepared for the editor's hover over a corpus line, by its family.
-enum Explainer {
-    /// FA-RNN, FA-GRU and their bidirectional forms: patterns and n-grams by occlusion.
-    Rules(Box<TrainedFaRnn>),
-    /// SoPa: each pattern's leave-one-out contribution.
-    Sopa(Box<TrainedPatterns>),
-    /// MVMA-G: its logits split into the parts of the suffix n-grams.
-    Mvma(Box<TrainedMvma>),
-    /// The S-LSTM, which the hover has no view of: its probabilities alone, from its
-    /// tensors.
-    BlackBox,
+/// A network prepared for the editor's hover over a corpus line, with the rules it was
+/// trained from (which it explains lines under).
+struct Explainer {
+    rules: Arc<RulesFile>,
+    network: TrainedNetwork,
 }
 
 impl Explainer {
     /// Prepares `loaded` for the editor as the language server does after a save, with
     /// its own rules and no corpora (so a SoPa's learned patterns are not read back).
     fn prepare(loaded: &LoadedModel) -> Result<Explainer, TrainedModelError> {
-        let net = loaded.net.as_ref();
-        let (rule_network, sopa, mvma) = (!net.directions().is_empty(), net.sopa(), net.mvma());
-        if !rule_network && sopa.is_none() && mvma.is_none() {
-            return Ok(Explainer::BlackBox);
-        }
         let analysis = analyze(Arc::new(loaded.rules.clone()), Vec::new(), &|| false)?;
-        let unprepared = Unprepared {
+        let network = TrainedNetwork::prepare(Unprepared {
             manifest: loaded.manifest.clone(),
-            net,
+            net: loaded.net.clone(),
             vocabulary: loaded.vocabulary.as_ref(),
             analysis: &analysis,
-            reconstruct: &ReconstructConfig::default(),
+            reconstruct: None,
             cancelled: &|| false,
-        };
-        Ok(if sopa.is_some() {
-            Explainer::Sopa(Box::new(TrainedPatterns::prepare(unprepared)?))
-        } else if mvma.is_some() {
-            Explainer::Mvma(Box::new(TrainedMvma::prepare(unprepared)?))
-        } else {
-            Explainer::Rules(Box::new(TrainedFaRnn::prepare(unprepared)?))
+        })?;
+        Ok(Explainer {
+            rules: analysis.rules.clone(),
+            network,
         })
     }
 
     /// What the hover over a corpus line of `text` says of the network's prediction.
-    fn explain(&self, loaded: &LoadedModel, text: &str) -> Result<Explanation, String> {
+    fn explain(&self, text: &str) -> Result<Explanation, String> {
         // Not an editor's 10 ms: every n-gram of up to 6 tokens on texts of up to 128 tokens,
         // as the editor's hover once the language server has measured the line ahead (for
         // each member of an ensemble).
         let config = HoverConfig {
-            occlusion_budget: match self {
-                Explainer::Rules(model) => model.ahead_budget,
-                _ => MEASURED_LINE_BUDGET,
-            },
+            occlusion_budget: (self.network.rule_network())
+                .map_or(MEASURED_LINE_BUDGET, |network| network.ahead_budget),
             ..HoverConfig::default()
         };
+        let line = Line { text, gold: None };
+        let view = (self.network)
+            .explain_line(&line, &self.rules, &config)
+            .map_err(|error| error.to_string())?;
         let chars = Chars::new(text);
+        let (prediction, probabilities) = view.prediction();
         let mut explanation = Explanation {
             text: text.to_string(),
-            prediction: String::new(),
-            probabilities: Vec::new(),
+            prediction: prediction.to_string(),
+            probabilities: probabilities.to_vec(),
             tokens: tokenize(text)
                 .iter()
                 .map(|token| chars.span(token.range))
@@ -555,30 +542,11 @@ impl Explainer {
             patterns: None,
             mvma: None,
         };
-        match self {
-            Explainer::Rules(model) => {
-                let example = Example {
-                    text: text.to_string(),
-                    label: None,
-                    line: 0,
-                    text_range: None,
-                    label_range: None,
-                };
-                let network = LineNetwork::Trained {
-                    model,
-                    stale: false,
-                };
-                let view = hover_line(&example, &model.rules, network, &config)
-                    .network
-                    .map_err(|absent| format!("the hover has no network view: {absent:?}"))?;
-                explanation.prediction = view.prediction.clone();
-                explanation.probabilities = view.probabilities.clone();
+        match view {
+            LineView::RuleNetwork(view) => {
                 explanation.network = Some(NetworkView::new(view, &chars));
             }
-            Explainer::Sopa(model) => {
-                let view = patterns_view(text, &model.rules, model, false, &config);
-                explanation.prediction = view.prediction;
-                explanation.probabilities = view.probabilities;
+            LineView::Patterns(view) => {
                 explanation.patterns = Some(
                     view.contributions
                         .into_iter()
@@ -586,23 +554,8 @@ impl Explainer {
                         .collect(),
                 );
             }
-            Explainer::Mvma(model) => {
-                let view = mvma_view(text, None, model, false, &config);
-                explanation.prediction = view.prediction.clone();
-                explanation.probabilities = view.probabilities.clone();
-                explanation.mvma = Some(MvmaView::new(view, &chars));
-            }
-            Explainer::BlackBox => {
-                let rows = loaded
-                    .probabilities(&[text], 1, &Device::Cpu)
-                    .map_err(|error| error.to_string())?;
-                let labels = &loaded.manifest.labels;
-                let row = rows.into_iter().next().unwrap_or_default();
-                let best =
-                    (0..row.len()).fold(0, |best, i| if row[i] > row[best] { i } else { best });
-                explanation.prediction = labels.get(best).cloned().unwrap_or_default();
-                explanation.probabilities = labels.iter().cloned().zip(row).collect();
-            }
+            LineView::Mvma(view) => explanation.mvma = Some(MvmaView::new(view, &chars)),
+            LineView::BlackBox(_) => {}
         }
         Ok(explanation)
     }
@@ -1033,10 +986,7 @@ impl Model {
             let explainer = self.explainer.get_or_init(|| {
                 Explainer::prepare(&self.loaded).map_err(|error| error.to_string())
             });
-            explainer
-                .as_ref()
-                .map_err(Clone::clone)?
-                .explain(&self.loaded, text)
+            explainer.as_ref().map_err(Clone::clone)?.explain(text)
         })
         .map_err(PyValueError::new_err)
     }

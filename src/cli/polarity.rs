@@ -76,7 +76,7 @@ pub fn run(args: PolarityArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitC
         vocabulary,
         ..
     } = load_model(model_dir, false, &Device::Cpu, read_limits)?;
-    let (Some(mvma), Some(vocabulary)) = (net.mvma(), vocabulary) else {
+    let (Some(mvma), Some(vocabulary)) = (net.as_family::<Mvma>(), vocabulary) else {
         anyhow::bail!(
             "{}: polarity reads an MVMA-G (`rulelens train --model mvma-g`), not {}",
             model_dir.display(),

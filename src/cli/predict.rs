@@ -1,9 +1,10 @@
 //! `rulelens predict MODEL_DIR [TEXT]... [--format text|json] [--top N]`: a trained
 //! network's label for each sentence (the arguments, or else each line of standard input),
-//! with its probabilities, the rule system's label and the patterns that scored highest,
-//! scored one sentence at a time by the plain-loop [`FaRnnScorer`]; for a SoPa, the patterns
+//! with its probabilities and the rule system's label, read from the network's view of the
+//! line as the editor's hover has it (`ide::TrainedNetwork::explain_line`, one sentence at a
+//! time): for the FA-RNN family the patterns that scored highest; for a SoPa the patterns
 //! whose leave-one-out contribution to the decision is largest, with their best spans; for
-//! a black box (the S-LSTM), which has no patterns, the label and probabilities alone.
+//! a black box, which has no patterns, the label and probabilities alone.
 
 use super::files::sentences;
 use super::output::Format;
@@ -11,14 +12,18 @@ use crate::cli::CANNOT_WRITE_STDOUT;
 use anyhow::Context as _;
 use candle_core::Device;
 use rulelens::automata::RuleSystem;
+use rulelens::ide::{
+    HoverConfig, Line, LineView, NetworkView, PatternsView, TrainedNetwork, Unprepared, analyze,
+};
 use rulelens::limits::ReadLimits;
 use rulelens::model::sopa::PatternRef;
-use rulelens::model::{Batch, FaRnnScorer, LoadedModel, Network, Sopa, load_model, softmax};
+use rulelens::model::{LoadedModel, load_model};
 use rulelens::text::{printable, tokenize};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// `rulelens predict`'s arguments.
 #[derive(clap::Args)]
@@ -51,126 +56,193 @@ pub fn run(args: PredictArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCo
         top,
         zero_shot,
     } = args;
-    let model_dir = model_dir.as_path();
     let LoadedModel {
         manifest,
         rules,
         net,
         vocabulary,
-    } = load_model(model_dir, zero_shot, &Device::Cpu, read_limits)?;
-    let system = &rules.system;
-    if let Some(sopa) = net.sopa() {
-        let context = SopaContext {
-            sopa,
-            system,
-            vocabulary: vocabulary.as_ref(),
-            max_tokens: manifest.settings.max_sentence_tokens,
-            logit_scale: manifest.settings.logit_scale,
-        };
-        return predict_sopa(&context, sentences(texts, read_limits)?, output, top);
-    }
-    if manifest.settings.model.is_black_box() {
-        let reader = BlackBox {
-            net: net.as_ref(),
-            system,
-            vocabulary: vocabulary.as_ref(),
-            max_tokens: manifest.settings.max_sentence_tokens,
-        };
-        return predict_black_box(&reader, sentences(texts, read_limits)?, output);
-    }
-    let scorer = FaRnnScorer::new(
-        net.as_ref(),
-        system,
-        vocabulary.as_ref(),
-        manifest.settings.max_sentence_tokens,
-    )?;
-    let scale = manifest.settings.logit_scale;
+    } = load_model(&model_dir, zero_shot, &Device::Cpu, read_limits)?;
+    // The network prepared as the editor prepares it, on its own rules and no corpora.
+    let analysis = analyze(Arc::new(rules), Vec::new(), &|| false)
+        .map_err(|_| anyhow::anyhow!("cancelled"))?;
+    let network = TrainedNetwork::prepare(Unprepared {
+        manifest,
+        net,
+        vocabulary: vocabulary.as_ref(),
+        analysis: &analysis,
+        reconstruct: None,
+        cancelled: &|| false,
+    })?;
+    // The patterns alone: no n-gram is deleted.
+    let config = HoverConfig {
+        max_listed: top,
+        max_ngram_len: 0,
+        occlusion_budget: 0,
+        ..HoverConfig::default()
+    };
+    let rules = &analysis.rules;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for text in sentences(texts, read_limits)? {
-        let scores = scorer.score_text(&text);
-        let probabilities = scores.probabilities(scale);
-        let labeled = Labeled::new(system, &text, scores.prediction(), &probabilities);
-        // A pattern's score, averaged over the directions that read the sentence.
-        let n_directions = scores.pattern_scores.len() as f32;
-        let mut patterns: Vec<(usize, f32)> = (0..system.patterns().len())
-            .map(|p| {
-                let sum: f32 = scores.pattern_scores.iter().map(|s| s[p]).sum();
-                (p, sum / n_directions)
-            })
-            .filter(|&(_, score)| score > 0.0)
-            .collect();
-        patterns.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        patterns.truncate(top);
-        match output {
-            Format::Json => {
-                let line = labeled.json(
-                    patterns
-                        .iter()
-                        .map(|&(p, score)| {
-                            json!({
-                                "name": system.patterns()[p].name,
-                                "line": system.patterns()[p].line,
-                                "score": rounded(score),
-                            })
-                        })
-                        .collect(),
-                );
-                writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
+        let line = Line {
+            text: &text,
+            gold: None,
+        };
+        let view = network.explain_line(&line, rules, &config)?;
+        let labeled = Labeled::new(&rules.system, &text, &view);
+        let written = match (&view, output) {
+            (LineView::RuleNetwork(view), Format::Json) => {
+                writeln!(
+                    out,
+                    "{}",
+                    labeled.json(top_patterns_json(view, &rules.system))
+                )
             }
-            Format::Text => {
-                writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
-                if !patterns.is_empty() {
-                    let listed: Vec<String> = patterns
-                        .iter()
-                        .map(|&(p, score)| format!("{} {score:.2}", system.patterns()[p].name))
+            (LineView::RuleNetwork(view), Format::Text) => writeln!(out, "{}", labeled.header())
+                .and_then(|()| {
+                    if view.top_patterns.is_empty() {
+                        return Ok(());
+                    }
+                    let names = &rules.system.patterns();
+                    let listed: Vec<String> = (view.top_patterns.iter())
+                        .map(|p| format!("{} {:.2}", names[p.index].name, p.score))
                         .collect();
                     writeln!(out, "    patterns: {}", printable(&listed.join(", ")))
-                        .context(CANNOT_WRITE_STDOUT)?;
-                }
-            }
-        }
+                }),
+            (LineView::Patterns(view), Format::Json) => writeln!(
+                out,
+                "{}",
+                labeled.json(contributions_json(view, &rules.system, &text))
+            ),
+            (LineView::Patterns(view), Format::Text) => writeln!(out, "{}", labeled.header())
+                .and_then(|()| {
+                    for c in &view.contributions {
+                        let span = Span::of(&text, c.span);
+                        let name = pattern_name(&rules.system, c.reference);
+                        writeln!(out, "    {:+.3}  {name}  \"{}\"", c.delta, span.text)?;
+                    }
+                    Ok(())
+                }),
+            (_, Format::Json) => writeln!(out, "{}", labeled.json(Vec::new())),
+            (_, Format::Text) => writeln!(out, "{}", labeled.header()),
+        };
+        written.context(CANNOT_WRITE_STDOUT)?;
     }
     out.flush().context(CANNOT_WRITE_STDOUT)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// A rule network's top patterns in JSON: name, line and score.
+fn top_patterns_json(view: &NetworkView, system: &RuleSystem) -> Vec<serde_json::Value> {
+    let patterns = system.patterns();
+    (view.top_patterns.iter())
+        .map(|p| {
+            json!({
+                "name": patterns[p.index].name,
+                "line": patterns[p.index].line,
+                "score": rounded(p.score),
+            })
+        })
+        .collect()
+}
+
+/// A SoPa's listed patterns in JSON: name, score, contribution, the best span's text and
+/// tokens, and a rule's line.
+fn contributions_json(
+    view: &PatternsView,
+    system: &RuleSystem,
+    text: &str,
+) -> Vec<serde_json::Value> {
+    (view.contributions.iter())
+        .map(|c| {
+            let span = c.span.map(|range| Span::of(text, Some(range)));
+            let mut entry = json!({
+                "name": pattern_name(system, c.reference),
+                "score": rounded(c.score),
+                "contribution": rounded(c.delta),
+                "span": span.as_ref().map(|span| span.text.clone()),
+                "span_tokens": span.map(|span| [span.tokens.start, span.tokens.end]),
+            });
+            if let PatternRef::Rule(p) = c.reference {
+                entry["line"] = json!(system.patterns()[p].line);
+            }
+            entry
+        })
+        .collect()
+}
+
+/// What `predict` calls a pattern of a SoPa: a rule's pattern by its name, a learned one
+/// `free.N`.
+fn pattern_name(system: &RuleSystem, pattern: PatternRef) -> String {
+    match pattern {
+        PatternRef::Rule(p) => system.patterns()[p].name.clone(),
+        PatternRef::Free(i) => format!("free.{i}"),
+    }
+}
+
+/// A best span as `predict` shows it: its tokens, joined by single spaces, and their
+/// indices.
+struct Span {
+    text: String,
+    tokens: std::ops::Range<usize>,
+}
+
+impl Span {
+    /// The tokens of `text` inside the byte range `range` (none without one).
+    fn of(text: &str, range: Option<text_size::TextRange>) -> Span {
+        let tokens = tokenize(text);
+        let inside: Vec<usize> = match range {
+            Some(range) => (0..tokens.len())
+                .filter(|&i| tokens.get(i).is_some_and(|t| range.contains_range(t.range)))
+                .collect(),
+            None => Vec::new(),
+        };
+        let (start, end) = match (inside.first(), inside.last()) {
+            (Some(&first), Some(&last)) => (first, last + 1),
+            _ => (0, 0),
+        };
+        Span {
+            text: (start..end)
+                .filter_map(|i| tokens.get(i).map(|t| t.text))
+                .collect::<Vec<_>>()
+                .join(" "),
+            tokens: start..end,
+        }
+    }
+}
+
 /// A sentence's label as a network gave it, beside the rule system's.
 struct Labeled<'a> {
     text: &'a str,
-    labels: &'a [String],
-    predicted: usize,
-    probabilities: &'a [f64],
+    prediction: &'a str,
+    /// (label, probability), labels in the network's order.
+    probabilities: &'a [(String, f64)],
     rules_label: Option<&'a str>,
 }
 
 impl<'a> Labeled<'a> {
-    fn new(
-        system: &'a RuleSystem,
-        text: &'a str,
-        predicted: usize,
-        probabilities: &'a [f64],
-    ) -> Labeled<'a> {
-        let labels = system.labels();
+    fn new(system: &'a RuleSystem, text: &'a str, view: &'a LineView) -> Labeled<'a> {
+        let (prediction, probabilities) = view.prediction();
         Labeled {
             text,
-            labels,
-            predicted,
+            prediction,
             probabilities,
             rules_label: system
                 .classify(text)
                 .prediction
-                .map(|l| labels[l.index()].as_str()),
+                .map(|l| system.labels()[l.index()].as_str()),
         }
     }
 
     /// The text output's first line: label, probability, the rules' label, the text
     /// ([`printable`]).
     fn header(&self) -> String {
+        let p = (self.probabilities.iter())
+            .find(|(label, _)| label == self.prediction)
+            .map_or(f64::NAN, |(_, p)| *p);
         format!(
-            "{} {:.3}  (rules: {})  {}",
-            self.labels[self.predicted],
-            self.probabilities[self.predicted],
+            "{} {p:.3}  (rules: {})  {}",
+            self.prediction,
             self.rules_label.unwrap_or("none"),
             printable(self.text)
         )
@@ -180,153 +252,12 @@ impl<'a> Labeled<'a> {
     fn json(&self, patterns: Vec<serde_json::Value>) -> serde_json::Value {
         json!({
             "text": self.text,
-            "label": self.labels[self.predicted],
-            "probabilities": self.labels.iter().zip(self.probabilities)
-                .map(|(name, &p)| (name.clone(), json!(rounded(p))))
+            "label": self.prediction,
+            "probabilities": self.probabilities.iter()
+                .map(|(name, p)| (name.clone(), json!(rounded(*p))))
                 .collect::<serde_json::Map<_, _>>(),
             "rules_label": self.rules_label,
             "patterns": patterns,
         })
     }
-}
-
-/// What labeling sentences with a black box takes.
-struct BlackBox<'a> {
-    net: &'a dyn Network,
-    system: &'a RuleSystem,
-    vocabulary: Option<&'a rulelens::model::Vocabulary>,
-    max_tokens: usize,
-}
-
-/// `predict` for a black box: each sentence's label and probabilities (its logits are its
-/// own: no logit scale), and no patterns.
-fn predict_black_box(
-    reader: &BlackBox,
-    texts: Vec<String>,
-    output: Format,
-) -> anyhow::Result<ExitCode> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for text in texts {
-        let batch = Batch::from_texts(
-            reader.system,
-            reader.vocabulary,
-            &[text.as_str()],
-            reader.max_tokens,
-            &Device::Cpu,
-        )?;
-        let logits: Vec<f32> = reader.net.logits(&batch)?.squeeze(0)?.to_vec1()?;
-        let probabilities = softmax(&logits, 1.0);
-        let predicted = (0..probabilities.len())
-            .rev()
-            .max_by(|&a, &b| probabilities[a].total_cmp(&probabilities[b]))
-            .unwrap_or(0);
-        let labeled = Labeled::new(reader.system, &text, predicted, &probabilities);
-        match output {
-            Format::Json => {
-                writeln!(out, "{}", labeled.json(Vec::new())).context(CANNOT_WRITE_STDOUT)?
-            }
-            Format::Text => writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?,
-        }
-    }
-    out.flush().context(CANNOT_WRITE_STDOUT)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// What labeling sentences with a SoPa takes.
-struct SopaContext<'a> {
-    sopa: &'a Sopa,
-    system: &'a RuleSystem,
-    vocabulary: Option<&'a rulelens::model::Vocabulary>,
-    max_tokens: usize,
-    logit_scale: f64,
-}
-
-/// `predict` for a SoPa: each sentence's label and probabilities, and the `top` patterns
-/// with the largest leave-one-out contributions (either sign), with their best spans.
-fn predict_sopa(
-    context: &SopaContext,
-    texts: Vec<String>,
-    output: Format,
-    top: usize,
-) -> anyhow::Result<ExitCode> {
-    let system = context.system;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    for text in texts {
-        let batch = Batch::from_texts(
-            system,
-            context.vocabulary,
-            &[text.as_str()],
-            context.max_tokens,
-            &Device::Cpu,
-        )?;
-        let explanation = context.sopa.explain(&batch, context.logit_scale)?;
-        let labeled = Labeled::new(
-            system,
-            &text,
-            explanation.predicted,
-            &explanation.probabilities,
-        );
-        let tokens = tokenize(&text);
-        let mut contributions: Vec<_> = explanation
-            .contributions
-            .iter()
-            .filter(|c| c.delta != 0.0)
-            .collect();
-        contributions.sort_by(|a, b| b.delta.abs().total_cmp(&a.delta.abs()));
-        contributions.truncate(top);
-        let name = |pattern: PatternRef| match pattern {
-            PatternRef::Rule(p) => system.patterns()[p].name.clone(),
-            PatternRef::Free(i) => format!("free.{i}"),
-        };
-        let span_text = |span: &Option<std::ops::Range<usize>>| {
-            span.as_ref().map(|span| {
-                tokens
-                    .iter()
-                    .skip(span.start)
-                    .take(span.len())
-                    .map(|t| t.text)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-        };
-        match output {
-            Format::Json => {
-                let line = labeled.json(
-                    contributions
-                        .iter()
-                        .map(|c| {
-                            let mut entry = json!({
-                                "name": name(c.pattern),
-                                "score": rounded(c.score),
-                                "contribution": rounded(c.delta),
-                                "span": span_text(&c.span),
-                                "span_tokens": c.span.as_ref().map(|s| [s.start, s.end]),
-                            });
-                            if let PatternRef::Rule(p) = c.pattern {
-                                entry["line"] = json!(system.patterns()[p].line);
-                            }
-                            entry
-                        })
-                        .collect(),
-                );
-                writeln!(out, "{line}").context(CANNOT_WRITE_STDOUT)?;
-            }
-            Format::Text => {
-                writeln!(out, "{}", labeled.header()).context(CANNOT_WRITE_STDOUT)?;
-                for c in contributions {
-                    writeln!(
-                        out,
-                        "    {:+.3}  {}  \"{}\"",
-                        c.delta,
-                        name(c.pattern),
-                        span_text(&c.span).unwrap_or_default()
-                    )?;
-                }
-            }
-        }
-    }
-    out.flush().context(CANNOT_WRITE_STDOUT)?;
-    Ok(ExitCode::SUCCESS)
 }

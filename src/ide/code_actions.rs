@@ -32,7 +32,7 @@
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::edit::TextEdit;
 use super::findings::describe;
-use super::trained_fa_rnn::TrainedFaRnn;
+use super::trained::TrainedFaRnn;
 use crate::corpus::Example;
 use crate::explain::{NEGLIGIBLE, OCCLUSION_BUDGET, ngrams, rewrite_rules};
 use crate::rules_file::RulesFile;

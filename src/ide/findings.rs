@@ -10,7 +10,6 @@
 //! Cost: O(patterns + lines × matched²) for conflicts, O(lines × matched) for the rest.
 
 use super::analysis::{PatternKey, RulesAnalysis};
-use super::trained_fa_rnn::TrainedFaRnn;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::rules_file::RulesFile;
 use crate::syntax::{LabelId, RuleSet};
@@ -197,71 +196,6 @@ fn conflicts(analysis: &RulesAnalysis, config: &FindingsConfig) -> Vec<Finding> 
                 key_a,
                 format!("{} conflicts with this pattern", describe(rules, b)),
             )),
-        });
-    }
-    findings
-}
-
-/// I0504: patterns the trained network overrules on at least half of the train lines they
-/// decide (lines they match whose rule-system prediction is their label): there the rules
-/// and the untrained network follow the pattern, and the trained network has learned not to.
-/// `model` must have been built from `analysis`.
-pub fn model_findings(analysis: &RulesAnalysis, model: &TrainedFaRnn) -> Vec<Finding> {
-    let Some(train) = analysis.corpus("train") else {
-        return Vec::new();
-    };
-    if model.train_predictions.len() != train.outcomes.len() {
-        return Vec::new();
-    }
-    let rules = &analysis.rules.rules;
-    let system = &analysis.rules.system;
-    // Per pattern: decided lines, lines the network overrules, overruled lines it gets right.
-    let mut counts = vec![[0usize; 3]; rules.patterns.len()];
-    for ((outcome, &predicted), example) in train
-        .outcomes
-        .iter()
-        .zip(&model.train_predictions)
-        .zip(&train.file.examples)
-    {
-        let gold = example
-            .label
-            .as_deref()
-            .and_then(|g| system.label_by_name(g));
-        let Some(predicted) = predicted else {
-            continue;
-        };
-        for p in outcome.deciding(rules) {
-            let labels = &rules.patterns[p.index()].labels;
-            let count = &mut counts[p.index()];
-            count[0] += 1;
-            if !labels.contains(&LabelId(predicted as u32)) {
-                count[1] += 1;
-                count[2] += usize::from(gold == Some(LabelId(predicted as u32)));
-            }
-        }
-    }
-    let mut findings = Vec::new();
-    let keys = PatternKey::all(rules);
-    for (p, [decided, overruled, right]) in counts.into_iter().enumerate() {
-        if overruled < MIN_EVIDENCE || 2 * overruled < decided {
-            continue;
-        }
-        findings.push(Finding {
-            code: Code::OverruledByModel,
-            pattern: keys[p].clone(),
-            message: format!(
-                "the trained {} overrules {} on {} of the {} train lines it decides, and is right on {} of those",
-                model.manifest.settings.model.display_name(),
-                describe(rules, p),
-                overruled,
-                decided,
-                right
-            ),
-            help: Some(
-                "hover the pattern for its matches; when the network reads it back differently, the code action \"Replace with reconstructed regex\" shows what it learned"
-                    .to_string(),
-            ),
-            related: None,
         });
     }
     findings

@@ -9,7 +9,7 @@
 
 use super::analysis::{PatternKey, RulesAnalysis};
 use super::corpus_lines::examples_in;
-use super::trained_fa_rnn::TrainedFaRnn;
+use super::trained::TrainedFaRnn;
 use crate::corpus::Format;
 use crate::rules_file::RulesFile;
 use crate::syntax::ast::StatementKind;

@@ -15,8 +15,8 @@
 //!
 //! Corpus- and model-level features read what the server computed in the background:
 //! [`analyze`] (the rule system on every line of the bound corpora, on save),
-//! [`TrainedFaRnn`] (a trained network prepared for the editor; [`TrainedPatterns`] and
-//! [`TrainedMvma`] for a SoPa and an MVMA-G; [`MeasuredLines`], the long corpus lines it
+//! [`TrainedNetwork`] (a trained network of any family prepared for the editor, with its
+//! view of a line and its [`Role`]; [`MeasuredLines`], the long corpus lines a rule network
 //! measured ahead of their hover), the findings and corpus-line
 //! diagnostics, hovers ([`hover_rules`], [`hover_line`] and their Markdown), code actions
 //! ([`rules_actions`], [`line_actions`], and the suggestion engine's edits:
@@ -43,9 +43,7 @@ mod positions;
 mod semantic_tokens;
 mod suggestions;
 mod symbols;
-mod trained_fa_rnn;
-mod trained_mvma;
-mod trained_patterns;
+mod trained;
 
 pub use analysis::{Cancelled, CorpusRun, Outcome, PatternKey, RulesAnalysis, analyze};
 pub use code_actions::{
@@ -58,15 +56,13 @@ pub use corpus_lines::{
 pub use edit::{FileEdits, TextEdit, apply};
 pub use findings::{
     DEFAULT_CONFLICT_SHARE, DEFAULT_MIN_PRECISION, Finding, FindingsConfig, MIN_EVIDENCE,
-    corpus_findings, model_findings, of_previous_save, place,
+    corpus_findings, of_previous_save, place,
 };
 pub use hover::{
     AbsentNetwork, Block, DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN,
-    Document, Figures, HoverConfig, LabelFigures, LabelHover, LineHover, LineNetwork, LogitParts,
-    MAX_EXPLAINED_PATTERNS, MatchExample, Miss, MissedPattern, MvmaView, NetworkView,
-    NgramContribution, PatternContribution, PatternFigures, PatternHover, PatternScore,
-    PatternsView, RegressionParts, RulesHover, SuffixPart, WordListHover, hover_line, hover_rules,
-    missed_patterns, mvma_view, patterns_view, render_line_hover, render_rules_hover,
+    Document, Figures, HoverConfig, LabelFigures, LabelHover, LineHover, MAX_EXPLAINED_PATTERNS,
+    MatchExample, Miss, MissedPattern, PatternFigures, PatternHover, RulesHover, WordListHover,
+    hover_line, hover_rules, missed_patterns, render_line_hover, render_rules_hover,
     render_unbound_corpus, training_note, why_missed,
 };
 pub use lens::{InlayHint, Lens, Measure, Standing, line_hints, pattern_lenses, yardstick_lens};
@@ -82,9 +78,8 @@ pub use suggestions::{
     suggestion_edit, suggestion_title,
 };
 pub use symbols::{Symbol, SymbolKind, document_symbols};
-pub use trained_fa_rnn::{ReconstructedPattern, TrainedFaRnn, TrainedModelError};
-pub use trained_mvma::TrainedMvma;
-pub use trained_patterns::TrainedPatterns;
+// Every family's prepared network and view, behind the one `TrainedNetwork`.
+pub use trained::*;
 
 #[doc(hidden)]
 pub mod testing;

@@ -6,7 +6,9 @@
 
 use crate::corpus::{CorpusFile, Format};
 use crate::explain::ReconstructConfig;
-use crate::ide::{PatternKey, RulesAnalysis, TrainedFaRnn, TrainedPatterns, analyze};
+use crate::ide::{
+    PatternKey, RulesAnalysis, TrainedFaRnn, TrainedNetwork, TrainedPatterns, Unprepared, analyze,
+};
 use crate::model::{Fitted, ModelKind, SopaSettings, TrainingSettings, fit};
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
@@ -103,14 +105,26 @@ pub fn trained_model(
         fitted.manifest.decomposition.as_ref().unwrap().method,
         "exact"
     );
-    TrainedFaRnn::new(
-        fitted.manifest,
-        fitted.net.as_ref(),
-        fitted.vocabulary.as_ref(),
+    match prepared(fitted, analysis, reconstruct) {
+        TrainedNetwork::RuleNetwork(model) => model,
+        other => panic!("a rule network was trained, not {other:?}"),
+    }
+}
+
+/// `fitted`, trained from `analysis.rules`, prepared for the editor.
+pub fn prepared(
+    fitted: Fitted,
+    analysis: &RulesAnalysis,
+    reconstruct: &ReconstructConfig,
+) -> TrainedNetwork {
+    TrainedNetwork::prepare(Unprepared {
+        manifest: fitted.manifest,
+        net: fitted.net.into(),
+        vocabulary: fitted.vocabulary.as_ref(),
         analysis,
-        reconstruct,
-        &|| false,
-    )
+        reconstruct: Some(reconstruct),
+        cancelled: &|| false,
+    })
     .expect("prepared")
 }
 
@@ -149,14 +163,10 @@ pub fn trained_patterns(
         ..TrainingSettings::default()
     };
     let fitted = fit_on(analysis, &config);
-    TrainedPatterns::new(
-        fitted.manifest,
-        fitted.net.as_ref(),
-        fitted.vocabulary.as_ref(),
-        analysis,
-        &|| false,
-    )
-    .expect("prepared")
+    match prepared(fitted, analysis, &ReconstructConfig::default()) {
+        TrainedNetwork::Patterns(patterns) => patterns,
+        other => panic!("a SoPa was trained, not {other:?}"),
+    }
 }
 
 /// An MVMA-G trained `epochs` epochs on the analysis's `train` corpus (early stopping on

@@ -12,7 +12,7 @@
 
 use crate::diagnostic::LintLists;
 use crate::explain::ReconstructConfig;
-use crate::ide::{DEFAULT_MAX_MISCLASSIFIED, FindingsConfig};
+use crate::ide::{DEFAULT_MAX_MISCLASSIFIED, FindingsConfig, Role};
 use crate::limits::ReadLimits;
 use crate::model::{ModelKind, TrainingSettings};
 use crate::suggest::SuggestConfig;
@@ -49,36 +49,30 @@ pub struct TrainingSection {
 pub const SAVE_MEMBERS: usize = 1;
 
 impl TrainingSection {
-    /// The rule network a save trains: the settings, with [`SAVE_MEMBERS`] members unless
-    /// they ask for a number, when they name one of the FA-RNN family (SoPa is then the only
-    /// network, [`TrainingSection::patterns_network`]; an MVMA-G trains instead,
-    /// [`TrainingSection::mvma_network`]; the S-LSTM does not train on save).
-    pub fn rules_network(&self) -> Option<TrainingSettings> {
-        self.settings
-            .model
-            .is_rule_network()
-            .then(|| TrainingSettings {
-                members: Some(self.settings.members.unwrap_or(SAVE_MEMBERS)),
+    /// The network a save trains in `role`, if any: for [`Role::Classifier`], the settings
+    /// when they name a family with that role (a rule network, with [`SAVE_MEMBERS`] members
+    /// unless they ask for a number; a black box with a plain view as it is; the S-LSTM does
+    /// not train on save); for [`Role::LearnedPatterns`], the settings with the model SoPa
+    /// (one network, whatever ensemble the rule network is) when `learn_patterns` is on or
+    /// the settings name SoPa.
+    pub fn network(&self, role: Role) -> Option<TrainingSettings> {
+        let model = self.settings.model;
+        match role {
+            Role::Classifier => (Role::of(model) == Some(role)).then(|| TrainingSettings {
+                members: match model.is_rule_network() {
+                    true => Some(self.settings.members.unwrap_or(SAVE_MEMBERS)),
+                    false => self.settings.members,
+                },
                 ..self.settings.clone()
-            })
-    }
-
-    /// The MVMA-G a save trains in place of a rule network: the settings as they are, when
-    /// they name it (a black box that reads no rules, whose exact n-gram parts join the
-    /// corpus-line hover).
-    pub fn mvma_network(&self) -> Option<&TrainingSettings> {
-        (self.settings.model == ModelKind::MvmaG).then_some(&self.settings)
-    }
-
-    /// The SoPa a save trains after the rule network: the settings with the model SoPa,
-    /// when `learn_patterns` is on or the settings name SoPa.
-    pub fn patterns_network(&self) -> Option<TrainingSettings> {
-        (self.learn_patterns || self.settings.model == ModelKind::Sopa).then(|| TrainingSettings {
-            model: ModelKind::Sopa,
-            // SoPa is one network, whatever ensemble the rule network is.
-            members: None,
-            ..self.settings.clone()
-        })
+            }),
+            Role::LearnedPatterns => {
+                (self.learn_patterns || Role::of(model) == Some(role)).then(|| TrainingSettings {
+                    model: ModelKind::Sopa,
+                    members: None,
+                    ..self.settings.clone()
+                })
+            }
+        }
     }
 }
 
@@ -123,7 +117,7 @@ pub struct YardstickSection {
     /// has no figure for (minutes of one core: the S-LSTM on SMS takes about 8), beside
     /// the save's networks. Off: the lens shows what `rulelens bench` measured.
     pub train: bool,
-    /// The black box: `slstm` or `mvma-g`.
+    /// The black box: a model that reads words alone (`ModelKind::is_black_box`).
     pub model: ModelKind,
     /// Where bench results are kept, shared with `rulelens bench --cache`; default:
     /// `rulelens/bench` in the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`).
@@ -233,8 +227,13 @@ impl Options {
             .check()
             .map_err(|message| format!("rulelens.suggest: {message}"))?;
         if !settings.yardstick.model.is_black_box() {
+            let black_boxes: Vec<&str> = (ModelKind::ALL.iter())
+                .filter(|model| model.is_black_box())
+                .map(|model| model.name())
+                .collect();
             return Err(format!(
-                "rulelens.yardstick.model must be a black box (slstm or mvma-g), not {}",
+                "rulelens.yardstick.model must be a black box ({}), not {}",
+                black_boxes.join(" or "),
                 settings.yardstick.model.display_name()
             ));
         }
@@ -324,7 +323,7 @@ mod tests {
     };
 
     #[test]
-    fn a_save_trains_a_rule_network_only_for_the_fa_rnn_family_and_of_black_boxes_the_mvma_g() {
+    fn a_save_trains_a_classifier_only_for_the_families_with_that_role_and_a_sopa_beside_it() {
         let with_model = |model: ModelKind| TrainingSection {
             settings: TrainingSettings {
                 model,
@@ -332,32 +331,48 @@ mod tests {
             },
             ..TrainingSection::default()
         };
+        let model_in = |section: &TrainingSection, role| section.network(role).map(|s| s.model);
+        // A rule network classifies, with one member unless the settings ask for more.
         for model in [ModelKind::FaRnn, ModelKind::BiFaGru] {
-            assert!(with_model(model).rules_network().is_some(), "{model:?}");
-            assert!(with_model(model).mvma_network().is_none(), "{model:?}");
+            let section = with_model(model);
+            let classifier = section.network(Role::Classifier);
+            assert_eq!(classifier.as_ref().map(|s| s.model), Some(model));
+            assert_eq!(classifier.and_then(|s| s.members), Some(SAVE_MEMBERS));
         }
         // The S-LSTM is no view of the rules and does not train on save; the SoPa of
         // `learnPatterns` still trains.
         let slstm = with_model(ModelKind::Slstm);
-        assert!(slstm.rules_network().is_none() && slstm.mvma_network().is_none());
+        assert_eq!(model_in(&slstm, Role::Classifier), None);
         assert_eq!(
-            slstm.patterns_network().map(|settings| settings.model),
+            model_in(&slstm, Role::LearnedPatterns),
             Some(ModelKind::Sopa)
         );
-        // The MVMA-G trains in place of a rule network, the SoPa still after it.
+        // The MVMA-G classifies in place of a rule network, as it is, the SoPa still after it.
         let mvma = with_model(ModelKind::MvmaG);
-        assert!(mvma.rules_network().is_none());
+        let classifier = mvma.network(Role::Classifier);
+        assert_eq!(classifier.as_ref().map(|s| s.model), Some(ModelKind::MvmaG));
+        assert_eq!(classifier.and_then(|s| s.members), None);
         assert_eq!(
-            mvma.mvma_network().map(|settings| settings.model),
-            Some(ModelKind::MvmaG)
-        );
-        assert_eq!(
-            mvma.patterns_network().map(|settings| settings.model),
+            model_in(&mvma, Role::LearnedPatterns),
             Some(ModelKind::Sopa)
         );
-        let sopa = with_model(ModelKind::Sopa);
-        assert!(sopa.rules_network().is_none() && sopa.mvma_network().is_none());
+        // SoPa alone: no classifier, and the SoPa even without `learnPatterns`.
+        let sopa = TrainingSection {
+            learn_patterns: false,
+            ..with_model(ModelKind::Sopa)
+        };
+        assert_eq!(model_in(&sopa, Role::Classifier), None);
+        assert_eq!(
+            model_in(&sopa, Role::LearnedPatterns),
+            Some(ModelKind::Sopa)
+        );
+        let off = TrainingSection {
+            learn_patterns: false,
+            ..with_model(ModelKind::FaRnn)
+        };
+        assert_eq!(model_in(&off, Role::LearnedPatterns), None);
     }
+
     use serde_json::json;
 
     fn options(value: Value) -> Options {

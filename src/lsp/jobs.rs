@@ -4,8 +4,9 @@
 //! waits behind another file's training; a worker skips queued jobs that a newer save
 //! superseded. A job analyzes the saved rules on their corpora (`project::analyze_save`)
 //! and publishes the corpus-aware diagnostics; then the job gets the networks the save
-//! calls for (`project::network_plan`): the rule network, or the MVMA-G when the settings
-//! name that black box, then the SoPa that learns patterns; each the one in memory, the
+//! calls for (`project::network_plan`), one per role (`ide::Role`): the network that
+//! classifies (the rule network, or the black box the settings train in its place), then
+//! the SoPa that learns patterns; each the one in memory, the
 //! checkpoint in the cache, or a new training, reported through `$/progress` when the
 //! client supports it; and publishes what each adds. Beside the rest of the job, a task
 //! measures the suggestion engine's edits (`project::suggest_save`) for code actions and
@@ -29,15 +30,15 @@ use super::capabilities::ClientFlags;
 use super::client_notices::{Progress, name, refresh_diagnostics, refresh_views};
 use super::config::Settings;
 use super::measure;
-use super::prepared::Prepared;
 use super::registry::{Claim, Networks};
 use super::state::{JobRequest, Project, Saved, SavedSuggestions, Session, TrainingDemand};
 use super::yardstick;
-use crate::ide::{TrainedFaRnn, TrainedMvma, TrainedPatterns};
+use crate::ide::{Role, TrainedNetwork, TrainedPatterns};
 use crate::model::{FitEvent, ModelKind, TrainingSettings, VectorSource, WARM_SCHEDULE};
 use crate::project::{
-    self, CorpusOrigin, CorpusSources, NetworkPlan, NoNetwork, SavedAnalysis, analyze_save,
-    load_network, network_plan, save_vectors, suggest_learned_save, suggest_save, train_network,
+    self, CorpusOrigin, CorpusSources, FreshlyTrained, NetworkPlan, NoNetwork, SavedAnalysis,
+    analyze_save, load_network, network_plan, save_vectors, suggest_learned_save, suggest_save,
+    train_network,
 };
 use crate::rules_file::RulesFile;
 use crate::text::SourceText;
@@ -86,9 +87,10 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
     // the save's suggestions and the yardstick follow it rather than halve its speed on a
     // small machine. A first training takes minutes: they go beside it.
     let network_held = session.read(|state| {
-        state.projects.get(&job.key).is_some_and(|project| {
-            project.model.network.is_some() || project.mvma.network.is_some()
-        })
+        state
+            .projects
+            .get(&job.key)
+            .is_some_and(|project| project.network(Role::Classifier).is_some())
     });
     let spawn_the_rest = || {
         spawn_suggestions(session, &job, &saved);
@@ -98,33 +100,39 @@ async fn run_job(session: &Arc<Session>, networks: &Arc<Networks>, job: JobReque
         spawn_the_rest();
     }
     let settings = session.snapshot().settings.clone();
-    let network = if let Some(training) = settings.training.rules_network() {
-        let stored = step::<TrainedFaRnn>(session, networks, &job, &saved, &training).await;
-        if stored.is_some() {
-            measure::start(session, &job.key);
+    let classifier = match settings.training.network(Role::Classifier) {
+        Some(training) => {
+            let stored = step(session, networks, &job, &saved, Role::Classifier, &training).await;
+            if stored
+                .as_ref()
+                .is_some_and(|network| network.rule_network().is_some())
+            {
+                measure::start(session, &job.key);
+            }
+            Some(stored.is_some())
         }
-        Some(stored.is_some())
-    } else if let Some(training) = settings.training.mvma_network() {
-        Some(
-            step::<TrainedMvma>(session, networks, &job, &saved, training)
-                .await
-                .is_some(),
-        )
-    } else {
-        None
+        None => None,
     };
     if network_held && session.read(|state| state.is_newest(&job.key, &job.ticket)) {
         spawn_the_rest();
     }
-    if network == Some(false) {
+    if classifier == Some(false) {
         return;
     }
-    if let Some(training) = settings.training.patterns_network()
-        && let Some(patterns) =
-            step::<TrainedPatterns>(session, networks, &job, &saved, &training).await
+    if let Some(training) = settings.training.network(Role::LearnedPatterns)
+        && let Some(network) = step(
+            session,
+            networks,
+            &job,
+            &saved,
+            Role::LearnedPatterns,
+            &training,
+        )
+        .await
+        && let Some(patterns) = network.patterns()
         && session.snapshot().settings.suggest.enabled
     {
-        measure_learned(session, &job, &saved, &patterns).await;
+        measure_learned(session, &job, &saved, patterns).await;
     }
 }
 
@@ -166,16 +174,17 @@ fn plan(
     }
 }
 
-/// Step 2 or 3: the network of kind `T` that `training` calls for on this save, stored
-/// with the findings it adds; `None` when the job goes no further (no corpora, no network
-/// to be had, or a newer job).
-async fn step<T: Prepared>(
+/// Step 2 or 3: the network in `role` that `training` calls for on this save, stored with
+/// the findings it adds; `None` when the job goes no further (no corpora, no network to be
+/// had, or a newer job).
+async fn step(
     session: &Arc<Session>,
     networks: &Arc<Networks>,
     job: &JobRequest,
     saved: &SavedAnalysis,
+    role: Role,
     training: &TrainingSettings,
-) -> Option<Arc<T>> {
+) -> Option<Arc<TrainedNetwork>> {
     let plan = plan(session, job, saved, training)?;
     let fetch = Fetch {
         session,
@@ -183,14 +192,15 @@ async fn step<T: Prepared>(
         job,
         saved,
         plan: &plan,
+        role,
         training,
     };
-    let (network, unfinished) = obtain::<T>(fetch).await?;
+    let (network, unfinished) = obtain(fetch).await?;
     let findings = network.findings(&saved.analysis);
     let adds_findings = findings.is_some();
     let stored = session.update(|state| {
         let project = state.project_of_job(&job.key, &job.ticket)?;
-        let held = T::held_mut(project);
+        let held = project.held_mut(role);
         held.network = Some(network.clone());
         held.key = Some(plan.memory_key.clone());
         // The next save may start from it, once its checkpoint is on disk.
@@ -482,18 +492,24 @@ struct Fetch<'a> {
     job: &'a JobRequest,
     saved: &'a SavedAnalysis,
     plan: &'a NetworkPlan,
+    /// The role the network is for, and the settings it trains under.
+    role: Role,
     training: &'a TrainingSettings,
 }
 
 /// The network of `plan` for the job's project: the one it holds when that was prepared
 /// under the same key, else [`network`]'s; marks it as the one the project wants. `None`
 /// when there is none to be had, or the job was superseded.
-async fn obtain<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinished>)> {
+async fn obtain(fetch: Fetch<'_>) -> Option<(Arc<TrainedNetwork>, Option<Unfinished>)> {
     let Fetch {
-        session, job, plan, ..
+        session,
+        job,
+        plan,
+        role,
+        ..
     } = fetch;
     let in_memory = session.update(|state| {
-        let held = T::held_mut(state.project_of_job(&job.key, &job.ticket)?);
+        let held = state.project_of_job(&job.key, &job.ticket)?.held_mut(role);
         held.wanted = Some(plan.memory_key.clone());
         let same = held.key.as_deref() == Some(plan.memory_key.as_str())
             && job.training != TrainingDemand::Full;
@@ -508,7 +524,7 @@ async fn obtain<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinis
 /// The network of `plan` from the registry (shared with identical projects), the
 /// cache, or a new training (with its progress, still to be ended); `None` when there is
 /// none to be had (training off, failed, cancelled, or the job superseded).
-async fn network<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinished>)> {
+async fn network(fetch: Fetch<'_>) -> Option<(Arc<TrainedNetwork>, Option<Unfinished>)> {
     let Fetch {
         session,
         networks,
@@ -522,7 +538,7 @@ async fn network<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfini
         return made.map(|model| (model, unfinished.flatten()));
     }
     loop {
-        match T::registry(networks).claim(&plan.memory_key) {
+        match networks.registry.claim(&plan.memory_key) {
             Claim::Ready(model) => return Some((model, None)),
             Claim::Pending(mut result) => {
                 // Another project makes the same network: wait for it.
@@ -546,7 +562,7 @@ async fn network<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfini
 
 /// Loads the network of `plan` from the cache, or trains it when the job may (with its
 /// training's progress, still to be ended).
-async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinished>)> {
+async fn make(fetch: Fetch<'_>) -> Option<(Arc<TrainedNetwork>, Option<Unfinished>)> {
     let Fetch {
         session,
         networks,
@@ -562,7 +578,7 @@ async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinishe
         let cancelled = wanted.clone();
         let (reconstruct, limits) = (settings.reconstruct(), settings.limits);
         let loaded = tokio::task::spawn_blocking(move || {
-            load_network::<T>(&dir, &text, &analysis, &reconstruct, &limits, &|| {
+            load_network(&dir, &text, &analysis, &reconstruct, &limits, &|| {
                 !cancelled()
             })
         })
@@ -574,7 +590,7 @@ async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinishe
                     format!(
                         "{}: loaded the trained {} from the cache, {}",
                         name(&job.key),
-                        T::ROLE,
+                        fetch.role.name(fetch.training.model),
                         plan.dir.display()
                     ),
                 );
@@ -585,7 +601,7 @@ async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinishe
                 format!(
                     "{}: the cached {} in {} is not used: {message}",
                     name(&job.key),
-                    T::ROLE,
+                    fetch.role.name(fetch.training.model),
                     plan.dir.display()
                 ),
             ),
@@ -603,13 +619,13 @@ async fn make<T: Prepared>(fetch: Fetch<'_>) -> Option<(Arc<T>, Option<Unfinishe
     if !wanted() || !session.read(|state| state.is_newest(&job.key, &job.ticket)) {
         return None;
     }
-    train::<T>(fetch, wanted)
+    train(fetch, wanted)
         .await
         .map(|(model, unfinished)| (Arc::new(model), Some(unfinished)))
 }
 
 /// Whether some project's newest job still wants the network with this memory key (a rule
-/// network's, a SoPa's or an MVMA-G's: their settings, and so their keys, differ).
+/// network's or a SoPa's: their settings, and so their keys, differ).
 fn wanted_by_someone(
     session: &Arc<Session>,
     memory_key: &str,
@@ -620,9 +636,10 @@ fn wanted_by_someone(
         session.read(|state| {
             state.projects.values().any(|project: &Project| {
                 let key = Some(memory_key.as_str());
-                (project.model.wanted.as_deref() == key
-                    || project.patterns.wanted.as_deref() == key
-                    || project.mvma.wanted.as_deref() == key)
+                project
+                    .networks
+                    .values()
+                    .any(|held| held.wanted.as_deref() == key)
                     && project.job.as_ref().is_some_and(|job| !job.is_cancelled())
             })
         })
@@ -653,17 +670,20 @@ enum TrainingNews {
 /// log lines: the training starts on the blocking pool ([`start_training`]), the actor
 /// follows its news into `$/progress` and the hovers' status ([`follow_training`]), and its
 /// outcome is logged ([`finish_training`]).
-async fn train<T: Prepared>(
+async fn train(
     fetch: Fetch<'_>,
     wanted: Arc<dyn Fn() -> bool + Send + Sync>,
-) -> Option<(T, Unfinished)> {
-    let run = TrainingRun::new::<T>(&fetch);
+) -> Option<(TrainedNetwork, Unfinished)> {
+    let run = TrainingRun::new(&fetch);
     let from = if fetch.job.training == TrainingDemand::Full {
         None
     } else {
         fetch.session.read(|state| {
-            let held = T::held(state.projects.get(&fetch.job.key)?);
-            held.dir.clone().filter(|_| T::WARM_STARTS)
+            // Only a rule network starts from the one the project holds.
+            let held = state.projects.get(&fetch.job.key)?.held(fetch.role)?;
+            held.dir
+                .clone()
+                .filter(|_| fetch.training.model.is_rule_network())
         })
     };
     // The title says whether the network starts from the previous one, which the blocking
@@ -672,7 +692,7 @@ async fn train<T: Prepared>(
         None => Some(run.begin(false).await),
         Some(_) => None,
     };
-    let (blocking, news) = start_training::<T>(&run, &fetch, from, wanted);
+    let (blocking, news) = start_training(&run, &fetch, from, wanted);
     let result = follow_training(&run, blocking, news, &mut progress).await;
     let progress = match progress {
         Some(progress) => progress,
@@ -701,7 +721,7 @@ struct TrainingRun<'a> {
 }
 
 impl<'a> TrainingRun<'a> {
-    fn new<T: Prepared>(fetch: &Fetch<'a>) -> TrainingRun<'a> {
+    fn new(fetch: &Fetch<'a>) -> TrainingRun<'a> {
         let snapshot = fetch.session.snapshot();
         TrainingRun {
             session: fetch.session,
@@ -709,8 +729,12 @@ impl<'a> TrainingRun<'a> {
             client: snapshot.client,
             settings: snapshot.settings,
             file: name(&fetch.job.key),
-            what: format!("{} ({})", fetch.training.model.display_name(), T::ROLE),
-            token: T::PROGRESS_TOKEN,
+            what: format!(
+                "{} ({})",
+                fetch.training.model.display_name(),
+                fetch.role.name(fetch.training.model)
+            ),
+            token: fetch.role.progress_token(),
             epochs: fetch.training.epochs.max(1),
             batch_size: fetch.training.batch_size,
             started: Instant::now(),
@@ -770,17 +794,17 @@ fn shape_of(training: &TrainingSettings) -> String {
 }
 
 /// The blocking training's outcome.
-type TrainingResult<T> = Result<Result<project::TrainedNetwork<T>, String>, tokio::task::JoinError>;
+type TrainingResult = Result<Result<FreshlyTrained, String>, tokio::task::JoinError>;
 
 /// Logs the training's settings and starts it on the blocking pool, from the checkpoint
 /// `from` where it warm-starts: its handle, and the channel of its news.
-fn start_training<T: Prepared>(
+fn start_training(
     run: &TrainingRun,
     fetch: &Fetch<'_>,
     from: Option<PathBuf>,
     wanted: Arc<dyn Fn() -> bool + Send + Sync>,
 ) -> (
-    tokio::task::JoinHandle<Result<project::TrainedNetwork<T>, String>>,
+    tokio::task::JoinHandle<Result<FreshlyTrained, String>>,
     UnboundedReceiver<TrainingNews>,
 ) {
     let training = fetch.training.clone();
@@ -806,7 +830,7 @@ fn start_training<T: Prepared>(
     let (analysis, dir) = (fetch.saved.analysis.clone(), fetch.plan.dir.clone());
     let blocking = tokio::task::spawn_blocking(move || {
         let mut best = 0.0f64;
-        train_network::<T>(
+        train_network(
             &dir,
             &analysis,
             &training,
@@ -954,12 +978,12 @@ struct Told {
 
 /// Follows the blocking training's news until it ends: each logged, and shown in the
 /// `$/progress` (begun at the start's news, when it was not yet) and the hovers' status.
-async fn follow_training<T>(
+async fn follow_training(
     run: &TrainingRun<'_>,
-    blocking: tokio::task::JoinHandle<Result<project::TrainedNetwork<T>, String>>,
+    blocking: tokio::task::JoinHandle<Result<FreshlyTrained, String>>,
     mut news: UnboundedReceiver<TrainingNews>,
     progress: &mut Option<Progress>,
-) -> TrainingResult<T> {
+) -> TrainingResult {
     tokio::pin!(blocking);
     let mut followed = Followed {
         warm_start: false,
@@ -994,24 +1018,24 @@ async fn follow_training<T>(
 
 /// Logs the training's outcome and clears the hovers' status: the trained network with
 /// its progress still open (ended once it is stored), or `None` with the progress ended.
-async fn finish_training<T: Prepared>(
+async fn finish_training(
     run: &TrainingRun<'_>,
     plan: &NetworkPlan,
-    result: TrainingResult<T>,
+    result: TrainingResult,
     progress: Progress,
-) -> Option<(T, Unfinished)> {
+) -> Option<(TrainedNetwork, Unfinished)> {
     run.show(None);
     let (session, file) = (run.session, &run.file);
     let seconds = run.started.elapsed().as_secs_f64();
     let (outcome, model) = match result {
         Ok(Ok(trained)) => {
-            let metrics = &trained.model.manifest().metrics;
+            let metrics = &trained.network.manifest().metrics;
             session.log(
                 MessageType::INFO,
                 format!(
                     "{file}: trained in {seconds:.1} s: dev accuracy {:.2}% ({} {:.2}%), best epoch {} of {}",
                     100.0 * metrics.dev_accuracy,
-                    trained.model.manifest().started_from(),
+                    trained.network.manifest().started_from(),
                     100.0 * metrics.zero_shot_dev_accuracy,
                     metrics.best_epoch,
                     metrics.epochs_run
@@ -1031,7 +1055,7 @@ async fn finish_training<T: Prepared>(
             }
             (
                 format!("{file}: dev accuracy {:.2}%", 100.0 * metrics.dev_accuracy),
-                Some(trained.model),
+                Some(trained.network),
             )
         }
         Ok(Err(message))

@@ -16,7 +16,7 @@
 use super::client_notices::name;
 use super::documents::{Document, Kind};
 use super::state::{Session, Snapshot};
-use crate::ide::{HoverConfig, TrainedFaRnn, examples_in};
+use crate::ide::{HoverConfig, Role, TrainedFaRnn, TrainedNetwork, examples_in};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,14 +32,18 @@ const MEASURING_TIME: Duration = Duration::from_secs(60);
 /// last asked (the first ones of a document it did not ask in).
 const MAX_LINES_LOOKED_AT: u32 = 100_000;
 
-/// Starts measuring when a hover on the corpus document `uri` found a line not measured
-/// yet (`ide::MeasuredLines::look_at`), so that it is measured soon.
-pub fn after_hover(session: &Arc<Session>, uri: &str) {
+/// After a hover on the corpus document `uri`: when it found the line at byte `unmeasured`
+/// not measured yet, notes it (`ide::MeasuredLines::look_at`) and starts measuring, so
+/// that it is measured soon.
+pub fn after_hover(session: &Arc<Session>, uri: &str, unmeasured: Option<TextSize>) {
     let key = session.read(|state| {
         let snapshot = state.snapshot();
         let path = snapshot.documents.get(uri)?.path.clone()?;
         let (key, project) = snapshot.project_of_corpus(&path)?;
-        let network = project.model.network.as_ref()?;
+        let network = project.rule_network()?;
+        if let Some(offset) = unmeasured {
+            network.measured.look_at(uri, offset);
+        }
         network.measured.take_request().then(|| key.clone())
     });
     if let Some(key) = key {
@@ -70,15 +74,17 @@ fn measure(session: &Session, key: &Path) {
     let mut measured = 0usize;
     loop {
         let run = Instant::now();
-        if let Some((network, mut lines)) = lines_to_measure(&session.snapshot(), key, &config) {
-            while let Some(line) = nearest(&mut lines, &network) {
+        if let Some((held, mut lines)) = lines_to_measure(&session.snapshot(), key, &config)
+            && let Some(network) = held.rule_network()
+        {
+            while let Some(line) = nearest(&mut lines, network) {
                 if run.elapsed() > MEASURING_TIME {
                     break;
                 }
                 let (wanted, open) = session.read(|state| {
                     let snapshot = state.snapshot();
                     let open = snapshot.documents.contains_key(&line.uri);
-                    (is_measuring(&snapshot, key, &network), open)
+                    (is_measuring(&snapshot, key, &held), open)
                 });
                 if !wanted {
                     break;
@@ -112,16 +118,18 @@ fn measure(session: &Session, key: &Path) {
 /// The network of the project at `key` to measure lines for: the rule network it holds,
 /// unless its newest save job wants another (which is then training or loading, and would
 /// only be slowed down).
-fn network_to_measure(snapshot: &Snapshot, key: &Path) -> Option<Arc<TrainedFaRnn>> {
-    let held = &snapshot.projects.get(key)?.model;
+fn network_to_measure(snapshot: &Snapshot, key: &Path) -> Option<Arc<TrainedNetwork>> {
+    let held = snapshot.projects.get(key)?.held(Role::Classifier)?;
     if held.wanted.is_some() && held.wanted != held.key {
         return None;
     }
-    held.network.clone()
+    held.network
+        .clone()
+        .filter(|network| network.rule_network().is_some())
 }
 
 /// Whether `network` is still the one to measure lines for.
-fn is_measuring(snapshot: &Snapshot, key: &Path, network: &Arc<TrainedFaRnn>) -> bool {
+fn is_measuring(snapshot: &Snapshot, key: &Path, network: &Arc<TrainedNetwork>) -> bool {
     network_to_measure(snapshot, key).is_some_and(|held| Arc::ptr_eq(&held, network))
 }
 
@@ -130,8 +138,9 @@ fn lines_to_measure(
     snapshot: &Snapshot,
     key: &Path,
     config: &HoverConfig,
-) -> Option<(Arc<TrainedFaRnn>, Vec<Line>)> {
-    let network = network_to_measure(snapshot, key)?;
+) -> Option<(Arc<TrainedNetwork>, Vec<Line>)> {
+    let held = network_to_measure(snapshot, key)?;
+    let network = held.rule_network()?;
     let focus = network.measured.focus();
     let mut lines = Vec::new();
     for uri in snapshot.uris_of_project(key) {
@@ -160,7 +169,7 @@ fn lines_to_measure(
             }
         }
     }
-    Some((network, lines))
+    Some((held, lines))
 }
 
 /// The [`MAX_LINES_LOOKED_AT`] lines of `document` nearest `at` (the first ones without).

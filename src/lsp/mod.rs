@@ -24,7 +24,6 @@ pub mod ext;
 mod handlers;
 mod jobs;
 mod measure;
-mod prepared;
 mod publish;
 mod registry;
 mod server;

@@ -1,14 +1,14 @@
 //! The networks the save jobs share between projects, by memory key (`jobs.rs`).
 //!
-//! A [`Registry`] holds the networks of one kind: those ready, which some project holds
-//! (kept as weak references, so a network no project holds any more is dropped), and those
-//! being made, whose maker reports through a [`Slot`] when it is done. A job that
-//! [claims](Registry::claim) a key gets the ready network, waits for the one being made, or
-//! is told to make it itself. [`Networks`] holds one registry per kind, and the permit that
-//! lets one training run at a time.
+//! A [`Registry`] holds networks by memory key (which names the settings, so the keys of two
+//! roles never meet): those ready, which some project holds (kept as weak references, so a
+//! network no project holds any more is dropped), and those being made, whose maker reports
+//! through a [`Slot`] when it is done. A job that [claims](Registry::claim) a key gets the
+//! ready network, waits for the one being made, or is told to make it itself. [`Networks`]
+//! holds the registry, and the permit that lets one training run at a time.
 
 use super::yardstick;
-use crate::ide::{TrainedFaRnn, TrainedMvma, TrainedPatterns};
+use crate::ide::TrainedNetwork;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::{Semaphore, watch};
@@ -16,8 +16,8 @@ use tokio::sync::{Semaphore, watch};
 /// A finished network, or `None` when making it failed or was given up.
 type Finished<T> = Option<Option<Arc<T>>>;
 
-/// The networks of one kind of all projects, by memory key: those ready (held by some
-/// project) and those being made.
+/// The networks of all projects, by memory key: those ready (held by some project) and those
+/// being made.
 pub(super) struct Registry<T> {
     ready: Mutex<HashMap<String, Weak<T>>>,
     pending: Mutex<HashMap<String, watch::Receiver<Finished<T>>>>,
@@ -34,9 +34,7 @@ impl<T> Default for Registry<T> {
 
 /// Every network of the server, and the permit that lets one training run at a time.
 pub(super) struct Networks {
-    pub(super) rules: Registry<TrainedFaRnn>,
-    pub(super) patterns: Registry<TrainedPatterns>,
-    pub(super) mvma: Registry<TrainedMvma>,
+    pub(super) registry: Registry<TrainedNetwork>,
     pub(super) training: Semaphore,
     /// The black-box yardsticks training beside the networks (`yardstick.rs`).
     pub(super) yardsticks: Arc<yardstick::InFlight>,
@@ -45,9 +43,7 @@ pub(super) struct Networks {
 impl Default for Networks {
     fn default() -> Networks {
         Networks {
-            rules: Registry::default(),
-            patterns: Registry::default(),
-            mvma: Registry::default(),
+            registry: Registry::default(),
             training: Semaphore::new(1),
             yardsticks: Arc::default(),
         }

@@ -74,11 +74,25 @@ impl Server {
         R::Params: Send + 'static,
         R::Result: Send + 'static,
     {
+        self.on_snapshot(R::METHOD, params, handler).await
+    }
+
+    /// Runs `handler` for the request `method` on the blocking pool, on a settled snapshot.
+    async fn on_snapshot<P, T>(
+        &self,
+        method: &str,
+        params: P,
+        handler: fn(&Snapshot, P) -> Result<T>,
+    ) -> Result<T>
+    where
+        P: Send + 'static,
+        T: Send + 'static,
+    {
         let snapshot = self.session.settled_snapshot().await;
         match tokio::task::spawn_blocking(move || handler(&snapshot, params)).await {
             Ok(answer) => answer,
             Err(error) => match error.try_into_panic() {
-                Ok(panic) => Err(internal_error(&self.session, R::METHOD, &*panic)),
+                Ok(panic) => Err(internal_error(&self.session, method, &*panic)),
                 Err(_) => Err(Error::request_cancelled()),
             },
         }
@@ -244,9 +258,13 @@ impl LanguageServer for Server {
             .text_document
             .uri
             .clone();
-        let answer = self.dispatch::<HoverRequest>(params, hover::hover).await;
-        measure::after_hover(&self.session, uri.as_str());
-        answer
+        let answer = self
+            .on_snapshot(HoverRequest::METHOD, params, hover::hover)
+            .await;
+        // A line the hover found not measured yet is measured soon, in the background.
+        let unmeasured = answer.as_ref().ok().and_then(|(_, unmeasured)| *unmeasured);
+        measure::after_hover(&self.session, uri.as_str(), unmeasured);
+        answer.map(|(hover, _)| hover)
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {

@@ -17,14 +17,14 @@ use super::convert::{Encoding, Text};
 use super::documents::{Document, Kind};
 use crate::corpus::Format;
 use crate::ide::{
-    Finding, Measure, RulesAnalysis, TrainedFaRnn, TrainedMvma, TrainedPatterns, WordFrequencies,
+    Finding, Measure, Role, RulesAnalysis, TrainedFaRnn, TrainedNetwork, WordFrequencies,
 };
 use crate::model::ModelKind;
 use crate::project::{self, Binding, OpenCorpus};
 use crate::rules_file::RulesFile;
 use crate::suggest::{Suggestion, rank};
 use crate::text::SourceText;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -106,12 +106,9 @@ pub struct Project {
     /// The analysis of a newer version than `current`'s, made once and shared.
     pub fresh: Arc<Fresh>,
     pub saved: Option<Arc<Saved>>,
-    /// The rule network.
-    pub model: Held<TrainedFaRnn>,
-    /// The SoPa that learns patterns beside the rule network (`training.learnPatterns`).
-    pub patterns: Held<TrainedPatterns>,
-    /// The MVMA-G a save trains in place of a rule network (`training.model` `mvma-g`).
-    pub mvma: Held<TrainedMvma>,
+    /// The network it holds in each role: the one that classifies (a rule network, or a
+    /// black box the settings train in its place), and the SoPa that learns patterns.
+    pub networks: BTreeMap<Role, Held>,
     /// The newest save job.
     pub job: Option<Ticket>,
     /// When the newest save job started: a job that follows it within `training.delay` is
@@ -130,11 +127,11 @@ pub struct Project {
     pub yardstick: Option<Yardstick>,
 }
 
-/// A project's network of one kind: the one it holds, what it was prepared under and where
+/// A project's network in one role: the one it holds, what it was prepared under and where
 /// its checkpoint is, and the one its newest save job wants.
-#[derive(Debug, Clone)]
-pub struct Held<T> {
-    pub network: Option<Arc<T>>,
+#[derive(Debug, Clone, Default)]
+pub struct Held {
+    pub network: Option<Arc<TrainedNetwork>>,
     /// What `network` was prepared under (`project::NetworkPlan::memory_key`).
     pub key: Option<String>,
     /// The checkpoint folder of `network`, once it is on disk: where the next training of a
@@ -142,17 +139,6 @@ pub struct Held<T> {
     pub dir: Option<PathBuf>,
     /// The memory key of the network the newest save job wants, once it knows.
     pub wanted: Option<String>,
-}
-
-impl<T> Default for Held<T> {
-    fn default() -> Held<T> {
-        Held {
-            network: None,
-            key: None,
-            dir: None,
-            wanted: None,
-        }
-    }
 }
 
 /// A project's black-box yardstick: its bench run's key (`project::bench::run_key`: the
@@ -173,9 +159,7 @@ impl Project {
             current_version: version,
             fresh: Arc::default(),
             saved: None,
-            model: Held::default(),
-            patterns: Held::default(),
-            mvma: Held::default(),
+            networks: BTreeMap::new(),
             job: None,
             job_started: None,
             training: None,
@@ -183,6 +167,26 @@ impl Project {
             suggesting: Arc::default(),
             yardstick: None,
         }
+    }
+
+    /// The network it holds in `role`, if any.
+    pub fn network(&self, role: Role) -> Option<&Arc<TrainedNetwork>> {
+        self.networks.get(&role)?.network.as_ref()
+    }
+
+    /// What it holds in `role` (nothing yet when it has not met that role).
+    pub fn held(&self, role: Role) -> Option<&Held> {
+        self.networks.get(&role)
+    }
+
+    pub fn held_mut(&mut self, role: Role) -> &mut Held {
+        self.networks.entry(role).or_default()
+    }
+
+    /// The rule network it holds, if the network that classifies is one: what code actions,
+    /// inlay hints and measuring ahead read.
+    pub fn rule_network(&self) -> Option<&TrainedFaRnn> {
+        self.network(Role::Classifier)?.rule_network()
     }
 
     /// The analysis of version `version` of its rules document, whose text is `text` (the
@@ -380,9 +384,9 @@ impl State {
             .job_started
             .is_some_and(|started| now.duration_since(started).as_secs_f64() < delay);
         project.job_started = Some(now);
-        project.model.wanted = None;
-        project.patterns.wanted = None;
-        project.mvma.wanted = None;
+        for held in project.networks.values_mut() {
+            held.wanted = None;
+        }
         let version = self
             .documents
             .values()

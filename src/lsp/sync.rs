@@ -155,7 +155,7 @@ fn measure_corpus(session: &Arc<Session>, path: Option<&Path>) {
     let key = session.read(|state| {
         let snapshot = state.snapshot();
         let (key, project) = snapshot.project_of_corpus(path?)?;
-        project.model.network.as_ref().map(|_| key.clone())
+        project.rule_network().map(|_| key.clone())
     });
     if let Some(key) = key {
         measure::start(session, &key);

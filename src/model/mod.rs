@@ -56,7 +56,9 @@ pub use train::learn::{
     DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,
     TrainReport, accuracy, evenly_spaced, predict, train,
 };
-pub use train::load::{LoadedModel, load_model, load_model_for, load_previous};
+pub use train::load::{
+    LoadedModel, TextReader, load_model, load_model_for, load_previous, probabilities_of,
+};
 pub use train::settings::{
     DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind,
     NGRAM_WEIGHTS, TrainingSettings,

@@ -2,9 +2,9 @@
 //! editor's yardstick lens): the rule system, the plain baselines any ML engineer tries
 //! first (logistic regression on mean word vectors and on tf-idf, deterministic: one run per
 //! fraction), the networks compiled from the rules (FA-RNN, FA-GRU and their bidirectional
-//! versions), SoPa and the black boxes that read words alone (S-LSTM, MVMA-G), each trained
-//! on fractions of train with several seeds, as the FA-RNN paper's tables are, and measured
-//! on the **whole** dev set.
+//! versions), SoPa and the black boxes that read words alone (`ModelKind::is_black_box`),
+//! each trained on fractions of train with several seeds, as the FA-RNN paper's tables are,
+//! and measured on the **whole** dev set.
 //!
 //! Each run's result is kept in a cache folder under a key over everything it depends on
 //! ([`run_key`]), so that a bench run again, or with more seeds, trains only what it has

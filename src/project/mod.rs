@@ -18,7 +18,7 @@ pub use bindings::{
 };
 pub use cache::{cache_key, checkpoint_dir, default_bench_root, default_cache_root};
 pub use save::{
-    CorpusReport, CorpusSources, NetworkPlan, NoNetwork, PreparedNetwork, SavedAnalysis,
-    TrainedNetwork, Unprepared, analyze_save, load_network, network_plan, save_vectors,
-    suggest_learned_save, suggest_save, train_network,
+    CorpusReport, CorpusSources, FreshlyTrained, NetworkPlan, NoNetwork, SavedAnalysis,
+    analyze_save, load_network, network_plan, save_vectors, suggest_learned_save, suggest_save,
+    train_network,
 };

@@ -2,9 +2,8 @@
 //! on every bound corpus; [`suggest_save`] measures the suggestion engine's edits on its
 //! `train` and `dev` corpora; [`network_plan`] says which network that save calls for (its
 //! cache key and checkpoint folder), or why none; [`load_network`] and [`train_network`]
-//! get it from the cache or by training, and prepare it for the editor, for every kind of
-//! [`PreparedNetwork`]: the rule network, the SoPa that learns patterns beside it, and the
-//! MVMA-G a save trains instead of a rule network when the settings name it;
+//! get it from the cache or by training, and prepare it for the editor
+//! ([`TrainedNetwork::prepare`], whatever its family and role);
 //! [`suggest_learned_save`] measures the SoPa's learned patterns as the suggestion engine's
 //! edits.
 
@@ -12,14 +11,13 @@ use super::bindings::{CorpusOrigin, OpenCorpus, bindings, read_corpus};
 use super::cache::{cache_key, checkpoint_dir};
 use crate::explain::ReconstructConfig;
 use crate::ide::{
-    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedFaRnn, TrainedModelError,
-    TrainedMvma, TrainedPatterns, WordFrequencies, analyze, corpus_findings,
+    Cancelled, Finding, FindingsConfig, RulesAnalysis, TrainedNetwork, Unprepared, WordFrequencies,
+    analyze, corpus_findings,
 };
 use crate::limits::ReadLimits;
-use crate::model::checkpoint::Manifest;
 use crate::model::{
-    DeviceKind, EmbeddingsError, FitEvent, Network, TrainingSettings, VectorSource, Vocabulary,
-    WhyFull, fit_from, load_model_for, load_previous,
+    DeviceKind, EmbeddingsError, FitEvent, TrainingSettings, VectorSource, WhyFull, fit_from,
+    load_model_for, load_previous,
 };
 use crate::rules_file::RulesFile;
 use crate::suggest::{
@@ -173,7 +171,7 @@ pub struct NetworkPlan {
     /// Where its checkpoint is cached.
     pub dir: PathBuf,
     /// What a network prepared for the editor depends on: the cache key and the
-    /// reconstruction settings. Equal keys mean the same [`TrainedFaRnn`].
+    /// reconstruction settings. Equal keys mean the same [`TrainedNetwork`].
     pub memory_key: String,
 }
 
@@ -222,68 +220,16 @@ pub fn network_plan(
     })
 }
 
-/// A trained network as a checkpoint or a training leaves it, with what preparing it for the
-/// editor reads.
-pub struct Unprepared<'a> {
-    pub manifest: Manifest,
-    pub net: &'a dyn Network,
-    pub vocabulary: Option<&'a Vocabulary>,
-    /// The save's analysis, whose rules the network was trained from.
-    pub analysis: &'a RulesAnalysis,
-    /// How a rule network's patterns are read back.
-    pub reconstruct: &'a ReconstructConfig,
-    /// Polled while they are.
-    pub cancelled: &'a dyn Fn() -> bool,
-}
-
-/// A network prepared for the editor: the rule network ([`TrainedFaRnn`]), the SoPa that
-/// learns patterns beside it ([`TrainedPatterns`]) or the MVMA-G ([`TrainedMvma`]).
-pub trait PreparedNetwork: Sized {
-    fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError>;
-}
-
-impl PreparedNetwork for TrainedFaRnn {
-    fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError> {
-        let Unprepared {
-            manifest,
-            net,
-            vocabulary,
-            analysis,
-            reconstruct,
-            cancelled,
-        } = from;
-        TrainedFaRnn::new(manifest, net, vocabulary, analysis, reconstruct, cancelled)
-    }
-}
-
-impl PreparedNetwork for TrainedPatterns {
-    fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError> {
-        TrainedPatterns::new(
-            from.manifest,
-            from.net,
-            from.vocabulary,
-            from.analysis,
-            from.cancelled,
-        )
-    }
-}
-
-impl PreparedNetwork for TrainedMvma {
-    fn prepare(from: Unprepared<'_>) -> Result<Self, TrainedModelError> {
-        TrainedMvma::new(from.manifest, from.net, from.vocabulary)
-    }
-}
-
 /// Loads the checkpoint in `dir`, on the CPU, which must have been trained from exactly
 /// `rules_text`, and prepares it for the editor.
-pub fn load_network<T: PreparedNetwork>(
+pub fn load_network(
     dir: &Path,
     rules_text: &str,
     analysis: &RulesAnalysis,
     reconstruct: &ReconstructConfig,
     limits: &ReadLimits,
     cancelled: &dyn Fn() -> bool,
-) -> Result<T, String> {
+) -> Result<TrainedNetwork, String> {
     let device = DeviceKind::Cpu.open()?;
     let loaded = load_model_for(
         dir,
@@ -294,22 +240,21 @@ pub fn load_network<T: PreparedNetwork>(
         limits,
     )
     .map_err(|error| error.to_string())?;
-    T::prepare(Unprepared {
+    TrainedNetwork::prepare(Unprepared {
         manifest: loaded.manifest,
-        net: loaded.net.as_ref(),
+        net: loaded.net,
         vocabulary: loaded.vocabulary.as_ref(),
         analysis,
-        reconstruct,
+        reconstruct: Some(reconstruct),
         cancelled,
     })
     .map_err(|error| error.to_string())
 }
 
-/// A network trained for a save, prepared for the editor (a [`TrainedFaRnn`], a
-/// [`TrainedPatterns`] or a [`TrainedMvma`]).
+/// A network trained for a save, prepared for the editor.
 #[derive(Debug)]
-pub struct TrainedNetwork<T> {
-    pub model: T,
+pub struct FreshlyTrained {
+    pub network: TrainedNetwork,
     /// Whether its checkpoint was written into the cache, or why not (the network is good
     /// either way).
     pub cached: Result<(), String>,
@@ -319,7 +264,7 @@ pub struct TrainedNetwork<T> {
 /// starting from the checkpoint in `from` (the previous save's network) where a warm start
 /// applies, writes its checkpoint into `dir`, and prepares it for the editor.
 #[allow(clippy::too_many_arguments)]
-pub fn train_network<T: PreparedNetwork>(
+pub fn train_network(
     dir: &Path,
     analysis: &RulesAnalysis,
     settings: &TrainingSettings,
@@ -328,7 +273,7 @@ pub fn train_network<T: PreparedNetwork>(
     from: Option<&Path>,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
-) -> Result<TrainedNetwork<T>, String> {
+) -> Result<FreshlyTrained, String> {
     let (Some(train), Some(dev)) = (analysis.corpus("train"), analysis.corpus("dev")) else {
         return Err("training needs a train and a dev corpus".to_string());
     };
@@ -359,14 +304,14 @@ pub fn train_network<T: PreparedNetwork>(
     );
     let mut fitted = fitted.map_err(|error| error.to_string())?;
     let cached = fitted.save(dir).map_err(|error| error.to_string());
-    let model = T::prepare(Unprepared {
+    let network = TrainedNetwork::prepare(Unprepared {
         manifest: fitted.manifest,
-        net: fitted.net.as_ref(),
+        net: fitted.net.into(),
         vocabulary: fitted.vocabulary.as_ref(),
         analysis,
-        reconstruct,
+        reconstruct: Some(reconstruct),
         cancelled,
     })
     .map_err(|error| error.to_string())?;
-    Ok(TrainedNetwork { model, cached })
+    Ok(FreshlyTrained { network, cached })
 }

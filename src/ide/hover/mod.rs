@@ -13,10 +13,9 @@
 //!   a trained network, its prediction and probabilities, its top patterns with the span
 //!   whose deletion lowers each one's score the most, and the n-grams whose deletion
 //!   changes the probability of the prediction the most, by how much (occlusion, measured
-//!   with the network: `explain::ngrams`, `explain::strongest_ngrams`); with a trained SoPa,
-//!   its view ([`patterns_view`]); with a trained MVMA-G, its prediction and the exact
-//!   decomposition of its logits into the parts of the line's suffix n-grams
-//!   ([`mvma_view`]).
+//!   with the network: `explain::ngrams`, `explain::strongest_ngrams`); with each other
+//!   trained network the project holds, its own view (`ide::trained`: a SoPa's pattern
+//!   contributions, an exact decomposition of a black box's logits).
 //!
 //! Figures come from the analysis of the saved rules, looked up by [`PatternKey`] and label
 //! name; a pattern edited since the save shows its regex and DFA size only. Cost: a rules
@@ -25,90 +24,18 @@
 //! sentence with each of its spans of up to [`HoverConfig::max_ngram_len`] tokens deleted
 //! (`docs/performance.md`).
 //!
-//! `rules.rs` builds the hovers over the rules file, `line.rs` those over a corpus line,
-//! with each trained family's view of it, and `render.rs` turns either into a [`Document`]
-//! (`document.rs`: paragraphs, lists, code, tables), which `markdown.rs` writes as Markdown
-//! and `plain_text.rs` as plain text.
+//! `config.rs` says how much a hover shows; `rules.rs` builds the hovers over the rules
+//! file, `line.rs` those over a corpus line (each trained network's view of it comes from
+//! `ide::trained`), and `render.rs` turns either into a [`Document`] (`document.rs`:
+//! paragraphs, lists, code, tables; `pieces.rs`: snippets, notes, verdicts, which the
+//! families' views share), which `markdown.rs` writes as Markdown and `plain_text.rs` as
+//! plain text.
 
-use crate::automata::{RuleSystem, Scratch};
-use crate::explain::OCCLUSION_BUDGET;
-use crate::syntax::PatternId;
-use text_size::TextRange;
-
-/// Default for [`HoverConfig::max_examples`].
-pub const DEFAULT_MAX_EXAMPLES: usize = 3;
-/// Default for [`HoverConfig::max_ngram_len`].
-pub const DEFAULT_MAX_NGRAM_LEN: usize = 6;
-/// Default for [`HoverConfig::max_listed`].
-pub const DEFAULT_MAX_LISTED: usize = 3;
-/// The most patterns of the gold label a line hover runs on the line, in file order.
-pub const MAX_EXPLAINED_PATTERNS: usize = 256;
-/// The most tokens a why-not shows where the failing element could start (the last ones).
-const MAX_FOUND: usize = 3;
-
-/// How much a hover shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HoverConfig {
-    /// Correct and, separately, wrong matches shown for a pattern. Default
-    /// [`DEFAULT_MAX_EXAMPLES`].
-    pub max_examples: usize,
-    /// The longest n-gram, in tokens, a line hover scores. Default [`DEFAULT_MAX_NGRAM_LEN`].
-    pub max_ngram_len: usize,
-    /// Patterns, missed patterns and n-grams listed for a line. Default
-    /// [`DEFAULT_MAX_LISTED`].
-    pub max_listed: usize,
-    /// The most multiply-adds a line hover spends deleting the line's spans, unless the line
-    /// was measured ahead (`ide::MeasuredLines`). Default `explain::OCCLUSION_BUDGET`, about
-    /// 3 ms; `ide::MEASURED_LINE_BUDGET` where a call may take 0.3 s (the Python package).
-    pub occlusion_budget: u64,
-}
-
-impl Default for HoverConfig {
-    fn default() -> HoverConfig {
-        HoverConfig {
-            max_examples: DEFAULT_MAX_EXAMPLES,
-            max_ngram_len: DEFAULT_MAX_NGRAM_LEN,
-            max_listed: DEFAULT_MAX_LISTED,
-            occlusion_budget: OCCLUSION_BUDGET,
-        }
-    }
-}
-
-/// The bytes of `text` that `pattern` matched, leaving out what its ends' `$*` absorbed.
-fn match_span(
-    system: &RuleSystem,
-    pattern: PatternId,
-    text: &str,
-    scratch: &mut Scratch,
-) -> Option<TextRange> {
-    scratch.tokens.tokenize(text);
-    system
-        .alphabet()
-        .symbolize(&scratch.tokens, &mut scratch.symbols);
-    let tokens = system.match_span(pattern, &scratch.symbols)?;
-    token_range(&scratch.tokens, tokens)
-}
-
-fn token_range(tokens: &crate::text::Tokens, span: std::ops::Range<usize>) -> Option<TextRange> {
-    if span.is_empty() {
-        let at = tokens
-            .get(span.start)
-            .map(|t| t.range.start())
-            .or_else(|| {
-                tokens
-                    .get(span.start.checked_sub(1)?)
-                    .map(|t| t.range.end())
-            })?;
-        return Some(TextRange::empty(at));
-    }
-    let first = tokens.get(span.start)?;
-    let last = tokens.get(span.end - 1)?;
-    Some(TextRange::new(first.range.start(), last.range.end()))
-}
-
-mod document;
+pub(crate) mod config;
+pub(crate) mod document;
 mod line;
 mod markdown;
+pub(crate) mod pieces;
 mod plain_text;
 mod render;
 mod rules;
@@ -128,10 +55,12 @@ impl Document {
         plain_text::write(self)
     }
 }
+pub use config::{
+    DEFAULT_MAX_EXAMPLES, DEFAULT_MAX_LISTED, DEFAULT_MAX_NGRAM_LEN, HoverConfig,
+    MAX_EXPLAINED_PATTERNS,
+};
 pub use line::{
-    AbsentNetwork, LineHover, LineNetwork, LogitParts, Miss, MissedPattern, MvmaView, NetworkView,
-    NgramContribution, PatternContribution, PatternScore, PatternsView, RegressionParts,
-    SuffixPart, hover_line, missed_patterns, mvma_view, patterns_view, why_missed,
+    AbsentNetwork, LineHover, Miss, MissedPattern, hover_line, missed_patterns, why_missed,
 };
 pub use render::{render_line_hover, render_rules_hover, render_unbound_corpus, training_note};
 pub use rules::{

@@ -1,76 +1,21 @@
 //! Hovers as small documents ([`Document`]), readable at a glance: a title line, a small
-//! table of figures, and a few lines of examples with the matched span highlighted; the
-//! server writes them as Markdown or plain text (`markdown.rs`, `plain_text.rs`). CommonMark
-//! opens `**` only where it flanks a word properly (not between a digit and a `.`, say), so
-//! the highlight covers the span's whole whitespace-separated chunks: then its delimiters
-//! always sit next to a space or the text's ends, and always render as bold.
+//! table of figures, and a few lines of examples with the matched span highlighted
+//! (`pieces.rs`); the server writes them as Markdown or plain text (`markdown.rs`,
+//! `plain_text.rs`). A corpus line's hover ends with each trained network's view, which
+//! renders itself (`ide::trained::LineView::render`).
 //!
 //! Text from the rules and corpora stays text ([`Inline::Text`]), which the Markdown writer
-//! escapes, so that a line with `*` or `|` cannot break the layout; long corpus lines are
-//! cut to a window around the span they are shown for.
+//! escapes, so that a line with `*` or `|` cannot break the layout.
 
 use super::document::{Block, Document, Inline, Table, described};
+use super::pieces::{note, plural, snippet};
 use super::{
-    AbsentNetwork, LabelHover, LineHover, LogitParts, MatchExample, Miss, MissedPattern, MvmaView,
-    NetworkView, PatternHover, PatternsView, RegressionParts, RulesHover, WordListHover,
+    AbsentNetwork, LabelHover, LineHover, MatchExample, Miss, MissedPattern, PatternHover,
+    RulesHover, WordListHover,
 };
-use crate::explain::{LearnedPattern, NEGLIGIBLE};
+use crate::explain::LearnedPattern;
+use crate::ide::trained::LineView;
 use text_size::TextRange;
-
-/// Characters of context shown on each side of a span.
-const CONTEXT: usize = 40;
-
-/// `span` widened to the whitespace-separated chunks it touches (see the module doc).
-fn whole_chunks(text: &str, span: TextRange) -> Option<(usize, usize)> {
-    let (start, end) = (usize::from(span.start()), usize::from(span.end()));
-    let (before, after) = (text.get(..start)?, text.get(end..)?);
-    if span.is_empty() {
-        return Some((start, end));
-    }
-    let start = before
-        .char_indices()
-        .rev()
-        .find(|(_, c)| c.is_whitespace())
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let end = end + after.find(char::is_whitespace).unwrap_or(after.len());
-    Some((start, end))
-}
-
-/// `text` with `span` highlighted and at most [`CONTEXT`] characters around it.
-fn snippet(text: &str, span: TextRange) -> Vec<Inline> {
-    let Some((start, end)) = whole_chunks(text, span) else {
-        return vec![Inline::text(text)];
-    };
-    let (Some(before), Some(inside), Some(after)) =
-        (text.get(..start), text.get(start..end), text.get(end..))
-    else {
-        return vec![Inline::text(text)];
-    };
-    let n_before = before.chars().count();
-    let before: String = if n_before > CONTEXT {
-        let kept: String = before.chars().skip(n_before - CONTEXT).collect();
-        format!("…{kept}")
-    } else {
-        before.to_string()
-    };
-    let after: String = if after.chars().count() > CONTEXT {
-        format!("{}…", after.chars().take(CONTEXT).collect::<String>())
-    } else {
-        after.to_string()
-    };
-    if inside.trim().is_empty() {
-        return vec![Inline::Text(before + &after)];
-    }
-    let mut inlines = Vec::with_capacity(3);
-    if !before.is_empty() {
-        inlines.push(Inline::Text(before));
-    }
-    inlines.push(Inline::Highlight(inside.to_string()));
-    if !after.is_empty() {
-        inlines.push(Inline::Text(after));
-    }
-    inlines
-}
 
 /// Alternatives as `` `a` ``, `` `a` or `b` ``, `` `a`, `b` or `c` ``.
 fn one_of(items: &[String]) -> Vec<Inline> {
@@ -132,10 +77,6 @@ fn percent(value: Option<f64>) -> String {
     value.map_or_else(|| "–".to_string(), |v| format!("{:.1}%", 100.0 * v))
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
-}
-
 /// `n` with a comma between each group of three digits (4,965).
 fn thousands(n: usize) -> String {
     let digits = n.to_string();
@@ -147,11 +88,6 @@ fn thousands(n: usize) -> String {
         out.push(digit);
     }
     out
-}
-
-/// A note in italic, of plain text.
-fn note(text: &str) -> Block {
-    Block::Note(vec![Inline::text(text)])
 }
 
 /// A rules-file hover as a document.
@@ -473,319 +409,32 @@ pub fn render_line_hover(hover: &LineHover, text: &str) -> Document {
                 .collect(),
         });
     }
-    match &hover.network {
-        Ok(network) => render_network(&mut doc, network, gold, text),
-        Err(AbsentNetwork::NotYetTrained) => {
+    let patterns_shown = hover
+        .views
+        .iter()
+        .any(|view| matches!(view, LineView::Patterns(_)));
+    match &hover.absent {
+        None => {}
+        Some(AbsentNetwork::NotYetTrained) => {
             doc.push(note("No trained network yet: save the rules to train one."));
         }
-        Err(AbsentNetwork::Training { progress }) => doc.push(note(&format!(
+        Some(AbsentNetwork::Training { progress }) => doc.push(note(&format!(
             "A network is training: {progress}. Its view shows here once it is ready."
         ))),
-        Err(AbsentNetwork::TrainingOff) => doc.push(Block::Note(vec![
+        Some(AbsentNetwork::TrainingOff) => doc.push(Block::Note(vec![
             Inline::text("Training is off ("),
             Inline::code("rulelens.training.enabled"),
             Inline::text("): the rules' view only."),
         ])),
-        Err(AbsentNetwork::SopaOnly) if hover.patterns.is_none() => {
+        Some(AbsentNetwork::SopaOnly) if !patterns_shown => {
             doc.push(note("No trained SoPa yet: save the rules to train one."));
         }
-        Err(AbsentNetwork::SopaOnly) => {}
-        Err(AbsentNetwork::MvmaOnly) if hover.mvma.is_none() => {
-            doc.push(note("No trained MVMA-G yet: save the rules to train one."));
-        }
-        Err(AbsentNetwork::MvmaOnly) => {}
+        Some(AbsentNetwork::SopaOnly) => {}
     }
-    if let Some(mvma) = &hover.mvma {
-        render_mvma(&mut doc, mvma, gold, text);
-    }
-    if let Some(patterns) = &hover.patterns {
-        render_patterns(&mut doc, patterns, gold, text);
+    for view in &hover.views {
+        view.render(&mut doc, gold, text);
     }
     doc
-}
-
-/// The MVMA-G's view of a line: its prediction, and each logit shown as the exact sum of
-/// its suffix n-grams' parts, the strongest listed.
-fn render_mvma(doc: &mut Document, view: &MvmaView, gold: Option<&str>, text: &str) {
-    render_verdict(
-        doc,
-        ("MVMA-G", "The MVMA-G"),
-        &view.prediction,
-        &view.probabilities,
-        gold,
-        false,
-    );
-    if view.stale {
-        doc.push(note(
-            "The MVMA-G is of an earlier save of the rules; saving trains it again.",
-        ));
-    }
-    if view.truncated {
-        doc.push(note(&format!(
-            "The network reads the first {} tokens of this line.",
-            view.n_tokens
-        )));
-    }
-    for logit in &view.logits {
-        let gold = logit.label != view.prediction;
-        render_logit_parts(doc, logit, gold, text);
-    }
-}
-
-/// A label's logit (the gold label's, marked, when `gold`) as the sum of its suffix
-/// n-grams' parts.
-fn render_logit_parts(doc: &mut Document, logit: &LogitParts, gold: bool, text: &str) {
-    let n_parts = logit.strongest.len() + logit.rest.0;
-    let heading = vec![
-        Inline::Text(format!(
-            "The logit of {}{} is the sum of {n_parts} part{}, one per suffix n-gram (",
-            logit.label,
-            if gold { " (gold)" } else { "" },
-            plural(n_parts)
-        )),
-        Inline::code("wᵀ v_{i:N}"),
-        Inline::text(": from word i to the end), exactly; the strongest:"),
-    ];
-    let mut items: Vec<Vec<Inline>> = logit
-        .strongest
-        .iter()
-        .map(|part| {
-            let mut item = vec![Inline::Text(format!(
-                "from word {} on {:+.3}: ",
-                part.start + 1,
-                part.score
-            ))];
-            item.extend(snippet(text, part.range));
-            item
-        })
-        .collect();
-    items.extend(the_others(logit.rest, "part", 3));
-    doc.push(Block::List { heading, items });
-    doc.paragraph(vec![Inline::Text(format!(
-        "The parts sum to {:.4}; the logit is {:.4}.",
-        logit.sum, logit.logit
-    ))]);
-}
-
-/// A network's verdict on a line: `**KIND** **LABEL** ✓ · label p · …`, and a note when it
-/// was trained on an older version of the rules (`who` names it in the note).
-fn render_verdict(
-    doc: &mut Document,
-    (kind, who): (&str, &str),
-    prediction: &str,
-    probabilities: &[(String, f64)],
-    gold: Option<&str>,
-    stale: bool,
-) {
-    let probabilities: Vec<String> = probabilities
-        .iter()
-        .map(|(label, p)| format!("{label} {p:.2}"))
-        .collect();
-    doc.paragraph(vec![
-        Inline::strong(kind),
-        Inline::text(" "),
-        Inline::strong(prediction),
-        Inline::Text(format!(
-            "{} · {}",
-            match gold {
-                Some(gold) if gold == prediction => " ✓",
-                Some(_) => " ✗",
-                None => "",
-            },
-            probabilities.join(" · ")
-        )),
-    ]);
-    if stale {
-        doc.push(note(&format!(
-            "{who} is of an earlier save of the rules: patterns changed since are not listed; saving trains it again."
-        )));
-    }
-}
-
-/// The rule network's view of a line.
-fn render_network(doc: &mut Document, network: &NetworkView, gold: Option<&str>, text: &str) {
-    render_verdict(
-        doc,
-        (network.kind, "The network"),
-        &network.prediction,
-        &network.probabilities,
-        gold,
-        network.stale,
-    );
-    let label = &network.prediction;
-    if network.prediction_from_words {
-        let from = if network.ngram_regression.is_some() {
-            "the line's mean word vector and the n-gram regression"
-        } else {
-            "the line's mean word vector alone"
-        };
-        doc.push(note(&format!(
-            "No rule names {label}: the network learned it from the corpus, and its logit comes \
-             from {from}."
-        )));
-    }
-    if let Some(parts) = &network.ngram_regression {
-        render_regression(doc, parts, text);
-    }
-    doc.push(Block::List {
-        heading: if network.top_patterns.is_empty() {
-            Vec::new()
-        } else {
-            vec![Inline::text("Top patterns:")]
-        },
-        items: network
-            .top_patterns
-            .iter()
-            .map(|pattern| {
-                let mut item = described(&pattern.pattern);
-                item.push(Inline::Text(format!(" {:.2}", pattern.score)));
-                if let Some(span) = pattern.span {
-                    item.push(Inline::text(": "));
-                    item.extend(snippet(text, span));
-                }
-                item
-            })
-            .collect(),
-    });
-    let later = |what: &str| {
-        if network.measuring_ahead {
-            format!("; the language server measures {what} in the background: hover again soon.")
-        } else {
-            ".".to_string()
-        }
-    };
-    if network.ngram_len_capped && network.max_ngram_len == 0 {
-        doc.push(note(&format!(
-            "The line is too long to measure its n-grams within a hover's time{}",
-            later("them")
-        )));
-    } else if network.ngrams.is_empty() {
-        if network.max_ngram_len > 0 {
-            doc.push(note(&format!(
-                "Deleting any one n-gram of up to {} token{} changes P({label}) by less \
-                 than {NEGLIGIBLE}.",
-                network.max_ngram_len,
-                plural(network.max_ngram_len)
-            )));
-        }
-    } else {
-        doc.push(Block::List {
-            heading: vec![Inline::Text(format!(
-                "Strongest n-grams (occlusion: what deleting each does to P({label})):"
-            ))],
-            items: network
-                .ngrams
-                .iter()
-                .map(|ngram| {
-                    let phrase = text
-                        .get(usize::from(ngram.range.start())..usize::from(ngram.range.end()))
-                        .unwrap_or("");
-                    vec![
-                        Inline::Highlight(phrase.to_string()),
-                        Inline::Text(format!(
-                            " {:+.2} toward {label} ({:.2} without it)",
-                            ngram.contribution, ngram.without
-                        )),
-                    ]
-                })
-                .collect(),
-        });
-    }
-    if network.ngram_len_capped && network.max_ngram_len > 0 {
-        doc.push(note(&format!(
-            "On a line this long, only n-grams of up to {} token{} are measured{}",
-            network.max_ngram_len,
-            plural(network.max_ngram_len),
-            later("longer ones")
-        )));
-    }
-}
-
-/// The list item of the `rest` = (count, sum) parts not listed, the sum to `digits`
-/// places; none when every part is listed.
-fn the_others(rest: (usize, f32), noun: &str, digits: usize) -> Option<Vec<Inline>> {
-    (rest.0 > 0).then(|| {
-        vec![Inline::Text(format!(
-            "{} other {noun}{} {:+.digits$}",
-            rest.0,
-            plural(rest.0),
-            rest.1
-        ))]
-    })
-}
-
-/// The n-gram regression's share of the prediction's score: its bias and parts, exactly.
-fn render_regression(doc: &mut Document, parts: &RegressionParts, text: &str) {
-    let mut items: Vec<Vec<Inline>> = parts
-        .strongest
-        .iter()
-        .map(|&(range, part)| {
-            let phrase = text
-                .get(usize::from(range.start())..usize::from(range.end()))
-                .unwrap_or("");
-            vec![
-                Inline::Highlight(phrase.to_string()),
-                Inline::Text(format!(" {part:+.2}")),
-            ]
-        })
-        .collect();
-    items.extend(the_others(parts.rest, "n-gram", 2));
-    items.push(vec![Inline::Text(format!("bias {:+.2}", parts.bias))]);
-    doc.push(Block::List {
-        heading: vec![Inline::Text(format!(
-            "Beside the rules, an n-gram regression adds {:+.2} to {}'s scaled logit (the \
-             probabilities and the n-gram effects here include it), the sum of its parts:",
-            parts.logit, parts.label
-        ))],
-        items,
-    });
-}
-
-/// The SoPa's view of a line: its prediction and the patterns it leans on most.
-fn render_patterns(doc: &mut Document, view: &PatternsView, gold: Option<&str>, text: &str) {
-    render_verdict(
-        doc,
-        ("SoPa", "The SoPa"),
-        &view.prediction,
-        &view.probabilities,
-        gold,
-        view.stale,
-    );
-    let label = &view.prediction;
-    let decisive = |delta: f64| delta.abs() >= NEGLIGIBLE;
-    let heading = if view.contributions.iter().any(|c| decisive(c.delta)) {
-        vec![Inline::Text(format!(
-            "Patterns (leave-one-out: what the network's P({label}) loses without each):"
-        ))]
-    } else {
-        vec![
-            Inline::Emphasis(vec![Inline::Text(format!(
-                "Leaving out any one pattern changes P({label}) by less than {NEGLIGIBLE}."
-            ))]),
-            Inline::text(" The patterns with the highest scores:"),
-        ]
-    };
-    let items = view
-        .contributions
-        .iter()
-        .map(|c| {
-            let mut item = described(&c.pattern);
-            if decisive(c.delta) {
-                item.push(Inline::Text(format!(" {:+.2}", c.delta)));
-            }
-            if let Some(regex) = &c.regex {
-                item.push(Inline::text(" "));
-                item.push(Inline::code(regex.as_str()));
-            }
-            item.push(Inline::Text(format!(" (score {:.2})", c.score)));
-            if let Some(span) = c.span {
-                item.push(Inline::text(": "));
-                item.extend(snippet(text, span));
-            }
-            item
-        })
-        .collect();
-    doc.push(Block::List { heading, items });
 }
 
 #[cfg(test)]

@@ -1,14 +1,14 @@
 //! The hovers over a rules file: a pattern's regex, automaton and figures with a few
 //! matches, and a label's figures.
 
-use super::{HoverConfig, match_span};
+use super::config::{HoverConfig, match_span};
 use crate::automata::{LabelMetrics, PatternMetrics, Scratch};
 use crate::explain::LearnedPattern;
 use crate::ide::analysis::{PatternKey, RulesAnalysis};
 use crate::ide::findings::describe;
 use crate::ide::navigation::name_at;
 use crate::ide::positions::NameKind;
-use crate::ide::trained_patterns::TrainedPatterns;
+use crate::ide::trained::TrainedPatterns;
 use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::ast::{Formula, FormulaKind, RegexKind, StatementKind};
 use crate::syntax::{PatternId, print_regex, spell_token};

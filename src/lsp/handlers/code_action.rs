@@ -126,7 +126,7 @@ pub fn code_actions(
         actions.extend(rules_actions(
             &view.file,
             range,
-            view.project.model.network.as_deref(),
+            view.project.rule_network(),
         ));
         actions.extend(rules_suggestion_actions(
             &view.file,
@@ -159,12 +159,7 @@ pub fn code_actions(
             });
             // The line's own actions, then the save's suggestions that fix it (an edit
             // offered twice, once).
-            let own = line_actions(
-                example,
-                &project.current,
-                analysis,
-                project.model.network.as_deref(),
-            );
+            let own = line_actions(example, &project.current, analysis, project.rule_network());
             let fresh: Vec<Action> = suggested
                 .into_iter()
                 .filter(|s| !own.iter().any(|a| a.edit == s.edit))

@@ -1,30 +1,38 @@
 //! `textDocument/hover`: over a pattern or a label of a rules file, and over a corpus line.
 //! The data comes from `ide::hover_rules` and `ide::hover_line`, the document from
 //! `ide::render_*`, written as Markdown, or as plain text for a client whose
-//! `hover.contentFormat` lacks `markdown`; hovers read the last finished network and never
-//! wait for training. A line too long for a hover's time to measure is the next one the
-//! background measures (`lsp::measure`, which the server starts after the hover).
+//! `hover.contentFormat` lacks `markdown`; hovers read the last finished network of each
+//! role and never wait for training. A hover changes nothing: a line too long for its time
+//! to measure is returned beside it, and is the next one the background measures
+//! (`lsp::measure`, which the server starts after the hover).
 
 use crate::ide::{
-    Figures, HoverConfig, LineNetwork, examples_in, hover_line, hover_rules, mvma_view,
-    patterns_view, render_line_hover, render_rules_hover, render_unbound_corpus, training_note,
+    AbsentNetwork, Figures, HoverConfig, LineView, Role, examples_in, hover_line, hover_rules,
+    render_line_hover, render_rules_hover, render_unbound_corpus, training_note,
 };
-use crate::lsp::state::Snapshot;
-use text_size::TextRange;
+use crate::lsp::state::{Project, Snapshot};
+use text_size::{TextRange, TextSize};
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
-pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
+/// The hover at the position, and where the corpus line it is over starts when the rule
+/// network could measure that line's n-grams further ahead of its hover (`lsp::measure`
+/// notes it after the answer).
+pub fn hover(
+    snapshot: &Snapshot,
+    params: HoverParams,
+) -> Result<(Option<Hover>, Option<TextSize>)> {
     let position = params.text_document_position_params.position;
     let uri = params.text_document_position_params.text_document.uri;
     let config = HoverConfig::default();
+    let mut unmeasured = None;
     let found = if let Some(view) = snapshot.rules(uri.as_str()) {
         let text = view.text();
         let offset = text.offset(position);
         let figures = Figures {
             analysis: view.project.saved.as_ref().map(|s| s.analysis.as_ref()),
             pending: view.project.is_analyzing(),
-            patterns: view.project.patterns.network.as_deref(),
+            patterns: (view.project.network(Role::LearnedPatterns)).and_then(|n| n.patterns()),
         };
         hover_rules(&view.file, offset, figures, &config).map(|(range, hover)| {
             let mut document = render_rules_hover(&hover);
@@ -49,38 +57,17 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
             let range = example.text_range.or(example.label_range)?;
             let document = match view.project {
                 Some((_, project)) => {
-                    let current = &project.current.source.text;
-                    let training = &snapshot.settings.training;
-                    let network = match project.model.network.as_deref() {
-                        Some(model) => LineNetwork::Trained {
-                            model,
-                            stale: !model.manifest.is_trained_on(current),
-                        },
-                        None => match project.training.as_deref() {
-                            Some(progress) => LineNetwork::Training { progress },
-                            None if training.mvma_network().is_some() => LineNetwork::MvmaOnly,
-                            None if training.rules_network().is_none() => LineNetwork::SopaOnly,
-                            None if training.enabled => LineNetwork::NotYetTrained,
-                            None => LineNetwork::TrainingOff,
-                        },
-                    };
-                    let mut hover = hover_line(&example, &project.current, network, &config);
-                    // The line's n-grams are measured in the background (`lsp::measure`):
-                    // this one first.
-                    if let (Some(model), Ok(view)) = (&project.model.network, &hover.network)
-                        && view.measuring_ahead
-                    {
-                        model.measured.look_at(uri.as_str(), range.start());
+                    let networks: Vec<_> = (Role::ALL.iter())
+                        .filter_map(|&role| project.network(role).map(|n| n.as_ref()))
+                        .collect();
+                    let absent = classifier_absent(snapshot, project);
+                    let hover = hover_line(&example, &project.current, &networks, absent, &config);
+                    let measuring_ahead = hover.views.iter().any(
+                        |view| matches!(view, LineView::RuleNetwork(view) if view.measuring_ahead),
+                    );
+                    if measuring_ahead {
+                        unmeasured = Some(range.start());
                     }
-                    hover.mvma = project.mvma.network.as_deref().map(|mvma| {
-                        let stale = !mvma.manifest.is_trained_on(current);
-                        let gold = example.label.as_deref();
-                        mvma_view(&example.text, gold, mvma, stale, &config)
-                    });
-                    hover.patterns = project.patterns.network.as_deref().map(|patterns| {
-                        let stale = !patterns.manifest.is_trained_on(current);
-                        patterns_view(&example.text, &project.current, patterns, stale, &config)
-                    });
                     render_line_hover(&hover, &example.text)
                 }
                 None => render_unbound_corpus(),
@@ -90,7 +77,7 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
     } else {
         None
     };
-    Ok(found.map(|(document, range)| Hover {
+    let hover = found.map(|(document, range)| Hover {
         contents: HoverContents::Markup(if snapshot.client.markdown_hover {
             MarkupContent {
                 kind: MarkupKind::Markdown,
@@ -103,5 +90,23 @@ pub fn hover(snapshot: &Snapshot, params: HoverParams) -> Result<Option<Hover>> 
             }
         }),
         range: Some(range),
-    }))
+    });
+    Ok((hover, unmeasured))
+}
+
+/// Why the project holds no network that classifies, when it holds none: training one, off,
+/// or the settings train only a SoPa.
+fn classifier_absent(snapshot: &Snapshot, project: &Project) -> Option<AbsentNetwork> {
+    if project.network(Role::Classifier).is_some() {
+        return None;
+    }
+    let training = &snapshot.settings.training;
+    Some(match project.training.as_deref() {
+        Some(progress) => AbsentNetwork::Training {
+            progress: progress.to_string(),
+        },
+        None if training.network(Role::Classifier).is_none() => AbsentNetwork::SopaOnly,
+        None if training.enabled => AbsentNetwork::NotYetTrained,
+        None => AbsentNetwork::TrainingOff,
+    })
 }

@@ -3,9 +3,10 @@
 //! `textDocument/inlayHint` (the predicted labels at the end of corpus lines), from
 //! `ide::pattern_lenses` and `ide::line_hints`.
 
-use crate::ide::{Measure, RulesAnalysis, Standing, line_hints, pattern_lenses, yardstick_lens};
+use crate::ide::{
+    Measure, Role, RulesAnalysis, Standing, line_hints, pattern_lenses, yardstick_lens,
+};
 use crate::lsp::state::{Project, Snapshot};
-use crate::model::checkpoint::Manifest;
 use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types::{
     CodeLens, CodeLensParams, Command, InlayHint, InlayHintLabel, InlayHintParams, InlayHintTooltip,
@@ -58,42 +59,24 @@ fn standings(snapshot: &Snapshot, project: &Project, analysis: &RulesAnalysis) -
         },
     }];
     let training = &snapshot.settings.training;
-    // Each network the settings train on save, with the one the project holds: of this save
-    // or (until this save's is in) of an earlier one.
-    let accuracy = |manifest: Option<&Manifest>| manifest.map(|m| m.metrics.dev_accuracy);
-    let networks = [
-        (
-            training.rules_network().map(|s| s.model),
-            accuracy(project.model.network.as_ref().map(|m| &m.manifest)),
-            &project.model.key,
-            &project.model.wanted,
-        ),
-        (
-            training.mvma_network().map(|s| s.model),
-            accuracy(project.mvma.network.as_ref().map(|m| &m.manifest)),
-            &project.mvma.key,
-            &project.mvma.wanted,
-        ),
-        (
-            training.patterns_network().map(|s| s.model),
-            accuracy(project.patterns.network.as_ref().map(|p| &p.manifest)),
-            &project.patterns.key,
-            &project.patterns.wanted,
-        ),
-    ];
-    for (model, held, key, wanted) in networks {
-        let Some(model) = model else {
+    // Each network the settings train on save, with the one the project holds in its role:
+    // of this save or (until this save's is in) of an earlier one, under its own name.
+    for role in Role::ALL {
+        let Some(settings) = training.network(role) else {
             continue;
         };
+        let held = project.held(role);
+        let network = held.and_then(|held| held.network.as_ref());
+        let model = network.map_or(settings.model, |n| n.manifest().settings.model);
         standings.push(Standing {
             name: model.display_name().to_string(),
-            dev: match held {
-                Some(value) => Measure::Accuracy {
-                    value,
-                    earlier: key != wanted,
+            dev: match (network, held) {
+                (Some(network), Some(held)) => Measure::Accuracy {
+                    value: network.manifest().metrics.dev_accuracy,
+                    earlier: held.key != held.wanted,
                 },
-                None if training.enabled => Measure::Training,
-                None => Measure::NotMeasured,
+                _ if training.enabled => Measure::Training,
+                _ => Measure::NotMeasured,
             },
         });
     }
@@ -121,7 +104,7 @@ pub fn inlay_hints(snapshot: &Snapshot, params: InlayHintParams) -> Result<Optio
         view.format,
         range,
         &project.current,
-        project.model.network.as_deref(),
+        project.rule_network(),
     );
     Ok(Some(
         hints

@@ -117,7 +117,8 @@ pub(crate) struct TrainingData {
 /// silence again (as Snorkel's end models leave out the lines every labeling function
 /// abstains on; on SMS dev, the network with its n-gram regression taught them gets 91.8 %,
 /// without them 93.4 %). A black box, which reads no rules, learns the silence from them
-/// (SMS dev, MVMA-G: 87.4 % without them, 92.2 % with them). Where dev
+/// (SMS dev, with no label: 87.4 % without them, 92.2 % with them; `docs/results.md`).
+/// Where dev
 /// has no gold label at all, its lines take the label model's most probable label, and
 /// training stops on agreement with it. A file without a rule (`default` alone) has nothing
 /// a label model could read, and its lines without a gold label are left out.

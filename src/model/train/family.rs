@@ -1,14 +1,13 @@
 //! Which family a network is, for the code above the model layer: the FA-RNNs it reads
 //! with, the members of an ensemble, the n-gram regression beside them, or the network as a
-//! SoPa or an MVMA-G. The one place that looks through the family-free [`Network`] trait
-//! ([`Network::as_any`]).
+//! SoPa or as any other family's own type. The one place that looks through the family-free
+//! [`Network`] trait ([`Network::as_any`]).
 
 use crate::model::fa_rnn::FaRnn;
 use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
 use crate::model::fa_rnn::ensemble::Ensemble;
 use crate::model::fa_rnn::ngrams::{NgramRegression, WithNgrams};
-use crate::model::mvma::Mvma;
 use crate::model::nn::network::Network;
 use crate::model::sopa::Sopa;
 
@@ -66,8 +65,8 @@ impl dyn Network + '_ {
         self.as_any().downcast_ref()
     }
 
-    /// The network as an MVMA-G, if it is one.
-    pub fn mvma(&self) -> Option<&Mvma> {
+    /// The network as the family `T` (a black box's own type, say), if it is one.
+    pub fn as_family<T: 'static>(&self) -> Option<&T> {
         self.as_any().downcast_ref()
     }
 }

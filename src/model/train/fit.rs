@@ -1,6 +1,6 @@
 //! Fitting a rules file's network in one call: build the network the settings name (an
-//! FA-RNN, FA-GRU or a bidirectional one compiled from the rules, a SoPa, or a black box:
-//! the S-LSTM or MVMA-G; `kinds.rs`), train it on labeled examples with early stopping on
+//! FA-RNN, FA-GRU or a bidirectional one compiled from the rules, a SoPa, or a black box
+//! that reads words alone; `kinds.rs`), train it on labeled examples with early stopping on
 //! dev, and describe the result in a checkpoint [`Manifest`]. An ensemble (the setting
 //! `members`) is that many networks built from consecutive seeds, trained side by side
 //! (`members.rs`), each stopped early on its own, then averaged (`fa_rnn/ensemble.rs`). Loading such

@@ -3,7 +3,7 @@
 //! declared from the tensors (`kinds.rs`), checked against what the manifest says. The
 //! loading half of `eval`, `predict` and `reconstruct`, and of the language server's cache.
 
-use crate::automata::CompileConfig;
+use crate::automata::{CompileConfig, RuleSystem};
 use crate::limits::{Limit, ReadLimits};
 use crate::model::fa_rnn::ensemble::member_of;
 use crate::model::fa_rnn::ngrams::{NGRAM_PREFIX, NgramRegression, WithNgrams};
@@ -19,12 +19,13 @@ use crate::text::SourceText;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A checkpoint with its rules file and network, ready to use.
 pub struct LoadedModel {
     pub manifest: Manifest,
     pub rules: RulesFile,
-    pub net: Box<dyn Network>,
+    pub net: Arc<dyn Network>,
     pub vocabulary: Option<Vocabulary>,
 }
 
@@ -42,25 +43,12 @@ impl LoadedModel {
         batch_size: usize,
         device: &Device,
     ) -> candle_core::Result<Vec<Vec<f64>>> {
-        let settings = &self.manifest.settings;
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| texts[i].len());
-        let mut out = vec![Vec::new(); texts.len()];
-        for chunk in order.chunks(batch_size.max(1)) {
-            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
-            let batch = Batch::from_texts(
-                &self.rules.system,
-                self.vocabulary.as_ref(),
-                &batch,
-                settings.max_sentence_tokens,
-                device,
-            )?;
-            let logits = self.net.logits(&batch)?.to_vec2::<f32>()?;
-            for (&i, row) in chunk.iter().zip(&logits) {
-                out[i] = softmax(row, settings.effective_logit_scale());
-            }
-        }
-        Ok(out)
+        let reader = TextReader {
+            system: &self.rules.system,
+            vocabulary: self.vocabulary.as_ref(),
+            settings: &self.manifest.settings,
+        };
+        probabilities_of(self.net.as_ref(), &reader, texts, batch_size, device)
     }
 
     /// Each text's most probable label, by [`LoadedModel::probabilities`].
@@ -86,6 +74,45 @@ impl LoadedModel {
             })
             .collect()
     }
+}
+
+/// What reads a text into a network's batch: the alphabet of the rules it was trained from,
+/// its vocabulary, and its settings (the most tokens read, the logit scale).
+pub struct TextReader<'a> {
+    pub system: &'a RuleSystem,
+    pub vocabulary: Option<&'a Vocabulary>,
+    pub settings: &'a TrainingSettings,
+}
+
+/// Each text's label probabilities by `net`'s tensors, read by `reader`, in batches of at
+/// most `batch_size` texts of similar length ([`LoadedModel::probabilities`], for a network
+/// held apart from its checkpoint).
+pub fn probabilities_of(
+    net: &dyn Network,
+    reader: &TextReader<'_>,
+    texts: &[&str],
+    batch_size: usize,
+    device: &Device,
+) -> candle_core::Result<Vec<Vec<f64>>> {
+    let settings = reader.settings;
+    let mut order: Vec<usize> = (0..texts.len()).collect();
+    order.sort_by_key(|&i| texts[i].len());
+    let mut out = vec![Vec::new(); texts.len()];
+    for chunk in order.chunks(batch_size.max(1)) {
+        let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
+        let batch = Batch::from_texts(
+            reader.system,
+            reader.vocabulary,
+            &batch,
+            settings.max_sentence_tokens,
+            device,
+        )?;
+        let logits = net.logits(&batch)?.to_vec2::<f32>()?;
+        for (&i, row) in chunk.iter().zip(&logits) {
+            out[i] = softmax(row, settings.effective_logit_scale());
+        }
+    }
+    Ok(out)
 }
 
 /// Loads a checkpoint, verifying it and that its rules file (read from the manifest's path)
@@ -299,7 +326,7 @@ fn assemble(
     Ok(LoadedModel {
         manifest,
         rules,
-        net,
+        net: net.into(),
         vocabulary,
     })
 }

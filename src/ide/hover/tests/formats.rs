@@ -103,10 +103,8 @@ fn corpus_text_in_a_line_hover_is_escaped_minimally_or_not_at_all() {
         let hover = hover_line(
             example,
             &analysis.rules,
-            LineNetwork::Trained {
-                model: &model,
-                stale: false,
-            },
+            &[&TrainedNetwork::RuleNetwork(model.clone())],
+            None,
             &HoverConfig::default(),
         );
         let document = super::super::render_line_hover(&hover, &example.text);

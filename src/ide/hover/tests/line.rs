@@ -14,16 +14,16 @@ fn a_line_hover_says_whether_a_network_is_coming() {
         text_range: None,
         label_range: None,
     };
-    let render = |network| {
-        let hover = hover_line(&example, &file, network, &HoverConfig::default());
+    let render = |absent| {
+        let hover = hover_line(&example, &file, &[], Some(absent), &HoverConfig::default());
         render_line_hover(&hover, &example.text)
     };
-    insta::assert_snapshot!(render(LineNetwork::NotYetTrained), @r"
+    insta::assert_snapshot!(render(AbsentNetwork::NotYetTrained), @r"
     gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
 
     _No trained network yet: save the rules to train one._
     ");
-    insta::assert_snapshot!(render(LineNetwork::TrainingOff), @r"
+    insta::assert_snapshot!(render(AbsentNetwork::TrainingOff), @r"
     gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
 
     _Training is off (`rulelens.training.enabled`): the rules' view only._
@@ -31,15 +31,17 @@ fn a_line_hover_says_whether_a_network_is_coming() {
     // During the first training: what the client's status says, not "no network yet".
     let progress = "Full training of FA-RNN (rule network): sms.rules: epoch 10/60, dev \
                     accuracy 94.2% (best 94.2%)";
-    insta::assert_snapshot!(render(LineNetwork::Training { progress }), @r"
+    let progress = progress.to_string();
+    insta::assert_snapshot!(render(AbsentNetwork::Training { progress }), @r"
     gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
 
     _A network is training: Full training of FA-RNN (rule network): sms.rules: epoch 10/60, dev accuracy 94.2% (best 94.2%). Its view shows here once it is ready._
     ");
-    insta::assert_snapshot!(render(LineNetwork::MvmaOnly), @r"
+    // SoPa alone: until it is trained, no view says so.
+    insta::assert_snapshot!(render(AbsentNetwork::SopaOnly), @r"
     gold **ham** · rules **spam** ✗ (fired: the `spam` rule of line 2)
 
-    _No trained MVMA-G yet: save the rules to train one._
+    _No trained SoPa yet: save the rules to train one._
     ");
 }
 
@@ -50,7 +52,8 @@ fn line_hover_without_a_network_shows_the_rules_view() {
     let hover = hover_line(
         &examples[1],
         &file,
-        LineNetwork::NotYetTrained,
+        &[],
+        Some(AbsentNetwork::NotYetTrained),
         &HoverConfig::default(),
     );
     assert_eq!(
@@ -70,9 +73,8 @@ fn line_hover_without_a_network_shows_the_rules_view() {
                     expected: vec!["zebra".into()]
                 },
             }],
-            network: Err(AbsentNetwork::NotYetTrained),
-            patterns: None,
-            mvma: None,
+            absent: Some(AbsentNetwork::NotYetTrained),
+            views: Vec::new(),
         }
     );
     assert_eq!(
@@ -95,7 +97,8 @@ fn line_hover_without_a_network_shows_the_rules_view() {
     let hover = hover_line(
         &unlabeled,
         &file,
-        LineNetwork::NotYetTrained,
+        &[],
+        Some(AbsentNetwork::NotYetTrained),
         &HoverConfig::default(),
     );
     assert!(
@@ -114,13 +117,11 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
     let hover = hover_line(
         example,
         &analysis.rules,
-        LineNetwork::Trained {
-            model: &model,
-            stale: false,
-        },
+        &[&TrainedNetwork::RuleNetwork(model.clone())],
+        None,
         &HoverConfig::default(),
     );
-    let network = hover.network.as_ref().expect("a network view");
+    let network = rule_view(&hover);
     assert!(!network.stale);
     assert_eq!(network.prediction, "spam");
     // Both labels true: spam 1.02, ham 1.01.
@@ -197,21 +198,21 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
          - **call** -0.47 toward spam (0.99 without it)\n"
     );
 
-    // A network of older rules says so; `max_listed` cuts both lists.
+    // A network of older rules (here: without a comment added since) says so; `max_listed`
+    // cuts both lists.
     let one = HoverConfig {
         max_listed: 1,
         ..HoverConfig::default()
     };
+    let commented = analysis_of(&format!("{RULES}# a comment\n"), &[("train", TRAIN)]);
     let stale = hover_line(
         example,
-        &analysis.rules,
-        LineNetwork::Trained {
-            model: &model,
-            stale: true,
-        },
+        &commented.rules,
+        &[&TrainedNetwork::RuleNetwork(model.clone())],
+        None,
         &one,
     );
-    let network = stale.network.as_ref().unwrap();
+    let network = rule_view(&stale);
     assert_eq!((network.top_patterns.len(), network.ngrams.len()), (1, 1));
     assert!(
         render_line_hover(&stale, text).contains(
@@ -229,16 +230,11 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
     let stale = hover_line(
         example,
         &edited.rules,
-        LineNetwork::Trained {
-            model: &model,
-            stale: true,
-        },
+        &[&TrainedNetwork::RuleNetwork(model.clone())],
+        None,
         &HoverConfig::default(),
     );
-    let listed: Vec<&str> = stale
-        .network
-        .as_ref()
-        .unwrap()
+    let listed: Vec<&str> = rule_view(&stale)
         .top_patterns
         .iter()
         .map(|p| p.pattern.as_str())
@@ -250,13 +246,11 @@ fn line_hover_with_the_zero_shot_network_shows_its_patterns_and_ngrams() {
     let hover = hover_line(
         quiet,
         &analysis.rules,
-        LineNetwork::Trained {
-            model: &model,
-            stale: false,
-        },
+        &[&TrainedNetwork::RuleNetwork(model.clone())],
+        None,
         &HoverConfig::default(),
     );
-    let network = hover.network.as_ref().unwrap();
+    let network = rule_view(&hover);
     assert_eq!(network.prediction, "ham");
     assert!(network.top_patterns.is_empty() && network.ngrams.is_empty());
     assert_close(network.probabilities[1].1, softmax10(&[0.0, 0.5])[1], "ham");
@@ -291,7 +285,8 @@ fn a_misclassified_line_says_why_its_gold_patterns_missed_it_closest_first() {
     let hover = hover_line(
         &example,
         &file,
-        LineNetwork::TrainingOff,
+        &[],
+        Some(AbsentNetwork::TrainingOff),
         &HoverConfig::default(),
     );
     let text = &example.text;
@@ -331,7 +326,8 @@ fn a_misclassified_line_says_why_its_gold_patterns_missed_it_closest_first() {
     let hover = hover_line(
         &example,
         &file,
-        LineNetwork::TrainingOff,
+        &[],
+        Some(AbsentNetwork::TrainingOff),
         &HoverConfig::default(),
     );
     let Miss::Continues { found } = hover.missed[0].miss else {
@@ -357,7 +353,8 @@ fn a_misclassified_line_says_why_its_gold_patterns_missed_it_closest_first() {
     let hover = hover_line(
         &question,
         &file,
-        LineNetwork::TrainingOff,
+        &[],
+        Some(AbsentNetwork::TrainingOff),
         &HoverConfig::default(),
     );
     assert!(
@@ -377,7 +374,8 @@ fn a_misclassified_line_says_why_its_gold_patterns_missed_it_closest_first() {
     let hover = hover_line(
         &right,
         &file,
-        LineNetwork::TrainingOff,
+        &[],
+        Some(AbsentNetwork::TrainingOff),
         &HoverConfig::default(),
     );
     assert!(hover.missed.is_empty());
@@ -405,22 +403,36 @@ fn an_mvma_gs_line_view_is_its_prediction_and_logits_split_exactly_into_suffix_n
     use crate::model::{Batch, DeviceKind, Network, Sentence, softmax};
     let (analysis, vectors) = tiny_spam_filter();
     let fitted = fitted_mvma(&analysis, &vectors, 3);
-    let mvma = TrainedMvma::new(
-        fitted.manifest.clone(),
-        fitted.net.as_ref(),
-        fitted.vocabulary.as_ref(),
-    )
-    .expect("prepared");
-    let net = fitted.net.mvma().expect("an MVMA-G");
-    let labels = &fitted.manifest.labels;
     let config = HoverConfig::default();
+    let shared: Arc<dyn Network> = fitted.net.into();
+    let mvma = TrainedNetwork::prepare(Unprepared {
+        manifest: fitted.manifest.clone(),
+        net: shared.clone(),
+        vocabulary: fitted.vocabulary.as_ref(),
+        analysis: &analysis,
+        reconstruct: Some(&ReconstructConfig::default()),
+        cancelled: &|| false,
+    })
+    .expect("prepared");
+    let net = shared.as_family::<Mvma>().expect("an MVMA-G");
+    let view_of = |example: &Example| {
+        let line = Line {
+            text: &example.text,
+            gold: example.label.as_deref(),
+        };
+        match mvma.explain_line(&line, &analysis.rules, &config) {
+            Ok(LineView::Mvma(view)) => view,
+            other => panic!("an MVMA-G's view, not {other:?}"),
+        }
+    };
+    let labels = &fitted.manifest.labels;
     let system = &analysis.rules.system;
     let dev = &analysis.corpus("dev").unwrap().file.examples;
     let mut listed_gold = 0;
     let cpu = DeviceKind::Cpu.open().unwrap();
     for example in dev {
         let text = example.text.as_str();
-        let view = mvma_view(text, example.label.as_deref(), &mvma, false, &config);
+        let view = view_of(example);
         // What the tensor network computes for the line.
         let sentence = Sentence::new(
             system,
@@ -502,20 +514,10 @@ fn an_mvma_gs_line_view_is_its_prediction_and_logits_split_exactly_into_suffix_n
 
     // As the editor shows it: the verdict, then each logit and its parts.
     let example = &dev[0];
-    let view = mvma_view(
-        &example.text,
-        example.label.as_deref(),
-        &mvma,
-        false,
-        &config,
-    );
-    let markdown = render_line_hover(
-        &LineHover {
-            mvma: Some(view.clone()),
-            ..hover_line(example, &analysis.rules, LineNetwork::MvmaOnly, &config)
-        },
-        &example.text,
-    );
+    let view = view_of(example);
+    let hover = hover_line(example, &analysis.rules, &[&mvma], None, &config);
+    assert_eq!(hover.views, [LineView::Mvma(view.clone())]);
+    let markdown = render_line_hover(&hover, &example.text);
     let first = &view.logits[0];
     for needle in [
         format!("**MVMA-G** **{}**", view.prediction),
@@ -577,9 +579,8 @@ fn an_mvma_gs_view_renders_each_logit_as_its_parts() {
         rules_prediction: Some("spam".into()),
         fired: vec!["the `spam` rule of line 2".into()],
         missed: Vec::new(),
-        network: Err(AbsentNetwork::MvmaOnly),
-        patterns: None,
-        mvma: Some(view),
+        absent: None,
+        views: vec![LineView::Mvma(view)],
     };
     insta::assert_snapshot!(render_line_hover(&hover, text), @r"
     gold **spam** · rules **spam** ✓ (fired: the `spam` rule of line 2)
@@ -640,9 +641,8 @@ fn a_networks_view_renders_its_ngram_regressions_part_exactly() {
         rules_prediction: Some("ham".into()),
         fired: Vec::new(),
         missed: Vec::new(),
-        network: Ok(view),
-        patterns: None,
-        mvma: None,
+        absent: None,
+        views: vec![LineView::RuleNetwork(view)],
     };
     insta::assert_snapshot!(render_line_hover(&hover, text), @r"
     gold **spam** · rules **ham** ✗ (no rule fired)
@@ -688,27 +688,17 @@ fn a_line_hover_says_when_the_prediction_is_a_label_no_rule_names() {
     )
     .unwrap();
     assert_eq!(fitted.manifest.labels, ["ham", "spam"]);
-    let model = TrainedFaRnn::new(
-        fitted.manifest,
-        fitted.net.as_ref(),
-        fitted.vocabulary.as_ref(),
-        &analysis,
-        &ReconstructConfig::default(),
-        &|| false,
-    )
-    .unwrap();
+    let model = prepared(fitted, &analysis, &ReconstructConfig::default());
     let mut seen = [false; 2];
     for example in &analysis.corpus("dev").unwrap().file.examples {
         let hover = hover_line(
             example,
             &analysis.rules,
-            LineNetwork::Trained {
-                model: &model,
-                stale: false,
-            },
+            &[&model],
+            None,
             &HoverConfig::default(),
         );
-        let network = hover.network.as_ref().expect("a network view");
+        let network = rule_view(&hover);
         let spam = network.prediction == "spam";
         assert_eq!(network.prediction_from_words, spam, "{}", example.text);
         let rendered = render_line_hover(&hover, &example.text);
@@ -734,16 +724,14 @@ fn a_long_line_measured_ahead_shows_every_ngram_length() {
         label_range: None,
     };
     let config = HoverConfig::default();
-    let view = |model: &TrainedFaRnn| {
-        let network = LineNetwork::Trained {
-            model,
-            stale: false,
-        };
-        let hover = hover_line(&example, &analysis.rules, network, &config);
+    // The hover reads the network's measured lines, which it shares with `model`.
+    let network = TrainedNetwork::RuleNetwork(model.clone());
+    let view = |network: &TrainedNetwork| {
+        let hover = hover_line(&example, &analysis.rules, &[network], None, &config);
         let markdown = render_line_hover(&hover, &text);
-        (hover.network.expect("a network view"), markdown)
+        (rule_view(&hover).clone(), markdown)
     };
-    let (before, markdown) = view(&model);
+    let (before, markdown) = view(&network);
     assert!(
         before.ngram_len_capped && before.measuring_ahead,
         "{before:?}"
@@ -759,7 +747,7 @@ fn a_long_line_measured_ahead_shows_every_ngram_length() {
     assert!(model.measure_ahead(&text, &config));
     assert_eq!(model.measured.len(), 1);
     assert!(!model.is_worth_measuring_ahead(&text, &config));
-    let (after, markdown) = view(&model);
+    let (after, markdown) = view(&network);
     assert_eq!(after.max_ngram_len, config.max_ngram_len);
     assert!(
         !after.ngram_len_capped && !after.measuring_ahead,

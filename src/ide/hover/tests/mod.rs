@@ -10,11 +10,15 @@ use crate::explain::ReconstructConfig;
 use crate::ide::analysis::RulesAnalysis;
 use crate::ide::testing::fixture;
 use crate::ide::testing::*;
-use crate::ide::trained_fa_rnn::TrainedFaRnn;
-use crate::ide::trained_mvma::TrainedMvma;
+use crate::ide::trained::{
+    Line, LineView, LogitParts, MvmaView, NetworkView, RegressionParts, SuffixPart, TrainedNetwork,
+    Unprepared,
+};
+use crate::model::Mvma;
 use crate::rules_file::RulesFile;
 use crate::text::tokenize;
-use text_size::TextSize;
+use std::sync::Arc;
+use text_size::{TextRange, TextSize};
 
 mod formats;
 mod line;
@@ -23,6 +27,14 @@ mod rules;
 /// A corpus line's hover as Markdown, as most editors get it.
 fn render_line_hover(hover: &LineHover, text: &str) -> String {
     super::render_line_hover(hover, text).to_markdown()
+}
+
+/// The rule network's view in a line's hover: its first.
+fn rule_view(hover: &LineHover) -> &NetworkView {
+    match hover.views.first() {
+        Some(LineView::RuleNetwork(view)) => view,
+        other => panic!("a rule network's view, not {other:?}"),
+    }
 }
 
 /// A rules-file hover as Markdown, as most editors get it.
