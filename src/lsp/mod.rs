@@ -29,6 +29,7 @@ mod registry;
 mod server;
 mod state;
 mod sync;
+mod training;
 mod transport;
 mod watch;
 mod yardstick;
