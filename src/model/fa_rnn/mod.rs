@@ -54,6 +54,7 @@ pub(crate) mod gates;
 pub(crate) mod ngrams;
 pub(crate) mod recurrence;
 pub(crate) mod scorer;
+mod sparse_step;
 pub(crate) mod viterbi;
 pub(crate) mod viterbi_recurrence;
 pub(crate) mod weighted;

@@ -11,11 +11,9 @@
 //! clamp on states and the soft-logic aggregation), up to floating-point rounding, which
 //! `tests/scorer.rs` checks against the tensor path.
 //!
-//! A step multiplies the state by D1 only in the columns where the token vector z is not 0:
-//! without word embeddings z is the symbol's row of E_R, which the exact decomposition
-//! leaves 0 but for the symbol's own rank-1 terms (and wholly 0 for a word the rules do not
-//! name), so most steps cost a few K-long dot products and the wildcard edges instead of a
-//! K × r product.
+//! A step multiplies the state by D1 only in the columns where the token vector z is not 0
+//! (`sparse_step.rs`; z is wholly 0 for a word the rules do not name), so most steps cost a
+//! few K-long dot products and the wildcard edges instead of a K × r product.
 //!
 //! [`FaRnnScorer::occlusions`] scores a sentence with each of its short spans deleted, for
 //! explanations by occlusion (`explain::ngrams`): it keeps the state after every prefix, so
@@ -31,20 +29,17 @@ use crate::model::fa_rnn::FaRnn;
 use crate::model::fa_rnn::gates::GATE_SLOPE;
 use crate::model::fa_rnn::ngrams::{NgramPart, NgramRegression, NgramSentence};
 use crate::model::fa_rnn::recurrence::STATE_BOUND;
+use crate::model::fa_rnn::sparse_step::{TokenInput, sparse_entries, sparse_product};
 use crate::model::fa_rnn::{Reading, Scoring};
 use crate::model::nn::batch::Sentence;
 use crate::model::nn::embeddings::Vocabulary;
-use crate::model::nn::matmul::{PackedMatrix, View, dot, dot_lanes, matmul, padded, transposed};
+use crate::model::nn::matmul::{PackedMatrix, View, dot, matmul, padded, transposed};
 use crate::model::nn::network::Network;
 use crate::model::nn::probabilities::softmax;
 use crate::text::Tokens;
 use candle_core::{Result, Tensor};
 use std::fmt;
 use std::ops::Range;
-
-/// A token vector with at most 1/`SPARSE_TOKEN` of its entries nonzero takes the sparse
-/// path of a forward step (dot products with the columns of D1 it needs).
-const SPARSE_TOKEN: usize = 8;
 
 /// How many times faster a multiply-add of the side-by-side re-runs' matrix products
 /// ([`Direction::rerun_side_by_side`]) is than one of a single sentence's step, as
@@ -67,75 +62,6 @@ const VITERBI_WEIGHT: u64 = 2;
 /// The fewest re-runs [`Direction::rerun_side_by_side`] steps with matrix products: below
 /// it, the products' packing of D1 and D2 costs more than the rows' arithmetic.
 const SIDE_BY_SIDE_MIN_ROWS: usize = 12;
-
-/// `next[..k] = Σ_{j ∈ active} z[j]·(h · D1[:, j])·D2ᵀ[j, :]`: the products of a forward
-/// step with a sparse token vector, `d1t` and `d2t` being D1ᵀ and D2ᵀ [r, K] row-major;
-/// compiled for AVX2 and FMA where the processor has them.
-fn sparse_product(
-    h: &[f32],
-    z: &[f32],
-    active: &[usize],
-    (d1t, d2t): (&[f32], &[f32]),
-    next: &mut [f32],
-) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the processor has the instructions the function is compiled for.
-            unsafe { sparse_product_avx2(h, z, active, (d1t, d2t), next) };
-            return;
-        }
-    }
-    sparse_product_any(h, z, active, (d1t, d2t), next);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn sparse_product_avx2(
-    h: &[f32],
-    z: &[f32],
-    active: &[usize],
-    factors: (&[f32], &[f32]),
-    next: &mut [f32],
-) {
-    sparse_product_any(h, z, active, factors, next);
-}
-
-/// [`sparse_product`] in portable code, each dot product [`dot_lanes`].
-#[inline(always)]
-fn sparse_product_any(
-    h: &[f32],
-    z: &[f32],
-    active: &[usize],
-    (d1t, d2t): (&[f32], &[f32]),
-    next: &mut [f32],
-) {
-    let k = h.len();
-    next.fill(0.0);
-    for &j in active {
-        let u = dot_lanes(h, &d1t[j * k..(j + 1) * k]) * z[j];
-        for (n, &d) in next[..k].iter_mut().zip(&d2t[j * k..(j + 1) * k]) {
-            *n = u.mul_add(d, *n);
-        }
-    }
-}
-
-/// A token as a step reads it: its vector z and, when few of z's entries are nonzero,
-/// their indices (the sparse path of a forward step).
-#[derive(Debug, Clone, Copy)]
-struct TokenInput<'a> {
-    z: &'a [f32],
-    sparse: Option<&'a [usize]>,
-}
-
-/// The indices of `z`'s nonzero entries into `out`; whether they are few enough for the
-/// sparse path.
-fn sparse_entries(z: &[f32], out: &mut Vec<usize>) -> bool {
-    out.clear();
-    out.extend((0..z.len()).filter(|&j| z[j] != 0.0));
-    out.len() * SPARSE_TOKEN <= z.len()
-}
 
 /// One gate's parameters: `σ(SLOPE·(h U + z V + b))`.
 #[derive(Debug, Clone)]
