@@ -3,9 +3,11 @@
 //! `model` (and the binary's front ends that pick a device), and graphs in `automata`. Every
 //! analysis below the LSP layer stays a plain library call on plain types. The modules
 //! import one another without a circle, and only from their own layer and those below. A
-//! model family is named in at most ten production files outside its folder. And one check
-//! on the build: the Python binding crate's dependencies have the features of rulelens's
-//! test build, so that building the Python package after the tests compiles no crate twice.
+//! model family is named in at most ten production files outside its folder; no function
+//! is longer than 150 lines, and no source file has more than 800 lines of code. And one
+//! check on the build: the Python binding crate's dependencies have the features of
+//! rulelens's test build, so that building the Python package after the tests compiles no
+//! crate twice.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -713,4 +715,54 @@ fn a_model_family_is_named_in_few_files_outside_its_folder() {
         naming.contains(&"src/ide/trained/mod.rs".to_string()),
         "the check found nothing where the family is declared: {naming:?}"
     );
+}
+
+/// The most lines of code (neither blank nor only a comment) a source file may have before
+/// its tests.
+const MAX_FILE_LINES: usize = 800;
+
+/// The lines of code of `source` before its first `#[cfg(test)]`: neither blank nor only a
+/// comment.
+fn lines_of_code(source: &str) -> usize {
+    source
+        .split("\n#[cfg(test)]")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("//"))
+        .count()
+}
+
+#[test]
+fn no_source_file_outside_the_tests_has_more_lines_of_code_than_the_limit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("python/src"), &mut files);
+    let mut long = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(root).unwrap();
+        if relative.components().any(|c| c.as_os_str() == "tests")
+            || relative.file_name().is_some_and(|f| f == "tests.rs")
+        {
+            continue;
+        }
+        let lines = lines_of_code(&std::fs::read_to_string(file).unwrap());
+        if lines > MAX_FILE_LINES {
+            long.push(format!("{}: {lines}", relative.display()));
+        }
+    }
+    assert!(files.len() > 100, "found too few files: {}", files.len());
+    assert!(
+        long.is_empty(),
+        "files over {MAX_FILE_LINES} lines of code (split them by what they do):\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn lines_of_code_leave_out_blanks_comments_and_the_tests() {
+    let source = "//! doc\nuse x;\n\n/// item\nfn f() {\n    // note\n    g();\n}\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n";
+    assert_eq!(lines_of_code(source), 4);
 }
