@@ -2,7 +2,7 @@
 //! figures that `examples/README.md` documents for the bundled rule systems.
 
 use serde_json::{Value, json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn rulelens(args: &[&str]) -> Output {
@@ -1081,6 +1081,20 @@ fn assert_succeeded(output: &Output) {
     );
 }
 
+/// A fresh folder `NAME-PID` in the temporary folder with two folders in it, `work`, holding
+/// copies of `files` of `tests/data/train`, and `elsewhere`, empty, for a checkpoint moved
+/// away from its rules: (the folder, `work`, `elsewhere`).
+fn work_and_elsewhere(name: &str, files: &[&str]) -> (PathBuf, PathBuf, PathBuf) {
+    let base = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let (work, moved) = (base.join("work"), base.join("elsewhere"));
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&moved).unwrap();
+    for file in files {
+        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
+    }
+    (base, work, moved)
+}
+
 /// `rulelens train RULES` for one epoch with the tests' word vectors, into `model`.
 fn train_one_epoch(rules: &Path, model: &Path) {
     assert_succeeded(&rulelens(&[
@@ -1108,13 +1122,10 @@ fn predict_win_a_prize(model: &Path) -> Output {
 
 #[test]
 fn a_checkpoint_survives_comments_and_moves_and_names_both_files_when_the_rules_change() {
-    let base = std::env::temp_dir().join(format!("rulelens-cli-portable-{}", std::process::id()));
-    let (work, moved) = (base.join("work"), base.join("elsewhere"));
-    std::fs::create_dir_all(&work).unwrap();
-    std::fs::create_dir_all(&moved).unwrap();
-    for file in ["tiny.rules", "train.tsv", "dev.tsv"] {
-        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
-    }
+    let (base, work, moved) = work_and_elsewhere(
+        "rulelens-cli-portable",
+        &["tiny.rules", "train.tsv", "dev.tsv"],
+    );
     let rules = work.join("tiny.rules");
     let model = work.join("model");
     train_one_epoch(&rules, &model);
@@ -1153,13 +1164,7 @@ fn a_checkpoint_survives_comments_and_moves_and_names_both_files_when_the_rules_
 
 #[test]
 fn a_checkpoint_carries_its_word_list_files() {
-    let base = std::env::temp_dir().join(format!("rulelens-words-cli-{}", std::process::id()));
-    let (work, moved) = (base.join("work"), base.join("elsewhere"));
-    std::fs::create_dir_all(&work).unwrap();
-    std::fs::create_dir_all(&moved).unwrap();
-    for file in ["train.tsv", "dev.tsv"] {
-        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
-    }
+    let (base, work, moved) = work_and_elsewhere("rulelens-words-cli", &["train.tsv", "dev.tsv"]);
     let rules = work.join("lists.rules");
     let text = "default ham\ncorpus train \"train.tsv\"\ncorpus dev \"dev.tsv\"\nwords lures from \"lures.txt\"\nspam: $* @lures $*\n";
     std::fs::write(&rules, text).unwrap();
@@ -1228,13 +1233,10 @@ fn a_checkpoint_carries_its_word_list_files() {
 
 #[test]
 fn a_moved_sopa_checkpoint_reads_its_patterns_back_on_the_corpora_named() {
-    let base = std::env::temp_dir().join(format!("rulelens-sopa-moved-{}", std::process::id()));
-    let (work, moved) = (base.join("work"), base.join("elsewhere"));
-    std::fs::create_dir_all(&work).unwrap();
-    std::fs::create_dir_all(&moved).unwrap();
-    for file in ["tiny.rules", "train.tsv", "dev.tsv"] {
-        std::fs::copy(Path::new("tests/data/train").join(file), work.join(file)).unwrap();
-    }
+    let (base, work, moved) = work_and_elsewhere(
+        "rulelens-sopa-moved",
+        &["tiny.rules", "train.tsv", "dev.tsv"],
+    );
     let model = work.join("model");
     assert_succeeded(&rulelens(&[
         "train",

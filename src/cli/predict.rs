@@ -18,7 +18,7 @@ use rulelens::ide::{
 use rulelens::limits::ReadLimits;
 use rulelens::model::sopa::PatternRef;
 use rulelens::model::{LoadedModel, load_model};
-use rulelens::text::{printable, tokenize};
+use rulelens::text::{Tokens, printable, tokenize};
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
@@ -116,8 +116,9 @@ pub fn run(args: PredictArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCo
             ),
             (LineView::Patterns(view), Format::Text) => writeln!(out, "{}", labeled.header())
                 .and_then(|()| {
+                    let tokens = tokenize(&text);
                     for c in &view.contributions {
-                        let span = Span::of(&text, c.span);
+                        let span = Span::of(&tokens, c.span);
                         let name = pattern_name(&rules.system, c.reference);
                         writeln!(out, "    {:+.3}  {name}  \"{}\"", c.delta, span.text)?;
                     }
@@ -153,9 +154,10 @@ fn contributions_json(
     system: &RuleSystem,
     text: &str,
 ) -> Vec<serde_json::Value> {
+    let tokens = tokenize(text);
     (view.contributions.iter())
         .map(|c| {
-            let span = c.span.map(|range| Span::of(text, Some(range)));
+            let span = c.span.map(|range| Span::of(&tokens, Some(range)));
             let mut entry = json!({
                 "name": pattern_name(system, c.reference),
                 "score": rounded(c.score),
@@ -188,9 +190,8 @@ struct Span {
 }
 
 impl Span {
-    /// The tokens of `text` inside the byte range `range` (none without one).
-    fn of(text: &str, range: Option<text_size::TextRange>) -> Span {
-        let tokens = tokenize(text);
+    /// The tokens of a line, `tokens`, inside the byte range `range` (none without one).
+    fn of(tokens: &Tokens, range: Option<text_size::TextRange>) -> Span {
         let inside: Vec<usize> = match range {
             Some(range) => (0..tokens.len())
                 .filter(|&i| tokens.get(i).is_some_and(|t| range.contains_range(t.range)))

@@ -194,11 +194,6 @@ impl TrainedNetwork {
         self.manifest().is_trained_on(rules_text)
     }
 
-    /// Its role in the editor, or `None` for a family the editor has no view of.
-    pub fn role(&self) -> Option<Role> {
-        Role::of(self.manifest().settings.model)
-    }
-
     /// The rule network, if it is one: what code actions, inlay hints and measuring ahead
     /// read.
     pub fn rule_network(&self) -> Option<&TrainedFaRnn> {
@@ -257,16 +252,6 @@ impl LineView {
             LineView::BlackBox(view) => (&view.prediction, &view.probabilities),
         };
         (prediction, probabilities)
-    }
-
-    /// Whether the network was trained from other rules than the ones being edited.
-    pub fn is_stale(&self) -> bool {
-        match self {
-            LineView::RuleNetwork(view) => view.stale,
-            LineView::Patterns(view) => view.stale,
-            LineView::Mvma(view) => view.stale,
-            LineView::BlackBox(view) => view.stale,
-        }
     }
 
     /// The view appended to `doc`, for the line `text` whose gold label is `gold`.
