@@ -68,15 +68,13 @@ pub enum FitEvent<'a> {
     Ensemble { members: usize, dev_accuracy: f64 },
     /// The n-gram regression beside the network was fitted, or a warm start's previous one
     /// `reused`: its n-grams, the C chosen on dev, its weight (asked for, chosen on dev, or
-    /// the previous one's), the dev accuracy of the network with it, and whether it was kept
-    /// (it is left out when it lowers the network's dev accuracy).
+    /// the previous one's), and the dev accuracy of the network with it.
     NgramRegression {
         n_features: usize,
         c: f64,
         weight: f64,
         reused: bool,
         dev_accuracy: f64,
-        kept: bool,
     },
     /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
     /// measurement (0 is the warm-started network before fine-tuning).
@@ -203,20 +201,14 @@ impl FitEvent<'_> {
                 weight,
                 reused,
                 dev_accuracy,
-                kept,
             } => vec![format!(
-                "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
+                "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%",
                 if *reused {
                     ", the previous network's"
                 } else {
                     ""
                 },
                 100.0 * dev_accuracy,
-                if *kept {
-                    ""
-                } else {
-                    "; left out, as it lowers the network's"
-                }
             )],
             FitEvent::Epoch(_) => Vec::new(),
             FitEvent::WarmStart(record) => vec![format!(
