@@ -566,7 +566,7 @@ fn a_trained_sopa_explains_lines_by_leave_one_out_and_a_rule_added_from_it_lists
         };
         let explanation = patterns
             .scorer
-            .explain_text(&example.text, patterns.manifest.settings.logit_scale);
+            .explain_text(&example.text, patterns.manifest.probability_scale());
         assert_eq!(view.prediction, labels[explanation.predicted]);
         // What the hover lists is what the network loses without each pattern: the decisive
         // ones, the largest first, then the others by score.
@@ -606,7 +606,7 @@ fn a_trained_sopa_explains_lines_by_leave_one_out_and_a_rule_added_from_it_lists
             if let rulelens::model::sopa::PatternRef::Rule(p) = top.pattern {
                 truths[p] = 0.0;
             }
-            let scale = patterns.manifest.settings.logit_scale;
+            let scale = patterns.manifest.probability_scale();
             let softmax = |logits: &[f32]| -> Vec<f64> {
                 let max = logits.iter().copied().fold(f32::MIN, f32::max);
                 let exp: Vec<f64> = logits

@@ -157,7 +157,7 @@ fn check_example(name: &str, members: usize) -> Tally {
     let model = network.rule_network().expect("a rule network");
     let tensors = Tensors {
         net: net.as_ref(),
-        scale: fitted.manifest.settings.logit_scale,
+        scale: fitted.manifest.probability_scale(),
         vocabulary: fitted.vocabulary.as_ref(),
     };
     let dev: Vec<&Example> = dev.iter().collect();

@@ -70,4 +70,6 @@ def test_training_from_python_is_training_from_the_command_line(tmp_path: Path):
     # No weight asked for: it is chosen on dev, and the metrics say which.
     assert manifest["settings"]["ngramWeight"] is rulelens.TRAINING_DEFAULTS["ngram_weight"] is None
     assert manifest["metrics"]["ngram_regression"]["weight"] in (3, 1, 10, 30, 100, 1000)
+    # Its probabilities are taken at the temperature fitted on the labeled dev.
+    assert 0.01 <= manifest["metrics"]["ngram_regression"]["temperature"] <= 100
     assert model.explain(texts[0]).network.ngram_regression

@@ -441,7 +441,7 @@ fn model_contributions(
         model
             .scorer
             .occlusions_within(&example.text, MAX_RULE_NGRAM, OCCLUSION_BUDGET);
-    let scale = model.manifest.settings.logit_scale;
+    let scale = model.manifest.probability_scale();
     let tokens = tokenize(&example.text);
     for ngram in ngrams(&example.text, &occlusions, gold_id.index(), scale) {
         let words: Vec<String> = ngram

@@ -153,7 +153,7 @@ pub fn line_hints(
             let mut tooltip = None;
             if let Some(model) = model {
                 let scores = model.scorer.score_text(&example.text);
-                let probabilities = scores.probabilities(model.manifest.settings.logit_scale);
+                let probabilities = scores.probabilities(model.manifest.probability_scale());
                 let best = scores.prediction();
                 let name = model.rules.system.labels().get(best)?;
                 label.push_str(&format!(

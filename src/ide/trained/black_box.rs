@@ -61,7 +61,8 @@ impl TrainedBlackBox {
         let reader = TextReader {
             system: &self.rules.system,
             vocabulary: self.vocabulary.as_ref(),
-            settings: &self.manifest.settings,
+            max_tokens: self.manifest.settings.max_sentence_tokens,
+            probability_scale: self.manifest.probability_scale(),
         };
         let cpu = DeviceKind::Cpu.open().map_err(TrainedModelError::Tensors)?;
         let probabilities = probabilities_of(self.net.as_ref(), &reader, &[line.text], 1, &cpu)

@@ -344,7 +344,7 @@ impl TrainedFaRnn {
         let occlusions = self
             .scorer
             .occlusions_within(text, config.max_ngram_len, budget);
-        let scale = self.manifest.settings.logit_scale;
+        let scale = self.manifest.probability_scale();
         MeasuredLine::new(text, &occlusions, scale, config.max_listed)
     }
 }
@@ -364,7 +364,7 @@ impl TrainedFaRnn {
         let measured = self.measure_line(text, config);
         let ngram_len_capped = measured.max_len < config.max_ngram_len.min(measured.n_tokens);
         let scores = &measured.scores;
-        let probabilities = scores.probabilities(self.manifest.settings.logit_scale);
+        let probabilities = scores.probabilities(self.manifest.probability_scale());
         let prediction = scores.prediction();
         let tokens = tokenize(text);
         let current = still_there(stale, &rules.rules, &self.rules.rules);
@@ -493,7 +493,7 @@ fn regression_parts(
     config: &HoverConfig,
 ) -> Option<RegressionParts> {
     let (bias, mut parts) = model.scorer.ngram_parts(text, label)?;
-    let scale = model.manifest.settings.logit_scale as f32;
+    let scale = model.manifest.probability_scale() as f32;
     let logit = scale * (bias + parts.iter().map(|(_, x)| x).sum::<f32>());
     parts.sort_by(|a, b| {
         b.1.abs()

@@ -94,10 +94,7 @@ impl TrainedMvma {
         let (text, gold) = (line.text, line.gold);
         let reading = self.scorer.read_text(text);
         let labels = self.labels();
-        let probabilities = softmax(
-            &reading.logits,
-            self.manifest.settings.effective_logit_scale(),
-        );
+        let probabilities = softmax(&reading.logits, self.manifest.probability_scale());
         let prediction = (0..reading.logits.len()).fold(0, |best, c| {
             if reading.logits[c] > reading.logits[best] {
                 c

@@ -149,7 +149,7 @@ impl TrainedPatterns {
         config: &HoverConfig,
     ) -> PatternsView {
         let current = still_there(stale, &rules.rules, &self.rules.rules);
-        let scale = self.manifest.settings.logit_scale;
+        let scale = self.manifest.probability_scale();
         let explanation = self.scorer.explain_text(text, scale);
         let labels = self.scorer.system().labels();
         let tokens = tokenize(text);

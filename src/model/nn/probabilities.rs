@@ -1,4 +1,5 @@
-//! Label probabilities from a network's logits, as every family's plain scorer reports them.
+//! Label probabilities from a network's logits, as every family's plain scorer reports them,
+//! and the temperature that calibrates them ([`fit_temperature`]).
 
 /// The softmax of `logits` times `scale` (the training setting `logit_scale`).
 pub fn softmax(logits: &[f32], scale: f64) -> Vec<f64> {
@@ -7,4 +8,93 @@ pub fn softmax(logits: &[f32], scale: f64) -> Vec<f64> {
     let exp: Vec<f64> = scaled.iter().map(|&l| (l - max).exp()).collect();
     let sum: f64 = exp.iter().sum();
     exp.iter().map(|e| e / sum).collect()
+}
+
+/// The lowest and highest temperature [`fit_temperature`] returns.
+pub const TEMPERATURE_RANGE: (f64, f64) = (0.01, 100.0);
+
+/// The temperature T in [`TEMPERATURE_RANGE`] whose probabilities `softmax(logits, scale / T)`
+/// have the smallest mean log loss on the lines with a label (Guo et al. 2017's temperature
+/// scaling). Dividing every logit by one positive number changes no prediction, only how
+/// sure the probabilities are. The log loss is convex in 1 / T, so a golden-section search
+/// over ln T finds it to within 0.1 %. 1 without a labeled line.
+pub fn fit_temperature(lines: &[(Vec<f32>, Option<usize>)], scale: f64) -> f64 {
+    let labeled: Vec<(&[f32], usize)> = lines
+        .iter()
+        .filter_map(|(logits, label)| {
+            label
+                .filter(|&label| label < logits.len())
+                .map(|label| (logits.as_slice(), label))
+        })
+        .collect();
+    if labeled.is_empty() {
+        return 1.0;
+    }
+    let loss = |ln_t: f64| -> f64 {
+        let scale = scale / ln_t.exp();
+        labeled
+            .iter()
+            .map(|&(logits, label)| -softmax(logits, scale)[label].max(f64::MIN_POSITIVE).ln())
+            .sum()
+    };
+    let (mut low, mut high) = (TEMPERATURE_RANGE.0.ln(), TEMPERATURE_RANGE.1.ln());
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    while high - low > 1e-3 {
+        let (a, b) = (high - ratio * (high - low), low + ratio * (high - low));
+        if loss(a) <= loss(b) {
+            high = b;
+        } else {
+            low = a;
+        }
+    }
+    ((low + high) / 2.0).exp()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lines whose label is drawn from softmax(z / 2): the fit finds 2, and the fitted
+    /// probabilities keep every line's most probable label.
+    #[test]
+    fn the_fitted_temperature_is_the_one_the_labels_were_drawn_at() {
+        let mut state = 7u64;
+        let mut uniform = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let lines: Vec<(Vec<f32>, Option<usize>)> = (0..20_000)
+            .map(|_| {
+                let logits: Vec<f32> = (0..3).map(|_| (6.0 * uniform() - 3.0) as f32).collect();
+                let probabilities = softmax(&logits, 0.5);
+                let draw = uniform();
+                let mut sum = 0.0;
+                let label = probabilities
+                    .iter()
+                    .position(|p| {
+                        sum += p;
+                        draw < sum
+                    })
+                    .unwrap_or(2);
+                (logits, Some(label))
+            })
+            .collect();
+        let t = fit_temperature(&lines, 1.0);
+        assert!((t - 2.0).abs() < 0.1, "{t}");
+        for (logits, _) in &lines {
+            let argmax = |p: &[f64]| (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap();
+            assert_eq!(
+                argmax(&softmax(logits, 1.0)),
+                argmax(&softmax(logits, 1.0 / t))
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_labeled_line_the_temperature_is_one() {
+        assert_eq!(fit_temperature(&[(vec![1.0, 2.0], None)], 10.0), 1.0);
+        assert_eq!(fit_temperature(&[], 10.0), 1.0);
+    }
 }

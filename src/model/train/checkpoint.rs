@@ -161,6 +161,12 @@ pub struct NgramMetrics {
     pub network_dev_accuracy: f64,
     /// Seconds spent fitting it (every C tried; about 0 for a warm start's, reused).
     pub seconds: f64,
+    /// The temperature the network's probabilities are taken at, with the regression beside
+    /// it ([`Manifest::probability_scale`]): fitted on a gold dev's log loss
+    /// (`nn::probabilities::fit_temperature`); absent (1) without a gold dev and in older
+    /// manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
 }
 
 /// How one member of an ensemble trained.
@@ -216,6 +222,21 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The factor on the network's logits inside its probabilities: the logit scale
+    /// (`TrainingSettings::effective_logit_scale`, as training used it) over the temperature
+    /// fitted with the n-gram regression, so that a network with the regression weighed in
+    /// heavily is no surer than dev says it should be. Every probability of the network
+    /// reads it; training's loss reads the logit scale alone.
+    pub fn probability_scale(&self) -> f64 {
+        let temperature = self
+            .metrics
+            .ngram_regression
+            .as_ref()
+            .and_then(|ngrams| ngrams.temperature)
+            .unwrap_or(1.0);
+        self.settings.effective_logit_scale() / temperature
+    }
+
     /// Whether the network was trained from exactly `text` (comments and layout included:
     /// an editor shows a network trained on another text as stale).
     pub fn is_trained_on(&self, text: &str) -> bool {

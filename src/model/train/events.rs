@@ -68,13 +68,15 @@ pub enum FitEvent<'a> {
     Ensemble { members: usize, dev_accuracy: f64 },
     /// The n-gram regression beside the network was fitted, or a warm start's previous one
     /// `reused`: its n-grams, the C chosen on dev, its weight (asked for, chosen on dev, or
-    /// the previous one's), and the dev accuracy of the network with it.
+    /// the previous one's), the dev accuracy of the network with it, and the temperature of
+    /// its probabilities fitted on a gold dev (`checkpoint::Manifest::probability_scale`).
     NgramRegression {
         n_features: usize,
         c: f64,
         weight: f64,
         reused: bool,
         dev_accuracy: f64,
+        temperature: Option<f64>,
     },
     /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
     /// measurement (0 is the warm-started network before fine-tuning).
@@ -201,14 +203,18 @@ impl FitEvent<'_> {
                 weight,
                 reused,
                 dev_accuracy,
+                temperature,
             } => vec![format!(
-                "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%",
+                "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
                 if *reused {
                     ", the previous network's"
                 } else {
                     ""
                 },
                 100.0 * dev_accuracy,
+                temperature.map_or(String::new(), |t| format!(
+                    "; probabilities at temperature {t:.2}, fitted on dev"
+                )),
             )],
             FitEvent::Epoch(_) => Vec::new(),
             FitEvent::WarmStart(record) => vec![format!(

@@ -155,6 +155,26 @@ pub fn predict(
     Ok(predictions)
 }
 
+/// The logits of `sentences`, in their order, batched as [`predict`] batches them.
+pub fn logits(
+    net: &dyn Network,
+    sentences: &[&Sentence],
+    batch_size: usize,
+    device: &Device,
+) -> candle_core::Result<Vec<Vec<f32>>> {
+    let mut logits = vec![Vec::new(); sentences.len()];
+    for batch in length_batches(sentences, batch_size) {
+        let chosen: Vec<&Sentence> = batch.iter().map(|&i| sentences[i]).collect();
+        let rows = net
+            .logits(&Batch::from_sentences(&chosen, device)?)?
+            .to_vec2::<f32>()?;
+        for (&i, row) in batch.iter().zip(rows) {
+            logits[i] = row;
+        }
+    }
+    Ok(logits)
+}
+
 /// Indices of `sentences` sorted by length, `batch_size` at a time: [`predict`]'s batches.
 fn length_batches(sentences: &[&Sentence], batch_size: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..sentences.len()).collect();

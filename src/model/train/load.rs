@@ -46,7 +46,8 @@ impl LoadedModel {
         let reader = TextReader {
             system: &self.rules.system,
             vocabulary: self.vocabulary.as_ref(),
-            settings: &self.manifest.settings,
+            max_tokens: self.manifest.settings.max_sentence_tokens,
+            probability_scale: self.manifest.probability_scale(),
         };
         probabilities_of(self.net.as_ref(), &reader, texts, batch_size, device)
     }
@@ -76,12 +77,14 @@ impl LoadedModel {
     }
 }
 
-/// What reads a text into a network's batch: the alphabet of the rules it was trained from,
-/// its vocabulary, and its settings (the most tokens read, the logit scale).
+/// What reads a text into a network's batch and its logits into probabilities: the
+/// alphabet of the rules it was trained from, its vocabulary, the most tokens it reads, and
+/// the factor on its logits ([`Manifest::probability_scale`]).
 pub struct TextReader<'a> {
     pub system: &'a RuleSystem,
     pub vocabulary: Option<&'a Vocabulary>,
-    pub settings: &'a TrainingSettings,
+    pub max_tokens: usize,
+    pub probability_scale: f64,
 }
 
 /// Each text's label probabilities by `net`'s tensors, read by `reader`, in batches of at
@@ -94,7 +97,6 @@ pub fn probabilities_of(
     batch_size: usize,
     device: &Device,
 ) -> candle_core::Result<Vec<Vec<f64>>> {
-    let settings = reader.settings;
     let mut order: Vec<usize> = (0..texts.len()).collect();
     order.sort_by_key(|&i| texts[i].len());
     let mut out = vec![Vec::new(); texts.len()];
@@ -104,12 +106,12 @@ pub fn probabilities_of(
             reader.system,
             reader.vocabulary,
             &batch,
-            settings.max_sentence_tokens,
+            reader.max_tokens,
             device,
         )?;
         let logits = net.logits(&batch)?.to_vec2::<f32>()?;
         for (&i, row) in chunk.iter().zip(&logits) {
-            out[i] = softmax(row, settings.effective_logit_scale());
+            out[i] = softmax(row, reader.probability_scale);
         }
     }
     Ok(out)

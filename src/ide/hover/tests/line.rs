@@ -757,7 +757,7 @@ fn a_long_line_measured_ahead_shows_every_ngram_length() {
     // What an occlusion of every span of up to 6 tokens, with no budget, lists.
     let occlusions = model.scorer.occlusions(&text, config.max_ngram_len);
     let prediction = occlusions.scores.prediction();
-    let scale = model.manifest.settings.logit_scale;
+    let scale = model.manifest.probability_scale();
     let exact = crate::explain::strongest_ngrams(
         crate::explain::ngrams(&text, &occlusions, prediction, scale),
         config.max_listed,
