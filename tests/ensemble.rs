@@ -102,15 +102,19 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
     let weight = regression.weight.unwrap();
     assert!(NGRAM_WEIGHTS.contains(&weight), "{weight}");
     assert_eq!(fitted.manifest.settings.ngram_weight, None);
+    let vocabulary = fitted.vocabulary.clone();
+    let batch_of = |texts: &[&str]| {
+        Batch::from_texts(
+            &rules.system,
+            vocabulary.as_ref(),
+            texts,
+            settings.max_sentence_tokens,
+            &Device::Cpu,
+        )
+        .unwrap()
+    };
     let texts: Vec<&str> = dev.iter().take(60).map(|e| e.text.as_str()).collect();
-    let batch = Batch::from_texts(
-        &rules.system,
-        fitted.vocabulary.as_ref(),
-        &texts,
-        settings.max_sentence_tokens,
-        &Device::Cpu,
-    )
-    .unwrap();
+    let batch = batch_of(&texts);
     let ensemble = rows(&fitted.net.logits(&batch).unwrap());
     let each: Vec<Vec<Vec<f32>>> = members
         .iter()
@@ -175,15 +179,8 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
         (scale - settings.logit_scale / temperature).abs() < 1e-9,
         "{scale}"
     );
-    let dev_batch = Batch::from_texts(
-        &rules.system,
-        loaded.vocabulary.as_ref(),
-        &all,
-        settings.max_sentence_tokens,
-        &Device::Cpu,
-    )
-    .unwrap();
-    let dev_logits = rows(&loaded.net.logits(&dev_batch).unwrap());
+    assert_eq!(loaded.vocabulary, vocabulary);
+    let dev_logits = rows(&loaded.net.logits(&batch_of(&all)).unwrap());
     let log_loss = |scale: f64| -> f64 {
         dev.iter()
             .zip(&dev_logits)
