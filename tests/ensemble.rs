@@ -208,6 +208,7 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
     let zero_shot = load_model(&dir, true, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
     assert_eq!(zero_shot.net.members().len(), 1);
     assert!(zero_shot.net.ngram_regression().is_none());
+    assert_eq!(zero_shot.manifest.probability_scale(), settings.logit_scale);
     let untrained = zero_shot.probabilities(&all, 64, &Device::Cpu).unwrap();
     assert_eq!(
         accuracy(&untrained, &dev, labels),

@@ -325,6 +325,14 @@ fn assemble(
         }
         check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
     }
+    let mut manifest = manifest;
+    if zero_shot {
+        // The untrained network has no regression beside it, nor the temperature fitted with
+        // one: its probabilities are at the logit scale alone.
+        if let Some(ngrams) = manifest.metrics.ngram_regression.as_mut() {
+            ngrams.temperature = None;
+        }
+    }
     Ok(LoadedModel {
         manifest,
         rules,
