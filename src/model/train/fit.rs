@@ -637,7 +637,7 @@ fn with_ngram_regression(
     let ((weight, factor), accuracy) = (candidates[best], accuracies[best]);
     let with = WithNgrams::new(net, regression.scaled(factor))?;
     let temperature = if gold_dev {
-        Some(temperature(&with, measure)?)
+        Some(dev_temperature(&with, measure)?)
     } else {
         None
     };
@@ -664,7 +664,7 @@ fn with_ngram_regression(
 /// ([`fit_temperature`]): with the regression weighed in heavily, a network from a hundred
 /// lines said 0.88 on average where it was right 66 % of the time (`docs/results.md`, "A
 /// hundred lines, many draws").
-fn temperature(net: &dyn Network, measure: &DevMeasure) -> Result<f64, FitError> {
+fn dev_temperature(net: &dyn Network, measure: &DevMeasure) -> Result<f64, FitError> {
     if (measure.cancelled)() {
         return Err(TrainError::Cancelled.into());
     }
