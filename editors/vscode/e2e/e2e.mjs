@@ -269,7 +269,16 @@ async function runCommand(title) {
     await input.fill(`>${title}`);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor();
     await page.keyboard.press("Enter");
-    await input.waitFor({ state: "hidden" });
+    // The palette closes, or the command's own quick pick takes its widget at once (as
+    // Suggest Edits does when the save's suggestions are already measured): either way the
+    // widget no longer holds the palette's input.
+    await waitFor(`the Command Palette closed after ${title}`, async () => {
+        if (!(await input.isVisible())) {
+            return true;
+        }
+        const value = await input.inputValue().catch(() => "");
+        return !value.startsWith(">");
+    }, { within: 30_000 });
 }
 
 /** The text of the hover at the cursor (Show or Focus Hover), once it is there. */
