@@ -617,8 +617,11 @@ fn a_trained_sopa_explains_lines_by_leave_one_out_and_a_rule_added_from_it_lists
                 exp.into_iter().map(|e| e / sum).collect()
             };
             let with = softmax(&reading.logits)[explanation.predicted];
-            let without =
-                softmax(&patterns.scorer.logits(&truths, &features))[explanation.predicted];
+            let without = softmax(&patterns.scorer.logits(
+                &truths,
+                &features,
+                &reading.ngram_logits,
+            ))[explanation.predicted];
             assert_close(with - without, top.delta, "a leave-one-out contribution");
         }
     }

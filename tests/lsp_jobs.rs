@@ -200,8 +200,10 @@ fn a_save_trains_a_sopa_after_the_rule_network_and_its_view_joins_the_line_hover
     save(&mut server, &rules_uri);
     server.wait_for(progress_end("rulelens/train/"));
     server.wait_for(progress_end("rulelens/patterns/"));
-    // The first line, `claim at free prize cash`: the rule `$* ( win | free ) $*` decides it,
-    // so the SoPa's view lists the rule's leave-one-out contribution and its best span.
+    // The first line, `claim at free prize cash`: the rule `$* ( win | free ) $*` fires on
+    // it, so the SoPa's view lists the rule with its best span, after the n-gram regression
+    // beside the SoPa (the defaults have one), which on this tiny corpus carries the line:
+    // leaving the rule out changes the probability by less than the hover lists.
     let hover = server.request(
         "textDocument/hover",
         json!({ "textDocument": { "uri": train_uri }, "position": { "line": 0, "character": 6 } }),
@@ -210,12 +212,17 @@ fn a_save_trains_a_sopa_after_the_rule_network_and_its_view_joins_the_line_hover
         .as_str()
         .unwrap_or_default();
     assert!(value.contains("**FA-RNN** **spam**"), "{value}");
-    assert!(value.contains("**SoPa** **spam** ✓"), "{value}");
+    let sopa = value
+        .split_once("**SoPa** **spam** ✓")
+        .map(|(_, view)| view)
+        .unwrap_or_else(|| panic!("{value}"));
+    assert!(sopa.contains("an n-gram regression adds"), "{value}");
     assert!(
-        value.contains("Patterns (leave-one-out: what the network's P(spam) loses without each):"),
+        sopa.contains("Patterns (leave-one-out: what the network's P(spam) loses without each):")
+            || sopa.contains("_Leaving out any one pattern changes P(spam) by less than 0.005._"),
         "{value}"
     );
-    assert!(value.contains("- the `spam` rule of line 6 +"), "{value}");
+    assert!(sopa.contains("- the `spam` rule of line 6 "), "{value}");
     assert!(
         value.contains("(score 1.00): claim at **free** prize cash"),
         "{value}"

@@ -31,7 +31,8 @@ use rulelens::corpus::Example;
 use rulelens::corpus::read_file;
 use rulelens::explain::{NEGLIGIBLE, ReconstructConfig};
 use rulelens::ide::{
-    HoverConfig, LineView, NetworkView, TrainedNetwork, Unprepared, analyze, hover_line,
+    HoverConfig, LineView, NetworkView, RulesAnalysis, TrainedNetwork, Unprepared, analyze,
+    hover_line,
 };
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
@@ -96,7 +97,8 @@ struct Tally {
     regression_parts: usize,
 }
 
-fn check_example(name: &str, members: usize) -> Tally {
+/// The bundled example `name`'s rules, analysed with its train and dev corpora.
+fn example_analysis(name: &str) -> (Arc<RulesFile>, RulesAnalysis) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("examples")
         .join(name);
@@ -116,6 +118,11 @@ fn check_example(name: &str, members: usize) -> Tally {
         &|| false,
     )
     .expect("not cancelled");
+    (rules, analysis)
+}
+
+fn check_example(name: &str, members: usize) -> Tally {
+    let (rules, analysis) = example_analysis(name);
     let (train, dev) = (
         &analysis.corpus("train").unwrap().file.examples,
         &analysis.corpus("dev").unwrap().file.examples,
@@ -539,4 +546,114 @@ fn sms_mvma_ngram_parts_sum_to_the_trained_networks_logits_on_every_dev_line() {
 #[test]
 fn trec_mvma_ngram_parts_sum_to_the_trained_networks_logits_on_every_dev_line() {
     check_mvma_parts("trec");
+}
+
+/// A SoPa trained as the defaults train it (two epochs on a quarter of SMS's train corpus,
+/// early stopping on dev) has the n-gram regression beside it, and on every dev line the
+/// hover's prediction and probabilities are the tensor network's with it, and the
+/// regression's listed parts, the rest and the bias add up to what it adds to the
+/// prediction's logit (`tests/ide_corpus.rs` checks the leave-one-out contributions
+/// against the scorer's logits, which `src/model/sopa/tests.rs` checks against the tensors).
+#[test]
+fn a_sopas_hover_is_the_network_with_its_ngram_regression_on_every_dev_line() {
+    let (rules, analysis) = example_analysis("sms");
+    let (train, dev) = (
+        &analysis.corpus("train").unwrap().file.examples,
+        &analysis.corpus("dev").unwrap().file.examples,
+    );
+    let settings = TrainingSettings {
+        model: ModelKind::Sopa,
+        fraction: 0.25,
+        epochs: 2,
+        ..TrainingSettings::default()
+    };
+    let fitted = fit(
+        &rules,
+        train,
+        dev,
+        &settings,
+        &ReadLimits::DEFAULT,
+        &mut |_| {},
+        &|| false,
+    )
+    .expect("fitted");
+    let net: Arc<dyn Network> = fitted.net.into();
+    assert!(net.sopa().is_some(), "a SoPa");
+    let regression = net
+        .ngram_regression()
+        .expect("the defaults' n-gram regression");
+    let scale = fitted.manifest.probability_scale();
+    let network = TrainedNetwork::prepare(Unprepared {
+        manifest: fitted.manifest.clone(),
+        net: net.clone(),
+        vocabulary: fitted.vocabulary.as_ref(),
+        analysis: &analysis,
+        reconstruct: None,
+        cancelled: &|| false,
+    })
+    .expect("prepared");
+    let labels = rules.system.labels();
+    let hover_config = HoverConfig::default();
+    let mut regression_decides = 0;
+    for example in dev {
+        let what = format!("sms dev line {}: {:?}", example.line + 1, example.text);
+        let hover = hover_line(example, &rules, &[&network], None, &hover_config);
+        let Some(LineView::Patterns(view)) = hover.views.into_iter().next() else {
+            panic!("{what}: a SoPa's view");
+        };
+        let sentence = Sentence::new(
+            &rules.system,
+            fitted.vocabulary.as_ref(),
+            &tokenize(&example.text),
+            settings.max_sentence_tokens,
+        );
+        let batch = Batch::from_sentences(&[&sentence], &Device::Cpu).unwrap();
+        let logits: Vec<f32> = net
+            .logits(&batch)
+            .unwrap()
+            .squeeze(0)
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        let p = probabilities(&logits, scale);
+        for (c, (label, shown)) in view.probabilities.iter().enumerate() {
+            assert_eq!(label, &labels[c]);
+            assert!(
+                (shown - p[c]).abs() < TOLERANCE,
+                "{what}: P({label}) {shown} against {}",
+                p[c]
+            );
+        }
+        let prediction = labels
+            .iter()
+            .position(|l| *l == view.prediction)
+            .expect("a label");
+        let parts = view
+            .ngram_regression
+            .as_ref()
+            .expect("the hover's n-gram regression");
+        let added = scale as f32 * regression.logits(&sentence.words, 0..0)[prediction];
+        let sum = parts.bias + parts.strongest.iter().map(|(_, x)| x).sum::<f32>() + parts.rest.1;
+        for value in [added, sum] {
+            assert!(
+                (parts.logit - value).abs() < 1e-4 * value.abs().max(1.0),
+                "{what}: the regression adds {added}, its parts sum to {sum}, the hover says {}",
+                parts.logit
+            );
+        }
+        assert_eq!(parts.label, view.prediction);
+        // Where the network alone would predict otherwise, the regression decided the line.
+        let alone: Vec<f32> = logits
+            .iter()
+            .zip(regression.logits(&sentence.words, 0..0))
+            .map(|(l, r)| l - r)
+            .collect();
+        let argmax =
+            |v: &[f32]| (0..v.len()).fold(0, |best, c| if v[c] > v[best] { c } else { best });
+        regression_decides += usize::from(argmax(&alone) != prediction);
+    }
+    eprintln!(
+        "sms: the n-gram regression decides {regression_decides} of {} dev lines",
+        dev.len()
+    );
 }

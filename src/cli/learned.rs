@@ -11,7 +11,7 @@ use crate::cli::{out_data, outln, outln_data};
 use rulelens::automata::CompileConfig;
 use rulelens::explain::{ReadBack, read_back};
 use rulelens::limits::ReadLimits;
-use rulelens::model::{LoadedModel, Sopa};
+use rulelens::model::LoadedModel;
 use rulelens::rules_file::RulesFile;
 use rulelens::text::SourceText;
 use serde_json::json;
@@ -23,7 +23,6 @@ use std::process::ExitCode;
 pub fn run(
     model_dir: &Path,
     model: &LoadedModel,
-    sopa: &Sopa,
     train: Option<&Path>,
     dev: Option<&Path>,
     output: RulesFormat,
@@ -32,8 +31,8 @@ pub fn run(
     let LoadedModel {
         manifest,
         rules,
+        net,
         vocabulary,
-        ..
     } = model;
     let Some(vocabulary) = vocabulary else {
         anyhow::bail!(
@@ -45,7 +44,10 @@ pub fn run(
     let dev_path = checkpoint_corpus_path(model, dev, "dev", "corpus")?;
     let train = read_corpus(&train_path, read_limits)?.examples;
     let dev = read_corpus(&dev_path, read_limits)?.examples;
-    let scorer = sopa.scorer(vocabulary, manifest.settings.max_sentence_tokens)?;
+    let Some(scorer) = net.sopa_scorer(vocabulary, manifest.settings.max_sentence_tokens) else {
+        anyhow::bail!("{}: not a SoPa checkpoint", model_dir.display());
+    };
+    let scorer = scorer?;
     let read = read_back(&scorer, &train, &dev);
     let labels = rules.system.labels();
     match output {

@@ -96,7 +96,7 @@ pub fn run(args: ReconstructArgs, read_limits: &ReadLimits) -> anyhow::Result<Ex
             model.display_name()
         );
     }
-    if let Some(sopa) = loaded.net.sopa() {
+    if loaded.net.sopa().is_some() {
         if backward {
             anyhow::bail!(
                 "{}: --backward needs a bidirectional model (bifa-rnn or bifa-gru), not SoPa",
@@ -106,7 +106,6 @@ pub fn run(args: ReconstructArgs, read_limits: &ReadLimits) -> anyhow::Result<Ex
         return super::learned::run(
             model_dir,
             &loaded,
-            sopa,
             train_path,
             corpus_path,
             output,

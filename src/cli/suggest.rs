@@ -352,8 +352,12 @@ fn network_read_back(
         net,
         vocabulary,
     } = &model;
-    if let (Some(sopa), Some(vocabulary)) = (net.sopa(), vocabulary) {
-        let scorer = sopa.scorer(vocabulary, manifest.settings.max_sentence_tokens)?;
+    let max_tokens = manifest.settings.max_sentence_tokens;
+    if let Some(scorer) = vocabulary
+        .as_ref()
+        .and_then(|vocabulary| net.sopa_scorer(vocabulary, max_tokens))
+    {
+        let scorer = scorer?;
         let read = rulelens::explain::read_back(&scorer, corpora.train, corpora.dev);
         let labels = trained.system.labels();
         let learned = read

@@ -77,12 +77,14 @@ pub struct ReadBack {
 }
 
 /// A corpus as the network saw it: per sentence its tokens, gold label, the rules' pattern
-/// truths, every pattern's feature and the free patterns' best paths.
+/// truths, every pattern's feature, the n-gram regression's logits and the free patterns'
+/// best paths.
 struct Seen {
     tokens: Vec<Vec<String>>,
     gold: Vec<Option<usize>>,
     truths: Vec<Vec<f32>>,
     features: Vec<Vec<f32>>,
+    ngram_logits: Vec<Vec<f32>>,
     paths: Vec<Vec<Option<BestPath>>>,
 }
 
@@ -95,6 +97,7 @@ fn see(scorer: &SopaScorer, examples: &[Example]) -> Seen {
         gold: Vec::with_capacity(examples.len()),
         truths: Vec::with_capacity(examples.len()),
         features: Vec::with_capacity(examples.len()),
+        ngram_logits: Vec::with_capacity(examples.len()),
         paths: Vec::with_capacity(examples.len()),
     };
     let mut tokens = Tokens::default();
@@ -117,18 +120,21 @@ fn see(scorer: &SopaScorer, examples: &[Example]) -> Seen {
         );
         seen.truths.push(reading.truths);
         seen.features.push(reading.features);
+        seen.ngram_logits.push(reading.ngram_logits);
         seen.paths
             .push(reading.paths.into_iter().skip(n_chained).collect());
     }
     seen
 }
 
-/// The network's predictions for `truths` and `features` rows.
-fn predict(scorer: &SopaScorer, truths: &[Vec<f32>], features: &[Vec<f32>]) -> Vec<usize> {
-    truths
+/// The network's predictions for the sentences `seen` with `features` rows (theirs, or
+/// changed ones).
+fn predict(scorer: &SopaScorer, seen: &Seen, features: &[Vec<f32>]) -> Vec<usize> {
+    seen.truths
         .iter()
         .zip(features)
-        .map(|(t, f)| scorer.predict(t, f))
+        .zip(&seen.ngram_logits)
+        .map(|((t, f), n)| scorer.predict(t, f, n))
         .collect()
 }
 
@@ -389,8 +395,8 @@ pub fn read_back(scorer: &SopaScorer, train: &[Example], dev: &[Example]) -> Rea
             .collect()
     };
     let (train_matches, dev_matches) = (matches(train), matches(dev));
-    let network_train = predict(scorer, &train_seen.truths, &train_seen.features);
-    let network_dev = predict(scorer, &dev_seen.truths, &dev_seen.features);
+    let network_train = predict(scorer, &train_seen, &train_seen.features);
+    let network_dev = predict(scorer, &dev_seen, &dev_seen.features);
     // A candidate's stand-in feature values: the mean train feature where it matches, and
     // where it does not.
     let stand_in = |c: usize, feature: usize| -> (f32, f32) {
@@ -435,10 +441,7 @@ pub fn read_back(scorer: &SopaScorer, train: &[Example], dev: &[Example]) -> Rea
             .filter(|(_, (p, _, _))| *p == i)
         {
             let rows = replaced(&train_seen.features, &train_matches, &[(c, feature)]);
-            let kept = accuracy(
-                &predict(scorer, &train_seen.truths, &rows),
-                &train_seen.gold,
-            );
+            let kept = accuracy(&predict(scorer, &train_seen, &rows), &train_seen.gold);
             let faithful = fidelity(c, &train_scores, &train_matches);
             let key = (
                 faithful >= MIN_FIDELITY,
@@ -478,7 +481,7 @@ pub fn read_back(scorer: &SopaScorer, train: &[Example], dev: &[Example]) -> Rea
     }
     let proxy = |seen: &Seen, matches: &[Vec<bool>]| -> f64 {
         let rows = replaced(&seen.features, matches, &chosen_all);
-        accuracy(&predict(scorer, &seen.truths, &rows), &seen.gold)
+        accuracy(&predict(scorer, seen, &rows), &seen.gold)
     };
     ReadBack {
         patterns,

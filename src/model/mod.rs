@@ -22,10 +22,6 @@ pub use baseline::{Baseline, BaselineFit, BaselineLine, fit_baseline};
 pub use fa_rnn::bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use fa_rnn::decompose::{AlsConfig, Decomposition, Method};
 pub use fa_rnn::gates::{GATE_BIAS, GATE_SLOPE};
-pub use fa_rnn::ngrams::{
-    MAX_NGRAM_VOCABULARY, MAX_NGRAM_WEIGHTS, NgramFit, NgramLine, NgramRegression, NgramTrainLine,
-    WithNgrams,
-};
 pub use fa_rnn::recurrence::STATE_BOUND;
 pub use fa_rnn::scorer::{FaRnnScorer, ForeignSentence, Occlusions, Scores};
 pub use fa_rnn::{FaRnn, PlainNetwork, Reading, Scoring, TokenVector, WordInput};
@@ -38,6 +34,10 @@ pub use nn::embeddings::{
 pub use nn::leaky_clamp::LEAK;
 pub use nn::matmul::times_transposed;
 pub use nn::network::Network;
+pub use nn::ngrams::{
+    MAX_NGRAM_VOCABULARY, MAX_NGRAM_WEIGHTS, NgramFit, NgramLine, NgramPart, NgramRegression,
+    NgramTrainLine, WithNgrams,
+};
 pub use nn::parameters::{Init, Parameters};
 pub use nn::probabilities::softmax;
 pub use nn::rng::SplitMix64;

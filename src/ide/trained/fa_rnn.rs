@@ -11,6 +11,7 @@
 //! pattern and one rules analysis plus dev evaluation per pattern for the accuracy change
 //! its reconstruction would bring; `cancelled` is polled between these steps.
 
+use super::ngram_regression::RegressionParts;
 use super::{TrainedModelError, Unprepared, still_there, tensors};
 use crate::automata::{CompileConfig, Scratch, evaluate};
 use crate::diagnostic::Code;
@@ -19,7 +20,7 @@ use crate::ide::analysis::{PatternKey, RulesAnalysis};
 use crate::ide::findings::{Finding, MIN_EVIDENCE, describe};
 use crate::ide::hover::config::{HoverConfig, match_span, token_range};
 use crate::ide::hover::document::{Block, Document, Inline, described};
-use crate::ide::hover::pieces::{note, plural, render_verdict, snippet, the_others};
+use crate::ide::hover::pieces::{note, plural, render_verdict, snippet};
 use crate::ide::measured_lines::{MEASURED_LINE_BUDGET, MeasuredLine, MeasuredLines};
 use crate::model::checkpoint::Manifest;
 use crate::model::{FaRnnScorer, Network, Vocabulary, WeightedAutomaton, on_two_threads};
@@ -71,22 +72,6 @@ pub struct NetworkView {
     /// (`TrainedFaRnn::measure_ahead`, which the language server does in the background for
     /// open corpora) would measure longer n-grams.
     pub measuring_ahead: bool,
-}
-
-/// The n-gram regression's part of a label's logit of a line, split exactly: its bias and
-/// one part per n-gram of the line (its tf-idf value times its weight), all times the
-/// logit scale, as the softmax reads them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RegressionParts {
-    pub label: String,
-    /// The regression's logit for the label: the bias and every part.
-    pub logit: f32,
-    pub bias: f32,
-    /// At most [`HoverConfig::max_listed`] parts, the largest in absolute value first, each
-    /// at the n-gram's first tokens, in bytes of the line's text.
-    pub strongest: Vec<(TextRange, f32)>,
-    /// The number of parts not listed, and their sum.
-    pub rest: (usize, f32),
 }
 
 /// A pattern's score on a line.
@@ -404,7 +389,11 @@ impl TrainedFaRnn {
             prediction: labels.get(prediction).cloned().unwrap_or_default(),
             prediction_from_words: prediction + self.rules.system.corpus_labels().len()
                 >= labels.len(),
-            ngram_regression: regression_parts(self, text, &tokens, prediction, config),
+            ngram_regression: self.scorer.ngram_parts(text, prediction).map(|parts| {
+                let scale = self.manifest.probability_scale() as f32;
+                let label = labels.get(prediction).cloned().unwrap_or_default();
+                RegressionParts::new(label, parts, scale, &tokens, config)
+            }),
             probabilities: labels.iter().cloned().zip(probabilities).collect(),
             top_patterns,
             ngrams,
@@ -483,37 +472,6 @@ impl TrainedFaRnn {
     }
 }
 
-/// The n-gram regression's part of label `label`'s logit of `text` (whose tokens are
-/// `tokens`), when `model` has a regression.
-fn regression_parts(
-    model: &TrainedFaRnn,
-    text: &str,
-    tokens: &crate::text::Tokens,
-    label: usize,
-    config: &HoverConfig,
-) -> Option<RegressionParts> {
-    let (bias, mut parts) = model.scorer.ngram_parts(text, label)?;
-    let scale = model.manifest.probability_scale() as f32;
-    let logit = scale * (bias + parts.iter().map(|(_, x)| x).sum::<f32>());
-    parts.sort_by(|a, b| {
-        b.1.abs()
-            .total_cmp(&a.1.abs())
-            .then(a.0.start.cmp(&b.0.start))
-    });
-    let listed = parts.len().min(config.max_listed);
-    let rest = &parts[listed..];
-    Some(RegressionParts {
-        label: model.rules.system.labels().get(label)?.clone(),
-        logit,
-        bias: scale * bias,
-        strongest: parts[..listed]
-            .iter()
-            .filter_map(|(tokens_at, x)| Some((token_range(tokens, tokens_at.clone())?, scale * x)))
-            .collect(),
-        rest: (rest.len(), scale * rest.iter().map(|(_, x)| x).sum::<f32>()),
-    })
-}
-
 /// The rule network's view of a line, as a hover shows it.
 pub(super) fn render(doc: &mut Document, network: &NetworkView, gold: Option<&str>, text: &str) {
     render_verdict(
@@ -537,7 +495,7 @@ pub(super) fn render(doc: &mut Document, network: &NetworkView, gold: Option<&st
         )));
     }
     if let Some(parts) = &network.ngram_regression {
-        render_regression(doc, parts, text);
+        parts.render(doc, text, "the n-gram effects");
     }
     doc.push(Block::List {
         heading: if network.top_patterns.is_empty() {
@@ -611,31 +569,4 @@ pub(super) fn render(doc: &mut Document, network: &NetworkView, gold: Option<&st
             later("longer ones")
         )));
     }
-}
-
-/// The n-gram regression's share of the prediction's score: its bias and parts, exactly.
-fn render_regression(doc: &mut Document, parts: &RegressionParts, text: &str) {
-    let mut items: Vec<Vec<Inline>> = parts
-        .strongest
-        .iter()
-        .map(|&(range, part)| {
-            let phrase = text
-                .get(usize::from(range.start())..usize::from(range.end()))
-                .unwrap_or("");
-            vec![
-                Inline::Highlight(phrase.to_string()),
-                Inline::Text(format!(" {part:+.2}")),
-            ]
-        })
-        .collect();
-    items.extend(the_others(parts.rest, "n-gram", 2));
-    items.push(vec![Inline::Text(format!("bias {:+.2}", parts.bias))]);
-    doc.push(Block::List {
-        heading: vec![Inline::Text(format!(
-            "Beside the rules, an n-gram regression adds {:+.2} to {}'s scaled logit (the \
-             probabilities and the n-gram effects here include it), the sum of its parts:",
-            parts.logit, parts.label
-        ))],
-        items,
-    });
 }

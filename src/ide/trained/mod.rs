@@ -20,14 +20,15 @@
 mod black_box;
 mod fa_rnn;
 mod mvma;
+mod ngram_regression;
 mod patterns;
 
 pub use black_box::{LabelsView, TrainedBlackBox};
 pub use fa_rnn::{
-    NetworkView, NgramContribution, PatternScore, ReconstructedPattern, RegressionParts,
-    TrainedFaRnn,
+    NetworkView, NgramContribution, PatternScore, ReconstructedPattern, TrainedFaRnn,
 };
 pub use mvma::{LogitParts, MvmaView, SuffixPart, TrainedMvma};
+pub use ngram_regression::RegressionParts;
 pub use patterns::{PatternContribution, PatternsView, TrainedPatterns};
 
 use super::analysis::{Cancelled, PatternKey, RulesAnalysis};

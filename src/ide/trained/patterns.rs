@@ -4,11 +4,13 @@
 //! and code actions never wait and never touch tensors.
 //!
 //! Its view of a line is each pattern's leave-one-out contribution to the prediction,
-//! measured by the network itself.
+//! measured by the network itself, and the n-gram regression's exact parts where the
+//! network has one beside it.
 //!
 //! Building costs the read-back (`explain::read_back`: the network over the train and dev
 //! corpora in plain loops, then one candidate regex set matched on both).
 
+use super::ngram_regression::RegressionParts;
 use super::{TrainedModelError, Unprepared, still_there, tensors};
 use crate::explain::{LearnedPattern, NEGLIGIBLE, ReadBack, read_back};
 use crate::ide::findings::describe;
@@ -33,6 +35,10 @@ pub struct PatternsView {
     pub prediction: String,
     /// (label, probability), labels in the network's order.
     pub probabilities: Vec<(String, f64)>,
+    /// The part of the prediction's logit that the n-gram regression beside the network adds
+    /// (the training setting `ngram_weight`), when it has one: the probabilities and the
+    /// contributions include it.
+    pub ngram_regression: Option<RegressionParts>,
     /// At most [`HoverConfig::max_listed`]: those that change it by `explain::NEGLIGIBLE`
     /// or more, the largest change first, then the others by score (a prediction no single
     /// pattern decides).
@@ -80,13 +86,15 @@ impl TrainedPatterns {
             cancelled,
             ..
         } = from;
-        let (Some(sopa), Some(vocabulary)) = (net.sopa(), vocabulary) else {
+        let max_tokens = manifest.settings.max_sentence_tokens;
+        let Some(scorer) =
+            vocabulary.and_then(|vocabulary| net.sopa_scorer(vocabulary, max_tokens))
+        else {
             return Err(TrainedModelError::Tensors(
                 "a SoPa with its vocabulary was expected".to_string(),
             ));
         };
-        let max_tokens = manifest.settings.max_sentence_tokens;
-        let scorer = sopa.scorer(vocabulary, max_tokens).map_err(tensors)?;
+        let scorer = scorer.map_err(tensors)?;
         if cancelled() {
             return Err(TrainedModelError::Cancelled);
         }
@@ -196,12 +204,21 @@ impl TrainedPatterns {
                 }
             })
             .collect();
+        let prediction = labels
+            .get(explanation.predicted)
+            .cloned()
+            .unwrap_or_default();
+        let ngram_regression = self
+            .scorer
+            .ngram_parts(text, explanation.predicted)
+            .map(|parts| {
+                let scale = scale as f32;
+                RegressionParts::new(prediction.clone(), parts, scale, &tokens, config)
+            });
         PatternsView {
             stale,
-            prediction: labels
-                .get(explanation.predicted)
-                .cloned()
-                .unwrap_or_default(),
+            prediction,
+            ngram_regression,
             probabilities: labels
                 .iter()
                 .cloned()
@@ -222,6 +239,9 @@ pub(super) fn render(doc: &mut Document, view: &PatternsView, gold: Option<&str>
         gold,
         view.stale,
     );
+    if let Some(parts) = &view.ngram_regression {
+        parts.render(doc, text, "the patterns' contributions");
+    }
     let label = &view.prediction;
     let decisive = |delta: f64| delta.abs() >= NEGLIGIBLE;
     let heading = if view.contributions.iter().any(|c| decisive(c.delta)) {

@@ -51,7 +51,6 @@ pub(crate) mod bidirectional;
 pub mod decompose;
 pub(crate) mod ensemble;
 pub(crate) mod gates;
-pub(crate) mod ngrams;
 pub(crate) mod recurrence;
 pub(crate) mod scorer;
 mod sparse_step;

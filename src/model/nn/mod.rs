@@ -1,8 +1,8 @@
 //! The neural-network core that knows no model family: parameters declared once, padded
 //! batches, the seeded generator, dropout, the leaky clamp, word vectors, the small matrix
 //! products of the fused kernels, tf-idf rows and the softmax regression fitted on them, the
-//! [`Network`](network::Network) trait, and the helpers every family's fused operations and
-//! plain scorers share.
+//! n-gram regression beside a network, the [`Network`](network::Network) trait, and the
+//! helpers every family's fused operations and plain scorers share.
 
 pub(crate) mod batch;
 pub(crate) mod dropout;
@@ -11,6 +11,7 @@ pub(crate) mod fused;
 pub(crate) mod leaky_clamp;
 pub(crate) mod matmul;
 pub(crate) mod network;
+pub(crate) mod ngrams;
 pub(crate) mod parameters;
 pub(crate) mod probabilities;
 pub(crate) mod rng;

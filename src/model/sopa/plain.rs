@@ -4,7 +4,10 @@
 //! token (tokens × rows × dimension multiply-adds, none for a word without a vector), the
 //! recurrence, and the head. [`SopaScorer::explain_text`] is [`Sopa::explain`] computed the
 //! same way: each pattern's leave-one-out contribution, by running the aggregation and the
-//! head again without it, and its best span (tested equal, `tests.rs`).
+//! head again without it, and its best span (tested equal, `tests.rs`). With the n-gram
+//! regression a trained SoPa has beside it ([`SopaScorer::with_ngram_regression`]), every
+//! logit adds the regression's logits of the sentence, which no pattern changes: the
+//! predictions and leave-one-out contributions are those of the network with it.
 
 use super::explain::best_path;
 use super::transitions::encode;
@@ -12,6 +15,7 @@ use super::{BestPath, Contribution, Explanation, Group, PatternRef, Semiring, So
 use crate::automata::{RuleSystem, SymbolId};
 use crate::model::aggregation::Aggregation;
 use crate::model::nn::embeddings::Vocabulary;
+use crate::model::nn::ngrams::{NgramPart, NgramRegression};
 use crate::model::nn::probabilities::softmax;
 use crate::syntax::PatternId;
 use crate::text::Tokens;
@@ -179,8 +183,11 @@ pub struct SopaReading {
     /// Every pattern's feature, in feature order (rules' chains, rules' DFAs, free
     /// patterns).
     pub features: Vec<f32>,
-    /// Label logits, in the rule system's order.
+    /// Label logits, in the rule system's order (with the n-gram regression's).
     pub logits: Vec<f32>,
+    /// The n-gram regression's logits of the sentence (empty without a regression), which
+    /// [`SopaScorer::logits`] adds.
+    pub ngram_logits: Vec<f32>,
     /// Each soft pattern's best path (the rules' chains, then the free patterns).
     pub paths: Vec<Option<BestPath>>,
     /// The symbols of the tokens read.
@@ -203,6 +210,8 @@ pub struct SopaScorer {
     exact: Vec<usize>,
     aggregation: Aggregation,
     head: Option<PlainHead>,
+    /// The n-gram regression beside the network, over `vocabulary`.
+    ngrams: Option<NgramRegression>,
 }
 
 impl Sopa {
@@ -246,11 +255,18 @@ impl Sopa {
             exact: self.exact.clone(),
             aggregation: self.aggregation.clone(),
             head,
+            ngrams: None,
         })
     }
 }
 
 impl SopaScorer {
+    /// The scorer of the network with `ngrams` beside it (the trained network's, over the
+    /// same vocabulary: [`crate::model::Network`]'s `ngram_regression`).
+    pub fn with_ngram_regression(self, ngrams: Option<NgramRegression>) -> SopaScorer {
+        SopaScorer { ngrams, ..self }
+    }
+
     /// The rule system the network was built from (with every label it predicts).
     pub fn system(&self) -> &RuleSystem {
         &self.system
@@ -290,9 +306,10 @@ impl SopaScorer {
     }
 
     /// The label the network predicts from the rules' truths and every feature (those of
-    /// a [`SopaReading`], or changed ones): the first of the largest logits.
-    pub fn predict(&self, truths: &[f32], features: &[f32]) -> usize {
-        let logits = self.logits(truths, features);
+    /// a [`SopaReading`], or changed ones) and the sentence's n-gram logits
+    /// ([`SopaReading::ngram_logits`]): the first of the largest logits.
+    pub fn predict(&self, truths: &[f32], features: &[f32], ngram_logits: &[f32]) -> usize {
+        let logits = self.logits(truths, features, ngram_logits);
         let mut best = 0;
         for (c, &logit) in logits.iter().enumerate() {
             if logit > logits[best] {
@@ -410,8 +427,13 @@ impl SopaScorer {
             .chain(exact)
             .chain(free_scores.iter().map(|&s| feature(self.semiring, s)))
             .collect();
+        let ngram_logits = self.ngrams.as_ref().map_or_else(Vec::new, |ngrams| {
+            let words: Vec<u32> = words.iter().map(|&w| w as u32).collect();
+            ngrams.logits(&words, 0..0)
+        });
         SopaReading {
-            logits: self.logits(&truths, &features),
+            logits: self.logits(&truths, &features, &ngram_logits),
+            ngram_logits,
             truths,
             features,
             paths,
@@ -420,15 +442,33 @@ impl SopaScorer {
     }
 
     /// The label logits from the rules' truths and every feature: the soft logic plus the
-    /// head.
-    pub fn logits(&self, truths: &[f32], features: &[f32]) -> Vec<f32> {
+    /// head, plus `ngram_logits`, the n-gram regression's (empty without one).
+    pub fn logits(&self, truths: &[f32], features: &[f32], ngram_logits: &[f32]) -> Vec<f32> {
         let mut logits = self.aggregation.logits(truths);
         if let Some(head) = &self.head {
             for (l, h) in logits.iter_mut().zip(head.forward(features)) {
                 *l += h;
             }
         }
+        for (l, x) in logits.iter_mut().zip(ngram_logits) {
+            *l += x;
+        }
         logits
+    }
+
+    /// The n-gram regression's part of label `label`'s logit of `text`: its bias, and one
+    /// part per n-gram of the text that train had, with the tokens where it first occurs
+    /// ([`NgramRegression::parts`]); `None` without a regression.
+    pub fn ngram_parts(&self, text: &str, label: usize) -> Option<(f32, Vec<NgramPart>)> {
+        let ngrams = self.ngrams.as_ref()?;
+        let mut tokens = Tokens::default();
+        tokens.tokenize(text);
+        let words: Vec<u32> = tokens
+            .iter()
+            .take(self.max_tokens)
+            .map(|token| self.vocabulary.id(token.text))
+            .collect();
+        Some((ngrams.bias(label), ngrams.parts(&words, label)))
     }
 
     /// Why the network labels `text` as it does, probabilities taken at `logit_scale`:
@@ -454,7 +494,10 @@ impl SopaScorer {
                 if let PatternRef::Rule(p) = pattern {
                     truths[p] = 0.0;
                 }
-                let without = softmax(&self.logits(&truths, &features), logit_scale);
+                let without = softmax(
+                    &self.logits(&truths, &features, &reading.ngram_logits),
+                    logit_scale,
+                );
                 Contribution {
                     pattern,
                     score: reading.features[i],

@@ -7,9 +7,10 @@ use crate::model::fa_rnn::FaRnn;
 use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
 use crate::model::fa_rnn::ensemble::Ensemble;
-use crate::model::fa_rnn::ngrams::{NgramRegression, WithNgrams};
+use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
-use crate::model::sopa::Sopa;
+use crate::model::nn::ngrams::{NgramRegression, WithNgrams};
+use crate::model::sopa::{Sopa, SopaScorer};
 
 impl dyn Network + '_ {
     /// The FA-RNNs the network reads with and which way each reads: one left to right, a
@@ -60,9 +61,24 @@ impl dyn Network + '_ {
             .map(|net| &net.ngrams)
     }
 
-    /// The network as a SoPa, if it is one.
+    /// The network as a SoPa (without its n-gram regression), if it is one.
     pub fn sopa(&self) -> Option<&Sopa> {
-        self.as_any().downcast_ref()
+        match self.as_any().downcast_ref::<WithNgrams>() {
+            Some(net) => net.network.sopa(),
+            None => self.as_any().downcast_ref(),
+        }
+    }
+
+    /// The plain-loop scorer of the network as a SoPa, with the n-gram regression beside it
+    /// if it has one, reading words through `vocabulary` (the checkpoint's) and at most
+    /// `max_tokens` tokens of a text; `None` if the network is not a SoPa.
+    pub fn sopa_scorer(
+        &self,
+        vocabulary: &Vocabulary,
+        max_tokens: usize,
+    ) -> Option<candle_core::Result<SopaScorer>> {
+        let scorer = self.sopa()?.scorer(vocabulary, max_tokens);
+        Some(scorer.map(|scorer| scorer.with_ngram_regression(self.ngram_regression().cloned())))
     }
 
     /// The network as the family `T` (a black box's own type, say), if it is one.

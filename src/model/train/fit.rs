@@ -21,12 +21,10 @@ use crate::limits::ReadLimits;
 use crate::model::fa_rnn::WordInput;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
 use crate::model::fa_rnn::ensemble::Ensemble;
-use crate::model::fa_rnn::ngrams::{
-    NgramFit, NgramLine, NgramRegression, NgramTrainLine, WithNgrams,
-};
 use crate::model::nn::batch::Sentence;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
+use crate::model::nn::ngrams::{NgramFit, NgramLine, NgramRegression, NgramTrainLine, WithNgrams};
 use crate::model::nn::probabilities::fit_temperature;
 use crate::model::nn::softmax_regression::Target;
 use crate::model::sopa;

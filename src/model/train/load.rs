@@ -6,10 +6,10 @@
 use crate::automata::{CompileConfig, RuleSystem};
 use crate::limits::{Limit, ReadLimits};
 use crate::model::fa_rnn::ensemble::member_of;
-use crate::model::fa_rnn::ngrams::{NGRAM_PREFIX, NgramRegression, WithNgrams};
 use crate::model::nn::batch::Batch;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
+use crate::model::nn::ngrams::{NGRAM_PREFIX, NgramRegression, WithNgrams};
 use crate::model::nn::probabilities::softmax;
 use crate::model::train::checkpoint::{self, CheckpointError, Manifest};
 use crate::model::train::kinds::{Declaration, Start};
@@ -273,9 +273,9 @@ fn assemble(
     let ngrams =
         NgramRegression::take_from(&mut chosen, vocabulary.as_ref(), manifest.labels.len())
             .map_err(|error| foreign(format!("the n-gram regression: {error}")))?;
-    if ngrams.is_some() && !model.is_rule_network() {
+    if ngrams.is_some() && !model.has_ngram_regression() {
         return Err(foreign(format!(
-            "the weights hold an n-gram regression, which only the FA-RNN family has, and the manifest says {}",
+            "the weights hold an n-gram regression, which only the FA-RNN family and SoPa have, and the manifest says {}",
             model.display_name()
         )));
     }

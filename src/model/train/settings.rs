@@ -137,6 +137,13 @@ impl ModelKind {
         )
     }
 
+    /// Whether a trained network of the kind gets an n-gram regression beside it: the
+    /// networks that read the rules, the FA-RNN family and SoPa. The black boxes are
+    /// yardsticks of a network alone.
+    pub const fn has_ngram_regression(self) -> bool {
+        self.is_rule_network() || matches!(self, ModelKind::Sopa)
+    }
+
     /// Whether the network reads words alone, not the rules: a yardstick of how well any
     /// model does on the corpora.
     pub fn is_black_box(self) -> bool {
@@ -283,13 +290,14 @@ pub struct TrainingSettings {
     /// one network.
     #[arg(long, value_name = "N")]
     pub members: Option<usize>,
-    /// The weight of the n-gram regression beside the FA-RNN family's trained networks: a
-    /// logistic regression on each line's tf-idf unigrams and bigrams, fitted on train once
-    /// the network has trained (its C chosen on dev), whose logits, times this weight, are
-    /// added to the network's logit-scaled ones. Default: chosen on a gold dev from
+    /// The weight of the n-gram regression beside the trained networks of the FA-RNN family
+    /// and SoPa: a logistic regression on each line's tf-idf unigrams and bigrams, fitted on
+    /// train once the network has trained (its C chosen on dev), whose logits, times this
+    /// weight, are added to the network's logit-scaled ones. Default: chosen on a gold dev from
     /// [`NGRAM_WEIGHTS`] by the dev accuracy of the network with it, else
     /// [`DEFAULT_NGRAM_WEIGHT`]. 0: none. The untrained network has none, so it predicts what
-    /// the rules predict; word vectors (`beta` under 1) give it its vocabulary.
+    /// the rules predict. Its n-grams are of the network's vocabulary: the FA-RNN family has
+    /// one with word vectors (`beta` under 1), SoPa always.
     #[arg(long, value_name = "W")]
     pub ngram_weight: Option<f64>,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
@@ -453,11 +461,11 @@ impl TrainingSettings {
         self.dropout.unwrap_or(self.model.default_dropout())
     }
 
-    /// Whether a trained network gets an n-gram regression beside it: the FA-RNN family's,
-    /// with a weight above 0, when training runs at all (the untrained network is the
-    /// rules').
+    /// Whether a trained network gets an n-gram regression beside it: the FA-RNN family's
+    /// and SoPa's ([`ModelKind::has_ngram_regression`]), with a weight above 0, when training
+    /// runs at all (the untrained network is the rules').
     pub fn wants_ngram_regression(&self) -> bool {
-        self.model.is_rule_network() && self.ngram_weight != Some(0.0) && self.epochs > 0
+        self.model.has_ngram_regression() && self.ngram_weight != Some(0.0) && self.epochs > 0
     }
 
     /// The n-gram regression's weights to choose from on a gold dev, in the order ties go:

@@ -1,10 +1,11 @@
-//! The n-gram regression beside the FA-RNN family's networks: a softmax regression on a
-//! line's tf-idf unigrams and bigrams (`nn/tfidf.rs`, `nn/softmax_regression.rs`), fitted on
-//! the train lines once the network has trained, its C chosen on dev, whose logits are
-//! added to the network's (an ensemble's averaged ones) times a weight over the logit
-//! scale ([`WithNgrams`]; the setting `ngram_weight`, chosen on dev by default). The two
-//! are models of different kinds, the rules' automata and a bag of n-grams, and together
-//! they beat either (`docs/results.md`, issue 32).
+//! The n-gram regression beside the networks that read the rules (the FA-RNN family and
+//! SoPa): a softmax regression on a line's tf-idf unigrams and bigrams (`nn/tfidf.rs`,
+//! `nn/softmax_regression.rs`), fitted on the train lines once the network has trained, its
+//! C chosen on dev, whose logits are added to the network's (an ensemble's averaged ones)
+//! times a weight over the logit scale ([`WithNgrams`]; the setting `ngram_weight`, chosen
+//! on dev by default). The two are models of different kinds, the rules' automata or soft
+//! patterns and a bag of n-grams, and together they beat either (`docs/results.md`, issues
+//! 32 and 50).
 //!
 //! Only a trained network gets one: the untrained network is the rules' alone, so it still
 //! predicts what the rules predict. The logits stay sums of parts: the network's, and one
