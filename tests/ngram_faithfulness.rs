@@ -27,12 +27,13 @@
 mod common;
 
 use candle_core::Device;
+use rulelens::automata::RuleSystem;
 use rulelens::corpus::Example;
 use rulelens::corpus::read_file;
 use rulelens::explain::{NEGLIGIBLE, ReconstructConfig};
 use rulelens::ide::{
-    HoverConfig, LineView, NetworkView, RulesAnalysis, TrainedNetwork, Unprepared, analyze,
-    hover_line,
+    HoverConfig, LineView, NetworkView, RegressionParts, RulesAnalysis, TrainedNetwork, Unprepared,
+    analyze, hover_line,
 };
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
@@ -295,15 +296,7 @@ fn check_hovers(
         )
         .words;
         let added = scale as f32 * regression.logits(&words, 0..0)[prediction];
-        let sum = parts.bias + parts.strongest.iter().map(|(_, x)| x).sum::<f32>() + parts.rest.1;
-        for value in [added, sum] {
-            assert!(
-                (parts.logit - value).abs() < 1e-4 * value.abs().max(1.0),
-                "{what}: the regression adds {added}, its parts sum to {sum}, the hover says {}",
-                parts.logit
-            );
-        }
-        assert_eq!(parts.label, view.prediction);
+        check_regression_parts(&what, parts, added, &view.prediction);
         for pair in parts.strongest.windows(2) {
             assert!(pair[0].1.abs() >= pair[1].1.abs(), "{what}: {parts:?}");
         }
@@ -482,6 +475,36 @@ fn trec_hover_ngrams_are_what_an_ensemble_does_on_every_dev_line() {
 
 /// Trains an MVMA-G on the example `name` (two epochs) and checks, on every dev line, that
 /// its n-grams' parts sum to the logits of the batched network, and so give its prediction.
+/// The n-gram regression's parts a hover lists, with the rest and the bias, add up to what
+/// the hover says it adds to the prediction's scaled logit, and that is `added`, what the
+/// regression computes; and they are the prediction's (`prediction`).
+fn check_regression_parts(what: &str, parts: &RegressionParts, added: f32, prediction: &str) {
+    let sum = parts.bias + parts.strongest.iter().map(|(_, x)| x).sum::<f32>() + parts.rest.1;
+    for value in [added, sum] {
+        assert!(
+            (parts.logit - value).abs() < 1e-4 * value.abs().max(1.0),
+            "{what}: the regression adds {added}, its parts sum to {sum}, the hover says {}",
+            parts.logit
+        );
+    }
+    assert_eq!(parts.label, prediction, "{what}");
+}
+
+/// `text` as `net` reads it (its first `max_tokens` tokens), and its logits, computed by the
+/// tensors.
+fn tensor_logits(
+    net: &dyn Network,
+    system: &RuleSystem,
+    vocabulary: Option<&Vocabulary>,
+    text: &str,
+    max_tokens: usize,
+) -> (Sentence, Vec<f32>) {
+    let sentence = Sentence::new(system, vocabulary, &tokenize(text), max_tokens);
+    let batch = Batch::from_sentences(&[&sentence], &Device::Cpu).unwrap();
+    let logits = net.logits(&batch).unwrap().squeeze(0).unwrap();
+    (sentence, logits.to_vec1().unwrap())
+}
+
 fn check_mvma_parts(name: &str) {
     let (rules, train, dev) = common::example(name);
     let settings = TrainingSettings {
@@ -502,20 +525,13 @@ fn check_mvma_parts(name: &str) {
     let net = fitted.net.as_family::<Mvma>().expect("an MVMA-G");
     let mut worst = 0f32;
     for example in &dev {
-        let sentence = Sentence::new(
+        let (sentence, logits) = tensor_logits(
+            net,
             &rules.system,
             fitted.vocabulary.as_ref(),
-            &tokenize(&example.text),
+            &example.text,
             settings.max_sentence_tokens,
         );
-        let batch = Batch::from_sentences(&[&sentence], &Device::Cpu).unwrap();
-        let logits: Vec<f32> = net
-            .logits(&batch)
-            .unwrap()
-            .squeeze(0)
-            .unwrap()
-            .to_vec1()
-            .unwrap();
         let parts = net.ngram_scores(&sentence.words).unwrap();
         let sums: Vec<f32> = (0..logits.len())
             .map(|c| parts.iter().map(|part| part[c]).sum())
@@ -601,20 +617,13 @@ fn a_sopas_hover_is_the_network_with_its_ngram_regression_on_every_dev_line() {
         let Some(LineView::Patterns(view)) = hover.views.into_iter().next() else {
             panic!("{what}: a SoPa's view");
         };
-        let sentence = Sentence::new(
+        let (sentence, logits) = tensor_logits(
+            net.as_ref(),
             &rules.system,
             fitted.vocabulary.as_ref(),
-            &tokenize(&example.text),
+            &example.text,
             settings.max_sentence_tokens,
         );
-        let batch = Batch::from_sentences(&[&sentence], &Device::Cpu).unwrap();
-        let logits: Vec<f32> = net
-            .logits(&batch)
-            .unwrap()
-            .squeeze(0)
-            .unwrap()
-            .to_vec1()
-            .unwrap();
         let p = probabilities(&logits, scale);
         for (c, (label, shown)) in view.probabilities.iter().enumerate() {
             assert_eq!(label, &labels[c]);
@@ -633,15 +642,7 @@ fn a_sopas_hover_is_the_network_with_its_ngram_regression_on_every_dev_line() {
             .as_ref()
             .expect("the hover's n-gram regression");
         let added = scale as f32 * regression.logits(&sentence.words, 0..0)[prediction];
-        let sum = parts.bias + parts.strongest.iter().map(|(_, x)| x).sum::<f32>() + parts.rest.1;
-        for value in [added, sum] {
-            assert!(
-                (parts.logit - value).abs() < 1e-4 * value.abs().max(1.0),
-                "{what}: the regression adds {added}, its parts sum to {sum}, the hover says {}",
-                parts.logit
-            );
-        }
-        assert_eq!(parts.label, view.prediction);
+        check_regression_parts(&what, parts, added, &view.prediction);
         // Where the network alone would predict otherwise, the regression decided the line.
         let alone: Vec<f32> = logits
             .iter()
