@@ -21,28 +21,23 @@ use crate::limits::ReadLimits;
 use crate::model::fa_rnn::WordInput;
 use crate::model::fa_rnn::bidirectional::BiFaRnn;
 use crate::model::fa_rnn::ensemble::Ensemble;
-use crate::model::nn::batch::Sentence;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
-use crate::model::nn::ngrams::{NgramFit, NgramLine, NgramRegression, NgramTrainLine, WithNgrams};
-use crate::model::nn::probabilities::fit_temperature;
-use crate::model::nn::softmax_regression::Target;
 use crate::model::sopa;
 use crate::model::train::checkpoint::{
     self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, Manifest, MemberMetrics,
-    Metrics, NgramMetrics, RulesIdentity, WarmStartRecord,
+    Metrics, RulesIdentity, WarmStartRecord,
 };
 use crate::model::train::data::{
     check_longest_sentence, network_system, training_data, word_input,
 };
 use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::kinds::{Built, Declaration, Start, network_size};
-use crate::model::train::learn::{
-    self, DevScoring, LabeledSentence, Schedule, TrainError, TrainReport,
-};
+use crate::model::train::learn::{DevScoring, LabeledSentence, Schedule, TrainError, TrainReport};
 use crate::model::train::load::LoadedModel;
 use crate::model::train::members::{Common, Member, MemberEvent, side_by_side, train_members};
-use crate::model::train::settings::{DEFAULT_NGRAM_WEIGHT, ModelKind, TrainingSettings};
+use crate::model::train::ngram_fit::{NgramsBeside, ngram_regression, with_ngram_regression};
+use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
 use crate::rules_file::RulesFile;
 use candle_core::{Device, Tensor};
@@ -211,17 +206,17 @@ pub fn fit_from(
         ),
         _ => None,
     };
-    let seconds = started.elapsed().as_secs_f64();
     let (net, ngrams) = match fitted {
         None => (net, None),
         Some(fitted) => {
             let beside = NgramsBeside {
                 gold_dev,
                 network_accuracy,
-                seconds,
+                seconds: started.elapsed().as_secs_f64(),
             };
+            let dev = (measure.logits(net.as_ref())?, measure.dev);
             let (net, metrics, accuracy) =
-                with_ngram_regression(net, fitted, beside, &measure, on_event)?;
+                with_ngram_regression(net, fitted, beside, dev, settings, on_event)?;
             (net, Some((metrics, accuracy)))
         }
     };
@@ -575,178 +570,12 @@ impl DevMeasure<'_> {
         self.scoring
             .accuracy(net, self.dev, self.settings, self.device, self.cancelled)
     }
-}
 
-/// What deciding on the n-gram regression beside a network knows: whether dev has gold
-/// labels, the network's dev accuracy alone, and the seconds the regression's fit took.
-struct NgramsBeside {
-    gold_dev: bool,
-    network_accuracy: f64,
-    seconds: f64,
-}
-
-/// A network with the n-gram regression beside it, the regression's metrics and the dev
-/// accuracy with it.
-type NetworkWithNgrams = (Box<dyn Network>, NgramMetrics, f64);
-
-/// `net` with the fitted n-gram regression beside it at the weight chosen on a gold dev (a
-/// warm start's reused weight, or without a gold dev the setting's), with its metrics and
-/// the dev accuracy with it ([`FitEvent::NgramRegression`]). It is kept even where dev
-/// says the network alone does better: that happens only on a dev of some hundred lines,
-/// where the difference is a line or two, and keeping it does better on held-out lines
-/// (`docs/results.md`, "A hundred lines, many draws").
-fn with_ngram_regression(
-    net: Box<dyn Network>,
-    (NgramFit { regression, c }, reused_weight): (NgramFit, Option<f64>),
-    beside: NgramsBeside,
-    measure: &DevMeasure,
-    on_event: &mut dyn FnMut(FitEvent),
-) -> Result<NetworkWithNgrams, FitError> {
-    let NgramsBeside {
-        gold_dev,
-        network_accuracy,
-        seconds,
-    } = beside;
-    let settings = measure.settings;
-    let n_features = regression.n_features();
-    // Each weight with the factor on the fitted regression's logits: a warm start's keeps
-    // its weight, already in; a new one, fitted at weight 1, takes each weight to choose from
-    // on the gold dev in turn.
-    let candidates: Vec<(f64, f32)> = match reused_weight {
-        Some(weight) => vec![(weight, 1.0)],
-        None if gold_dev => settings
-            .ngram_weights()
-            .into_iter()
-            .map(|weight| (weight, weight as f32))
-            .collect(),
-        None => {
-            let weight = settings.ngram_weight.unwrap_or(DEFAULT_NGRAM_WEIGHT);
-            vec![(weight, weight as f32)]
-        }
-    };
-    let mut net = net;
-    let mut accuracies = Vec::with_capacity(candidates.len());
-    for &(_, factor) in &candidates {
-        let with = WithNgrams::new(net, regression.scaled(factor))?;
-        accuracies.push(measure.accuracy(&with)?);
-        net = with.network;
+    /// Each dev line's logits, read as [`DevMeasure::accuracy`] reads them.
+    fn logits(&self, net: &dyn Network) -> Result<Vec<Vec<f32>>, TrainError> {
+        self.scoring
+            .logits(net, self.dev, self.settings, self.device, self.cancelled)
     }
-    let best = first_best(&accuracies);
-    let ((weight, factor), accuracy) = (candidates[best], accuracies[best]);
-    let with = WithNgrams::new(net, regression.scaled(factor))?;
-    let temperature = if gold_dev {
-        Some(dev_temperature(&with, measure)?)
-    } else {
-        None
-    };
-    on_event(FitEvent::NgramRegression {
-        n_features,
-        c,
-        weight,
-        reused: reused_weight.is_some(),
-        dev_accuracy: accuracy,
-        temperature,
-    });
-    let metrics = NgramMetrics {
-        features: n_features,
-        c,
-        weight: Some(weight),
-        network_dev_accuracy: network_accuracy,
-        seconds,
-        temperature,
-    };
-    Ok((Box::new(with), metrics, accuracy))
-}
-
-/// The temperature of `net`'s probabilities that fits the gold dev best
-/// ([`fit_temperature`]): with the regression weighed in heavily, a network from a hundred
-/// lines said 0.88 on average where it was right 66 % of the time (`docs/results.md`, "A
-/// hundred lines, many draws").
-fn dev_temperature(net: &dyn Network, measure: &DevMeasure) -> Result<f64, FitError> {
-    if (measure.cancelled)() {
-        return Err(TrainError::Cancelled.into());
-    }
-    let sentences: Vec<&Sentence> = measure.dev.iter().map(|line| &line.sentence).collect();
-    let logits = learn::logits(net, &sentences, LoadedModel::BATCH_SIZE, measure.device)?;
-    let lines: Vec<(Vec<f32>, Option<usize>)> = logits
-        .into_iter()
-        .zip(measure.dev)
-        .map(|(row, line)| (row, usize::try_from(line.label).ok()))
-        .collect();
-    Ok(fit_temperature(
-        &lines,
-        measure.settings.effective_logit_scale(),
-    ))
-}
-
-/// The n-gram regression beside a trained network of `system`'s labels, and the weight
-/// already in it where it is `previous`'s (a warm start's: the same train and dev lines under
-/// the same settings, so the same n-grams, C and weight), which it is where that network has
-/// one for the same labels in the same order; else fitted on `train_data` at weight 1 (its
-/// logits over the logit scale), its C chosen on `dev_data`. `None` where it cannot be fitted
-/// (no train line, a vocabulary past its limit).
-fn ngram_regression(
-    previous: Option<&LoadedModel>,
-    vocabulary: &Vocabulary,
-    system: &RuleSystem,
-    (train_data, dev_data): (&[LabeledSentence], &[LabeledSentence]),
-    settings: &TrainingSettings,
-) -> Option<(NgramFit, Option<f64>)> {
-    let labels = system.labels();
-    let reused = previous.and_then(|previous| {
-        let regression = previous.net.ngram_regression()?;
-        let metrics = previous.manifest.metrics.ngram_regression.as_ref()?;
-        if previous.manifest.labels != labels {
-            return None;
-        }
-        let regression = regression.remapped(previous.vocabulary.as_ref()?, vocabulary)?;
-        let weight = metrics
-            .weight
-            .or(previous.manifest.settings.ngram_weight)
-            .unwrap_or(DEFAULT_NGRAM_WEIGHT);
-        Some((
-            NgramFit {
-                regression,
-                c: metrics.c,
-            },
-            Some(weight),
-        ))
-    });
-    if reused.is_some() {
-        return reused;
-    }
-    let train: Vec<NgramTrainLine> = train_data
-        .iter()
-        .map(|line| {
-            let target = match &line.soft {
-                Some(probabilities) => Target::Distribution(probabilities.clone()),
-                None => Target::Label(line.label as usize),
-            };
-            (line.sentence.words.as_slice(), target)
-        })
-        .collect();
-    let dev: Vec<NgramLine> = dev_data
-        .iter()
-        .map(|line| {
-            (
-                line.sentence.words.as_slice(),
-                usize::try_from(line.label).ok(),
-            )
-        })
-        .collect();
-    let factor = (1.0 / settings.effective_logit_scale()) as f32;
-    NgramRegression::fit(vocabulary, &train, &dev, labels.len(), factor).map(|fit| (fit, None))
-}
-
-/// The index of the first of the highest of `values` (0 for none).
-fn first_best(values: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, &value) in values.iter().enumerate() {
-        if value > values[best] {
-            best = i;
-        }
-    }
-    best
 }
 
 /// The settings member `i` of an ensemble trains with: the seed `seed + i`.
@@ -917,18 +746,5 @@ fn describe(
         tensors: Default::default(),
         training_data_sha256: None,
         warm_start: None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_first_of_the_highest_is_chosen() {
-        assert_eq!(first_best(&[0.5, 0.7, 0.7, 0.6]), 1);
-        assert_eq!(first_best(&[0.7, 0.5, 0.7]), 0);
-        assert_eq!(first_best(&[0.5]), 0);
-        assert_eq!(first_best(&[]), 0);
     }
 }

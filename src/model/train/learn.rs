@@ -155,26 +155,6 @@ pub fn predict(
     Ok(predictions)
 }
 
-/// The logits of `sentences`, in their order, batched as [`predict`] batches them.
-pub fn logits(
-    net: &dyn Network,
-    sentences: &[&Sentence],
-    batch_size: usize,
-    device: &Device,
-) -> candle_core::Result<Vec<Vec<f32>>> {
-    let mut logits = vec![Vec::new(); sentences.len()];
-    for batch in length_batches(sentences, batch_size) {
-        let chosen: Vec<&Sentence> = batch.iter().map(|&i| sentences[i]).collect();
-        let rows = net
-            .logits(&Batch::from_sentences(&chosen, device)?)?
-            .to_vec2::<f32>()?;
-        for (&i, row) in batch.iter().zip(rows) {
-            logits[i] = row;
-        }
-    }
-    Ok(logits)
-}
-
 /// Indices of `sentences` sorted by length, `batch_size` at a time: [`predict`]'s batches.
 fn length_batches(sentences: &[&Sentence], batch_size: usize) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..sentences.len()).collect();
@@ -521,6 +501,48 @@ pub enum DevScoring<'a> {
 }
 
 impl DevScoring<'_> {
+    /// The logits of every line of `data`, in order, read as [`DevScoring::accuracy`] reads
+    /// them (so that the share of lines whose first largest logit is the label is that
+    /// accuracy); an empty row for a line the plain scorer cannot read, which that counts
+    /// wrong. [`TrainError::Cancelled`] when `cancelled` says so first.
+    pub(crate) fn logits(
+        self,
+        net: &dyn Network,
+        data: &[LabeledSentence],
+        config: &TrainingSettings,
+        device: &Device,
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Vec<Vec<f32>>, TrainError> {
+        let DevScoring::Plain { system, vocabulary } = self else {
+            let sentences: Vec<&Sentence> = data.iter().map(|d| &d.sentence).collect();
+            let mut logits = vec![Vec::new(); sentences.len()];
+            for batch in length_batches(&sentences, DEV_BATCH) {
+                if cancelled() {
+                    return Err(TrainError::Cancelled);
+                }
+                let chosen: Vec<&Sentence> = batch.iter().map(|&i| sentences[i]).collect();
+                let rows = net
+                    .logits(&Batch::from_sentences(&chosen, device)?)?
+                    .to_vec2::<f32>()?;
+                for (&i, row) in batch.iter().zip(rows) {
+                    logits[i] = row;
+                }
+            }
+            return Ok(logits);
+        };
+        let scorer = FaRnnScorer::new(net, system, vocabulary, config.max_sentence_tokens)?;
+        on_two_threads(
+            data,
+            &|labeled| {
+                scorer
+                    .score(&labeled.sentence)
+                    .map_or_else(|_| Vec::new(), |scores| scores.logits)
+            },
+            cancelled,
+        )
+        .ok_or(TrainError::Cancelled)
+    }
+
     /// The share of `data` that `net` labels correctly (0 for no data);
     /// [`TrainError::Cancelled`] when `cancelled` says so first.
     pub(crate) fn accuracy(

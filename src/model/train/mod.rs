@@ -2,7 +2,7 @@
 //! config built from them), the one place that tells a network's family, the one match that
 //! declares each kind's network (fresh or from a checkpoint), data preparation, the learning
 //! loop, training an ensemble's members side by side, fitting a rules file's network with
-//! its manifest and the events and errors it reports, warm starts, checkpoints, and loading
+//! its manifest and the events and errors it reports, the n-gram regression beside it, warm starts, checkpoints, and loading
 //! them back.
 
 pub(crate) mod build;
@@ -15,5 +15,6 @@ pub(crate) mod kinds;
 pub(crate) mod learn;
 pub(crate) mod load;
 pub(crate) mod members;
+mod ngram_fit;
 pub(crate) mod settings;
 pub(crate) mod warm;

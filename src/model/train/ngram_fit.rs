@@ -1,0 +1,253 @@
+//! The n-gram regression beside a trained network (`nn/ngrams.rs`) as [`super::fit`]
+//! adds it: fitted on the train lines once the network has trained (or a warm start's,
+//! reused), its weight chosen on a gold dev, and the temperature of the network's
+//! probabilities with it fitted there. The network's dev logits are read once, by the path
+//! its dev accuracy takes; each weight's are those plus the regression's, a sparse product a
+//! line (`docs/performance.md`).
+
+use crate::automata::RuleSystem;
+use crate::model::nn::embeddings::Vocabulary;
+use crate::model::nn::network::Network;
+use crate::model::nn::ngrams::{NgramFit, NgramLine, NgramRegression, NgramTrainLine, WithNgrams};
+use crate::model::nn::probabilities::fit_temperature;
+use crate::model::nn::softmax_regression::Target;
+use crate::model::train::checkpoint::NgramMetrics;
+use crate::model::train::events::{FitError, FitEvent};
+use crate::model::train::learn::LabeledSentence;
+use crate::model::train::load::LoadedModel;
+use crate::model::train::settings::{DEFAULT_NGRAM_WEIGHT, TrainingSettings};
+
+/// What deciding on the n-gram regression beside a network knows: whether dev has gold
+/// labels, the network's dev accuracy alone, and the seconds the regression's fit took.
+pub(super) struct NgramsBeside {
+    pub gold_dev: bool,
+    pub network_accuracy: f64,
+    pub seconds: f64,
+}
+
+/// A network with the n-gram regression beside it, the regression's metrics and the dev
+/// accuracy with it.
+pub(super) type NetworkWithNgrams = (Box<dyn Network>, NgramMetrics, f64);
+
+/// `net` with the fitted n-gram regression beside it at the weight chosen on a gold dev (a
+/// warm start's reused weight, or without a gold dev the setting's), with its metrics and
+/// the dev accuracy with it ([`FitEvent::NgramRegression`]), from `net`'s logits of each
+/// line of `dev` (read as its dev accuracy reads them). It is kept even where dev
+/// says the network alone does better: that happens only on a dev of some hundred lines,
+/// where the difference is a line or two, and keeping it does better on held-out lines
+/// (`docs/results.md`, "A hundred lines, many draws").
+pub(super) fn with_ngram_regression(
+    net: Box<dyn Network>,
+    (NgramFit { regression, c }, reused_weight): (NgramFit, Option<f64>),
+    beside: NgramsBeside,
+    (network_logits, dev): (Vec<Vec<f32>>, &[LabeledSentence]),
+    settings: &TrainingSettings,
+    on_event: &mut dyn FnMut(FitEvent),
+) -> Result<NetworkWithNgrams, FitError> {
+    let NgramsBeside {
+        gold_dev,
+        network_accuracy,
+        seconds,
+    } = beside;
+    let n_features = regression.n_features();
+    // Each weight with the factor on the fitted regression's logits: a warm start's keeps
+    // its weight, already in; a new one, fitted at weight 1, takes each weight to choose from
+    // on the gold dev in turn.
+    let candidates: Vec<(f64, f32)> = match reused_weight {
+        Some(weight) => vec![(weight, 1.0)],
+        None if gold_dev => settings
+            .ngram_weights()
+            .into_iter()
+            .map(|weight| (weight, weight as f32))
+            .collect(),
+        None => {
+            let weight = settings.ngram_weight.unwrap_or(DEFAULT_NGRAM_WEIGHT);
+            vec![(weight, weight as f32)]
+        }
+    };
+    // Each weight's dev logits are the network's plus the regression's at that weight, a
+    // sparse product a line.
+    let with_weight = |factor: f32| -> Vec<Vec<f32>> {
+        let scaled = regression.scaled(factor);
+        network_logits
+            .iter()
+            .zip(dev)
+            .map(|(logits, line)| {
+                let added = scaled.logits(&line.sentence.words, 0..0);
+                let mut logits = logits.clone();
+                // An empty row (a line the plain scorer cannot read) stays empty: wrong.
+                for (l, x) in logits.iter_mut().zip(added) {
+                    *l += x;
+                }
+                logits
+            })
+            .collect()
+    };
+    let mut weighted: Vec<Vec<Vec<f32>>> = candidates
+        .iter()
+        .map(|&(_, factor)| with_weight(factor))
+        .collect();
+    let accuracies: Vec<f64> = weighted
+        .iter()
+        .map(|logits| share_first_largest(logits, dev))
+        .collect();
+    let best = first_best(&accuracies);
+    let ((weight, factor), accuracy) = (candidates[best], accuracies[best]);
+    let logits = weighted.swap_remove(best);
+    // The temperature that fits the gold dev best: with the regression weighed in heavily,
+    // a network from a hundred lines said 0.88 on average where it was right 66 % of the
+    // time (`docs/results.md`, "A hundred lines, many draws").
+    let temperature = gold_dev.then(|| {
+        let lines: Vec<(Vec<f32>, Option<usize>)> = logits
+            .into_iter()
+            .zip(dev)
+            .map(|(row, line)| (row, usize::try_from(line.label).ok()))
+            .collect();
+        fit_temperature(&lines, settings.effective_logit_scale())
+    });
+    let with = WithNgrams::new(net, regression.scaled(factor))?;
+    on_event(FitEvent::NgramRegression {
+        n_features,
+        c,
+        weight,
+        reused: reused_weight.is_some(),
+        dev_accuracy: accuracy,
+        temperature,
+    });
+    let metrics = NgramMetrics {
+        features: n_features,
+        c,
+        weight: Some(weight),
+        network_dev_accuracy: network_accuracy,
+        seconds,
+        temperature,
+    };
+    Ok((Box::new(with), metrics, accuracy))
+}
+
+/// The n-gram regression beside a trained network of `system`'s labels, and the weight
+/// already in it where it is `previous`'s (a warm start's: the same train and dev lines under
+/// the same settings, so the same n-grams, C and weight), which it is where that network has
+/// one for the same labels in the same order; else fitted on `train_data` at weight 1 (its
+/// logits over the logit scale), its C chosen on `dev_data`. `None` where it cannot be fitted
+/// (no train line, a vocabulary past its limit).
+pub(super) fn ngram_regression(
+    previous: Option<&LoadedModel>,
+    vocabulary: &Vocabulary,
+    system: &RuleSystem,
+    (train_data, dev_data): (&[LabeledSentence], &[LabeledSentence]),
+    settings: &TrainingSettings,
+) -> Option<(NgramFit, Option<f64>)> {
+    let labels = system.labels();
+    let reused = previous.and_then(|previous| {
+        let regression = previous.net.ngram_regression()?;
+        let metrics = previous.manifest.metrics.ngram_regression.as_ref()?;
+        if previous.manifest.labels != labels {
+            return None;
+        }
+        let regression = regression.remapped(previous.vocabulary.as_ref()?, vocabulary)?;
+        let weight = metrics
+            .weight
+            .or(previous.manifest.settings.ngram_weight)
+            .unwrap_or(DEFAULT_NGRAM_WEIGHT);
+        Some((
+            NgramFit {
+                regression,
+                c: metrics.c,
+            },
+            Some(weight),
+        ))
+    });
+    if reused.is_some() {
+        return reused;
+    }
+    let train: Vec<NgramTrainLine> = train_data
+        .iter()
+        .map(|line| {
+            let target = match &line.soft {
+                Some(probabilities) => Target::Distribution(probabilities.clone()),
+                None => Target::Label(line.label as usize),
+            };
+            (line.sentence.words.as_slice(), target)
+        })
+        .collect();
+    let dev: Vec<NgramLine> = dev_data
+        .iter()
+        .map(|line| {
+            (
+                line.sentence.words.as_slice(),
+                usize::try_from(line.label).ok(),
+            )
+        })
+        .collect();
+    let factor = (1.0 / settings.effective_logit_scale()) as f32;
+    NgramRegression::fit(vocabulary, &train, &dev, labels.len(), factor).map(|fit| (fit, None))
+}
+
+/// The index of the first of the highest of `values` (0 for none).
+fn first_best(values: &[f64]) -> usize {
+    let mut best = 0;
+    for (i, &value) in values.iter().enumerate() {
+        if value > values[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// The share of `dev` whose first largest logit (as `argmax` and the plain scorer pick it)
+/// is the line's label: the dev accuracy `fit.rs` measures, from the logits (0 for no line).
+fn share_first_largest(logits: &[Vec<f32>], dev: &[LabeledSentence]) -> f64 {
+    if dev.is_empty() {
+        return 0.0;
+    }
+    let correct = logits
+        .iter()
+        .zip(dev)
+        .filter(|(row, line)| {
+            let first_largest =
+                (0..row.len()).reduce(|best, c| if row[c] > row[best] { c } else { best });
+            first_largest.is_some_and(|c| Some(c) == usize::try_from(line.label).ok())
+        })
+        .count();
+    correct as f64 / dev.len() as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::nn::batch::Sentence;
+
+    #[test]
+    fn the_first_of_the_highest_is_chosen() {
+        assert_eq!(first_best(&[0.5, 0.7, 0.7, 0.6]), 1);
+        assert_eq!(first_best(&[0.7, 0.5, 0.7]), 0);
+        assert_eq!(first_best(&[0.5]), 0);
+        assert_eq!(first_best(&[]), 0);
+    }
+
+    /// A line is right where its first largest logit is its label, as `argmax` picks: ties
+    /// go to the first label, and a row the plain scorer could not read (empty) or a label
+    /// past the logits is wrong.
+    #[test]
+    fn dev_accuracy_from_logits_counts_the_first_largest() {
+        let line = |label: u32| LabeledSentence {
+            sentence: Sentence {
+                symbols: Vec::new(),
+                words: Vec::new(),
+            },
+            label,
+            soft: None,
+        };
+        let dev = [line(0), line(1), line(1), line(0), line(7)];
+        let logits = [
+            vec![2.0, 2.0],
+            vec![2.0, 2.0],
+            vec![0.0, 1.0],
+            Vec::new(),
+            vec![0.0, 1.0],
+        ];
+        assert_eq!(share_first_largest(&logits, &dev), 2.0 / 5.0);
+        assert_eq!(share_first_largest(&[], &[]), 0.0);
+    }
+}
