@@ -553,25 +553,33 @@ impl DevScoring<'_> {
         device: &Device,
         cancelled: &dyn Fn() -> bool,
     ) -> Result<f64, TrainError> {
-        let DevScoring::Plain { system, vocabulary } = self else {
+        if let DevScoring::Tensors = self {
             return accuracy_unless_cancelled(net, data, DEV_BATCH, device, cancelled);
-        };
+        }
         if data.is_empty() {
             return Ok(0.0);
         }
-        let scorer = FaRnnScorer::new(net, system, vocabulary, config.max_sentence_tokens)?;
-        let correct = on_two_threads(
-            data,
-            &|labeled| {
-                scorer
-                    .score(&labeled.sentence)
-                    .is_ok_and(|scores| scores.prediction() == labeled.label as usize)
-            },
-            cancelled,
-        )
-        .ok_or(TrainError::Cancelled)?;
-        Ok(correct.iter().filter(|&&c| c).count() as f64 / data.len() as f64)
+        let logits = self.logits(net, data, config, device, cancelled)?;
+        Ok(share_first_largest(&logits, data))
     }
+}
+
+/// The share of `data` whose first largest logit (as `argmax` and the plain scorer pick it)
+/// is the line's label (0 for no line): an empty row, or a label past the row, is wrong.
+pub(crate) fn share_first_largest(logits: &[Vec<f32>], data: &[LabeledSentence]) -> f64 {
+    if data.is_empty() {
+        return 0.0;
+    }
+    let correct = logits
+        .iter()
+        .zip(data)
+        .filter(|(row, line)| {
+            let first_largest =
+                (0..row.len()).reduce(|best, c| if row[c] > row[best] { c } else { best });
+            first_largest.is_some_and(|c| Some(c) == usize::try_from(line.label).ok())
+        })
+        .count();
+    correct as f64 / data.len() as f64
 }
 
 /// Trains `net` (whose tensors live on `device`) in place and leaves it at its best dev
@@ -908,5 +916,30 @@ pub(crate) mod tests {
             (mixed - expected).abs() < 1e-5,
             "{mixed} against {expected}"
         );
+    }
+
+    /// A line is right where its first largest logit is its label, as `argmax` picks: ties
+    /// go to the first label, and a row the plain scorer could not read (empty) or a label
+    /// past the logits is wrong.
+    #[test]
+    fn dev_accuracy_from_logits_counts_the_first_largest() {
+        let line = |label: u32| LabeledSentence {
+            sentence: Sentence {
+                symbols: Vec::new(),
+                words: Vec::new(),
+            },
+            label,
+            soft: None,
+        };
+        let dev = [line(0), line(1), line(1), line(0), line(7)];
+        let logits = [
+            vec![2.0, 2.0],
+            vec![2.0, 2.0],
+            vec![0.0, 1.0],
+            Vec::new(),
+            vec![0.0, 1.0],
+        ];
+        assert_eq!(share_first_largest(&logits, &dev), 2.0 / 5.0);
+        assert_eq!(share_first_largest(&[], &[]), 0.0);
     }
 }

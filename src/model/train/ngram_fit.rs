@@ -13,7 +13,7 @@ use crate::model::nn::probabilities::fit_temperature;
 use crate::model::nn::softmax_regression::Target;
 use crate::model::train::checkpoint::NgramMetrics;
 use crate::model::train::events::{FitError, FitEvent};
-use crate::model::train::learn::LabeledSentence;
+use crate::model::train::learn::{LabeledSentence, share_first_largest};
 use crate::model::train::load::LoadedModel;
 use crate::model::train::settings::{DEFAULT_NGRAM_WEIGHT, TrainingSettings};
 
@@ -195,28 +195,9 @@ fn first_best(values: &[f64]) -> usize {
     best
 }
 
-/// The share of `dev` whose first largest logit (as `argmax` and the plain scorer pick it)
-/// is the line's label: the dev accuracy `fit.rs` measures, from the logits (0 for no line).
-fn share_first_largest(logits: &[Vec<f32>], dev: &[LabeledSentence]) -> f64 {
-    if dev.is_empty() {
-        return 0.0;
-    }
-    let correct = logits
-        .iter()
-        .zip(dev)
-        .filter(|(row, line)| {
-            let first_largest =
-                (0..row.len()).reduce(|best, c| if row[c] > row[best] { c } else { best });
-            first_largest.is_some_and(|c| Some(c) == usize::try_from(line.label).ok())
-        })
-        .count();
-    correct as f64 / dev.len() as f64
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::nn::batch::Sentence;
 
     #[test]
     fn the_first_of_the_highest_is_chosen() {
@@ -224,30 +205,5 @@ mod tests {
         assert_eq!(first_best(&[0.7, 0.5, 0.7]), 0);
         assert_eq!(first_best(&[0.5]), 0);
         assert_eq!(first_best(&[]), 0);
-    }
-
-    /// A line is right where its first largest logit is its label, as `argmax` picks: ties
-    /// go to the first label, and a row the plain scorer could not read (empty) or a label
-    /// past the logits is wrong.
-    #[test]
-    fn dev_accuracy_from_logits_counts_the_first_largest() {
-        let line = |label: u32| LabeledSentence {
-            sentence: Sentence {
-                symbols: Vec::new(),
-                words: Vec::new(),
-            },
-            label,
-            soft: None,
-        };
-        let dev = [line(0), line(1), line(1), line(0), line(7)];
-        let logits = [
-            vec![2.0, 2.0],
-            vec![2.0, 2.0],
-            vec![0.0, 1.0],
-            Vec::new(),
-            vec![0.0, 1.0],
-        ];
-        assert_eq!(share_first_largest(&logits, &dev), 2.0 / 5.0);
-        assert_eq!(share_first_largest(&[], &[]), 0.0);
     }
 }
