@@ -21,6 +21,9 @@
 //!   (`TrainedFaRnn::measure_ahead`): then every n-gram length is measured on each line of up
 //!   to 128 tokens (issue 32, item 3).
 //!
+//! A SoPa trained with the defaults has the regression beside it too: saved and loaded back
+//! it computes the same logits, and its hover is the network with the regression.
+//!
 //! And MVMA-G's n-gram parts (each suffix n-gram's representation read out by each label)
 //! sum to its logits on every dev line, for a network trained on the same corpora.
 
@@ -37,7 +40,7 @@ use rulelens::ide::{
 };
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    Batch, ModelKind, Mvma, Network, Sentence, TrainingSettings, Vocabulary, fit,
+    Batch, ModelKind, Mvma, Network, Sentence, TrainingSettings, Vocabulary, fit, load_model,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -583,7 +586,7 @@ fn a_sopas_hover_is_the_network_with_its_ngram_regression_on_every_dev_line() {
         epochs: 2,
         ..TrainingSettings::default()
     };
-    let fitted = fit(
+    let mut fitted = fit(
         &rules,
         train,
         dev,
@@ -593,8 +596,22 @@ fn a_sopas_hover_is_the_network_with_its_ngram_regression_on_every_dev_line() {
         &|| false,
     )
     .expect("fitted");
+    // Saved and loaded back, it is the same SoPa with the same regression and temperature;
+    // loaded zero-shot, it has neither.
+    let dir = std::env::temp_dir().join(format!("rulelens-sopa-ngrams-{}", std::process::id()));
+    fitted.save(&dir).unwrap();
+    let loaded = load_model(&dir, false, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
+    let zero_shot = load_model(&dir, true, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(zero_shot.net.sopa().is_some() && zero_shot.net.ngram_regression().is_none());
+    assert_eq!(zero_shot.manifest.probability_scale(), settings.logit_scale);
+    assert_eq!(
+        loaded.manifest.probability_scale(),
+        fitted.manifest.probability_scale()
+    );
     let net: Arc<dyn Network> = fitted.net.into();
     assert!(net.sopa().is_some(), "a SoPa");
+    assert_eq!(loaded.net.ngram_regression(), net.ngram_regression());
     let regression = net
         .ngram_regression()
         .expect("the defaults' n-gram regression");
@@ -624,6 +641,14 @@ fn a_sopas_hover_is_the_network_with_its_ngram_regression_on_every_dev_line() {
             &example.text,
             settings.max_sentence_tokens,
         );
+        let (_, reloaded) = tensor_logits(
+            loaded.net.as_ref(),
+            &rules.system,
+            loaded.vocabulary.as_ref(),
+            &example.text,
+            settings.max_sentence_tokens,
+        );
+        assert_eq!(reloaded, logits, "{what}: the loaded checkpoint's logits");
         let p = probabilities(&logits, scale);
         for (c, (label, shown)) in view.probabilities.iter().enumerate() {
             assert_eq!(label, &labels[c]);
