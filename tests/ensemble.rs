@@ -8,8 +8,8 @@ use candle_core::Device;
 use rulelens::corpus::Example;
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
-    Batch, FaRnnScorer, ModelKind, NGRAM_WEIGHTS, Sentence, TrainingSettings, fit, load_model,
-    softmax,
+    Batch, FaRnnScorer, ModelKind, NGRAM_WEIGHTS, Sentence, TrainingSettings, calibrate, fit,
+    load_model, softmax,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -198,6 +198,60 @@ fn an_ensemble_is_its_members_logits_averaged_in_every_path_and_round_trips() {
         "{} against {}",
         log_loss(scale),
         log_loss(settings.logit_scale)
+    );
+    // The weight is the one whose probabilities have the smallest dev log loss, each weight's
+    // at the temperature fitted there, and the manifest records that temperature and loss.
+    let gold: Vec<Option<usize>> = dev
+        .iter()
+        .map(|example| {
+            labels
+                .iter()
+                .position(|l| Some(l) == example.label.as_ref())
+        })
+        .collect();
+    let added: Vec<Vec<f32>> = dev
+        .iter()
+        .map(|example| {
+            let words = Sentence::new(
+                &rules.system,
+                vocabulary.as_ref(),
+                &tokenize(&example.text),
+                settings.max_sentence_tokens,
+            )
+            .words;
+            ngrams.logits(&words, 0..0)
+        })
+        .collect();
+    let calibrated_at = |w: f64| {
+        let lines: Vec<(Vec<f32>, Option<usize>)> = dev_logits
+            .iter()
+            .zip(&added)
+            .zip(&gold)
+            .map(|((logits, added), &gold)| {
+                let row = logits
+                    .iter()
+                    .zip(added)
+                    .map(|(l, a)| l - a + a * (w / weight) as f32)
+                    .collect();
+                (row, gold)
+            })
+            .collect();
+        calibrate(&lines, settings.logit_scale).unwrap()
+    };
+    let chosen = calibrated_at(weight);
+    for w in NGRAM_WEIGHTS {
+        let other = calibrated_at(w);
+        assert!(
+            other.log_loss >= chosen.log_loss - 1e-6,
+            "weight {w}: {other:?} against weight {weight}: {chosen:?}"
+        );
+    }
+    let recorded = loaded.manifest.metrics.ngram_regression.as_ref().unwrap();
+    assert!((chosen.temperature - temperature).abs() <= 1e-2 * temperature);
+    let recorded_loss = recorded.dev_log_loss.expect("the dev log loss");
+    assert!(
+        (chosen.log_loss - recorded_loss).abs() < 1e-3,
+        "{chosen:?} against {recorded_loss}"
     );
     for (i, row) in dev_logits.iter().enumerate() {
         for (p, q) in probabilities[i].iter().zip(softmax(row, scale)) {

@@ -39,7 +39,7 @@ pub use nn::ngrams::{
     NgramTrainLine, WithNgrams,
 };
 pub use nn::parameters::{Init, Parameters};
-pub use nn::probabilities::softmax;
+pub use nn::probabilities::{Calibration, calibrate, softmax};
 pub use nn::rng::SplitMix64;
 pub use nn::softmax_regression::C_GRID;
 pub use nn::softmax_regression::Target;

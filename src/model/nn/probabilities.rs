@@ -1,5 +1,5 @@
 //! Label probabilities from a network's logits, as every family's plain scorer reports them,
-//! and the temperature that calibrates them ([`fit_temperature`]).
+//! and the temperature that calibrates them ([`calibrate`]).
 
 /// The softmax of `logits` times `scale` (the training setting `logit_scale`).
 pub fn softmax(logits: &[f32], scale: f64) -> Vec<f64> {
@@ -10,7 +10,7 @@ pub fn softmax(logits: &[f32], scale: f64) -> Vec<f64> {
     exp.iter().map(|e| e / sum).collect()
 }
 
-/// The lowest and highest temperature [`fit_temperature`] returns. It only softens: on a
+/// The lowest and highest temperature [`calibrate`] fits. It only softens: on a
 /// small dev that the network gets right but for near ties, the log loss falls as T falls,
 /// without bound (a spam filter of 30 dev lines fitted the old floor, 0.01), and on the
 /// hundred-line proxies the 29 of 432 runs whose dev wanted T under 1 (0.37 at the least)
@@ -18,12 +18,20 @@ pub fn softmax(logits: &[f32], scale: f64) -> Vec<f64> {
 /// n-gram regression").
 pub const TEMPERATURE_RANGE: (f64, f64) = (1.0, 100.0);
 
+/// A temperature fitted on labeled lines ([`calibrate`]) and the mean log loss of the
+/// probabilities there at it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Calibration {
+    pub temperature: f64,
+    pub log_loss: f64,
+}
+
 /// The temperature T in [`TEMPERATURE_RANGE`] whose probabilities `softmax(logits, scale / T)`
 /// have the smallest mean log loss on the lines with a label (Guo et al. 2017's temperature
-/// scaling). Dividing every logit by one positive number changes no prediction, only how
-/// sure the probabilities are. The log loss is convex in 1 / T, so a golden-section search
-/// over ln T finds it to within 0.1 %. 1 without a labeled line.
-pub fn fit_temperature(lines: &[(Vec<f32>, Option<usize>)], scale: f64) -> f64 {
+/// scaling), and that log loss. Dividing every logit by one positive number changes no
+/// prediction, only how sure the probabilities are. The log loss is convex in 1 / T, so a
+/// golden-section search over ln T finds it to within 0.1 %. `None` without a labeled line.
+pub fn calibrate(lines: &[(Vec<f32>, Option<usize>)], scale: f64) -> Option<Calibration> {
     let labeled: Vec<(&[f32], usize)> = lines
         .iter()
         .filter_map(|(logits, label)| {
@@ -33,14 +41,15 @@ pub fn fit_temperature(lines: &[(Vec<f32>, Option<usize>)], scale: f64) -> f64 {
         })
         .collect();
     if labeled.is_empty() {
-        return 1.0;
+        return None;
     }
     let loss = |ln_t: f64| -> f64 {
         let scale = scale / ln_t.exp();
         labeled
             .iter()
             .map(|&(logits, label)| -softmax(logits, scale)[label].max(f64::MIN_POSITIVE).ln())
-            .sum()
+            .sum::<f64>()
+            / labeled.len() as f64
     };
     let (mut low, mut high) = (TEMPERATURE_RANGE.0.ln(), TEMPERATURE_RANGE.1.ln());
     let ratio = (5f64.sqrt() - 1.0) / 2.0;
@@ -52,7 +61,11 @@ pub fn fit_temperature(lines: &[(Vec<f32>, Option<usize>)], scale: f64) -> f64 {
             low = a;
         }
     }
-    ((low + high) / 2.0).exp()
+    let ln_t = (low + high) / 2.0;
+    Some(Calibration {
+        temperature: ln_t.exp(),
+        log_loss: loss(ln_t),
+    })
 }
 
 #[cfg(test)]
@@ -86,7 +99,7 @@ mod tests {
                 (logits, Some(label))
             })
             .collect();
-        let t = fit_temperature(&lines, 1.0);
+        let t = calibrate(&lines, 1.0).unwrap().temperature;
         assert!((t - 2.0).abs() < 0.1, "{t}");
         for (logits, _) in &lines {
             let argmax = |p: &[f64]| (0..p.len()).max_by(|&a, &b| p[a].total_cmp(&p[b])).unwrap();
@@ -105,19 +118,19 @@ mod tests {
             .map(|i| (vec![0.0, 5.0 + i as f32], Some(1)))
             .collect();
         lines.push((vec![0.0, 0.0], Some(1)));
-        let t = fit_temperature(&lines, 10.0);
+        let t = calibrate(&lines, 10.0).unwrap().temperature;
         assert!(
             (TEMPERATURE_RANGE.0..TEMPERATURE_RANGE.0 * 1.001).contains(&t),
             "{t}"
         );
         // The same lines with some confidently wrong: softer than the logit scale.
         lines.extend((0..10).map(|_| (vec![0.0, 5.0], Some(0))));
-        assert!(fit_temperature(&lines, 10.0) > 2.0);
+        assert!(calibrate(&lines, 10.0).unwrap().temperature > 2.0);
     }
 
     #[test]
-    fn without_a_labeled_line_the_temperature_is_one() {
-        assert_eq!(fit_temperature(&[(vec![1.0, 2.0], None)], 10.0), 1.0);
-        assert_eq!(fit_temperature(&[], 10.0), 1.0);
+    fn without_a_labeled_line_there_is_nothing_to_fit() {
+        assert_eq!(calibrate(&[(vec![1.0, 2.0], None)], 10.0), None);
+        assert_eq!(calibrate(&[], 10.0), None);
     }
 }

@@ -163,10 +163,15 @@ pub struct NgramMetrics {
     pub seconds: f64,
     /// The temperature the network's probabilities are taken at, with the regression beside
     /// it ([`Manifest::probability_scale`]): fitted on a gold dev's log loss
-    /// (`nn::probabilities::fit_temperature`); absent (1) without a gold dev and in older
+    /// (`nn::probabilities::calibrate`); absent (1) without a gold dev and in older
     /// manifests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
+    /// The mean log loss on that gold dev of the network's probabilities with the regression,
+    /// at that temperature: the smallest of the weights tried where the weight was chosen;
+    /// absent where `temperature` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dev_log_loss: Option<f64>,
 }
 
 /// How one member of an ensemble trained.

@@ -6,6 +6,7 @@
 use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::decompose::Method;
 use crate::model::nn::embeddings::EmbeddingsError;
+use crate::model::nn::probabilities::Calibration;
 use crate::model::train::checkpoint::{LabelModelMetrics, WarmStartRecord};
 use crate::model::train::learn::{EpochReport, TrainError};
 use crate::model::train::settings::ModelKind;
@@ -67,16 +68,18 @@ pub enum FitEvent<'a> {
     /// Every member of an ensemble trained; the dev accuracy of their averaged logits.
     Ensemble { members: usize, dev_accuracy: f64 },
     /// The n-gram regression beside the network was fitted, or a warm start's previous one
-    /// `reused`: its n-grams, the C chosen on dev, its weight (asked for, chosen on dev, or
-    /// the previous one's), the dev accuracy of the network with it, and the temperature of
-    /// its probabilities fitted on a gold dev (`checkpoint::Manifest::probability_scale`).
+    /// `reused`: its n-grams, the C chosen on dev, its weight (asked for, the previous one's,
+    /// or chosen on a gold dev from `weights_tried`), the dev accuracy of the network with
+    /// it, and on a gold dev the temperature of its probabilities fitted there
+    /// (`checkpoint::Manifest::probability_scale`) with their log loss at it.
     NgramRegression {
         n_features: usize,
         c: f64,
         weight: f64,
+        weights_tried: usize,
         reused: bool,
         dev_accuracy: f64,
-        temperature: Option<f64>,
+        calibration: Option<Calibration>,
     },
     /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
     /// measurement (0 is the warm-started network before fine-tuning).
@@ -201,19 +204,23 @@ impl FitEvent<'_> {
                 n_features,
                 c,
                 weight,
+                weights_tried,
                 reused,
                 dev_accuracy,
-                temperature,
+                calibration,
             } => vec![format!(
                 "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
                 if *reused {
-                    ", the previous network's"
+                    ", the previous network's".to_string()
+                } else if *weights_tried > 1 {
+                    format!(", the smallest dev log loss of {weights_tried} weights")
                 } else {
-                    ""
+                    String::new()
                 },
                 100.0 * dev_accuracy,
-                temperature.map_or(String::new(), |t| format!(
-                    "; probabilities at temperature {t:.2}, fitted on dev"
+                calibration.map_or(String::new(), |fitted| format!(
+                    "; probabilities at temperature {:.2}, fitted on dev, log loss {:.3}",
+                    fitted.temperature, fitted.log_loss
                 )),
             )],
             FitEvent::Epoch(_) => Vec::new(),

@@ -331,6 +331,7 @@ fn assemble(
         // one: its probabilities are at the logit scale alone.
         if let Some(ngrams) = manifest.metrics.ngram_regression.as_mut() {
             ngrams.temperature = None;
+            ngrams.dev_log_loss = None;
         }
     }
     Ok(LoadedModel {

@@ -1,15 +1,15 @@
 //! The n-gram regression beside a trained network (`nn/ngrams.rs`) as [`super::fit`]
 //! adds it: fitted on the train lines once the network has trained (or a warm start's,
-//! reused), its weight chosen on a gold dev, and the temperature of the network's
-//! probabilities with it fitted there. The network's dev logits are read once, by the path
-//! its dev accuracy takes; each weight's are those plus the regression's, a sparse product a
-//! line (`docs/performance.md`).
+//! reused), its weight chosen on a gold dev by the log loss of the network's probabilities
+//! with it, each weight's at the temperature fitted there. The network's dev logits are read
+//! once, by the path its dev accuracy takes; each weight's are those plus the regression's, a
+//! sparse product a line (`docs/performance.md`).
 
 use crate::automata::RuleSystem;
 use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::nn::ngrams::{NgramFit, NgramLine, NgramRegression, NgramTrainLine, WithNgrams};
-use crate::model::nn::probabilities::fit_temperature;
+use crate::model::nn::probabilities::{Calibration, calibrate};
 use crate::model::nn::softmax_regression::Target;
 use crate::model::train::checkpoint::NgramMetrics;
 use crate::model::train::events::{FitError, FitEvent};
@@ -29,7 +29,8 @@ pub(super) struct NgramsBeside {
 /// accuracy with it.
 pub(super) type NetworkWithNgrams = (Box<dyn Network>, NgramMetrics, f64);
 
-/// `net` with the fitted n-gram regression beside it at the weight chosen on a gold dev (a
+/// `net` with the fitted n-gram regression beside it at the weight chosen on a gold dev, the
+/// one whose probabilities have the smallest log loss there at their fitted temperature (a
 /// warm start's reused weight, or without a gold dev the setting's), with its metrics and
 /// the dev accuracy with it ([`FitEvent::NgramRegression`]), from `net`'s logits of each
 /// line of `dev` (read as its dev accuracy reads them). It is kept even where dev
@@ -83,36 +84,45 @@ pub(super) fn with_ngram_regression(
             })
             .collect()
     };
-    let mut weighted: Vec<Vec<Vec<f32>>> = candidates
+    let weighted: Vec<Vec<Vec<f32>>> = candidates
         .iter()
         .map(|&(_, factor)| with_weight(factor))
         .collect();
-    let accuracies: Vec<f64> = weighted
+    // On a gold dev, each weight's probabilities at the temperature that fits dev best, and
+    // their log loss there: the weight is the one with the smallest. Dev accuracy on fifty
+    // or a hundred lines moves in steps of a line or two, and log loss also counts how sure
+    // each line's prediction was. On the held-out lines of every hundred-line proxy it
+    // chose better, for both families (`docs/results.md`, "The weight chosen by dev log
+    // loss").
+    let scale = settings.effective_logit_scale();
+    let calibrations: Vec<Option<Calibration>> = weighted
         .iter()
-        .map(|logits| share_first_largest(logits, dev))
+        .map(|logits| {
+            gold_dev
+                .then(|| {
+                    let lines: Vec<(Vec<f32>, Option<usize>)> = logits
+                        .iter()
+                        .zip(dev)
+                        .map(|(row, line)| (row.clone(), usize::try_from(line.label).ok()))
+                        .collect();
+                    calibrate(&lines, scale)
+                })
+                .flatten()
+        })
         .collect();
-    let best = first_best(&accuracies);
-    let ((weight, factor), accuracy) = (candidates[best], accuracies[best]);
-    let logits = weighted.swap_remove(best);
-    // The temperature that fits the gold dev best: with the regression weighed in heavily,
-    // a network from a hundred lines said 0.88 on average where it was right 66 % of the
-    // time (`docs/results.md`, "A hundred lines, many draws").
-    let temperature = gold_dev.then(|| {
-        let lines: Vec<(Vec<f32>, Option<usize>)> = logits
-            .into_iter()
-            .zip(dev)
-            .map(|(row, line)| (row, usize::try_from(line.label).ok()))
-            .collect();
-        fit_temperature(&lines, settings.effective_logit_scale())
-    });
+    let best = first_least(&calibrations);
+    let (weight, factor) = candidates[best];
+    let accuracy = share_first_largest(&weighted[best], dev);
+    let calibration = calibrations[best];
     let with = WithNgrams::new(net, regression.scaled(factor))?;
     on_event(FitEvent::NgramRegression {
         n_features,
         c,
         weight,
+        weights_tried: candidates.len(),
         reused: reused_weight.is_some(),
         dev_accuracy: accuracy,
-        temperature,
+        calibration,
     });
     let metrics = NgramMetrics {
         features: n_features,
@@ -120,7 +130,8 @@ pub(super) fn with_ngram_regression(
         weight: Some(weight),
         network_dev_accuracy: network_accuracy,
         seconds,
-        temperature,
+        temperature: calibration.map(|fitted| fitted.temperature),
+        dev_log_loss: calibration.map(|fitted| fitted.log_loss),
     };
     Ok((Box::new(with), metrics, accuracy))
 }
@@ -184,12 +195,15 @@ pub(super) fn ngram_regression(
     NgramRegression::fit(vocabulary, &train, &dev, labels.len(), factor).map(|fit| (fit, None))
 }
 
-/// The index of the first of the highest of `values` (0 for none).
-fn first_best(values: &[f64]) -> usize {
+/// The index of the first calibration with the smallest log loss (0 for none).
+fn first_least(calibrations: &[Option<Calibration>]) -> usize {
     let mut best = 0;
-    for (i, &value) in values.iter().enumerate() {
-        if value > values[best] {
-            best = i;
+    let mut least = f64::INFINITY;
+    for (i, calibration) in calibrations.iter().enumerate() {
+        if let Some(Calibration { log_loss, .. }) = calibration
+            && *log_loss < least
+        {
+            (best, least) = (i, *log_loss);
         }
     }
     best
@@ -200,10 +214,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_first_of_the_highest_is_chosen() {
-        assert_eq!(first_best(&[0.5, 0.7, 0.7, 0.6]), 1);
-        assert_eq!(first_best(&[0.7, 0.5, 0.7]), 0);
-        assert_eq!(first_best(&[0.5]), 0);
-        assert_eq!(first_best(&[]), 0);
+    fn the_first_of_the_least_log_losses_is_chosen() {
+        let at = |log_loss: f64| {
+            Some(Calibration {
+                temperature: 1.0,
+                log_loss,
+            })
+        };
+        assert_eq!(first_least(&[at(0.5), at(0.3), at(0.3), at(0.4)]), 1);
+        assert_eq!(first_least(&[at(0.3), at(0.5), at(0.3)]), 0);
+        assert_eq!(first_least(&[None, at(0.5)]), 1);
+        assert_eq!(first_least(&[None, None]), 0);
+        assert_eq!(first_least(&[]), 0);
     }
 }

@@ -294,7 +294,8 @@ pub struct TrainingSettings {
     /// and SoPa: a logistic regression on each line's tf-idf unigrams and bigrams, fitted on
     /// train once the network has trained (its C chosen on dev), whose logits, times this
     /// weight, are added to the network's logit-scaled ones. Default: chosen on a gold dev from
-    /// [`NGRAM_WEIGHTS`] by the dev accuracy of the network with it, else
+    /// [`NGRAM_WEIGHTS`] by the dev log loss of the network's probabilities with it (each
+    /// weight's at the temperature fitted on dev), else
     /// [`DEFAULT_NGRAM_WEIGHT`]. 0: none. The untrained network has none, so it predicts what
     /// the rules predict. Its n-grams are of the network's vocabulary: the FA-RNN family has
     /// one with word vectors (`beta` under 1), SoPa always.
@@ -381,11 +382,13 @@ pub const BLACK_BOX_LEARNING_RATE: f64 = 1e-3;
 /// "The n-gram regression beside the network").
 pub const DEFAULT_NGRAM_WEIGHT: f64 = 3.0;
 
-/// The n-gram regression's weights chosen from on a gold dev where none is asked for, ties
-/// going to the earlier: all of TREC and SMS want 3, a hundred train lines 10 to 30, and a
-/// hundred short sentences without rules sometimes the regression nearly alone, which 1000
-/// is (the network's logits then only break its near ties; `docs/results.md`, "The n-gram
-/// regression's weight chosen on dev" and "A hundred lines, many draws").
+/// The n-gram regression's weights chosen from on a gold dev where none is asked for, by
+/// the dev log loss of the network's probabilities with each at its fitted temperature, ties
+/// going to the earlier: all of TREC and SMS want 1 to 100, a hundred train lines any, and a
+/// hundred short sentences without rules often the regression nearly alone, which 1000 is
+/// (the network's logits then only break its near ties; `docs/results.md`, "The n-gram
+/// regression's weight chosen on dev", "A hundred lines, many draws" and "The weight chosen
+/// by dev log loss").
 pub const NGRAM_WEIGHTS: [f64; 6] = [DEFAULT_NGRAM_WEIGHT, 1.0, 10.0, 30.0, 100.0, 1000.0];
 
 /// The most epochs, batch size and rank a setting may ask for: beyond them a typo, not a
