@@ -8,12 +8,14 @@ outside the repository) gives two stand-ins, each a folder with `train.tsv`, `de
 - `short`: each review's first sentence of 4 to 15 tokens, 100 train and 100 dev lines,
   the rest test, every part balanced;
 - `small`: whole reviews of at most 30 tokens, 100 train and 80 dev lines, the rest test,
-  balanced.
+  balanced;
+- `long`: whole reviews of any length, 100 train and 80 dev lines, the rest test, balanced
+  (apparel's own lines, as `train --fraction 0.07` on apparel reads a hundred of them).
 
 Usage: python few_labels_proxy.py APPAREL_DIR OUT_DIR [DRAWS]
 
 With a hundred train lines, which hundred moves a figure by several points, so the script
-makes DRAWS (default 1) cuts of each, `short-0`, `small-0`, `short-1`, …: draw k pools the
+makes DRAWS (default 1) cuts of each, `short-0`, `small-0`, `long-0`, `short-1`, …: draw k pools the
 reviews (train, then dev) and shuffles them with seed k, so every cut is the same on every
 machine. Standard library only.
 """
@@ -88,6 +90,7 @@ def main():
         write(out / f"short-{draw}", balanced_split(short, [100, 100]))
         small = [(label, text) for label, text in pooled if len(text.split()) <= 30]
         write(out / f"small-{draw}", balanced_split(small, [100, 80]))
+        write(out / f"long-{draw}", balanced_split(pooled, [100, 80]))
 
 
 if __name__ == "__main__":
