@@ -50,7 +50,7 @@ pub use train::build::{
     MAX_EXACT_RANK, UNKNOWN_LABEL, decomposition, labeled, labeled_or_unknown, vocabulary,
 };
 pub use train::events::{FitError, FitEvent};
-pub use train::fit::{Fitted, fit, fit_from};
+pub use train::fit::{Fitted, TRAINING_VERSION, fit, fit_from};
 pub use train::kinds::MAX_NETWORK_STATES;
 pub use train::learn::{
     DevScoring, EpochReport, LabeledSentence, MAX_TRAINING_BYTES, Schedule, TrainError,

@@ -32,17 +32,20 @@ fn user_cache() -> PathBuf {
 
 /// The key of the network for these inputs: a SHA-256 over the rules text, the training
 /// settings as JSON (every field, by name), the word vectors' identity, this rulelens's
-/// version, checkpoint format (a network of another format computes something else) and
-/// tokenizer version, and the texts of the train and dev corpora.
+/// version, checkpoint format (a network of another format computes something else),
+/// tokenizer version and training version (`model::TRAINING_VERSION`: between releases,
+/// a build that trains other networks from the same inputs), and the texts of the train and
+/// dev corpora.
 pub fn cache_key(rules_text: &str, settings: &TrainingSettings, train: &str, dev: &str) -> String {
     // Serializing plain numbers, strings and enums cannot fail.
     let json = serde_json::to_string(settings).unwrap_or_default();
     let vectors = vectors_identity(settings);
     let version = format!(
-        "{} {} {}",
+        "{} {} {} {}",
         env!("CARGO_PKG_VERSION"),
         crate::model::checkpoint::FORMAT_VERSION,
-        crate::text::TOKENIZER_VERSION
+        crate::text::TOKENIZER_VERSION,
+        crate::model::TRAINING_VERSION
     );
     sha256_of_parts([
         rules_text.as_bytes(),
@@ -121,5 +124,29 @@ mod tests {
             dir,
             Path::new("/cache").join(format!("sms-{}", &base[..16]))
         );
+    }
+
+    /// A build before the training version keyed the same inputs without it, so a network
+    /// it trained (its n-gram weight chosen by dev accuracy) is not loaded as this build's.
+    #[test]
+    fn a_network_trained_before_the_training_version_is_not_found() {
+        let settings = TrainingSettings::default();
+        let json = serde_json::to_string(&settings).unwrap();
+        let vectors = vectors_identity(&settings);
+        let version = format!(
+            "{} {} {}",
+            env!("CARGO_PKG_VERSION"),
+            crate::model::checkpoint::FORMAT_VERSION,
+            crate::text::TOKENIZER_VERSION
+        );
+        let before = sha256_of_parts([
+            "rules".as_bytes(),
+            json.as_bytes(),
+            vectors.as_bytes(),
+            version.as_bytes(),
+            "train".as_bytes(),
+            "dev".as_bytes(),
+        ]);
+        assert_ne!(cache_key("rules", &settings, "train", "dev"), before);
     }
 }

@@ -44,6 +44,13 @@ use candle_core::{Device, Tensor};
 use std::collections::HashMap;
 use std::path::Path;
 
+/// What training computes from the same rules, settings, word vectors and texts: bumped by
+/// every change that makes them train another network, so that the caches keyed on it
+/// (`project::cache_key`: the editor's networks and `bench`'s results) train again rather
+/// than load what an earlier build trained. 1: the n-gram regression's weight chosen by dev
+/// log loss (`docs/results.md`, "The weight chosen by dev log loss").
+pub const TRAINING_VERSION: u32 = 1;
+
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
     pub manifest: Manifest,
