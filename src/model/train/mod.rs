@@ -2,8 +2,8 @@
 //! config built from them), the one place that tells a network's family, the one match that
 //! declares each kind's network (fresh or from a checkpoint), data preparation, the learning
 //! loop, training an ensemble's members side by side, fitting a rules file's network with
-//! its manifest and the events and errors it reports, the n-gram regression beside it, warm starts, checkpoints, and loading
-//! them back.
+//! its manifest and the events and errors it reports, the n-gram regression beside it, warm
+//! starts, checkpoints, and loading them back.
 
 pub(crate) mod build;
 pub mod checkpoint;

@@ -95,19 +95,19 @@ pub(super) fn with_ngram_regression(
     // chose better, for both families (`docs/results.md`, "The weight chosen by dev log
     // loss").
     let scale = settings.effective_logit_scale();
+    let labels: Vec<Option<usize>> = dev
+        .iter()
+        .map(|line| usize::try_from(line.label).ok())
+        .collect();
     let calibrations: Vec<Option<Calibration>> = weighted
         .iter()
         .map(|logits| {
-            gold_dev
-                .then(|| {
-                    let lines: Vec<(Vec<f32>, Option<usize>)> = logits
-                        .iter()
-                        .zip(dev)
-                        .map(|(row, line)| (row.clone(), usize::try_from(line.label).ok()))
-                        .collect();
-                    calibrate(&lines, scale)
-                })
-                .flatten()
+            if !gold_dev {
+                return None;
+            }
+            let lines: Vec<(Vec<f32>, Option<usize>)> =
+                logits.iter().cloned().zip(labels.iter().copied()).collect();
+            calibrate(&lines, scale)
         })
         .collect();
     let best = first_least(&calibrations);
