@@ -184,9 +184,9 @@ pub(crate) fn training_data(
             estimated_accuracy,
             dev_from_label_model: dev_unlabeled,
         });
-        let gold = train.clone();
-        for _ in 1..gold_repeats(gold.len(), soft.len()) {
-            train.extend(gold.iter().cloned());
+        let n_gold = train.len();
+        for _ in 1..gold_repeats(n_gold, soft.len()) {
+            train.extend_from_within(..n_gold);
         }
         train.extend(soft);
     }
