@@ -84,6 +84,65 @@ fn training_on_unlabeled_trec_beats_the_rules() {
     assert!(network > rules + 0.05, "{network} against {rules}");
 }
 
+/// With a tenth of TREC train labeled and the rest not, the network learns from the gold
+/// lines alone and the n-gram regression beside it from the taught lines too
+/// (`docs/results.md`, "The network from gold lines, the regression from all"): the
+/// manifest counts the gold lines as what the network trained on, and the two together beat
+/// the rules on dev.
+#[test]
+fn with_some_gold_lines_the_network_learns_from_them_and_the_regression_from_all() {
+    let (rules, train, dev) = example("trec");
+    let partly: Vec<Example> = train
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Example {
+            label: if i % 10 == 0 { e.label.clone() } else { None },
+            ..e.clone()
+        })
+        .collect();
+    let n_gold = partly.iter().filter(|e| e.label.is_some()).count();
+    let settings = TrainingSettings {
+        members: Some(1),
+        epochs: 3,
+        ..TrainingSettings::DEFAULT
+    };
+    let mut taught = None;
+    let fitted = fit(
+        &rules,
+        &partly,
+        &dev,
+        &settings,
+        &ReadLimits::DEFAULT,
+        &mut |event| {
+            if let FitEvent::LabelModel(used) = event {
+                taught = Some(used);
+            }
+        },
+        &|| false,
+    )
+    .unwrap();
+    let used = taught.expect("the label model taught the unlabeled lines");
+    assert_eq!(used.gold_lines, n_gold);
+    assert!(used.network_from_gold && !used.dev_from_label_model);
+    let metrics = &fitted.manifest.metrics;
+    assert_eq!(metrics.train_examples, n_gold);
+    let regression = metrics.ngram_regression.as_ref().expect("a regression");
+    // The gold lines alone hold far fewer n-grams than the taught lines beside them.
+    assert!(regression.features > 10_000, "{}", regression.features);
+    let rules_accuracy = evaluate(
+        &rules.system,
+        dev.iter().map(|e| (e.text.as_str(), e.label.as_deref())),
+    )
+    .accuracy()
+    .unwrap();
+    let (gold_dev, _) = labeled(&rules.system, fitted.vocabulary.as_ref(), &dev, 1024);
+    let network = accuracy(fitted.net.as_ref(), &gold_dev, 256, &Device::Cpu).unwrap();
+    assert!(
+        network > rules_accuracy + 0.10,
+        "{network} against {rules_accuracy}"
+    );
+}
+
 /// SMS train's rules are estimated within 0.10 of their true precision on average (the
 /// rules that fire on at least 20 lines), the labels hidden; the rule system's accuracy
 /// within 0.02.

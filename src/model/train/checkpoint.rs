@@ -137,13 +137,19 @@ pub struct Metrics {
 /// beside the gold ones, its estimated accuracy
 /// on them (the mean probability of its most probable label), and whether dev had no gold
 /// label, so that training stopped on agreement with the label model's most probable label
-/// of each dev line (`dev_accuracy` is then that agreement).
+/// of each dev line (`dev_accuracy` is then that agreement), and whether the network learned
+/// from the gold lines alone.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LabelModelMetrics {
     pub gold_lines: usize,
     pub unlabeled_lines: usize,
     pub estimated_accuracy: f64,
     pub dev_from_label_model: bool,
+    /// Whether the network learned from the gold lines alone and the taught lines reached
+    /// only the n-gram regression beside it (`data::network_from_gold`); false in older
+    /// manifests, whose network learned from every line.
+    #[serde(default)]
+    pub network_from_gold: bool,
 }
 
 /// How the n-gram regression beside a network was fitted.

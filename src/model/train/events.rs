@@ -180,6 +180,9 @@ impl FitEvent<'_> {
                     used.unlabeled_lines,
                     100.0 * used.estimated_accuracy
                 )];
+                if used.network_from_gold {
+                    lines.push("the network learns from the gold lines; the n-gram regression beside it from them and the taught ones".to_string());
+                }
                 if used.dev_from_label_model {
                     lines.push("dev has no gold label: training stops on agreement with the label model's most probable label of each dev line".to_string());
                 }

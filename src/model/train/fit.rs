@@ -49,8 +49,10 @@ use std::path::Path;
 /// (`project::cache_key`: the editor's networks and `bench`'s results) train again rather
 /// than load what an earlier build trained. 1: the n-gram regression's weight chosen by dev
 /// log loss (`docs/results.md`, "The weight chosen by dev log loss"); 2: gold lines
-/// repeated to weigh as much as the lines the label model teaches (`data::gold_repeats`).
-pub const TRAINING_VERSION: u32 = 2;
+/// repeated to weigh as much as the lines the label model teaches (`data::gold_repeats`); 3:
+/// the network learns from the gold lines alone where the regression learns from the taught
+/// ones too (`data::network_from_gold`).
+pub const TRAINING_VERSION: u32 = 3;
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
@@ -134,7 +136,10 @@ pub fn fit_from(
         dev_examples,
         settings,
     )?;
+    let data_events = data.events(settings.max_sentence_tokens);
     let (train_data, dev_data) = (data.train, data.dev);
+    // The gold lines alone where the regression learns from the taught ones too.
+    let network_train = &train_data[..data.network_lines];
     // A newer save may have come while the vectors were read.
     if cancelled() {
         return Err(TrainError::Cancelled.into());
@@ -157,14 +162,6 @@ pub fn fit_from(
     };
     let dev_scoring = dev_scoring(settings, &device, &system, vocabulary);
     // Every member built first (only the first says how), then trained side by side.
-    let mut data_events = vec![FitEvent::Data {
-        n_train: train_data.len(),
-        n_dev: dev_data.len(),
-        n_truncated: data.n_truncated,
-        max_tokens: settings.max_sentence_tokens,
-        n_dropped: data.n_dropped,
-    }];
-    data_events.extend(data.label_model.map(FitEvent::LabelModel));
     let BuiltMembers {
         members: built_members,
         initial,
@@ -174,12 +171,12 @@ pub fn fit_from(
         settings,
         &device,
         warm,
-        (&train_data, input),
+        (network_train, input),
         data_events,
         on_event,
     )?;
     let common = Common {
-        train_data: &train_data,
+        train_data: network_train,
         dev_data: &dev_data,
         dev_scoring,
         device: &device,
@@ -235,7 +232,7 @@ pub fn fit_from(
         settings,
         (forward, backward),
         identity.zip(input.as_ref().map(|input| &input.vocabulary)),
-        (train_data.len(), dev_data.len()),
+        (network_train.len(), dev_data.len()),
         &reports[0],
     );
     if let Some(accuracy) = ensemble_accuracy {
