@@ -51,8 +51,10 @@ use std::path::Path;
 /// log loss (`docs/results.md`, "The weight chosen by dev log loss"); 2: gold lines
 /// repeated to weigh as much as the lines the label model teaches (`data::gold_repeats`); 3:
 /// the network learns from the gold lines alone where the regression learns from the taught
-/// ones too (`data::network_from_gold`).
-pub const TRAINING_VERSION: u32 = 3;
+/// ones too (`data::network_from_gold`); 4: the lines no rule fires on taught where only
+/// they speak for the default label (`data::only_silence_speaks_for_default`), and the
+/// regression's weight 30 without a gold dev (`settings::UNLABELED_DEV_NGRAM_WEIGHT`).
+pub const TRAINING_VERSION: u32 = 4;
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {

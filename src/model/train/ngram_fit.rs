@@ -15,7 +15,9 @@ use crate::model::train::checkpoint::NgramMetrics;
 use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::learn::{LabeledSentence, share_first_largest};
 use crate::model::train::load::LoadedModel;
-use crate::model::train::settings::{DEFAULT_NGRAM_WEIGHT, TrainingSettings};
+use crate::model::train::settings::{
+    DEFAULT_NGRAM_WEIGHT, TrainingSettings, UNLABELED_DEV_NGRAM_WEIGHT,
+};
 
 /// What deciding on the n-gram regression beside a network knows: whether dev has gold
 /// labels, the network's dev accuracy alone, and the seconds the regression's fit took.
@@ -31,7 +33,8 @@ pub(super) type NetworkWithNgrams = (Box<dyn Network>, NgramMetrics, f64);
 
 /// `net` with the fitted n-gram regression beside it at the weight chosen on a gold dev, the
 /// one whose probabilities have the smallest log loss there at their fitted temperature (a
-/// warm start's reused weight, or without a gold dev the setting's), with its metrics and
+/// warm start's reused weight, or without a gold dev the setting's or
+/// [`UNLABELED_DEV_NGRAM_WEIGHT`]), with its metrics and
 /// the dev accuracy with it ([`FitEvent::NgramRegression`]), from `net`'s logits of each
 /// line of `dev` (read as its dev accuracy reads them). It is kept even where dev
 /// says the network alone does better: that happens only on a dev of some hundred lines,
@@ -62,7 +65,7 @@ pub(super) fn with_ngram_regression(
             .map(|weight| (weight, weight as f32))
             .collect(),
         None => {
-            let weight = settings.ngram_weight.unwrap_or(DEFAULT_NGRAM_WEIGHT);
+            let weight = settings.ngram_weight.unwrap_or(UNLABELED_DEV_NGRAM_WEIGHT);
             vec![(weight, weight as f32)]
         }
     };
