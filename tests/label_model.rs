@@ -39,7 +39,7 @@ fn rules_and_network_on_dev(name: &str) -> (f64, f64) {
     )
     .n_covered;
     assert_eq!(used.unlabeled_lines, covered);
-    assert!(!used.silent_lines_taught);
+    assert!(!used.silence_teaches_default);
     (rules_accuracy, network_accuracy)
 }
 
@@ -120,7 +120,7 @@ fn with_rules_for_spam_alone_and_no_label_the_silence_teaches_ham() {
     );
     assert!(!rules.has_errors());
     let (rules_accuracy, network, used) = trained_without_labels(&rules, &train, &dev);
-    assert!(used.silent_lines_taught);
+    assert!(used.silence_teaches_default);
     assert_eq!(used.unlabeled_lines, train.len());
     assert!(rules_accuracy > 0.9, "{rules_accuracy}");
     assert!(

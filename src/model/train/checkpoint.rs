@@ -150,12 +150,12 @@ pub struct LabelModelMetrics {
     /// manifests, whose network learned from every line.
     #[serde(default)]
     pub network_from_gold: bool,
-    /// Whether the unlabeled lines no rule fires on were taught too (the label model's
-    /// answer there): for a black box, and where nothing else speaks for the default label
-    /// (`data::only_silence_speaks_for_default`); false in older manifests, which taught
-    /// them only to a black box.
+    /// Whether the unlabeled lines no rule fires on were taught (the label model's answer
+    /// there) because nothing else speaks for the default label: no rule votes for it and no
+    /// gold train line has it (`data::only_silence_speaks_for_default`); false in older
+    /// manifests. A black box is taught them whatever this says.
     #[serde(default)]
-    pub silent_lines_taught: bool,
+    pub silence_teaches_default: bool,
 }
 
 /// How the n-gram regression beside a network was fitted.

@@ -168,14 +168,16 @@ pub(crate) fn training_data(
     let teaches = !rules.system.rules().is_empty();
     if teaches && (dev_unlabeled || train_examples.iter().any(|e| e.label.is_none())) {
         let teacher = Teacher::fit(rules, system, train_examples)?;
-        let silent_lines_taught =
-            settings.model.is_black_box() || only_silence_speaks_for_default(rules, &train);
+        let silence_teaches_default = only_silence_speaks_for_default(rules, &train);
         let (soft, truncated) = unlabeled(
             system,
             vocabulary,
             train_examples,
             max_tokens,
-            teacher.probabilities(&teacher.train_matrix, silent_lines_taught),
+            teacher.probabilities(
+                &teacher.train_matrix,
+                settings.model.is_black_box() || silence_teaches_default,
+            ),
         );
         soft_truncated += truncated;
         let estimated_accuracy = soft
@@ -205,7 +207,7 @@ pub(crate) fn training_data(
             estimated_accuracy,
             dev_from_label_model: dev_unlabeled,
             network_from_gold: network_from_gold(train.len(), vocabulary.is_some(), settings),
-            silent_lines_taught,
+            silence_teaches_default,
         });
         let n_gold = train.len();
         for _ in 1..gold_repeats(n_gold, soft.len()) {
@@ -500,7 +502,7 @@ mod tests {
             let settings = TrainingSettings::DEFAULT;
             let data = training_data(&rules, &rules.system, None, train, &dev, &settings);
             let used = data.unwrap().label_model.unwrap();
-            (used.silent_lines_taught, used.unlabeled_lines)
+            (used.silence_teaches_default, used.unlabeled_lines)
         };
         let spam_rules_only = "default ham\nspam: $* free $*\n";
         assert_eq!(taught(spam_rules_only, &unlabeled), (true, 4));
@@ -540,7 +542,7 @@ mod tests {
             estimated_accuracy: 0.9,
             dev_from_label_model: false,
             network_from_gold,
-            silent_lines_taught: false,
+            silence_teaches_default: false,
         };
         assert_eq!(network_lines(Some(used(true)), 3_678), 46);
         assert_eq!(network_lines(Some(used(false)), 3_678), 3_678);

@@ -180,8 +180,8 @@ impl FitEvent<'_> {
                     used.unlabeled_lines,
                     100.0 * used.estimated_accuracy
                 )];
-                if used.silent_lines_taught {
-                    lines.push("the lines no rule fires on are among them, taught the label model's answer for the rules' silence: the network reads no rules, or nothing else speaks for the default label (no rule of its own, no gold line of it)".to_string());
+                if used.silence_teaches_default {
+                    lines.push("the lines no rule fires on are among them, taught the label model's answer for the rules' silence: nothing else speaks for the default label (no rule of its own, no gold line of it)".to_string());
                 }
                 if used.network_from_gold {
                     lines.push("the network learns from the gold lines; the n-gram regression beside it from them and the taught ones".to_string());
