@@ -296,8 +296,8 @@ pub struct TrainingSettings {
     /// weight, are added to the network's logit-scaled ones. Default: chosen on a gold dev from
     /// [`NGRAM_WEIGHTS`] by the dev log loss of the network's probabilities with it (each
     /// weight's at the temperature fitted on dev), else (dev has no gold label)
-    /// [`UNLABELED_DEV_NGRAM_WEIGHT`]. 0: none. The untrained network has none, so it predicts what
-    /// the rules predict. Its n-grams are of the network's vocabulary: the FA-RNN family has
+    /// [`UNLABELED_DEV_NGRAM_WEIGHT`]. 0: none. The untrained network has none, so it
+    /// predicts what the rules predict. Its n-grams are of the network's vocabulary: the FA-RNN family has
     /// one with word vectors (`beta` under 1), SoPa always.
     #[arg(long, value_name = "W")]
     pub ngram_weight: Option<f64>,
@@ -386,11 +386,11 @@ pub const DEFAULT_NGRAM_WEIGHT: f64 = 3.0;
 /// choose one on (the label model's labels of dev, which the rules agree with, would choose
 /// the network alone). Without a gold label the network is the rules again (each member
 /// keeps its start or learns them back), and what learns beyond them is the regression,
-/// which at 30 outvotes them where its n-grams are sure. With no gold label anywhere,
-/// seeds 0–2, dev: SMS 93.60 % at 3, 96.20 % at 30; TREC 61.27 % and 61.20 %; apparel with
-/// four `neg` word lists `suggest` induced, 69.38 % and 73.12 % (the rules 69.38 %;
-/// `docs/results.md`, "No gold label: the regression's weight, and the silence that speaks
-/// for the default").
+/// which at 30 outvotes them where its n-grams are sure. With no gold label anywhere (seed
+/// 0, dev): SMS 93.60 % at 3, 95.20 % at 10, 96.20 % at 30 and at 100; TREC 61.40, 61.20,
+/// 61.20 and 61.00 %; apparel with four `neg` word lists `suggest` induced (the rules
+/// 69.38 %), 69.38, 72.50, 73.12 and 72.50 % (`docs/results.md`, "No gold label: the
+/// regression's weight, and the silence that speaks for the default").
 pub const UNLABELED_DEV_NGRAM_WEIGHT: f64 = 30.0;
 
 /// The n-gram regression's weights chosen from on a gold dev where none is asked for, by
