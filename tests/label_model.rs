@@ -10,12 +10,12 @@ use candle_core::Device;
 use common::example;
 use rulelens::automata::evaluate;
 use rulelens::corpus::Example;
+use rulelens::ide::testing::rules_of;
 use rulelens::labeling::{estimate, labeling_rules, summarize_examples};
 use rulelens::limits::ReadLimits;
 use rulelens::model::checkpoint::LabelModelMetrics;
 use rulelens::model::{FitEvent, TrainingSettings, accuracy, fit, labeled};
 use rulelens::rules_file::RulesFile;
-use rulelens::text::SourceText;
 
 fn without_labels(examples: &[Example]) -> Vec<Example> {
     examples
@@ -113,11 +113,7 @@ fn with_rules_for_spam_alone_and_no_label_the_silence_teaches_ham() {
         .filter(|line| !line.starts_with("ham:"))
         .map(|line| format!("{line}\n"))
         .collect();
-    let rules = RulesFile::analyze(
-        SourceText::from_bytes(spam_rules_only.as_bytes()),
-        None,
-        &Default::default(),
-    );
+    let rules = rules_of(&spam_rules_only);
     assert!(!rules.has_errors());
     let (rules_accuracy, network, used) = trained_without_labels(&rules, &train, &dev);
     assert!(used.silence_teaches_default);

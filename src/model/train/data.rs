@@ -141,8 +141,8 @@ impl TrainingData {
 /// `docs/results.md`), and so does every family where the silence is all that speaks for
 /// the default label ([`only_silence_speaks_for_default`]). Where dev has no gold label at
 /// all, its lines take the label model's most probable label, and training stops on
-/// agreement with it. A file without a rule (`default` alone) has nothing
-/// a label model could read, and its lines without a gold label are left out.
+/// agreement with it. A file without a rule (`default` alone) has nothing a label model
+/// could read, and its lines without a gold label are left out.
 pub(crate) fn training_data(
     rules: &RulesFile,
     system: &RuleSystem,

@@ -279,7 +279,7 @@ impl fmt::Display for FitError {
             ),
             FitError::NoData { split } => write!(
                 f,
-                "no {split} example has a label the rules know (a label with a rule or the default), and none without a label is learned from: lines without a gold label are learned from where some rule fires on them (any line, for a black box; dev: where it has no gold label at all), and never from a file without a rule"
+                "no {split} example has a label the rules know (a label with a rule or the default), and none without a label is learned from: lines without a gold label are learned from where some rule fires on them (any line, for a black box or where no rule and no gold line has the default label; dev: where it has no gold label at all), and never from a file without a rule"
             ),
             FitError::UnnamedLabels { labels } => write!(
                 f,

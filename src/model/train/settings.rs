@@ -297,8 +297,8 @@ pub struct TrainingSettings {
     /// [`NGRAM_WEIGHTS`] by the dev log loss of the network's probabilities with it (each
     /// weight's at the temperature fitted on dev), else (dev has no gold label)
     /// [`UNLABELED_DEV_NGRAM_WEIGHT`]. 0: none. The untrained network has none, so it
-    /// predicts what the rules predict. Its n-grams are of the network's vocabulary: the FA-RNN family has
-    /// one with word vectors (`beta` under 1), SoPa always.
+    /// predicts what the rules predict. Its n-grams are of the network's vocabulary: the
+    /// FA-RNN family has one with word vectors (`beta` under 1), SoPa always.
     #[arg(long, value_name = "W")]
     pub ngram_weight: Option<f64>,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
