@@ -58,6 +58,7 @@ fn fixture() -> Fixture {
                 data,
                 n_found: vocab.len() - 1,
                 n_backed_off: 0,
+                known: (0..vocab.len()).map(|id| id > 0).collect(),
                 sha256: String::new(),
             },
             beta: 0.7,
@@ -340,10 +341,13 @@ fn scorer_computes_what_a_network_with_an_ngram_regression_computes() {
         .iter()
         .map(|(w, l)| (w.as_slice(), Target::Label(l.unwrap())))
         .collect();
-    let ngrams = NgramRegression::fit(vocab, &train, &dev, n_labels, 0.2)
+    let words = (vocab, Some(&fixture.words.vectors));
+    let ngrams = NgramRegression::fit(words, &train, &dev, n_labels, 0.2)
         .unwrap()
         .regression;
     assert!(ngrams.n_features() > 100);
+    // With its mean word vector's part: every word of the vocabulary has a vector here.
+    assert_eq!(ngrams.n_vector_words(), vocab.len() - 1);
     let alone = direction(&fixture, false, Scoring::Forward, false);
     let net = WithNgrams::new(Box::new(alone), ngrams.clone()).unwrap();
     assert_same(&fixture, &net, "fa-rnn with n-grams");

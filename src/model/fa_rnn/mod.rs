@@ -967,6 +967,7 @@ pub(crate) mod tests {
         let data = (0..vocabulary.len() * 3)
             .map(|i| ((i * 7 % 11) as f32 - 5.0) / 5.0)
             .collect();
+        let known = (0..vocabulary.len()).map(|id| id > 0).collect();
         WordInput {
             vocabulary,
             vectors: WordVectors {
@@ -974,6 +975,7 @@ pub(crate) mod tests {
                 data,
                 n_found: words.len(),
                 n_backed_off: 0,
+                known,
                 sha256: String::new(),
             },
             beta: 0.5,

@@ -158,6 +158,9 @@ pub struct WordVectors {
     pub n_found: usize,
     /// How many more got the mean of their pieces' vectors.
     pub n_backed_off: usize,
+    /// Whether each vocabulary word's vector is its own or its pieces' (false for the
+    /// unknown word and the words given the mean of all vectors).
+    pub known: Vec<bool>,
     /// SHA-256 of the table the vectors were read from (the bundled bytes or the file), hex.
     pub sha256: String,
 }
@@ -266,21 +269,25 @@ impl Collector {
         let mut data = Vec::with_capacity(vocabulary.len() * dim);
         data.extend_from_slice(&mean);
         let (mut n_found, mut n_backed_off) = (0, 0);
+        let mut known = Vec::with_capacity(vocabulary.len());
+        known.push(false);
         for word in vocabulary.words().iter().skip(1) {
             if let Some(Some(vector)) = self.wanted.get(word) {
                 data.extend_from_slice(vector);
                 n_found += 1;
+                known.push(true);
                 continue;
             }
-            let known: Vec<&Vec<f32>> = pieces(word)
+            let of_pieces: Vec<&Vec<f32>> = pieces(word)
                 .filter_map(|piece| self.wanted.get(piece).and_then(Option::as_ref))
                 .collect();
-            if known.is_empty() {
+            known.push(!of_pieces.is_empty());
+            if of_pieces.is_empty() {
                 data.extend_from_slice(&mean);
             } else {
                 n_backed_off += 1;
                 for d in 0..dim {
-                    data.push(known.iter().map(|v| v[d]).sum::<f32>() / known.len() as f32);
+                    data.push(of_pieces.iter().map(|v| v[d]).sum::<f32>() / of_pieces.len() as f32);
                 }
             }
         }
@@ -289,6 +296,7 @@ impl Collector {
             data,
             n_found,
             n_backed_off,
+            known,
             sha256,
         })
     }
@@ -414,6 +422,7 @@ mod tests {
             read_vectors(VectorSource::Bundled, &vocabulary, &ReadLimits::DEFAULT).unwrap();
         assert_eq!(vectors.dim, 50);
         assert_eq!((vectors.n_found, vectors.n_backed_off), (1, 1));
+        assert_eq!(vectors.known, [false, true, true, false]);
         // GloVe's `the` starts 0.418 0.24968 (float16 rounds within 1e-3 here).
         assert!(
             (vectors.data[50] - 0.418).abs() < 1e-3,

@@ -1,7 +1,7 @@
 //! The neural-network core that knows no model family: parameters declared once, padded
 //! batches, the seeded generator, dropout, the leaky clamp, word vectors, the small matrix
 //! products of the fused kernels, tf-idf rows and the softmax regression fitted on them, the
-//! n-gram regression beside a network, the [`Network`](network::Network) trait, and the
+//! n-gram regression beside a network and its mean word vector's part, the [`Network`](network::Network) trait, and the
 //! helpers every family's fused operations and plain scorers share.
 
 pub(crate) mod batch;
@@ -10,6 +10,7 @@ pub(crate) mod embeddings;
 pub(crate) mod fused;
 pub(crate) mod leaky_clamp;
 pub(crate) mod matmul;
+pub(crate) mod mean_vector;
 pub(crate) mod network;
 pub(crate) mod ngrams;
 pub(crate) mod parameters;

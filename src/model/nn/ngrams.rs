@@ -7,9 +7,14 @@
 //! patterns and a bag of n-grams, and together they beat either (`docs/results.md`, issues
 //! 32 and 50).
 //!
+//! Beside the n-grams, the row holds the line's mean word vector, where the network reads
+//! word vectors (`nn/mean_vector.rs`): the n-grams say nothing of a word no train line holds,
+//! its vector does.
+//!
 //! Only a trained network gets one: the untrained network is the rules' alone, so it still
 //! predicts what the rules predict. The logits stay sums of parts: the network's, and one
-//! part per n-gram of the line (its tf-idf value times its weight) plus the biases.
+//! part per n-gram of the line (its tf-idf value times its weight) and per word with a
+//! vector (its row over the line's count of such tokens), plus the biases.
 //!
 //! The n-grams are of the network's vocabulary words, case folded (each id stands for the
 //! smallest id of a word with the same lowercase form), and
@@ -22,7 +27,8 @@
 //! (a checkpoint stores the n-grams' word ids as 32-bit floats, exact up to 2^24).
 
 use crate::model::nn::batch::Batch;
-use crate::model::nn::embeddings::Vocabulary;
+use crate::model::nn::embeddings::{Vocabulary, WordVectors};
+use crate::model::nn::mean_vector::{MeanVectors, WORD_ROW_TENSORS, WordRows, WordRowsSentence};
 use crate::model::nn::network::Network;
 use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::tfidf::TfidfTable;
@@ -53,6 +59,8 @@ pub struct NgramRegression {
     table: TfidfTable<Gram>,
     /// [F × C] row-major.
     weight: Vec<f32>,
+    /// The mean word vector's part, where it was fitted with word vectors.
+    word_rows: Option<WordRows>,
     bias: Vec<f32>,
     n_labels: usize,
 }
@@ -77,11 +85,12 @@ pub struct NgramFit {
 }
 
 impl NgramRegression {
-    /// Fits the regression of `train`'s n-grams, C chosen by accuracy on `dev` (with no dev
-    /// line, 10), its logits scaled by `factor`; `None` without a train line, labels, or
-    /// with a vocabulary past [`MAX_NGRAM_VOCABULARY`].
+    /// Fits the regression of `train`'s n-grams (and mean word vectors, given the
+    /// vocabulary's `vectors`), C chosen by accuracy on `dev` (with no dev line, 10), its
+    /// logits scaled by `factor`; `None` without a train line, labels, or with a vocabulary
+    /// past [`MAX_NGRAM_VOCABULARY`].
     pub fn fit(
-        vocabulary: &Vocabulary,
+        (vocabulary, vectors): (&Vocabulary, Option<&WordVectors>),
         train: &[NgramTrainLine],
         dev: &[NgramLine],
         n_labels: usize,
@@ -98,30 +107,41 @@ impl NgramRegression {
                 Target::Distribution(probabilities) => probabilities.len() == n_labels,
             })
             .collect();
+        let vectors = vectors.and_then(|vectors| MeanVectors::new(vectors, n_labels));
+        let dim = vectors.as_ref().map_or(0, MeanVectors::dim);
         let table = TfidfTable::new(
             train.iter().map(|(words, _)| grams(&classes, words, 0..0)),
-            MAX_NGRAM_WEIGHTS / n_labels,
+            (MAX_NGRAM_WEIGHTS / n_labels).saturating_sub(dim),
         );
-        let row = |words: &[u32]| table.row(grams(&classes, words, 0..0));
+        let row = |words: &[u32]| {
+            let mut row = table.row(grams(&classes, words, 0..0));
+            if let Some(vectors) = &vectors {
+                row.extend(vectors.features(words, table.len() as u32));
+            }
+            row
+        };
+        let n_features = table.len() + dim;
         let train_rows: Vec<(SparseRow, Target)> = train
             .iter()
             .map(|(words, target)| (row(words), target.clone()))
             .collect();
         let model = if dev.is_empty() {
-            SoftmaxRegression::fit(&train_rows, table.len(), n_labels, 10.0)
+            SoftmaxRegression::fit(&train_rows, n_features, n_labels, 10.0)
         } else {
             let dev_rows: Vec<(SparseRow, Option<usize>)> = dev
                 .iter()
                 .map(|&(words, label)| (row(words), label))
                 .collect();
-            SoftmaxRegression::fit_chosen(&train_rows, table.len(), n_labels, &dev_rows)?.1
+            SoftmaxRegression::fit_chosen(&train_rows, n_features, n_labels, &dev_rows)?.1
         };
         let (weight, bias) = model.weights();
+        let (weight, vector_weight) = weight.split_at(table.len() * n_labels);
         let scaled = |values: &[f64]| values.iter().map(|&w| factor * w as f32).collect();
         Some(NgramFit {
             c: model.c,
             regression: NgramRegression {
                 weight: scaled(weight),
+                word_rows: vectors.map(|vectors| vectors.fold(vector_weight, n_labels, factor)),
                 bias: scaled(bias),
                 classes,
                 table,
@@ -134,6 +154,7 @@ impl NgramRegression {
     pub fn scaled(&self, k: f32) -> NgramRegression {
         NgramRegression {
             weight: self.weight.iter().map(|w| w * k).collect(),
+            word_rows: self.word_rows.as_ref().map(|rows| rows.scaled(k)),
             bias: self.bias.iter().map(|b| b * k).collect(),
             ..self.clone()
         }
@@ -141,7 +162,8 @@ impl NgramRegression {
 
     /// The regression for a network of the vocabulary `to`, fitted for one of `from` (a warm
     /// start's previous network, trained on the same lines, so with the same n-grams): `None`
-    /// when a word of its n-grams is not in `to`, or `to` folds two of its n-grams into one.
+    /// when a word of its n-grams or with a vector row is not in `to`, or `to` folds two of
+    /// its n-grams into one.
     pub fn remapped(&self, from: &Vocabulary, to: &Vocabulary) -> Option<NgramRegression> {
         if to.len() > MAX_NGRAM_VOCABULARY {
             return None;
@@ -162,19 +184,25 @@ impl NgramRegression {
             .collect::<Option<_>>()?;
         let n = grams.len();
         let table = TfidfTable::from_parts(grams, self.table.idf().to_vec());
+        let word_rows = match &self.word_rows {
+            Some(rows) => Some(rows.remapped(from, to)?),
+            None => None,
+        };
         (table.len() == n).then(|| NgramRegression {
             classes,
             table,
             weight: self.weight.clone(),
+            word_rows,
             bias: self.bias.clone(),
             n_labels: self.n_labels,
         })
     }
 
     /// The parts of label `label`'s logit of the sentence `words`: one per n-gram of the line
-    /// that train had (its tf-idf value times its weight), each with the tokens where it
-    /// first occurs, in the order they first occur; the bias and the parts add up to the
-    /// logit [`NgramRegression::logits`] gives, up to rounding.
+    /// that train had (its tf-idf value times its weight, a word's unigram with the part of
+    /// its vector added), each with the tokens where it first occurs, in the order they
+    /// first occur, then the vector parts of words with no unigram there; the bias and the
+    /// parts add up to the logit [`NgramRegression::logits`] gives, up to rounding.
     pub fn parts(&self, words: &[u32], label: usize) -> Vec<NgramPart> {
         let sentence = self.sentence(words);
         let norm = sentence.norm2.sqrt() as f32;
@@ -190,6 +218,14 @@ impl NgramRegression {
                 }
                 let x = sentence.counts[&feature] * idf[feature as usize] / norm;
                 parts.push((tokens, x * self.weight[feature as usize * labels + label]));
+            }
+        }
+        if let Some(rows) = &self.word_rows {
+            for (at, part) in rows.parts(words, label) {
+                match parts.iter_mut().find(|(tokens, _)| *tokens == (at..at + 1)) {
+                    Some((_, x)) => *x += part,
+                    None => parts.push((at..at + 1, part)),
+                }
             }
         }
         parts
@@ -232,6 +268,7 @@ impl NgramRegression {
         }
         NgramSentence {
             regression: self,
+            word_rows: self.word_rows.as_ref().map(|rows| rows.sentence(words)),
             classes,
             unigrams,
             bigrams,
@@ -251,9 +288,14 @@ impl NgramRegression {
         self.table.len()
     }
 
+    /// How many words' vectors its mean word vector reads (0 for n-grams alone).
+    pub fn n_vector_words(&self) -> usize {
+        self.word_rows.as_ref().map_or(0, WordRows::len)
+    }
+
     /// The logits of the sentence `words` (vocabulary ids) without its tokens `deleted`.
     pub fn logits(&self, words: &[u32], deleted: Range<usize>) -> Vec<f32> {
-        let row = self.table.row(grams(&self.classes, words, deleted));
+        let row = self.table.row(grams(&self.classes, words, deleted.clone()));
         let mut logits = self.bias.clone();
         let c = self.n_labels;
         for (feature, x) in row {
@@ -261,6 +303,9 @@ impl NgramRegression {
             for (l, w) in logits.iter_mut().zip(weights) {
                 *l += x * w;
             }
+        }
+        if let Some(rows) = &self.word_rows {
+            rows.add_to(words, deleted, &mut logits);
         }
         logits
     }
@@ -273,7 +318,7 @@ impl NgramRegression {
             .into_iter()
             .flat_map(|(a, b)| [a as f32, b as f32])
             .collect();
-        Ok(vec![
+        let mut tensors = vec![
             (
                 format!("{NGRAM_PREFIX}grams"),
                 Tensor::from_vec(grams, (f, 2), device)?,
@@ -290,7 +335,11 @@ impl NgramRegression {
                 format!("{NGRAM_PREFIX}bias"),
                 Tensor::from_vec(self.bias.clone(), self.n_labels, device)?,
             ),
-        ])
+        ];
+        if let Some(rows) = &self.word_rows {
+            tensors.extend(rows.named_tensors(NGRAM_PREFIX, device)?);
+        }
+        Ok(tensors)
     }
 
     /// The regression a checkpoint's tensors hold, taken out of `tensors` (every name with
@@ -323,6 +372,19 @@ impl NgramRegression {
         };
         let (grams, idf, weight, bias) =
             (take("grams")?, take("idf")?, take("weight")?, take("bias")?);
+        // The mean vector's part: both of its tensors, or neither (a checkpoint of training
+        // version 4 or older, or a network without word vectors).
+        let [words_name, weight_name] = WORD_ROW_TENSORS;
+        let word_rows = match (parts.remove(words_name), parts.remove(weight_name)) {
+            (Some(words), Some(weight)) => Some((words, weight)),
+            (None, None) => None,
+            (None, Some(_)) => {
+                candle_core::bail!("the tensor `{NGRAM_PREFIX}{words_name}` is missing")
+            }
+            (Some(_), None) => {
+                candle_core::bail!("the tensor `{NGRAM_PREFIX}{weight_name}` is missing")
+            }
+        };
         if let Some(name) = parts.keys().next() {
             candle_core::bail!("the tensor `{NGRAM_PREFIX}{name}` is not an n-gram regression's");
         }
@@ -366,10 +428,21 @@ impl NgramRegression {
             .chunks_exact(2)
             .map(|pair| (pair[0] as u32, pair[1] as u32))
             .collect();
+        let word_rows = match word_rows {
+            Some((words, weight)) => Some(WordRows::from_tensors(
+                &words,
+                &weight,
+                vocabulary.len(),
+                n_labels,
+                NGRAM_PREFIX,
+            )?),
+            None => None,
+        };
         Ok(Some(NgramRegression {
             classes: classes(vocabulary),
             table: TfidfTable::from_parts(grams, idf),
             weight,
+            word_rows,
             bias,
             n_labels,
         }))
@@ -381,6 +454,8 @@ impl NgramRegression {
 /// so its logits cost O(span × labels) after O(tokens × labels) here, not a whole row each.
 pub struct NgramSentence<'a> {
     regression: &'a NgramRegression,
+    /// The mean vector's rows of its tokens.
+    word_rows: Option<WordRowsSentence<'a>>,
     /// Each token's case class.
     classes: Vec<u32>,
     /// Each token's unigram feature, and the feature of its bigram with the next token.
@@ -451,6 +526,9 @@ impl NgramSentence<'_> {
             for (l, s) in logits.iter_mut().zip(sum) {
                 *l += (s / norm) as f32;
             }
+        }
+        if let Some(rows) = &self.word_rows {
+            rows.add_to(start..end, &mut logits);
         }
         logits
     }
@@ -580,7 +658,32 @@ mod tests {
     fn vocabulary() -> Vocabulary {
         Vocabulary::new([
             "free", "prize", "now", "cash", "win", "see", "you", "at", "dinner", "mum", "Free",
+            "money",
         ])
+    }
+
+    /// Two-dimensional vectors: the spam words' (and `money`'s, which no train line holds)
+    /// point one way, the others' the other; `now` has none of its own.
+    fn vectors(v: &Vocabulary) -> WordVectors {
+        let spam = ["free", "prize", "cash", "win", "Free", "money"];
+        let mut data = vec![0.5, 0.5];
+        let mut known = vec![false];
+        for word in &v.words()[1..] {
+            data.extend(if spam.contains(&word.as_str()) {
+                [1.0, 0.0]
+            } else {
+                [0.0, 1.0]
+            });
+            known.push(word != "now");
+        }
+        WordVectors {
+            dim: 2,
+            data,
+            n_found: known.iter().filter(|&&k| k).count(),
+            n_backed_off: 0,
+            known,
+            sha256: String::new(),
+        }
     }
 
     fn ids(vocabulary: &Vocabulary, text: &str) -> Vec<u32> {
@@ -588,6 +691,10 @@ mod tests {
     }
 
     fn fitted(factor: f32) -> NgramFit {
+        fitted_with(factor, None)
+    }
+
+    fn fitted_with(factor: f32, vectors: Option<&WordVectors>) -> NgramFit {
         let v = vocabulary();
         let texts = [
             ("free prize now", 1),
@@ -606,7 +713,7 @@ mod tests {
             .iter()
             .map(|(w, l)| (w.as_slice(), Target::Label(l.unwrap())))
             .collect();
-        NgramRegression::fit(&v, &train, &dev[..4], 2, factor).unwrap()
+        NgramRegression::fit((&v, vectors), &train, &dev[..4], 2, factor).unwrap()
     }
 
     #[test]
@@ -684,6 +791,112 @@ mod tests {
             .logits(&ids(&v, "win free cash"), 0..0);
         for (a, b) in spam.iter().zip(&doubled) {
             assert!((2.0 * a - b).abs() < 1e-6, "{spam:?} {doubled:?}");
+        }
+    }
+
+    #[test]
+    fn the_mean_word_vector_speaks_for_a_word_no_train_line_holds_and_stays_additive() {
+        let v = vocabulary();
+        let vectors = vectors(&v);
+        let plain = fitted(1.0).regression;
+        let regression = fitted_with(1.0, Some(&vectors)).regression;
+        // `now` has no vector of its own: the seven other words of train, and `money`.
+        assert_eq!(regression.n_vector_words(), 11);
+        assert_eq!(plain.n_vector_words(), 0);
+        // No train line holds `money`: n-grams alone give it the biases, its vector spam.
+        let money = ids(&v, "money");
+        assert_eq!(plain.logits(&money, 0..0), plain.bias);
+        let logits = regression.logits(&money, 0..0);
+        assert!(
+            logits[1] - regression.bias[1] > logits[0] - regression.bias[0],
+            "{logits:?}"
+        );
+        // The same n-grams are read either way.
+        assert_eq!(regression.n_features(), plain.n_features());
+        for text in [
+            "win free cash now zz free cash",
+            "see you at dinner mum money",
+            "now",
+            "",
+        ] {
+            let words = ids(&v, text);
+            // Deletions scored from the prepared sentence are the whole computation's.
+            let sentence = regression.sentence(&words);
+            for start in 0..=words.len() {
+                for end in start..=words.len() {
+                    let direct = regression.logits(&words, start..end);
+                    let prepared = sentence.logits(start..end);
+                    for (a, b) in direct.iter().zip(&prepared) {
+                        assert!(
+                            (a - b).abs() < 1e-5,
+                            "{text:?} {start}..{end}: {direct:?} {prepared:?}"
+                        );
+                    }
+                }
+            }
+            assert_eq!(sentence.logits(0..words.len()), regression.bias);
+            // The parts (a word's vector with its unigram) add up to each logit.
+            for label in 0..2 {
+                let parts = regression.parts(&words, label);
+                let sum = regression.bias(label) + parts.iter().map(|(_, x)| x).sum::<f32>();
+                let logit = regression.logits(&words, 0..0)[label];
+                assert!((sum - logit).abs() < 1e-5, "{text:?}: {sum} {logit}");
+            }
+        }
+        // A word no train line holds has a part of its own; one that train holds shares its
+        // unigram's.
+        let words = ids(&v, "free money free");
+        let ranges: Vec<Range<usize>> = regression
+            .parts(&words, 1)
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
+        assert_eq!(ranges, [0..1, 1..2]);
+        // Scaled, remapped and through its tensors, it scores the same.
+        let doubled = regression.scaled(2.0).logits(&money, 0..0);
+        for (a, b) in logits.iter().zip(&doubled) {
+            assert!((2.0 * a - b).abs() < 1e-6);
+        }
+        let mut words: Vec<&str> = v.words()[1..].iter().map(String::as_str).collect();
+        words.insert(0, "claim");
+        let to = Vocabulary::new(words.iter().copied());
+        let remapped = regression.remapped(&v, &to).unwrap();
+        assert_eq!(
+            remapped.logits(&ids(&to, "money free"), 0..0),
+            regression.logits(&ids(&v, "money free"), 0..0)
+        );
+        words.retain(|w| *w != "money");
+        assert_eq!(
+            regression.remapped(&v, &Vocabulary::new(words.iter().copied())),
+            None
+        );
+        let mut tensors: HashMap<String, Tensor> = regression
+            .named_tensors(&Device::Cpu)
+            .unwrap()
+            .into_iter()
+            .collect();
+        let back = NgramRegression::take_from(&mut tensors.clone(), Some(&v), 2).unwrap();
+        assert_eq!(back.as_ref(), Some(&regression));
+        // Refused: one of its two tensors alone, a word id twice or past the vocabulary.
+        let mut alone = tensors.clone();
+        alone.remove("ngrams.vector_weight");
+        let error = NgramRegression::take_from(&mut alone, Some(&v), 2).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("`ngrams.vector_weight` is missing"),
+            "{error}"
+        );
+        let k = regression.n_vector_words();
+        for bad in [v.len() as f32, 0.0] {
+            let mut ids: Vec<f32> = (1..=k).map(|id| id as f32).collect();
+            ids[k - 1] = bad;
+            tensors.insert(
+                "ngrams.vector_words".into(),
+                Tensor::from_vec(ids, k, &Device::Cpu).unwrap(),
+            );
+            let error = NgramRegression::take_from(&mut tensors.clone(), Some(&v), 2).unwrap_err();
+            assert!(error.to_string().contains("word id"), "{error}");
         }
     }
 

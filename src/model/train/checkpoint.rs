@@ -163,6 +163,10 @@ pub struct LabelModelMetrics {
 pub struct NgramMetrics {
     /// The n-grams it weighs.
     pub features: usize,
+    /// The words whose vectors its mean word vector reads (0, or absent in manifests of
+    /// training version 4 or older, for n-grams alone).
+    #[serde(default)]
+    pub vector_words: usize,
     /// Its inverse regularisation strength, chosen on dev.
     pub c: f64,
     /// The weight on its logits, asked for or chosen on dev (absent in older manifests,

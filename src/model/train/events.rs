@@ -68,12 +68,14 @@ pub enum FitEvent<'a> {
     /// Every member of an ensemble trained; the dev accuracy of their averaged logits.
     Ensemble { members: usize, dev_accuracy: f64 },
     /// The n-gram regression beside the network was fitted, or a warm start's previous one
-    /// `reused`: its n-grams, the C chosen on dev, its weight (asked for, the previous one's,
+    /// `reused`: its n-grams, the words whose vectors it reads (0 for n-grams alone), the C
+    /// chosen on dev, its weight (asked for, the previous one's,
     /// or chosen on a gold dev from `weights_tried`), the dev accuracy of the network with
     /// it, and on a gold dev the temperature of its probabilities fitted there
     /// (`checkpoint::Manifest::probability_scale`) with their log loss at it.
     NgramRegression {
         n_features: usize,
+        vector_words: usize,
         c: f64,
         weight: f64,
         weights_tried: usize,
@@ -208,6 +210,7 @@ impl FitEvent<'_> {
             )],
             FitEvent::NgramRegression {
                 n_features,
+                vector_words,
                 c,
                 weight,
                 weights_tried,
@@ -215,7 +218,12 @@ impl FitEvent<'_> {
                 dev_accuracy,
                 calibration,
             } => vec![format!(
-                "with the n-gram regression beside it ({n_features} n-grams, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
+                "with the n-gram regression beside it ({n_features} n-grams{}, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
+                if *vector_words > 0 {
+                    format!(" and the mean vector of {vector_words} words")
+                } else {
+                    String::new()
+                },
                 if *reused {
                     ", the previous network's".to_string()
                 } else if *weights_tried > 1 {

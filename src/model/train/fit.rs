@@ -53,8 +53,10 @@ use std::path::Path;
 /// the network learns from the gold lines alone where the regression learns from the taught
 /// ones too (`data::network_from_gold`); 4: the lines no rule fires on taught where only
 /// they speak for the default label (`data::only_silence_speaks_for_default`), and the
-/// regression's weight 30 without a gold dev (`settings::UNLABELED_DEV_NGRAM_WEIGHT`).
-pub const TRAINING_VERSION: u32 = 4;
+/// regression's weight 30 without a gold dev (`settings::UNLABELED_DEV_NGRAM_WEIGHT`); 5:
+/// the regression reads the line's mean word vector beside its n-grams
+/// (`nn/mean_vector.rs`).
+pub const TRAINING_VERSION: u32 = 5;
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
@@ -203,10 +205,10 @@ pub fn fit_from(
         .label_model
         .is_some_and(|used| used.dev_from_label_model);
     let started = std::time::Instant::now();
-    let fitted = match vocabulary {
-        Some(vocabulary) if settings.wants_ngram_regression() => ngram_regression(
+    let fitted = match input {
+        Some(input) if settings.wants_ngram_regression() => ngram_regression(
             previous.filter(|_| warm_record.is_some()),
-            vocabulary,
+            input,
             &system,
             (&train_data, if gold_dev { &dev_data } else { &[] }),
             settings,

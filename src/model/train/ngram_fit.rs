@@ -6,7 +6,7 @@
 //! sparse product a line (`docs/performance.md`).
 
 use crate::automata::RuleSystem;
-use crate::model::nn::embeddings::Vocabulary;
+use crate::model::fa_rnn::WordInput;
 use crate::model::nn::network::Network;
 use crate::model::nn::ngrams::{NgramFit, NgramLine, NgramRegression, NgramTrainLine, WithNgrams};
 use crate::model::nn::probabilities::{Calibration, calibrate};
@@ -54,6 +54,7 @@ pub(super) fn with_ngram_regression(
         seconds,
     } = beside;
     let n_features = regression.n_features();
+    let vector_words = regression.n_vector_words();
     // Each weight with the factor on the fitted regression's logits: a warm start's keeps
     // its weight, already in; a new one, fitted at weight 1, takes each weight to choose from
     // on the gold dev in turn.
@@ -120,6 +121,7 @@ pub(super) fn with_ngram_regression(
     let with = WithNgrams::new(net, regression.scaled(factor))?;
     on_event(FitEvent::NgramRegression {
         n_features,
+        vector_words,
         c,
         weight,
         weights_tried: candidates.len(),
@@ -129,6 +131,7 @@ pub(super) fn with_ngram_regression(
     });
     let metrics = NgramMetrics {
         features: n_features,
+        vector_words,
         c,
         weight: Some(weight),
         network_dev_accuracy: network_accuracy,
@@ -143,11 +146,12 @@ pub(super) fn with_ngram_regression(
 /// already in it where it is `previous`'s (a warm start's: the same train and dev lines under
 /// the same settings, so the same n-grams, C and weight), which it is where that network has
 /// one for the same labels in the same order; else fitted on `train_data` at weight 1 (its
-/// logits over the logit scale), its C chosen on `dev_data`. `None` where it cannot be fitted
+/// logits over the logit scale), with the mean vectors of `input`'s word vectors, its C
+/// chosen on `dev_data`. `None` where it cannot be fitted
 /// (no train line, a vocabulary past its limit).
 pub(super) fn ngram_regression(
     previous: Option<&LoadedModel>,
-    vocabulary: &Vocabulary,
+    input: &WordInput,
     system: &RuleSystem,
     (train_data, dev_data): (&[LabeledSentence], &[LabeledSentence]),
     settings: &TrainingSettings,
@@ -159,7 +163,7 @@ pub(super) fn ngram_regression(
         if previous.manifest.labels != labels {
             return None;
         }
-        let regression = regression.remapped(previous.vocabulary.as_ref()?, vocabulary)?;
+        let regression = regression.remapped(previous.vocabulary.as_ref()?, &input.vocabulary)?;
         let weight = metrics
             .weight
             .or(previous.manifest.settings.ngram_weight)
@@ -195,7 +199,8 @@ pub(super) fn ngram_regression(
         })
         .collect();
     let factor = (1.0 / settings.effective_logit_scale()) as f32;
-    NgramRegression::fit(vocabulary, &train, &dev, labels.len(), factor).map(|fit| (fit, None))
+    let words = (&input.vocabulary, Some(&input.vectors));
+    NgramRegression::fit(words, &train, &dev, labels.len(), factor).map(|fit| (fit, None))
 }
 
 /// The index of the first calibration with the smallest log loss (0 for none).
