@@ -218,19 +218,9 @@ impl FitEvent<'_> {
                 dev_accuracy,
                 calibration,
             } => vec![format!(
-                "with the n-gram regression beside it ({n_features} n-grams{}, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
-                if *vector_words > 0 {
-                    format!(" and the mean vector of {vector_words} words")
-                } else {
-                    String::new()
-                },
-                if *reused {
-                    ", the previous network's".to_string()
-                } else if *weights_tried > 1 {
-                    format!(", the smallest dev log loss of {weights_tried} weights")
-                } else {
-                    String::new()
-                },
+                "with the n-gram regression beside it ({}, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
+                regression_reads(*n_features, *vector_words),
+                weight_from(*reused, *weights_tried),
                 100.0 * dev_accuracy,
                 calibration.map_or(String::new(), |fitted| format!(
                     "; probabilities at temperature {:.2}, fitted on dev, log loss {:.3}",
@@ -313,5 +303,26 @@ impl From<TrainError> for FitError {
 impl From<candle_core::Error> for FitError {
     fn from(error: candle_core::Error) -> FitError {
         FitError::Train(TrainError::Tensor(error))
+    }
+}
+
+/// Where an n-gram regression's weight came from, as `train` says it after the weight.
+fn weight_from(reused: bool, weights_tried: usize) -> String {
+    if reused {
+        ", the previous network's".to_string()
+    } else if weights_tried > 1 {
+        format!(", the smallest dev log loss of {weights_tried} weights")
+    } else {
+        String::new()
+    }
+}
+
+/// What an n-gram regression reads, as `train` says it: its n-grams, and the words whose
+/// vectors its mean word vector reads where it has one.
+fn regression_reads(n_features: usize, vector_words: usize) -> String {
+    if vector_words > 0 {
+        format!("{n_features} n-grams and the mean vector of {vector_words} words")
+    } else {
+        format!("{n_features} n-grams")
     }
 }
