@@ -716,6 +716,25 @@ mod tests {
         NgramRegression::fit((&v, vectors), &train, &dev[..4], 2, factor).unwrap()
     }
 
+    /// Prepared once, a sentence scores every deletion as the whole computation does, the
+    /// deletion of every token (the biases alone) included.
+    fn assert_every_deletion_prepared(regression: &NgramRegression, words: &[u32]) {
+        let sentence = regression.sentence(words);
+        for start in 0..=words.len() {
+            for end in start..=words.len() {
+                let direct = regression.logits(words, start..end);
+                let prepared = sentence.logits(start..end);
+                for (a, b) in direct.iter().zip(&prepared) {
+                    assert!(
+                        (a - b).abs() < 1e-5,
+                        "{words:?} {start}..{end}: {direct:?} {prepared:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(sentence.logits(0..words.len()), regression.bias);
+    }
+
     #[test]
     fn the_regression_learns_case_folded_n_grams_and_a_deleted_span_joins_its_neighbours() {
         let v = vocabulary();
@@ -738,29 +757,13 @@ mod tests {
             regression.logits(&ids(&v, "free at cash"), 1..2),
             logits("free cash")
         );
-        // Prepared once, a sentence scores every deletion as the whole computation does, the
-        // deletion of every token (the biases alone) included.
         for text in [
             "win free cash now zz free cash",
             "see you at dinner mum",
             "cash",
             "",
         ] {
-            let words = ids(&v, text);
-            let sentence = regression.sentence(&words);
-            for start in 0..=words.len() {
-                for end in start..=words.len() {
-                    let direct = regression.logits(&words, start..end);
-                    let prepared = sentence.logits(start..end);
-                    for (a, b) in direct.iter().zip(&prepared) {
-                        assert!(
-                            (a - b).abs() < 1e-5,
-                            "{text:?} {start}..{end}: {direct:?} {prepared:?}"
-                        );
-                    }
-                }
-            }
-            assert_eq!(sentence.logits(0..words.len()), regression.bias);
+            assert_every_deletion_prepared(&regression, &ids(&v, text));
         }
         // The parts of a label's logit add up to it, each n-gram at its first tokens.
         let words = ids(&v, "free cash zz free");
@@ -820,21 +823,7 @@ mod tests {
             "",
         ] {
             let words = ids(&v, text);
-            // Deletions scored from the prepared sentence are the whole computation's.
-            let sentence = regression.sentence(&words);
-            for start in 0..=words.len() {
-                for end in start..=words.len() {
-                    let direct = regression.logits(&words, start..end);
-                    let prepared = sentence.logits(start..end);
-                    for (a, b) in direct.iter().zip(&prepared) {
-                        assert!(
-                            (a - b).abs() < 1e-5,
-                            "{text:?} {start}..{end}: {direct:?} {prepared:?}"
-                        );
-                    }
-                }
-            }
-            assert_eq!(sentence.logits(0..words.len()), regression.bias);
+            assert_every_deletion_prepared(&regression, &words);
             // The parts (a word's vector with its unigram) add up to each logit.
             for label in 0..2 {
                 let parts = regression.parts(&words, label);
