@@ -147,12 +147,7 @@ impl WordRows {
 
     /// Adds the part of `words` (vocabulary ids) without its tokens `deleted` to `logits`.
     pub fn add_to(&self, words: &[u32], deleted: Range<usize>, logits: &mut [f32]) {
-        let kept = words
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| !deleted.contains(i))
-            .filter_map(|(_, &id)| self.row(id));
-        add_mean(kept, logits);
+        self.sentence(words).add_to(deleted, logits);
     }
 
     /// `words` prepared for scoring deletions ([`WordRowsSentence::add_to`]).
@@ -266,23 +261,6 @@ impl WordRows {
     }
 }
 
-/// Adds the mean of `rows` to `logits` (nothing without a row).
-fn add_mean<'r>(rows: impl Iterator<Item = &'r [f32]>, logits: &mut [f32]) {
-    let mut sum = vec![0f64; logits.len()];
-    let mut count = 0usize;
-    for row in rows {
-        for (s, &w) in sum.iter_mut().zip(row) {
-            *s += f64::from(w);
-        }
-        count += 1;
-    }
-    if count > 0 {
-        for (l, s) in logits.iter_mut().zip(sum) {
-            *l += (s / count as f64) as f32;
-        }
-    }
-}
-
 /// A sentence's rows prepared for scoring it with spans deleted: a deletion subtracts the
 /// span's rows from the whole sentence's sum.
 pub struct WordRowsSentence<'a> {
@@ -292,8 +270,8 @@ pub struct WordRowsSentence<'a> {
 }
 
 impl WordRowsSentence<'_> {
-    /// Adds the part of the sentence without its tokens `deleted` to `logits`, as
-    /// [`WordRows::add_to`] computes it up to rounding.
+    /// Adds the part of the sentence without its tokens `deleted` to `logits`: the mean of
+    /// the kept tokens' rows (nothing without one).
     pub fn add_to(&self, deleted: Range<usize>, logits: &mut [f32]) {
         let n = self.rows.len();
         let span = &self.rows[deleted.start.min(n)..deleted.end.min(n).max(deleted.start.min(n))];

@@ -221,9 +221,16 @@ impl NgramRegression {
             }
         }
         if let Some(rows) = &self.word_rows {
+            // Each unigram's part by its token, for the word vector's part to join it.
+            let unigrams: HashMap<usize, usize> = parts
+                .iter()
+                .enumerate()
+                .filter(|(_, (tokens, _))| tokens.len() == 1)
+                .map(|(i, (tokens, _))| (tokens.start, i))
+                .collect();
             for (at, part) in rows.parts(words, label) {
-                match parts.iter_mut().find(|(tokens, _)| *tokens == (at..at + 1)) {
-                    Some((_, x)) => *x += part,
+                match unigrams.get(&at) {
+                    Some(&i) => parts[i].1 += part,
                     None => parts.push((at..at + 1, part)),
                 }
             }
