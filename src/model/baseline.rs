@@ -18,7 +18,7 @@
 //! [`C_GRID`]: crate::model::C_GRID
 
 use crate::model::nn::embeddings::{Vocabulary, WordVectors};
-use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow, Target};
+use crate::model::nn::softmax_regression::{Selection, SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::tfidf::TfidfTable;
 use crate::text::Tokens;
 use serde::{Deserialize, Serialize};
@@ -104,8 +104,13 @@ pub fn fit_baseline(
         .filter_map(|(row, label)| Some((row, Target::Label(label?))))
         .collect();
     let (selection_rows, measured_rows) = (rows(selection), rows(measured));
-    let (selection_accuracy, model) =
-        SoftmaxRegression::fit_chosen(&train_rows, n_features, n_labels, &selection_rows)?;
+    let (selection_accuracy, model) = SoftmaxRegression::fit_chosen(
+        &train_rows,
+        n_features,
+        n_labels,
+        &selection_rows,
+        Selection::Accuracy,
+    )?;
     Some(BaselineFit {
         c: model.c,
         n_features,

@@ -30,7 +30,7 @@ use crate::model::nn::batch::Batch;
 use crate::model::nn::embeddings::{Vocabulary, WordVectors};
 use crate::model::nn::mean_vector::{MeanVectors, WORD_ROW_TENSORS, WordRows, WordRowsSentence};
 use crate::model::nn::network::Network;
-use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow, Target};
+use crate::model::nn::softmax_regression::{Selection, SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::tfidf::TfidfTable;
 use candle_core::{Device, Result, Tensor, Var};
 use std::any::Any;
@@ -86,7 +86,7 @@ pub struct NgramFit {
 
 impl NgramRegression {
     /// Fits the regression of `train`'s n-grams (and mean word vectors, given the
-    /// vocabulary's `vectors`), C chosen by accuracy on `dev` (with no dev line, 10), its
+    /// vocabulary's `vectors`), C chosen by the log loss on `dev` (with no dev line, 10), its
     /// logits scaled by `factor`; `None` without a train line, labels, or with a vocabulary
     /// past [`MAX_NGRAM_VOCABULARY`].
     pub fn fit(
@@ -132,7 +132,14 @@ impl NgramRegression {
                 .iter()
                 .map(|&(words, label)| (row(words), label))
                 .collect();
-            SoftmaxRegression::fit_chosen(&train_rows, n_features, n_labels, &dev_rows)?.1
+            SoftmaxRegression::fit_chosen(
+                &train_rows,
+                n_features,
+                n_labels,
+                &dev_rows,
+                Selection::LogLoss,
+            )?
+            .1
         };
         let (weight, bias) = model.weights();
         let (weight, vector_weight) = weight.split_at(table.len() * n_labels);
@@ -746,8 +753,9 @@ mod tests {
     fn the_regression_learns_case_folded_n_grams_and_a_deleted_span_joins_its_neighbours() {
         let v = vocabulary();
         let NgramFit { regression, c } = fitted(0.5);
-        // Every train line right on the dev lines: the strongest regularisation that does so.
-        assert_eq!(c, 0.01);
+        // Every C gets the dev lines right: the log loss keeps the one surest of them, the
+        // weakest regularisation.
+        assert_eq!(c, 100.0);
         // The 10 unigrams and 11 bigrams of train.
         assert_eq!(regression.n_features(), 21);
         let logits = |text: &str| regression.logits(&ids(&v, text), 0..0);

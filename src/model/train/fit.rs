@@ -55,8 +55,9 @@ use std::path::Path;
 /// they speak for the default label (`data::only_silence_speaks_for_default`), and the
 /// regression's weight 30 without a gold dev (`settings::UNLABELED_DEV_NGRAM_WEIGHT`); 5:
 /// the regression reads the line's mean word vector beside its n-grams
-/// (`nn/mean_vector.rs`).
-pub const TRAINING_VERSION: u32 = 5;
+/// (`nn/mean_vector.rs`); 6: the regression's C chosen by its dev log loss
+/// (`softmax_regression::Selection::LogLoss`).
+pub const TRAINING_VERSION: u32 = 6;
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
