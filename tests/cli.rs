@@ -1289,11 +1289,10 @@ fn a_moved_sopa_checkpoint_reads_its_patterns_back_on_the_corpora_named() {
     std::fs::remove_dir_all(&base).unwrap();
 }
 
-#[test]
-fn train_writes_a_checkpoint_that_eval_reads() {
-    let dir = std::env::temp_dir().join(format!("rulelens-cli-train-{}", std::process::id()));
-    let out = dir.to_str().unwrap();
-    let output = rulelens(&[
+/// `rulelens train` of the tiny spam filter with the test vectors at β 0.5 for two epochs,
+/// into `out`, with the flags `extra`.
+fn train_tiny(out: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
         "train",
         "tests/data/train/tiny.rules",
         "--embeddings",
@@ -1302,11 +1301,19 @@ fn train_writes_a_checkpoint_that_eval_reads() {
         "0.5",
         "--epochs",
         "2",
-        "--learning-rate",
-        "0.05",
         "--out",
         out,
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    rulelens(&args)
+}
+
+#[test]
+fn train_writes_a_checkpoint_that_eval_reads() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-train-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    // Dev stays held out, so that `eval` on it gives `train`'s dev figure.
+    let output = train_tiny(out, &["--learning-rate", "0.05", "--hold-out-dev"]);
     assert_eq!(
         output.status.code(),
         Some(0),
@@ -1346,6 +1353,8 @@ fn train_writes_a_checkpoint_that_eval_reads() {
         assert!(report.get(key).is_some(), "missing key {key}");
     }
     assert_eq!(report["accuracy"], manifest["metrics"]["dev_accuracy"]);
+    assert_eq!(report["regression_fitted_on_corpus"], false);
+    assert!(manifest["metrics"]["ngram_regression"]["refit"].is_null());
 
     // The untrained network is the rule system, except where β mixes in word vectors.
     let output = rulelens(&[
@@ -1420,6 +1429,42 @@ fn train_writes_a_checkpoint_that_eval_reads() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// By default the n-gram regression is fitted again with dev's gold lines once its C and
+/// weight are chosen: `train` says so, the manifest records it, and `eval` on that dev says
+/// its figure is not held out (on another corpus it says nothing).
+#[test]
+fn the_regression_fitted_again_with_dev_says_dev_is_not_held_out() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-refit-{}", std::process::id()));
+    let out = dir.to_str().unwrap();
+    let output = train_tiny(out, &[]);
+    assert_succeeded(&output);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("fitted again at C") && said.contains("dev's 30 gold lines"),
+        "{said}"
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let refit = &manifest["metrics"]["ngram_regression"]["refit"];
+    assert_eq!(refit["dev_lines"], 30, "{manifest}");
+    assert_eq!(refit["dev_sha256"].as_str().unwrap().len(), 64);
+    let eval = |corpus: &str, format: &str| {
+        let output = rulelens(&["eval", out, "--corpus", corpus, "--format", format]);
+        assert_succeeded(&output);
+        output
+    };
+    let dev = eval("tests/data/train/dev.tsv", "json");
+    assert_eq!(json(&dev)["regression_fitted_on_corpus"], true);
+    let text = eval("tests/data/train/dev.tsv", "text");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("not held out"), "{text}");
+    let train = eval("tests/data/train/train.tsv", "json");
+    assert_eq!(json(&train)["regression_fitted_on_corpus"], false);
+    let text = eval("tests/data/train/train.tsv", "text");
+    assert!(!String::from_utf8_lossy(&text.stdout).contains("not held out"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -2135,6 +2180,8 @@ fn fa_rnn_learns_labels_no_rule_names_and_train_and_eval_count_every_dev_line() 
             "0.01",
             "--epochs",
             "30",
+            // Dev held out of the regression's last fit: `eval` on it is then `train`'s figure.
+            "--hold-out-dev",
             "--out",
             out,
         ];
@@ -2391,6 +2438,10 @@ fn train_from_a_checkpoint_warm_starts_keeps_the_zero_shot_network_and_says_when
     );
     let warm = manifest("warm");
     assert_eq!(warm["warm_start"]["kept_patterns"], 2);
+    // It was fitted again with dev's gold lines, and the reused one says so too.
+    let refit = |manifest: &Value| manifest["metrics"]["ngram_regression"]["refit"].clone();
+    assert_eq!(refit(&warm)["dev_lines"], 30, "{warm}");
+    assert_eq!(refit(&warm), refit(&manifest("before")));
     assert_eq!(
         warm["warm_start"]["from_weights_sha256"],
         manifest("before")["weights_sha256"]
@@ -2506,6 +2557,8 @@ fn bench_lays_every_model_side_by_side_measures_what_train_and_eval_measure_and_
         "0.5",
         "--seed",
         "1",
+        // As every bench run: measured on dev, so dev stays out of the regression.
+        "--hold-out-dev",
         "--out",
         out,
     ]);

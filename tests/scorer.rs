@@ -12,8 +12,8 @@ use rulelens::automata::{RuleSystem, compile_reversed};
 use rulelens::limits::ReadLimits;
 use rulelens::model::{
     Batch, BiFaRnn, FaRnn, FaRnnScorer, Network, NgramLine, NgramRegression, NgramTrainLine,
-    Scoring, Sentence, SplitMix64, Target, Vocabulary, WeightedAutomaton, WithNgrams, WordInput,
-    WordVectors, decompose, vocabulary,
+    Regularization, Scoring, Sentence, SplitMix64, Target, Vocabulary, WeightedAutomaton,
+    WithNgrams, WordInput, WordVectors, decompose, vocabulary,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -342,7 +342,7 @@ fn scorer_computes_what_a_network_with_an_ngram_regression_computes() {
         .map(|(w, l)| (w.as_slice(), Target::Label(l.unwrap())))
         .collect();
     let words = (vocab, Some(&fixture.words.vectors));
-    let ngrams = NgramRegression::fit(words, &train, &dev, n_labels, 0.2)
+    let ngrams = NgramRegression::fit(words, &train, Regularization::ChosenOn(&dev), n_labels, 0.2)
         .unwrap()
         .regression;
     assert!(ngrams.n_features() > 100);

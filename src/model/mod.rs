@@ -36,7 +36,7 @@ pub use nn::matmul::times_transposed;
 pub use nn::network::Network;
 pub use nn::ngrams::{
     MAX_NGRAM_VOCABULARY, MAX_NGRAM_WEIGHTS, NgramFit, NgramLine, NgramPart, NgramRegression,
-    NgramTrainLine, WithNgrams,
+    NgramTrainLine, Regularization, WithNgrams,
 };
 pub use nn::parameters::{Init, Parameters};
 pub use nn::probabilities::{Calibration, calibrate, softmax};

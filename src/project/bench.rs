@@ -198,6 +198,8 @@ impl BenchPlan {
             },
             fraction: run.fraction,
             seed: run.seed,
+            // Every run is measured on the whole dev set, so no run learns from it.
+            hold_out_dev: true,
             ..self.settings.clone()
         }
     }

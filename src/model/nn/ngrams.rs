@@ -76,6 +76,22 @@ pub type NgramTrainLine<'a> = (&'a [u32], Target);
 /// An n-gram's part of a logit: the tokens where it first occurs in the line, and the part.
 pub type NgramPart = (Range<usize>, f32);
 
+/// The regression's C where no dev line chooses it: where dev has no gold label, the label
+/// model's labels of dev reward the regression that says the rules back: chosen on them, C
+/// came out 100 on every proxy, and each fell or held (`docs/results.md`, "C chosen by the
+/// regression's dev log loss").
+pub const UNCHOSEN_C: f64 = 10.0;
+
+/// How [`NgramRegression::fit`] sets C.
+#[derive(Debug, Clone, Copy)]
+pub enum Regularization<'a, 'w> {
+    /// The C of [`C_GRID`](super::softmax_regression::C_GRID) with the smallest log loss on
+    /// these dev lines (ties to the smaller); with none, [`UNCHOSEN_C`].
+    ChosenOn(&'a [NgramLine<'w>]),
+    /// This C: the fit again on more lines once C was chosen.
+    Fixed(f64),
+}
+
 /// What fitting an n-gram regression found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NgramFit {
@@ -86,13 +102,13 @@ pub struct NgramFit {
 
 impl NgramRegression {
     /// Fits the regression of `train`'s n-grams (and mean word vectors, given the
-    /// vocabulary's `vectors`), C chosen by the log loss on `dev` (with no dev line, 10), its
-    /// logits scaled by `factor`; `None` without a train line, labels, or with a vocabulary
-    /// past [`MAX_NGRAM_VOCABULARY`].
+    /// vocabulary's `vectors`), its C as `regularization` says, its logits scaled by
+    /// `factor`; `None` without a train line, labels, or with a vocabulary past
+    /// [`MAX_NGRAM_VOCABULARY`].
     pub fn fit(
         (vocabulary, vectors): (&Vocabulary, Option<&WordVectors>),
         train: &[NgramTrainLine],
-        dev: &[NgramLine],
+        regularization: Regularization,
         n_labels: usize,
         factor: f32,
     ) -> Option<NgramFit> {
@@ -125,21 +141,27 @@ impl NgramRegression {
             .iter()
             .map(|(words, target)| (row(words), target.clone()))
             .collect();
-        let model = if dev.is_empty() {
-            SoftmaxRegression::fit(&train_rows, n_features, n_labels, 10.0)
-        } else {
-            let dev_rows: Vec<(SparseRow, Option<usize>)> = dev
-                .iter()
-                .map(|&(words, label)| (row(words), label))
-                .collect();
-            SoftmaxRegression::fit_chosen(
-                &train_rows,
-                n_features,
-                n_labels,
-                &dev_rows,
-                Selection::LogLoss,
-            )?
-            .1
+        let model = match regularization {
+            Regularization::ChosenOn([]) => {
+                SoftmaxRegression::fit(&train_rows, n_features, n_labels, UNCHOSEN_C)
+            }
+            Regularization::ChosenOn(dev) => {
+                let dev_rows: Vec<(SparseRow, Option<usize>)> = dev
+                    .iter()
+                    .map(|&(words, label)| (row(words), label))
+                    .collect();
+                SoftmaxRegression::fit_chosen(
+                    &train_rows,
+                    n_features,
+                    n_labels,
+                    &dev_rows,
+                    Selection::LogLoss,
+                )?
+                .1
+            }
+            Regularization::Fixed(c) => {
+                SoftmaxRegression::fit(&train_rows, n_features, n_labels, c)
+            }
         };
         let (weight, bias) = model.weights();
         let (weight, vector_weight) = weight.split_at(table.len() * n_labels);
@@ -727,7 +749,14 @@ mod tests {
             .iter()
             .map(|(w, l)| (w.as_slice(), Target::Label(l.unwrap())))
             .collect();
-        NgramRegression::fit((&v, vectors), &train, &dev[..4], 2, factor).unwrap()
+        NgramRegression::fit(
+            (&v, vectors),
+            &train,
+            Regularization::ChosenOn(&dev[..4]),
+            2,
+            factor,
+        )
+        .unwrap()
     }
 
     /// Prepared once, a sentence scores every deletion as the whole computation does, the

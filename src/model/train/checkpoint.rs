@@ -161,7 +161,7 @@ pub struct LabelModelMetrics {
 /// How the n-gram regression beside a network was fitted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NgramMetrics {
-    /// The n-grams it weighs.
+    /// The n-grams it weighs (train's, and dev's where it was fitted again with them).
     pub features: usize,
     /// The words whose vectors its mean word vector reads (0, or absent in manifests of
     /// training version 4 or older, for n-grams alone).
@@ -175,7 +175,8 @@ pub struct NgramMetrics {
     pub weight: Option<f64>,
     /// The dev accuracy of the network without it.
     pub network_dev_accuracy: f64,
-    /// Seconds spent fitting it (every C tried; about 0 for a warm start's, reused).
+    /// Seconds spent fitting it (every C tried, and the fit again with dev's lines; about 0
+    /// for a warm start's, reused).
     pub seconds: f64,
     /// The temperature the network's probabilities are taken at, with the regression beside
     /// it ([`Manifest::probability_scale`]): fitted on a gold dev's log loss
@@ -188,6 +189,22 @@ pub struct NgramMetrics {
     /// absent where `temperature` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dev_log_loss: Option<f64>,
+    /// Where it was fitted again with dev's gold lines once C, the weight and the
+    /// temperature were chosen (`data::with_dev_gold`): then dev no longer measures it, and
+    /// the dev figures above are those measured before. Absent where dev is held out (no
+    /// gold dev, `holdOutDev`, a regression reused) and in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refit: Option<DevRefit>,
+}
+
+/// The n-gram regression's fit again with dev's gold lines ([`NgramMetrics::refit`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DevRefit {
+    /// Dev's gold lines it read beside train's.
+    pub dev_lines: usize,
+    /// The dev corpus's examples, as `training_data_sha256` hashes a dev with no train
+    /// lines: `eval` on that corpus says its figure is not held out.
+    pub dev_sha256: String,
 }
 
 /// How one member of an ensemble trained.

@@ -302,6 +302,38 @@ fn gold_repeats(n_gold: usize, n_taught: usize) -> usize {
     }
 }
 
+/// The lines the n-gram regression beside the network is fitted on again once C, its
+/// weight and the temperature were chosen on `dev` (`ngram_fit::with_ngram_regression`), as
+/// a grid search refits its best estimator on all it was given: train's gold lines and
+/// dev's (those of a label the network knows) as one set of gold lines, each taught
+/// [`gold_repeats`] times beside the lines the label model taught, then those; and how many
+/// of them are dev's. `train` is [`TrainingData::train`], `label_model` its
+/// [`TrainingData::label_model`].
+pub(crate) fn with_dev_gold<'a>(
+    train: &'a [LabeledSentence],
+    label_model: Option<LabelModelMetrics>,
+    dev: &'a [LabeledSentence],
+    n_labels: usize,
+) -> (Vec<&'a LabeledSentence>, usize) {
+    let n_gold = label_model.map_or(train.len(), |used| used.gold_lines);
+    let n_taught = label_model.map_or(0, |used| used.unlabeled_lines);
+    let dev_gold: Vec<&LabeledSentence> = dev
+        .iter()
+        .filter(|line| line.soft.is_none() && (line.label as usize) < n_labels)
+        .collect();
+    let gold: Vec<&LabeledSentence> = train[..n_gold]
+        .iter()
+        .chain(dev_gold.iter().copied())
+        .collect();
+    let repeats = gold_repeats(gold.len(), n_taught);
+    let mut lines = Vec::with_capacity(gold.len() * repeats + n_taught);
+    for _ in 0..repeats {
+        lines.extend(gold.iter().copied());
+    }
+    lines.extend(&train[train.len() - n_taught..]);
+    (lines, dev_gold.len())
+}
+
 /// The label model that teaches the lines without a gold label: the rules it reads, and
 /// their label matrix on train, which it was fitted on.
 struct Teacher<'a> {
@@ -563,5 +595,67 @@ mod tests {
             let repeated = gold * (gold_repeats(gold, taught) - 1);
             assert!(repeated < taught + gold, "{gold} {taught}");
         }
+    }
+
+    /// The regression's refit reads dev's gold lines as gold train lines: once each beside
+    /// the gold train lines, the lot repeated to weigh as much as the taught lines, which
+    /// come last and once; a dev line of a label the network does not know is left out.
+    #[test]
+    fn the_refit_reads_devs_gold_lines_with_trains() {
+        let rules = rules_of("default ham\nspam: $* free $*\n");
+        let train = [
+            line("free prize", None),
+            line("hi mum", Some("ham")),
+            line("free cash", None),
+            line("free gift", None),
+            line("free money", None),
+        ];
+        let dev = [
+            line("free stuff", Some("spam")),
+            line("hello", Some("greeting")),
+        ];
+        let data = training_data(
+            &rules,
+            &rules.system,
+            None,
+            &train,
+            &dev,
+            &TrainingSettings::DEFAULT,
+        )
+        .unwrap();
+        let used = data.label_model.unwrap();
+        assert_eq!((used.gold_lines, used.unlabeled_lines), (1, 4));
+        // Train alone: the gold line four times, then the four taught lines.
+        assert_eq!(data.train.len(), 8);
+        let n_labels = rules.system.labels().len();
+        let (lines, from_dev) = with_dev_gold(&data.train, data.label_model, &data.dev, n_labels);
+        assert_eq!(from_dev, 1);
+        // Two gold lines now, each twice (⌈4 ÷ 2⌉), then the taught ones.
+        let expected: Vec<&LabeledSentence> = [&data.train[0], &data.dev[0]]
+            .repeat(2)
+            .into_iter()
+            .chain(&data.train[4..])
+            .collect();
+        assert_eq!(lines.len(), expected.len());
+        assert!(
+            lines
+                .iter()
+                .zip(&expected)
+                .all(|(a, b)| std::ptr::eq(*a, *b))
+        );
+        // With all gold labels, train's lines and then dev's, once.
+        let gold_train = [line("hi mum", Some("ham")), line("free cash", Some("spam"))];
+        let data = training_data(
+            &rules,
+            &rules.system,
+            None,
+            &gold_train,
+            &dev,
+            &TrainingSettings::DEFAULT,
+        )
+        .unwrap();
+        let (lines, from_dev) = with_dev_gold(&data.train, data.label_model, &data.dev, n_labels);
+        assert_eq!((lines.len(), from_dev), (3, 1));
+        assert!(std::ptr::eq(lines[2], &data.dev[0]));
     }
 }

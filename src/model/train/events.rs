@@ -82,6 +82,9 @@ pub enum FitEvent<'a> {
         reused: bool,
         dev_accuracy: f64,
         calibration: Option<Calibration>,
+        /// Dev's gold lines it was then fitted again with (`data::with_dev_gold`), or a
+        /// reused one was; 0: none.
+        refit_dev_lines: usize,
     },
     /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
     /// measurement (0 is the warm-started network before fine-tuning).
@@ -208,25 +211,7 @@ impl FitEvent<'_> {
                 "the {members} members' logits averaged: dev accuracy {:.2}%",
                 100.0 * dev_accuracy
             )],
-            FitEvent::NgramRegression {
-                n_features,
-                vector_words,
-                c,
-                weight,
-                weights_tried,
-                reused,
-                dev_accuracy,
-                calibration,
-            } => vec![format!(
-                "with the n-gram regression beside it ({}, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
-                regression_reads(*n_features, *vector_words),
-                weight_from(*reused, *weights_tried),
-                100.0 * dev_accuracy,
-                calibration.map_or(String::new(), |fitted| format!(
-                    "; probabilities at temperature {:.2}, fitted on dev, log loss {:.3}",
-                    fitted.temperature, fitted.log_loss
-                )),
-            )],
+            FitEvent::NgramRegression { .. } => self.ngram_regression_lines(),
             FitEvent::Epoch(_) => Vec::new(),
             FitEvent::WarmStart(record) => vec![format!(
                 "warm start: {} of {} patterns keep their trained parameters ({} new or changed, {} gone); rank {} kept + {} new",
@@ -241,6 +226,41 @@ impl FitEvent<'_> {
                 "training from scratch, not from the previous network: {why}"
             )],
         }
+    }
+
+    /// [`FitEvent::NgramRegression`]'s lines: its fit, and the fit again with dev's lines.
+    fn ngram_regression_lines(&self) -> Vec<String> {
+        let FitEvent::NgramRegression {
+            n_features,
+            vector_words,
+            c,
+            weight,
+            weights_tried,
+            reused,
+            dev_accuracy,
+            calibration,
+            refit_dev_lines,
+        } = self
+        else {
+            return Vec::new();
+        };
+        let mut lines = vec![format!(
+            "with the n-gram regression beside it ({}, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
+            regression_reads(*n_features, *vector_words),
+            weight_from(*reused, *weights_tried),
+            100.0 * dev_accuracy,
+            calibration.map_or(String::new(), |fitted| format!(
+                "; probabilities at temperature {:.2}, fitted on dev, log loss {:.3}",
+                fitted.temperature, fitted.log_loss
+            )),
+        )];
+        if *refit_dev_lines > 0 {
+            let plural = if *refit_dev_lines == 1 { "" } else { "s" };
+            lines.push(format!(
+                "the n-gram regression fitted again at C {c} with dev's {refit_dev_lines} gold line{plural} beside train's: dev no longer measures it, and the dev figures above are from before (--hold-out-dev keeps dev out)"
+            ));
+        }
+        lines
     }
 }
 

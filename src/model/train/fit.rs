@@ -36,7 +36,9 @@ use crate::model::train::kinds::{Built, Declaration, Start, network_size};
 use crate::model::train::learn::{DevScoring, LabeledSentence, Schedule, TrainError, TrainReport};
 use crate::model::train::load::LoadedModel;
 use crate::model::train::members::{Common, Member, MemberEvent, side_by_side, train_members};
-use crate::model::train::ngram_fit::{NgramsBeside, ngram_regression, with_ngram_regression};
+use crate::model::train::ngram_fit::{
+    NgramsBeside, ngram_regression, refit_with_dev, with_ngram_regression,
+};
 use crate::model::train::settings::{ModelKind, TrainingSettings};
 use crate::model::train::warm::{self, WARM_SCHEDULE, WhyFull};
 use crate::rules_file::RulesFile;
@@ -56,8 +58,9 @@ use std::path::Path;
 /// regression's weight 30 without a gold dev (`settings::UNLABELED_DEV_NGRAM_WEIGHT`); 5:
 /// the regression reads the line's mean word vector beside its n-grams
 /// (`nn/mean_vector.rs`); 6: the regression's C chosen by its dev log loss
-/// (`softmax_regression::Selection::LogLoss`).
-pub const TRAINING_VERSION: u32 = 6;
+/// (`softmax_regression::Selection::LogLoss`); 7: the regression fitted again with dev's
+/// gold lines once C and its weight are chosen (`data::with_dev_gold`).
+pub const TRAINING_VERSION: u32 = 7;
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
@@ -225,8 +228,12 @@ pub fn fit_from(
                 seconds: started.elapsed().as_secs_f64(),
             };
             let dev = (measure.logits(net.as_ref())?, measure.dev);
+            let refit = input.and_then(|input| {
+                let lines = (&train_data[..], data.label_model, &dev_data[..]);
+                refit_with_dev(input, lines, dev_examples, system.labels().len(), settings)
+            });
             let (net, metrics, accuracy) =
-                with_ngram_regression(net, fitted, beside, dev, settings, on_event)?;
+                with_ngram_regression(net, fitted, beside, dev, settings, refit, on_event)?;
             (net, Some((metrics, accuracy)))
         }
     };
