@@ -228,7 +228,8 @@ pub fn fit_from(
                 seconds: started.elapsed().as_secs_f64(),
             };
             let dev = (measure.logits(net.as_ref())?, measure.dev);
-            let refit = input.and_then(|input| {
+            // Dev's gold lines only: without them dev holds the label model's labels.
+            let refit = input.filter(|_| gold_dev).and_then(|input| {
                 let lines = (&train_data[..], data.label_model, &dev_data[..]);
                 refit_with_dev(input, lines, dev_examples, system.labels().len(), settings)
             });
