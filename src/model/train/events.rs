@@ -101,7 +101,6 @@ impl FitEvent<'_> {
     /// language server logs them and shows the data's and a member's in its progress. Empty
     /// for an epoch, which a progress bar or `$/progress` shows ([`EpochReport::summary`]).
     pub fn lines(&self) -> Vec<String> {
-        let plural = |n: usize| if n == 1 { "" } else { "s" };
         match self {
             FitEvent::Built {
                 reading,
@@ -255,13 +254,18 @@ impl FitEvent<'_> {
             )),
         )];
         if *refit_dev_lines > 0 {
-            let plural = if *refit_dev_lines == 1 { "" } else { "s" };
             lines.push(format!(
-                "the n-gram regression fitted again at C {c} with dev's {refit_dev_lines} gold line{plural} beside train's: dev no longer measures it, and the dev figures above are from before (--hold-out-dev keeps dev out)"
+                "the n-gram regression fitted again at C {c} with dev's {refit_dev_lines} gold line{} beside train's: dev no longer measures it, and the dev figures above are from before (--hold-out-dev keeps dev out)",
+                plural(*refit_dev_lines)
             ));
         }
         lines
     }
+}
+
+/// A noun's plural ending after `n`.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Why fitting failed.

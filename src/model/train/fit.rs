@@ -228,11 +228,11 @@ pub fn fit_from(
                 seconds: started.elapsed().as_secs_f64(),
             };
             let dev = (measure.logits(net.as_ref())?, measure.dev);
-            // Dev's gold lines only: without them dev holds the label model's labels.
-            let refit = input.filter(|_| gold_dev).and_then(|input| {
-                let lines = (&train_data[..], data.label_model, &dev_data[..]);
-                refit_with_dev(input, lines, dev_examples, system.labels().len(), settings)
-            });
+            // Dev's gold lines only (without them dev holds the label model's labels), and
+            // a regression fitted now (a warm start's reused one keeps its own).
+            let input = input.filter(|_| gold_dev && fitted.1.is_none());
+            let lines = (&train_data[..], data.label_model, &dev_data[..]);
+            let refit = refit_with_dev(input, lines, dev_examples, system.labels().len(), settings);
             let (net, metrics, accuracy) =
                 with_ngram_regression(net, fitted, beside, dev, settings, refit, on_event)?;
             (net, Some((metrics, accuracy)))

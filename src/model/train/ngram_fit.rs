@@ -55,10 +55,10 @@ pub(super) struct Reused {
 
 /// The refit of the regression of `n_labels` labels with dev's gold lines beside train's
 /// (`train`, `label_model` and `dev` as [`TrainingData`](super::data::TrainingData) holds
-/// them; `dev_examples` the dev corpus read), unless `settings` hold dev out or dev has no
-/// gold line of a label the network knows.
+/// them; `dev_examples` the dev corpus read), unless there is no `input` to fit it with,
+/// `settings` hold dev out or dev has no gold line of a label the network knows.
 pub(super) fn refit_with_dev<'a>(
-    input: &'a WordInput,
+    input: Option<&'a WordInput>,
     (train, label_model, dev): (
         &'a [LabeledSentence],
         Option<LabelModelMetrics>,
@@ -68,9 +68,7 @@ pub(super) fn refit_with_dev<'a>(
     n_labels: usize,
     settings: &TrainingSettings,
 ) -> Option<Refit<'a>> {
-    if settings.hold_out_dev {
-        return None;
-    }
+    let input = input.filter(|_| !settings.hold_out_dev)?;
     let (lines, dev_lines) = with_dev_gold(train, label_model, dev, n_labels);
     (dev_lines > 0).then(|| Refit {
         input,
@@ -92,7 +90,7 @@ pub(super) fn refit_with_dev<'a>(
 /// says the network alone does better: that happens only on a dev of some hundred lines,
 /// where the difference is a line or two, and keeping it does better on held-out lines
 /// (`docs/results.md`, "A hundred lines, many draws"). Given a `refit` (made only on a
-/// gold dev) and a regression not reused, the regression beside the network is the one
+/// gold dev, for a regression not reused), the regression beside the network is the one
 /// fitted again with dev's gold lines at the chosen C, at the chosen weight and
 /// temperature; the dev accuracy and log loss reported are those measured before. On
 /// held-out lines a hundred short sentences gain 3.4 points, 1 % of TREC 1.6
@@ -176,7 +174,7 @@ pub(super) fn with_ngram_regression(
     let calibration = calibrations[best];
     let refit_started = std::time::Instant::now();
     let was_reused = reused.is_some();
-    let refitted = refit.filter(|_| !was_reused).and_then(|refit| {
+    let refitted = refit.and_then(|refit| {
         let lines = refit.lines.into_iter();
         let fixed = Regularization::Fixed(c);
         let fit = fit_regression(refit.input, refit.n_labels, lines, fixed, settings)?;
