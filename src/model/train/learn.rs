@@ -460,6 +460,11 @@ pub struct Schedule {
     pub patience: Option<usize>,
     /// Factor on the settings' step size.
     pub learning_rate_factor: f64,
+    /// Train every epoch of `epochs` and keep the last parameters: dev is not measured (its
+    /// accuracy reads 0 in the reports) and nothing stops early. For a network trained again
+    /// on train's and dev's lines together, for the epochs dev chose before
+    /// (`fit::train_again_with_dev`).
+    pub keep_last: bool,
 }
 
 impl Schedule {
@@ -469,6 +474,7 @@ impl Schedule {
         epochs: None,
         patience: None,
         learning_rate_factor: 1.0,
+        keep_last: false,
     };
 
     /// The most dev measurements after the untrained network's on `n_train` sentences in
@@ -583,7 +589,7 @@ pub(crate) fn share_first_largest(logits: &[Vec<f32>], data: &[LabeledSentence])
 }
 
 /// Trains `net` (whose tensors live on `device`) in place and leaves it at its best dev
-/// accuracy. `on_epoch` hears about every dev measurement (epoch 0 is the untrained
+/// accuracy (at its last epoch with [`Schedule::keep_last`]). `on_epoch` hears about every dev measurement (epoch 0 is the untrained
 /// network; with a [`Schedule`] that measures within epochs, `epoch` counts measurements).
 #[allow(clippy::too_many_arguments)]
 pub fn train(
@@ -606,11 +612,17 @@ pub fn train(
     if cancelled() {
         return Err(TrainError::Cancelled);
     }
+    let dev_accuracy = |net: &dyn Network| -> Result<f64, TrainError> {
+        if schedule.keep_last {
+            return Ok(0.0);
+        }
+        dev_scoring.accuracy(net, dev_data, config, device, cancelled)
+    };
     let initial = EpochReport {
         epoch: 0,
         loss: None,
         skipped_batches: 0,
-        dev_accuracy: dev_scoring.accuracy(net, dev_data, config, device, cancelled)?,
+        dev_accuracy: dev_accuracy(net)?,
         best: true,
         seconds: 0.0,
     };
@@ -650,7 +662,7 @@ pub fn train(
                 continue;
             }
             let seconds = round.started.elapsed().as_secs_f64();
-            let dev_accuracy = dev_scoring.accuracy(net, dev_data, config, device, cancelled)?;
+            let dev_accuracy = dev_accuracy(net)?;
             let measurement = history.len();
             let improved = dev_accuracy > best.1;
             if improved {
@@ -667,13 +679,15 @@ pub fn train(
             on_epoch(&report);
             history.push(report);
             round = Round::default();
-            if measurement - best.0 >= patience {
+            if !schedule.keep_last && measurement - best.0 >= patience {
                 break 'epochs;
             }
         }
     }
-    for (var, value) in vars.iter().zip(&best.2) {
-        var.set(value)?;
+    if !schedule.keep_last {
+        for (var, value) in vars.iter().zip(&best.2) {
+            var.set(value)?;
+        }
     }
     Ok(TrainReport {
         history,

@@ -52,6 +52,7 @@ pub const WARM_SCHEDULE: Schedule = Schedule {
     epochs: Some(1),
     patience: Some(2),
     learning_rate_factor: 0.3,
+    keep_last: false,
 };
 
 /// Why a save trains from scratch rather than from the previous network.
@@ -934,6 +935,7 @@ mod tests {
                 members: Vec::new(),
                 ngram_regression: None,
                 label_model: None,
+                trained_again_with_dev: None,
             },
             weights_sha256: String::new(),
             tensors: Default::default(),
