@@ -1433,8 +1433,9 @@ fn train_writes_a_checkpoint_that_eval_reads() {
 }
 
 /// By default the n-gram regression is fitted again with dev's gold lines once its C and
-/// weight are chosen: `train` says so, the manifest records it, and `eval` on that dev says
-/// its figure is not held out (on another corpus it says nothing).
+/// weight are chosen, and the network trained again with them: `train` says so, the
+/// manifest records it, and `eval` on that dev says its figure is not held out (on another
+/// corpus it says nothing).
 #[test]
 fn the_regression_fitted_again_with_dev_says_dev_is_not_held_out() {
     let dir = std::env::temp_dir().join(format!("rulelens-cli-refit-{}", std::process::id()));
@@ -1446,11 +1447,24 @@ fn the_regression_fitted_again_with_dev_says_dev_is_not_held_out() {
         said.contains("fitted again at C") && said.contains("dev's 30 gold lines"),
         "{said}"
     );
+    // The network too: from its start, on train's 90 lines and dev's 30.
+    assert!(
+        said.contains(
+            "the network trained again from its start on 120 lines, dev's 30 gold lines among them"
+        ),
+        "{said}"
+    );
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
     let refit = &manifest["metrics"]["ngram_regression"]["refit"];
     assert_eq!(refit["dev_lines"], 30, "{manifest}");
     assert_eq!(refit["dev_sha256"].as_str().unwrap().len(), 64);
+    let again = &manifest["metrics"]["trained_again_with_dev"];
+    assert_eq!(
+        (&again["lines"], &again["dev_lines"]),
+        (&120.into(), &30.into())
+    );
+    assert_eq!(again["epochs"].as_array().unwrap().len(), 5, "{manifest}");
     let eval = |corpus: &str, format: &str| {
         let output = rulelens(&["eval", out, "--corpus", corpus, "--format", format]);
         assert_succeeded(&output);
@@ -1460,7 +1474,10 @@ fn the_regression_fitted_again_with_dev_says_dev_is_not_held_out() {
     assert_eq!(json(&dev)["regression_fitted_on_corpus"], true);
     let text = eval("tests/data/train/dev.tsv", "text");
     let text = String::from_utf8_lossy(&text.stdout);
-    assert!(text.contains("not held out"), "{text}");
+    assert!(
+        text.contains("not held out") && text.contains("the network was trained again"),
+        "{text}"
+    );
     let train = eval("tests/data/train/train.tsv", "json");
     assert_eq!(json(&train)["regression_fitted_on_corpus"], false);
     let text = eval("tests/data/train/train.tsv", "text");
@@ -2442,6 +2459,11 @@ fn train_from_a_checkpoint_warm_starts_keeps_the_zero_shot_network_and_says_when
     let refit = |manifest: &Value| manifest["metrics"]["ngram_regression"]["refit"].clone();
     assert_eq!(refit(&warm)["dev_lines"], 30, "{warm}");
     assert_eq!(refit(&warm), refit(&manifest("before")));
+    // So was the network it descends from, and the warm start's record says so.
+    let again = |manifest: &Value| manifest["metrics"]["trained_again_with_dev"].clone();
+    assert_eq!(again(&warm)["dev_lines"], 30, "{warm}");
+    assert_eq!(again(&warm), again(&manifest("before")));
+    assert!(!stderr.contains("the network trained again"), "{stderr}");
     assert_eq!(
         warm["warm_start"]["from_weights_sha256"],
         manifest("before")["weights_sha256"]

@@ -92,6 +92,7 @@ fn manifest(file: &RulesFile, curve: &[f64]) -> Manifest {
             members: Vec::new(),
             ngram_regression: None,
             label_model: None,
+            trained_again_with_dev: None,
         },
         weights_sha256: String::new(),
         tensors: Default::default(),

@@ -202,6 +202,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
             members: Vec::new(),
             ngram_regression: None,
             label_model: None,
+            trained_again_with_dev: None,
         },
         weights_sha256: String::new(),
         tensors: Default::default(),
@@ -397,4 +398,89 @@ fn glove_reader_backs_off_and_reports_malformed_lines() {
         Err(EmbeddingsError::Empty { .. })
     ));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The network's own tensors (the n-gram regression's left out), as flat values by name.
+fn network_tensors(net: &dyn rulelens::model::Network) -> HashMap<String, Vec<f32>> {
+    net.named_tensors()
+        .into_iter()
+        .filter(|(name, _)| !name.starts_with("ngrams."))
+        .map(|(name, tensor)| (name, tensor.flatten_all().unwrap().to_vec1().unwrap()))
+        .collect()
+}
+
+/// With a gold dev, once dev has chosen each member's epochs, the FA-RNN is trained again
+/// from its start on train's and dev's gold lines together for those epochs, keeping its
+/// last parameters (`fit::train_again_with_dev`): the manifest records it, and the network
+/// is neither the one stopped early on dev (which `--hold-out-dev` keeps) nor its start.
+/// SoPa is not trained again.
+#[test]
+fn with_a_gold_dev_the_network_is_trained_again_with_devs_lines() {
+    let rules = RulesFile::read(
+        &fixture("tiny.rules"),
+        &Default::default(),
+        &ReadLimits::DEFAULT,
+    )
+    .unwrap();
+    let read = |name: &str| {
+        rulelens::corpus::read_file(&fixture(name), &ReadLimits::DEFAULT)
+            .unwrap()
+            .examples
+    };
+    let (train_examples, dev_examples) = (read("train.tsv"), read("dev.tsv"));
+    let settings = TrainingSettings {
+        embeddings: Some(fixture("vectors.txt")),
+        beta: 0.5,
+        epochs: 6,
+        learning_rate: Some(0.05),
+        members: Some(2),
+        ..TrainingSettings::default()
+    };
+    let fit = |settings: &TrainingSettings| {
+        rulelens::model::fit(
+            &rules,
+            &train_examples,
+            &dev_examples,
+            settings,
+            &ReadLimits::DEFAULT,
+            &mut |_| {},
+            &|| false,
+        )
+        .unwrap()
+    };
+    let again = fit(&settings);
+    let metrics = &again.manifest.metrics;
+    let record = metrics
+        .trained_again_with_dev
+        .as_ref()
+        .expect("trained again");
+    assert_eq!((record.lines, record.dev_lines), (120, 30));
+    let kept: Vec<usize> = metrics.members.iter().map(|m| m.best_epoch).collect();
+    assert_eq!(record.epochs, kept);
+    assert!(kept.iter().any(|&epochs| epochs > 0), "{kept:?}");
+
+    let held_out = fit(&TrainingSettings {
+        hold_out_dev: true,
+        ..settings.clone()
+    });
+    assert_eq!(held_out.manifest.metrics.trained_again_with_dev, None);
+    let start = fit(&TrainingSettings {
+        epochs: 0,
+        ..settings.clone()
+    });
+    let trained_again = network_tensors(again.net.as_ref());
+    assert_eq!(
+        trained_again.len(),
+        network_tensors(start.net.as_ref()).len()
+    );
+    assert_ne!(trained_again, network_tensors(held_out.net.as_ref()));
+    assert_ne!(trained_again, network_tensors(start.net.as_ref()));
+
+    let sopa = fit(&TrainingSettings {
+        model: rulelens::model::ModelKind::Sopa,
+        members: None,
+        ..settings
+    });
+    assert!(sopa.manifest.metrics.ngram_regression.is_some());
+    assert_eq!(sopa.manifest.metrics.trained_again_with_dev, None);
 }

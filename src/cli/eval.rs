@@ -140,9 +140,14 @@ pub fn run(args: EvalArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode>
             percent(agreement)
         )?;
         if let Some(refit) = refit_on_corpus {
+            let learned = if manifest.metrics.trained_again_with_dev.is_some() {
+                "the network was trained again and the n-gram regression fitted again"
+            } else {
+                "the n-gram regression was fitted again"
+            };
             outln!(
-                "  not held out: this is the dev corpus whose {} gold lines the n-gram regression \
-                 was fitted again with; dev accuracy before that, as training measured it: {}\n",
+                "  not held out: this is the dev corpus whose {} gold lines {learned} with; dev \
+                 accuracy before that, as training measured it: {}\n",
                 refit.dev_lines,
                 percent(Some(manifest.metrics.dev_accuracy))
             )?;

@@ -130,6 +130,22 @@ pub struct Metrics {
     /// What the label model did, where some train or dev line had no gold label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label_model: Option<LabelModelMetrics>,
+    /// Where the network was trained again on train's and dev's gold lines together once
+    /// dev had chosen its epochs (`fit::train_again_with_dev`): then dev no longer measures
+    /// it either, and the dev figures above (`members`' included) are those of the network
+    /// stopped early on dev. Absent where dev is held out and in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trained_again_with_dev: Option<TrainedAgain>,
+}
+
+/// The network trained again with dev's gold lines ([`Metrics::trained_again_with_dev`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrainedAgain {
+    /// The lines it learned from, dev's among them.
+    pub lines: usize,
+    pub dev_lines: usize,
+    /// The epochs each member trained again for: those it had kept on dev.
+    pub epochs: Vec<usize>,
 }
 
 /// What the label model of the rules did for training (`labeling::LabelModel`): the train

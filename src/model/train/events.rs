@@ -7,7 +7,7 @@ use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::decompose::Method;
 use crate::model::nn::embeddings::EmbeddingsError;
 use crate::model::nn::probabilities::Calibration;
-use crate::model::train::checkpoint::{LabelModelMetrics, WarmStartRecord};
+use crate::model::train::checkpoint::{LabelModelMetrics, TrainedAgain, WarmStartRecord};
 use crate::model::train::learn::{EpochReport, TrainError};
 use crate::model::train::settings::ModelKind;
 use crate::model::train::warm::WhyFull;
@@ -86,6 +86,9 @@ pub enum FitEvent<'a> {
         /// reused one was; 0: none.
         refit_dev_lines: usize,
     },
+    /// The network was trained again on train's and dev's gold lines together, each member
+    /// for the epochs it kept on dev (`fit::train_again_with_dev`).
+    TrainedAgain(&'a TrainedAgain),
     /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
     /// measurement (0 is the warm-started network before fine-tuning).
     Epoch(&'a EpochReport),
@@ -211,6 +214,18 @@ impl FitEvent<'_> {
                 100.0 * dev_accuracy
             )],
             FitEvent::NgramRegression { .. } => self.ngram_regression_lines(),
+            FitEvent::TrainedAgain(again) => vec![format!(
+                "the network trained again from its start on {} lines, dev's {} gold line{} among them, each member for the epochs it kept on dev ({}): dev no longer measures it either (--hold-out-dev keeps dev out)",
+                again.lines,
+                again.dev_lines,
+                plural(again.dev_lines),
+                again
+                    .epochs
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )],
             FitEvent::Epoch(_) => Vec::new(),
             FitEvent::WarmStart(record) => vec![format!(
                 "warm start: {} of {} patterns keep their trained parameters ({} new or changed, {} gone); rank {} kept + {} new",

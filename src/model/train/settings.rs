@@ -301,12 +301,13 @@ pub struct TrainingSettings {
     /// FA-RNN family has one with word vectors (`beta` under 1), SoPa always.
     #[arg(long, value_name = "W")]
     pub ngram_weight: Option<f64>,
-    /// Keeps dev's gold lines out of the n-gram regression. By default, once its C, its
-    /// weight and the temperature are chosen on a gold dev, the regression is fitted again
-    /// on train's and dev's gold lines together at that C (the network is not): a hundred
-    /// more lines where train has a hundred. Dev then no longer measures it: the manifest's
-    /// dev accuracy is the one measured before, and `eval` on dev says so. `bench` keeps dev
-    /// out, as it measures on dev.
+    /// Keeps dev's gold lines out of the n-gram regression and the network. By default, once
+    /// its C, its weight and the temperature are chosen on a gold dev, the regression is
+    /// fitted again on train's and dev's gold lines together at that C, and an FA-RNN of at
+    /// most 1,000 such lines is trained again on them from its start for the epochs dev
+    /// chose: a hundred more lines where train has a hundred. Dev then no longer measures
+    /// them: the manifest's dev accuracy is the one measured before, and `eval` on dev says
+    /// so. `bench` keeps dev out, as it measures on dev.
     #[arg(long)]
     pub hold_out_dev: bool,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
