@@ -13,7 +13,9 @@
 //!   measured and the best parameters are kept; training stops after `patience` epochs
 //!   without a strictly better dev accuracy ([`TrainingSettings::patience_epochs`]: never
 //!   fewer than [`MIN_PATIENCE_UPDATES`] updates, which on a hundred lines are 25 epochs),
-//!   and the best parameters are restored.
+//!   and the best parameters are restored. A network trained again on train's and dev's
+//!   lines together ([`Schedule::keep_last`]) trains the epochs dev chose before and keeps
+//!   its last parameters.
 //! - Adam steps a network's linear head on fixed features ([`Network::head_parameters`]: the
 //!   FA-RNN's labels no rule names) at [`HEAD_LEARNING_RATE`], the rest at the settings' step
 //!   size: a head starting at zero at the rules' step size had not left its start when
@@ -589,8 +591,9 @@ pub(crate) fn share_first_largest(logits: &[Vec<f32>], data: &[LabeledSentence])
 }
 
 /// Trains `net` (whose tensors live on `device`) in place and leaves it at its best dev
-/// accuracy (at its last epoch with [`Schedule::keep_last`]). `on_epoch` hears about every dev measurement (epoch 0 is the untrained
-/// network; with a [`Schedule`] that measures within epochs, `epoch` counts measurements).
+/// accuracy (at its last epoch with [`Schedule::keep_last`]). `on_epoch` hears about every
+/// dev measurement (epoch 0 is the untrained network; with a [`Schedule`] that measures
+/// within epochs, `epoch` counts measurements).
 #[allow(clippy::too_many_arguments)]
 pub fn train(
     net: &dyn Network,
