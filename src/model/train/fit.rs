@@ -480,9 +480,9 @@ fn one_network(mut nets: Vec<Box<dyn Network>>) -> Box<dyn Network> {
 /// The most lines the network is trained again on with dev's ([`train_again_with_dev`]).
 /// Training again costs up to as much as training did. Where train has some hundred gold
 /// lines dev's double what the network learns from, and that is where it gains on held-out
-/// lines: a hundred short sentences +1.0, 1 % of TREC +1.9; at 10 % of TREC and SMS (some
-/// 500 lines) it is level (`docs/results.md`, "Dev's gold lines in the network's last
-/// training"). With all of SMS's or TREC's labels (some 5,000 lines beside 500 of dev's) it
+/// lines: a hundred short sentences +1.0, 1 % of TREC +1.9; at 10 % and 15 % of TREC and
+/// SMS (500 to 800 lines) it is level (`docs/results.md`, "Dev's gold lines in the network's
+/// last training"). With all of SMS's or TREC's labels (some 5,000 lines beside 500 of dev's) it
 /// would double a training of minutes for a tenth more lines, and is not done.
 const MAX_LINES_TRAINED_AGAIN: usize = 1_000;
 
