@@ -31,27 +31,15 @@ import scipy.sparse as sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
-C_GRID = [0.01, 0.1, 1, 10, 100]
+from few_labels_baselines import C_GRID, cuts, read_split, read_vectors
+
 WEIGHTS = [0.3, 1, 3, 10, 1000]
 TEMPERATURES = [0.5, 1, 2, 4]
 
 
-def read_vectors(path: Path):
-    vectors = {}
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            word, *values = line.rstrip().split(" ")
-            vectors[word] = np.array(values, dtype=float)
-    return vectors
-
-
-def read_split(path: Path):
-    texts, labels = [], []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        label, _, text = line.partition("\t")
-        texts.append(text.lower())
-        labels.append(label)
-    return texts, labels
+def read_lowercased(path: Path):
+    texts, labels = read_split(path)
+    return [text.lower() for text in texts], list(labels)
 
 
 def mean_vectors(texts, vectors, dim):
@@ -125,15 +113,14 @@ def combined_accuracy(splits, network, vectors, dim, chars):
 
 
 def main():
-    rulelens, proxies, glove, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
+    rulelens = sys.argv[1]
+    proxies, glove, work = (Path(arg) for arg in sys.argv[2:5])
     work.mkdir(parents=True, exist_ok=True)
     vectors = read_vectors(glove)
     dim = len(next(iter(vectors.values())))
     figures = defaultdict(list)
-    for cut in sorted(proxies.iterdir()):
-        if not (cut / "test.tsv").exists():
-            continue
-        splits = [read_split(cut / f"{name}.tsv") for name in ("train", "dev", "test")]
+    for cut in cuts(proxies):
+        splits = [read_lowercased(cut / f"{name}.tsv") for name in ("train", "dev", "test")]
         network = network_log_probabilities(rulelens, cut, work)
         alone, words = combined_accuracy(splits, network, vectors, dim, chars=False)
         _, chars = combined_accuracy(splits, network, vectors, dim, chars=True)

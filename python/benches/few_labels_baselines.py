@@ -49,6 +49,11 @@ def mean_vectors(texts, vectors, dim):
     return np.array(rows)
 
 
+def cuts(proxies: Path):
+    """The cut folders of `few_labels_proxy.py`'s output, in order."""
+    return [cut for cut in sorted(proxies.iterdir()) if (cut / "test.tsv").exists()]
+
+
 def chosen_on_dev(train, dev):
     (x_train, y_train), (x_dev, y_dev) = train, dev
     best = None
@@ -65,9 +70,7 @@ def main():
     vectors = read_vectors(glove)
     dim = len(next(iter(vectors.values())))
     figures = defaultdict(list)
-    for cut in sorted(proxies.iterdir()):
-        if not (cut / "test.tsv").exists():
-            continue
+    for cut in cuts(proxies):
         kind = cut.name.rsplit("-", 1)[0]
         train, dev, test = (read_split(cut / f"{name}.tsv") for name in ("train", "dev", "test"))
         mean = [mean_vectors(texts, vectors, dim) for texts, _ in (train, dev, test)]
