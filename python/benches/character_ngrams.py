@@ -82,9 +82,16 @@ def log_loss(scores, labels, classes):
 
 def combined_accuracy(splits, network, vectors, dim, chars):
     (train, dev, test) = splits
+    # A network's vocabulary is its train and dev words: a test word past it is unknown to
+    # the regression, and has neither a vector nor characters there.
+    known = {word for texts, _ in (train, dev) for text in texts for word in text.split()}
+    vectors = {word: vector for word, vector in vectors.items() if word in known}
     blocks = [TfidfVectorizer(ngram_range=(1, 2), token_pattern=r"\S+", lowercase=False)]
     if chars:
-        blocks.append(TfidfVectorizer(analyzer="char_wb", ngram_range=(3, 5), lowercase=False))
+        blocks.append(TfidfVectorizer(
+            analyzer="char_wb", ngram_range=(3, 5), lowercase=False,
+            preprocessor=lambda text: " ".join(w for w in text.split() if w in known),
+        ))
     rows = [sparse.hstack([block.fit_transform(train[0]) for block in blocks]
                           + [mean_vectors(train[0], vectors, dim)]).tocsr()]
     for texts, _ in (dev, test):
