@@ -31,7 +31,7 @@ import scipy.sparse as sparse
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
-from few_labels_baselines import C_GRID, cuts, read_split, read_vectors
+from few_labels_baselines import C_GRID, cuts, mean_vectors, read_split, read_vectors
 
 WEIGHTS = [0.3, 1, 3, 10, 1000]
 TEMPERATURES = [0.5, 1, 2, 4]
@@ -42,12 +42,9 @@ def read_lowercased(path: Path):
     return [text.lower() for text in texts], list(labels)
 
 
-def mean_vectors(texts, vectors, dim):
-    rows = []
-    for text in texts:
-        known = [vectors[w] for w in text.split() if w in vectors]
-        rows.append(np.mean(known, axis=0) / np.sqrt(dim) if known else np.zeros(dim))
-    return sparse.csr_matrix(np.array(rows))
+def scaled_mean_vectors(texts, vectors, dim):
+    """`few_labels_baselines.mean_vectors` times 1/√D, as the regression reads them."""
+    return sparse.csr_matrix(mean_vectors(texts, vectors, dim) / np.sqrt(dim))
 
 
 def network_log_probabilities(rulelens, cut: Path, work: Path):
@@ -93,10 +90,10 @@ def combined_accuracy(splits, network, vectors, dim, chars):
             preprocessor=lambda text: " ".join(w for w in text.split() if w in known),
         ))
     rows = [sparse.hstack([block.fit_transform(train[0]) for block in blocks]
-                          + [mean_vectors(train[0], vectors, dim)]).tocsr()]
+                          + [scaled_mean_vectors(train[0], vectors, dim)]).tocsr()]
     for texts, _ in (dev, test):
         rows.append(sparse.hstack([block.transform(texts) for block in blocks]
-                                  + [mean_vectors(texts, vectors, dim)]).tocsr())
+                                  + [scaled_mean_vectors(texts, vectors, dim)]).tocsr())
     best = None
     for c in C_GRID:
         model = LogisticRegression(C=c, max_iter=5000).fit(rows[0], train[1])
