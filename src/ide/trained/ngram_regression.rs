@@ -1,7 +1,7 @@
 //! The n-gram regression beside a trained network (the FA-RNN family's or SoPa's) as the
 //! editor reads it: its part of a label's logit of a line, split exactly into its bias and
-//! one part per n-gram (a word's with its word vector's part), and that split as a hover's
-//! list.
+//! one part per n-gram (a word's with its character n-grams' and word vector's parts), and
+//! that split as a hover's list.
 
 use crate::ide::hover::config::{HoverConfig, token_range};
 use crate::ide::hover::document::{Block, Document, Inline};
@@ -12,8 +12,9 @@ use text_size::TextRange;
 
 /// The n-gram regression's part of a label's logit of a line, split exactly: its bias and
 /// one part per n-gram of the line (its tf-idf value times its weight; a word's unigram with
-/// its vector's part of the line's mean word vector, a word no train line holds with that
-/// alone), all times the probability scale, as the softmax reads them.
+/// its character n-grams' part and its vector's part of the line's mean word vector, a word
+/// no train line holds with those alone), all times the probability scale, as the softmax
+/// reads them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegressionParts {
     pub label: String,

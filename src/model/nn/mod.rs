@@ -1,10 +1,12 @@
 //! The neural-network core that knows no model family: parameters declared once, padded
 //! batches, the seeded generator, dropout, the leaky clamp, word vectors, the small matrix
 //! products of the fused kernels, tf-idf rows and the softmax regression fitted on them, the
-//! n-gram regression beside a network and its mean word vector's part, the [`Network`](network::Network) trait, and the
+//! n-gram regression beside a network with its character n-grams' and mean word vector's
+//! parts, the [`Network`](network::Network) trait, and the
 //! helpers every family's fused operations and plain scorers share.
 
 pub(crate) mod batch;
+pub(crate) mod character_ngrams;
 pub(crate) mod dropout;
 pub(crate) mod embeddings;
 pub(crate) mod fused;

@@ -7,14 +7,16 @@
 //! patterns and a bag of n-grams, and together they beat either (`docs/results.md`, issues
 //! 32 and 50).
 //!
-//! Beside the n-grams, the row holds the line's mean word vector, where the network reads
-//! word vectors (`nn/mean_vector.rs`): the n-grams say nothing of a word no train line holds,
-//! its vector does.
+//! Beside the n-grams, the row holds a block of the line's character 3- to 5-grams within
+//! words, of unit length of its own (`nn/character_ngrams.rs`), and the line's mean word
+//! vector, where the network reads word vectors (`nn/mean_vector.rs`): the n-grams say
+//! nothing of a word no train line holds, its spelling and its vector do.
 //!
 //! Only a trained network gets one: the untrained network is the rules' alone, so it still
 //! predicts what the rules predict. The logits stay sums of parts: the network's, and one
-//! part per n-gram of the line (its tf-idf value times its weight) and per word with a
-//! vector (its row over the line's count of such tokens), plus the biases.
+//! part per n-gram of the line (its tf-idf value times its weight), per token's character
+//! n-grams and per word with a vector (its row over the line's count of such tokens), plus
+//! the biases.
 //!
 //! The n-grams are of the network's vocabulary words, case folded (each id stands for the
 //! smallest id of a word with the same lowercase form), and
@@ -22,11 +24,15 @@
 //! does: its first `max_sentence_tokens` tokens. A deleted span's neighbours form a bigram,
 //! as the network reads them one after the other.
 //!
-//! Limits: at most [`MAX_NGRAM_WEIGHTS`] weights (features × labels; the n-grams in the
-//! most train lines are kept), and a vocabulary of at most [`MAX_NGRAM_VOCABULARY`] words
+//! Limits: at most [`MAX_NGRAM_WEIGHTS`] weights (features × labels, word and character
+//! n-grams together, the characters' at most half; the n-grams in the most train lines are
+//! kept), and a vocabulary of at most [`MAX_NGRAM_VOCABULARY`] words
 //! (a checkpoint stores the n-grams' word ids as 32-bit floats, exact up to 2^24).
 
 use crate::model::nn::batch::Batch;
+use crate::model::nn::character_ngrams::{
+    CHARACTER_TENSORS, CharacterRows, CharacterSentence, CharacterTable,
+};
 use crate::model::nn::embeddings::{Vocabulary, WordVectors};
 use crate::model::nn::mean_vector::{MeanVectors, WORD_ROW_TENSORS, WordRows, WordRowsSentence};
 use crate::model::nn::network::Network;
@@ -59,6 +65,8 @@ pub struct NgramRegression {
     table: TfidfTable<Gram>,
     /// [F × C] row-major.
     weight: Vec<f32>,
+    /// The character n-grams' part (none in a checkpoint of training version 8 or older).
+    characters: Option<CharacterRows>,
     /// The mean word vector's part, where it was fitted with word vectors.
     word_rows: Option<WordRows>,
     bias: Vec<f32>,
@@ -125,18 +133,26 @@ impl NgramRegression {
             .collect();
         let vectors = vectors.and_then(|vectors| MeanVectors::new(vectors, n_labels));
         let dim = vectors.as_ref().map_or(0, MeanVectors::dim);
+        let budget = (MAX_NGRAM_WEIGHTS / n_labels).saturating_sub(dim);
+        let characters = CharacterTable::new(
+            vocabulary,
+            train.iter().map(|(words, _)| *words),
+            budget / 2,
+        );
         let table = TfidfTable::new(
             train.iter().map(|(words, _)| grams(&classes, words, 0..0)),
-            (MAX_NGRAM_WEIGHTS / n_labels).saturating_sub(dim),
+            budget - characters.len(),
         );
+        let (n_words, n_characters) = (table.len(), characters.len());
         let row = |words: &[u32]| {
             let mut row = table.row(grams(&classes, words, 0..0));
+            row.extend(characters.row(words, n_words as u32));
             if let Some(vectors) = &vectors {
-                row.extend(vectors.features(words, table.len() as u32));
+                row.extend(vectors.features(words, (n_words + n_characters) as u32));
             }
             row
         };
-        let n_features = table.len() + dim;
+        let n_features = n_words + n_characters + dim;
         let train_rows: Vec<(SparseRow, Target)> = train
             .iter()
             .map(|(words, target)| (row(words), target.clone()))
@@ -164,12 +180,19 @@ impl NgramRegression {
             }
         };
         let (weight, bias) = model.weights();
-        let (weight, vector_weight) = weight.split_at(table.len() * n_labels);
+        let (weight, rest) = weight.split_at(n_words * n_labels);
+        let (character_weight, vector_weight) = rest.split_at(n_characters * n_labels);
         let scaled = |values: &[f64]| values.iter().map(|&w| factor * w as f32).collect();
         Some(NgramFit {
             c: model.c,
             regression: NgramRegression {
                 weight: scaled(weight),
+                characters: Some(CharacterRows::new(
+                    characters,
+                    character_weight,
+                    n_labels,
+                    factor,
+                )),
                 word_rows: vectors.map(|vectors| vectors.fold(vector_weight, n_labels, factor)),
                 bias: scaled(bias),
                 classes,
@@ -183,6 +206,7 @@ impl NgramRegression {
     pub fn scaled(&self, k: f32) -> NgramRegression {
         NgramRegression {
             weight: self.weight.iter().map(|w| w * k).collect(),
+            characters: self.characters.as_ref().map(|rows| rows.scaled(k)),
             word_rows: self.word_rows.as_ref().map(|rows| rows.scaled(k)),
             bias: self.bias.iter().map(|b| b * k).collect(),
             ..self.clone()
@@ -192,7 +216,7 @@ impl NgramRegression {
     /// The regression for a network of the vocabulary `to`, fitted for one of `from` (a warm
     /// start's previous network, trained on the same lines, so with the same n-grams): `None`
     /// when a word of its n-grams or with a vector row is not in `to`, or `to` folds two of
-    /// its n-grams into one.
+    /// its n-grams into one. Character n-grams are any vocabulary's.
     pub fn remapped(&self, from: &Vocabulary, to: &Vocabulary) -> Option<NgramRegression> {
         if to.len() > MAX_NGRAM_VOCABULARY {
             return None;
@@ -221,6 +245,7 @@ impl NgramRegression {
             classes,
             table,
             weight: self.weight.clone(),
+            characters: self.characters.as_ref().map(|rows| rows.remapped(to)),
             word_rows,
             bias: self.bias.clone(),
             n_labels: self.n_labels,
@@ -228,10 +253,11 @@ impl NgramRegression {
     }
 
     /// The parts of label `label`'s logit of the sentence `words`: one per n-gram of the line
-    /// that train had (its tf-idf value times its weight, a word's unigram with the part of
-    /// its vector added), each with the tokens where it first occurs, in the order they
-    /// first occur, then the vector parts of words with no unigram there; the bias and the
-    /// parts add up to the logit [`NgramRegression::logits`] gives, up to rounding.
+    /// that train had (its tf-idf value times its weight, a word's unigram with the parts of
+    /// its character n-grams and its vector added), each with the tokens where it first
+    /// occurs, in the order they first occur, then the character and vector parts of words
+    /// with no unigram there; the bias and the parts add up to the logit
+    /// [`NgramRegression::logits`] gives, up to rounding.
     pub fn parts(&self, words: &[u32], label: usize) -> Vec<NgramPart> {
         let sentence = self.sentence(words);
         let norm = sentence.norm2.sqrt() as f32;
@@ -249,18 +275,25 @@ impl NgramRegression {
                 parts.push((tokens, x * self.weight[feature as usize * labels + label]));
             }
         }
-        if let Some(rows) = &self.word_rows {
-            // Each unigram's part by its token, for the word vector's part to join it.
-            let unigrams: HashMap<usize, usize> = parts
-                .iter()
-                .enumerate()
-                .filter(|(_, (tokens, _))| tokens.len() == 1)
-                .map(|(i, (tokens, _))| (tokens.start, i))
-                .collect();
-            for (at, part) in rows.parts(words, label) {
-                match unigrams.get(&at) {
-                    Some(&i) => parts[i].1 += part,
-                    None => parts.push((at..at + 1, part)),
+        // Each word's part by the token where it first occurs, for the parts of its
+        // characters and its vector to join it.
+        let mut words_at: HashMap<usize, usize> = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, (tokens, _))| tokens.len() == 1)
+            .map(|(i, (tokens, _))| (tokens.start, i))
+            .collect();
+        let characters = self
+            .characters
+            .as_ref()
+            .map(|rows| rows.parts(words, label));
+        let vectors = self.word_rows.as_ref().map(|rows| rows.parts(words, label));
+        for (at, part) in characters.into_iter().chain(vectors).flatten() {
+            match words_at.get(&at) {
+                Some(&i) => parts[i].1 += part,
+                None => {
+                    words_at.insert(at, parts.len());
+                    parts.push((at..at + 1, part));
                 }
             }
         }
@@ -304,6 +337,7 @@ impl NgramRegression {
         }
         NgramSentence {
             regression: self,
+            characters: self.characters.as_ref().map(|rows| rows.sentence(words)),
             word_rows: self.word_rows.as_ref().map(|rows| rows.sentence(words)),
             classes,
             unigrams,
@@ -324,6 +358,12 @@ impl NgramRegression {
         self.table.len()
     }
 
+    /// How many character n-grams it weighs (0 in a checkpoint of training version 8 or
+    /// older).
+    pub fn n_character_features(&self) -> usize {
+        self.characters.as_ref().map_or(0, CharacterRows::len)
+    }
+
     /// How many words' vectors its mean word vector reads (0 for n-grams alone).
     pub fn n_vector_words(&self) -> usize {
         self.word_rows.as_ref().map_or(0, WordRows::len)
@@ -339,6 +379,9 @@ impl NgramRegression {
             for (l, w) in logits.iter_mut().zip(weights) {
                 *l += x * w;
             }
+        }
+        if let Some(rows) = &self.characters {
+            rows.add_to(words, deleted.clone(), &mut logits);
         }
         if let Some(rows) = &self.word_rows {
             rows.add_to(words, deleted, &mut logits);
@@ -372,6 +415,9 @@ impl NgramRegression {
                 Tensor::from_vec(self.bias.clone(), self.n_labels, device)?,
             ),
         ];
+        if let Some(rows) = &self.characters {
+            tensors.extend(rows.named_tensors(NGRAM_PREFIX, device)?);
+        }
         if let Some(rows) = &self.word_rows {
             tensors.extend(rows.named_tensors(NGRAM_PREFIX, device)?);
         }
@@ -421,6 +467,21 @@ impl NgramRegression {
                 candle_core::bail!("the tensor `{NGRAM_PREFIX}{weight_name}` is missing")
             }
         };
+        // The character n-grams' part: all three of its tensors, or none (a checkpoint of
+        // training version 8 or older).
+        let characters = CHARACTER_TENSORS.map(|name| parts.remove(name));
+        let characters = match characters {
+            [Some(grams), Some(idf), Some(weight)] => Some([grams, idf, weight]),
+            [None, None, None] => None,
+            _ => {
+                let missing = CHARACTER_TENSORS
+                    .iter()
+                    .zip(&characters)
+                    .find(|(_, tensor)| tensor.is_none())
+                    .map_or("", |(name, _)| *name);
+                candle_core::bail!("the tensor `{NGRAM_PREFIX}{missing}` is missing")
+            }
+        };
         if let Some(name) = parts.keys().next() {
             candle_core::bail!("the tensor `{NGRAM_PREFIX}{name}` is not an n-gram regression's");
         }
@@ -435,9 +496,19 @@ impl NgramRegression {
                 "the n-gram regression's tensors do not fit {f} n-grams and {n_labels} labels"
             );
         }
-        if f * n_labels > MAX_NGRAM_WEIGHTS {
+        let characters = match &characters {
+            Some([grams, idf, weight]) => Some(CharacterRows::from_tensors(
+                [grams, idf, weight],
+                vocabulary,
+                n_labels,
+                (NGRAM_PREFIX, MAX_NGRAM_WEIGHTS / 2),
+            )?),
+            None => None,
+        };
+        let n_characters = characters.as_ref().map_or(0, CharacterRows::len);
+        if (f + n_characters) * n_labels > MAX_NGRAM_WEIGHTS {
             candle_core::bail!(
-                "the n-gram regression has {f} n-grams of {n_labels} labels, more than {MAX_NGRAM_WEIGHTS} weights"
+                "the n-gram regression has {f} word and {n_characters} character n-grams of {n_labels} labels, more than {MAX_NGRAM_WEIGHTS} weights"
             );
         }
         let plain = |t: &Tensor| -> Result<Vec<f32>> { t.flatten_all()?.to_vec1() };
@@ -478,6 +549,7 @@ impl NgramRegression {
             classes: classes(vocabulary),
             table: TfidfTable::from_parts(grams, idf),
             weight,
+            characters,
             word_rows,
             bias,
             n_labels,
@@ -490,6 +562,8 @@ impl NgramRegression {
 /// so its logits cost O(span × labels) after O(tokens × labels) here, not a whole row each.
 pub struct NgramSentence<'a> {
     regression: &'a NgramRegression,
+    /// Its tokens' character n-grams.
+    characters: Option<CharacterSentence<'a>>,
     /// The mean vector's rows of its tokens.
     word_rows: Option<WordRowsSentence<'a>>,
     /// Each token's case class.
@@ -562,6 +636,9 @@ impl NgramSentence<'_> {
             for (l, s) in logits.iter_mut().zip(sum) {
                 *l += (s / norm) as f32;
             }
+        }
+        if let Some(characters) = &self.characters {
+            characters.add_to(start..end, &mut logits);
         }
         if let Some(rows) = &self.word_rows {
             rows.add_to(start..end, &mut logits);
@@ -694,12 +771,12 @@ mod tests {
     fn vocabulary() -> Vocabulary {
         Vocabulary::new([
             "free", "prize", "now", "cash", "win", "see", "you", "at", "dinner", "mum", "Free",
-            "money",
+            "money", "prizes",
         ])
     }
 
     /// Two-dimensional vectors: the spam words' (and `money`'s, which no train line holds)
-    /// point one way, the others' the other; `now` has none of its own.
+    /// point one way, the others' the other; `now` and `prizes` have none of their own.
     fn vectors(v: &Vocabulary) -> WordVectors {
         let spam = ["free", "prize", "cash", "win", "Free", "money"];
         let mut data = vec![0.5, 0.5];
@@ -710,7 +787,7 @@ mod tests {
             } else {
                 [0.0, 1.0]
             });
-            known.push(word != "now");
+            known.push(word != "now" && word != "prizes");
         }
         WordVectors {
             dim: 2,
@@ -931,6 +1008,71 @@ mod tests {
             let error = NgramRegression::take_from(&mut tensors.clone(), Some(&v), 2).unwrap_err();
             assert!(error.to_string().contains("word id"), "{error}");
         }
+    }
+
+    #[test]
+    fn character_n_grams_speak_for_a_word_spelled_like_train_words_and_stay_additive() {
+        let v = vocabulary();
+        let regression = fitted(1.0).regression;
+        // " pr", "pri", …, "prize" and the others of `prize`, `free` and the other words.
+        assert!(regression.n_character_features() > 40);
+        // No train line holds `prizes`, and it has no vector: its characters alone lean spam.
+        let logits = regression.logits(&ids(&v, "prizes"), 0..0);
+        assert!(
+            logits[1] - regression.bias[1] > logits[0] - regression.bias[0],
+            "{logits:?}"
+        );
+        // Its part is its own token's, and the parts add up to each logit.
+        for text in ["prizes", "see you prizes", "prizes free prizes"] {
+            let words = ids(&v, text);
+            assert_every_deletion_prepared(&regression, &words);
+            for label in 0..2 {
+                let parts = regression.parts(&words, label);
+                let sum = regression.bias(label) + parts.iter().map(|(_, x)| x).sum::<f32>();
+                let logit = regression.logits(&words, 0..0)[label];
+                assert!((sum - logit).abs() < 1e-5, "{text:?}: {sum} {logit}");
+            }
+        }
+        let ranges: Vec<Range<usize>> = regression
+            .parts(&ids(&v, "prizes free prizes"), 1)
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect();
+        assert_eq!(ranges, [1..2, 0..1]);
+        // A checkpoint of training version 8 or older has no character n-grams: it loads,
+        // and reads the word n-grams alone.
+        let tensors: HashMap<String, Tensor> = regression
+            .named_tensors(&Device::Cpu)
+            .unwrap()
+            .into_iter()
+            .collect();
+        let mut older = tensors.clone();
+        for name in CHARACTER_TENSORS {
+            older.remove(&format!("{NGRAM_PREFIX}{name}"));
+        }
+        let older = NgramRegression::take_from(&mut older, Some(&v), 2)
+            .unwrap()
+            .unwrap();
+        assert_eq!(older.n_character_features(), 0);
+        assert_eq!(older.logits(&ids(&v, "prizes"), 0..0), older.bias);
+        // One of its tensors alone, or an n-gram of two characters, is refused.
+        let mut alone = tensors.clone();
+        alone.remove("ngrams.char_idf");
+        let error = NgramRegression::take_from(&mut alone, Some(&v), 2).unwrap_err();
+        assert!(
+            error.to_string().contains("`ngrams.char_idf` is missing"),
+            "{error}"
+        );
+        let mut short = tensors.clone();
+        let f = regression.n_character_features();
+        let mut codes = vec![97.0f32; f * 5];
+        codes[2] = 0.0;
+        short.insert(
+            "ngrams.char_grams".into(),
+            Tensor::from_vec(codes, (f, 5), &Device::Cpu).unwrap(),
+        );
+        let error = NgramRegression::take_from(&mut short, Some(&v), 2).unwrap_err();
+        assert!(error.to_string().contains("3 to 5 characters"), "{error}");
     }
 
     #[test]

@@ -179,6 +179,10 @@ pub struct LabelModelMetrics {
 pub struct NgramMetrics {
     /// The n-grams it weighs (train's, and dev's where it was fitted again with them).
     pub features: usize,
+    /// The character n-grams it weighs (0, or absent in manifests of training version 8 or
+    /// older, for none).
+    #[serde(default)]
+    pub character_features: usize,
     /// The words whose vectors its mean word vector reads (0, or absent in manifests of
     /// training version 4 or older, for n-grams alone).
     #[serde(default)]

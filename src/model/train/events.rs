@@ -68,13 +68,15 @@ pub enum FitEvent<'a> {
     /// Every member of an ensemble trained; the dev accuracy of their averaged logits.
     Ensemble { members: usize, dev_accuracy: f64 },
     /// The n-gram regression beside the network was fitted, or a warm start's previous one
-    /// `reused`: its n-grams, the words whose vectors it reads (0 for n-grams alone), the C
+    /// `reused`: its n-grams, its character n-grams, the words whose vectors it reads (0 for
+    /// n-grams alone), the C
     /// chosen on dev, its weight (asked for, the previous one's,
     /// or chosen on a gold dev from `weights_tried`), the dev accuracy of the network with
     /// it, and on a gold dev the temperature of its probabilities fitted there
     /// (`checkpoint::Manifest::probability_scale`) with their log loss at it.
     NgramRegression {
         n_features: usize,
+        character_features: usize,
         vector_words: usize,
         c: f64,
         weight: f64,
@@ -246,6 +248,7 @@ impl FitEvent<'_> {
     fn ngram_regression_lines(&self) -> Vec<String> {
         let FitEvent::NgramRegression {
             n_features,
+            character_features,
             vector_words,
             c,
             weight,
@@ -260,7 +263,7 @@ impl FitEvent<'_> {
         };
         let mut lines = vec![format!(
             "with the n-gram regression beside it ({}, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
-            regression_reads(*n_features, *vector_words),
+            regression_reads(*n_features, *character_features, *vector_words),
             weight_from(*reused, *weights_tried),
             100.0 * dev_accuracy,
             calibration.map_or(String::new(), |fitted| format!(
@@ -356,12 +359,18 @@ fn weight_from(reused: bool, weights_tried: usize) -> String {
     }
 }
 
-/// What an n-gram regression reads, as `train` says it: its n-grams, and the words whose
-/// vectors its mean word vector reads where it has one.
-fn regression_reads(n_features: usize, vector_words: usize) -> String {
+/// What an n-gram regression reads, as `train` says it: its n-grams, its character n-grams
+/// and the words whose vectors its mean word vector reads, where it has them.
+fn regression_reads(n_features: usize, character_features: usize, vector_words: usize) -> String {
+    let mut reads = vec![format!("{n_features} n-grams")];
+    if character_features > 0 {
+        reads.push(format!("{character_features} character n-grams"));
+    }
     if vector_words > 0 {
-        format!("{n_features} n-grams and the mean vector of {vector_words} words")
-    } else {
-        format!("{n_features} n-grams")
+        reads.push(format!("the mean vector of {vector_words} words"));
+    }
+    match reads.len() {
+        3 => format!("{}, {} and {}", reads[0], reads[1], reads[2]),
+        _ => reads.join(" and "),
     }
 }

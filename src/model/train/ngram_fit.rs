@@ -187,10 +187,15 @@ pub(super) fn with_ngram_regression(
     };
     let seconds = seconds + refit_started.elapsed().as_secs_f64();
     // The refit's n-grams are train's and dev's.
-    let (n_features, vector_words) = (regression.n_features(), regression.n_vector_words());
+    let (n_features, character_features, vector_words) = (
+        regression.n_features(),
+        regression.n_character_features(),
+        regression.n_vector_words(),
+    );
     let with = WithNgrams::new(net, regression.scaled(factor))?;
     on_event(FitEvent::NgramRegression {
         n_features,
+        character_features,
         vector_words,
         c,
         weight,
@@ -202,6 +207,7 @@ pub(super) fn with_ngram_regression(
     });
     let metrics = NgramMetrics {
         features: n_features,
+        character_features,
         vector_words,
         c,
         weight: Some(weight),
