@@ -400,16 +400,19 @@ impl CharacterSentence<'_> {
     pub fn add_to(&self, deleted: Range<usize>, logits: &mut [f32]) {
         let n = self.words.len();
         let span = &self.words[deleted.start.min(n)..deleted.end.min(n).max(deleted.start.min(n))];
-        let mut deltas: HashMap<u32, f32> = HashMap::new();
-        for &id in span {
-            for &(feature, count) in self.rows.table.word(id) {
-                *deltas.entry(feature).or_insert(0.0) += count;
-            }
-        }
+        // The span's features with their counts, summed over its tokens (sorted runs: no
+        // map is built for a deletion).
+        let mut deltas: Vec<(u32, f32)> = span
+            .iter()
+            .flat_map(|&id| self.rows.table.word(id).iter().copied())
+            .collect();
+        deltas.sort_unstable_by_key(|&(feature, _)| feature);
         let (mut sum, mut norm2) = (self.sum.clone(), self.norm2);
         let mut present = self.counts.len();
         let idf = self.rows.table.table.idf();
-        for (feature, removed) in deltas {
+        for run in deltas.chunk_by(|a, b| a.0 == b.0) {
+            let feature = run[0].0;
+            let removed: f32 = run.iter().map(|&(_, count)| count).sum();
             let count = self.counts.get(&feature).copied().unwrap_or(0.0);
             let after = count - removed;
             if after == 0.0 {

@@ -90,14 +90,20 @@ pub type NgramPart = (Range<usize>, f32);
 /// regression's dev log loss").
 pub const UNCHOSEN_C: f64 = 10.0;
 
-/// How [`NgramRegression::fit`] sets C.
+/// How [`NgramRegression::fit`] sets C, and whether the regression reads character
+/// n-grams.
 #[derive(Debug, Clone, Copy)]
 pub enum Regularization<'a, 'w> {
     /// The C of [`C_GRID`](super::softmax_regression::C_GRID) with the smallest log loss on
-    /// these dev lines (ties to the smaller); with none, [`UNCHOSEN_C`].
+    /// these dev lines (ties to the smaller), fitted with character n-grams and without them,
+    /// and of the two the one with the smaller log loss there (ties to the one with them);
+    /// with no dev line, [`UNCHOSEN_C`] with character n-grams. On questions they cost some
+    /// held-out lines, on reviews they gain (`docs/results.md`, "Character n-grams in the
+    /// regression").
     ChosenOn(&'a [NgramLine<'w>]),
-    /// This C: the fit again on more lines once C was chosen.
-    Fixed(f64),
+    /// This C, with character n-grams or without: the fit again on more lines once both were
+    /// chosen.
+    Fixed { c: f64, characters: bool },
 }
 
 /// What fitting an n-gram regression found.
@@ -110,16 +116,44 @@ pub struct NgramFit {
 
 impl NgramRegression {
     /// Fits the regression of `train`'s n-grams (and mean word vectors, given the
-    /// vocabulary's `vectors`), its C as `regularization` says, its logits scaled by
-    /// `factor`; `None` without a train line, labels, or with a vocabulary past
-    /// [`MAX_NGRAM_VOCABULARY`].
+    /// vocabulary's `vectors`), its C and its character n-grams as `regularization` says,
+    /// its logits scaled by `factor`; `None` without a train line, labels, or with a
+    /// vocabulary past [`MAX_NGRAM_VOCABULARY`].
     pub fn fit(
-        (vocabulary, vectors): (&Vocabulary, Option<&WordVectors>),
+        words: (&Vocabulary, Option<&WordVectors>),
         train: &[NgramTrainLine],
         regularization: Regularization,
         n_labels: usize,
         factor: f32,
     ) -> Option<NgramFit> {
+        let fit = |characters| {
+            NgramRegression::fit_reading(words, train, regularization, n_labels, factor, characters)
+        };
+        match regularization {
+            Regularization::ChosenOn([]) => fit(true).map(|(fit, _)| fit),
+            Regularization::ChosenOn(_) => {
+                let (with, with_loss) = fit(true)?;
+                let (without, without_loss) = fit(false)?;
+                Some(if without_loss < with_loss {
+                    without
+                } else {
+                    with
+                })
+            }
+            Regularization::Fixed { characters, .. } => fit(characters).map(|(fit, _)| fit),
+        }
+    }
+
+    /// [`NgramRegression::fit`] with character n-grams or without, and the fit's log loss on
+    /// the dev lines it was chosen on (NaN without).
+    fn fit_reading(
+        (vocabulary, vectors): (&Vocabulary, Option<&WordVectors>),
+        train: &[NgramTrainLine],
+        regularization: Regularization,
+        n_labels: usize,
+        factor: f32,
+        reads_characters: bool,
+    ) -> Option<(NgramFit, f64)> {
         if vocabulary.len() > MAX_NGRAM_VOCABULARY || n_labels == 0 {
             return None;
         }
@@ -134,19 +168,24 @@ impl NgramRegression {
         let vectors = vectors.and_then(|vectors| MeanVectors::new(vectors, n_labels));
         let dim = vectors.as_ref().map_or(0, MeanVectors::dim);
         let budget = (MAX_NGRAM_WEIGHTS / n_labels).saturating_sub(dim);
-        let characters = CharacterTable::new(
-            vocabulary,
-            train.iter().map(|(words, _)| *words),
-            budget / 2,
-        );
+        let characters = reads_characters.then(|| {
+            CharacterTable::new(
+                vocabulary,
+                train.iter().map(|(words, _)| *words),
+                budget / 2,
+            )
+        });
+        let n_characters = characters.as_ref().map_or(0, CharacterTable::len);
         let table = TfidfTable::new(
             train.iter().map(|(words, _)| grams(&classes, words, 0..0)),
-            budget - characters.len(),
+            budget - n_characters,
         );
-        let (n_words, n_characters) = (table.len(), characters.len());
+        let n_words = table.len();
         let row = |words: &[u32]| {
             let mut row = table.row(grams(&classes, words, 0..0));
-            row.extend(characters.row(words, n_words as u32));
+            if let Some(characters) = &characters {
+                row.extend(characters.row(words, n_words as u32));
+            }
             if let Some(vectors) = &vectors {
                 row.extend(vectors.features(words, (n_words + n_characters) as u32));
             }
@@ -157,49 +196,55 @@ impl NgramRegression {
             .iter()
             .map(|(words, target)| (row(words), target.clone()))
             .collect();
-        let model = match regularization {
-            Regularization::ChosenOn([]) => {
-                SoftmaxRegression::fit(&train_rows, n_features, n_labels, UNCHOSEN_C)
-            }
+        let (model, dev_log_loss) = match regularization {
+            Regularization::ChosenOn([]) => (
+                SoftmaxRegression::fit(&train_rows, n_features, n_labels, UNCHOSEN_C),
+                f64::NAN,
+            ),
             Regularization::ChosenOn(dev) => {
                 let dev_rows: Vec<(SparseRow, Option<usize>)> = dev
                     .iter()
                     .map(|&(words, label)| (row(words), label))
                     .collect();
-                SoftmaxRegression::fit_chosen(
+                let model = SoftmaxRegression::fit_chosen(
                     &train_rows,
                     n_features,
                     n_labels,
                     &dev_rows,
                     Selection::LogLoss,
                 )?
-                .1
+                .1;
+                let log_loss = model.log_loss(&dev_rows);
+                (model, log_loss)
             }
-            Regularization::Fixed(c) => {
-                SoftmaxRegression::fit(&train_rows, n_features, n_labels, c)
-            }
+            Regularization::Fixed { c, .. } => (
+                SoftmaxRegression::fit(&train_rows, n_features, n_labels, c),
+                f64::NAN,
+            ),
         };
         let (weight, bias) = model.weights();
         let (weight, rest) = weight.split_at(n_words * n_labels);
         let (character_weight, vector_weight) = rest.split_at(n_characters * n_labels);
         let scaled = |values: &[f64]| values.iter().map(|&w| factor * w as f32).collect();
-        Some(NgramFit {
+        let fit = NgramFit {
             c: model.c,
             regression: NgramRegression {
                 weight: scaled(weight),
-                characters: Some(CharacterRows::new(
-                    characters,
-                    character_weight,
-                    n_labels,
-                    factor,
-                )),
+                characters: characters
+                    .map(|table| CharacterRows::new(table, character_weight, n_labels, factor)),
                 word_rows: vectors.map(|vectors| vectors.fold(vector_weight, n_labels, factor)),
                 bias: scaled(bias),
                 classes,
                 table,
                 n_labels,
             },
-        })
+        };
+        Some((fit, dev_log_loss))
+    }
+
+    /// Whether it reads character n-grams (chosen on dev where it was fitted).
+    pub fn reads_characters(&self) -> bool {
+        self.characters.is_some()
     }
 
     /// The same regression with its logits times `k`.
@@ -1073,6 +1118,47 @@ mod tests {
         );
         let error = NgramRegression::take_from(&mut short, Some(&v), 2).unwrap_err();
         assert!(error.to_string().contains("3 to 5 characters"), "{error}");
+    }
+
+    #[test]
+    fn dev_chooses_whether_the_regression_reads_character_n_grams() {
+        let v = vocabulary();
+        let lines: Vec<(Vec<u32>, usize)> = [
+            ("free prize now", 1),
+            ("win cash now", 1),
+            ("see you at dinner", 0),
+            ("you at mum", 0),
+        ]
+        .iter()
+        .map(|&(text, label)| (ids(&v, text), label))
+        .collect();
+        let train: Vec<NgramTrainLine> = lines
+            .iter()
+            .map(|(w, l)| (w.as_slice(), Target::Label(*l)))
+            .collect();
+        let prizes = ids(&v, "prizes");
+        let fit = |regularization| NgramRegression::fit((&v, None), &train, regularization, 2, 1.0);
+        // `prizes` is spelled like `prize`: where dev says it is spam, the characters help
+        // there and are kept; where dev says it is not, they are left out.
+        let spam_dev: Vec<NgramLine> = vec![(&prizes, Some(1)), (&lines[2].0, Some(0))];
+        let kept = fit(Regularization::ChosenOn(&spam_dev)).unwrap().regression;
+        assert!(kept.reads_characters() && kept.n_character_features() > 0);
+        let ham_dev: Vec<NgramLine> = vec![(&prizes, Some(0)), (&lines[0].0, Some(1))];
+        let left_out = fit(Regularization::ChosenOn(&ham_dev)).unwrap().regression;
+        assert!(!left_out.reads_characters());
+        assert_eq!(left_out.n_character_features(), 0);
+        assert_eq!(left_out.logits(&prizes, 0..0), left_out.bias);
+        // Without dev lines they are read; fitted again, as chosen.
+        assert!(
+            fit(Regularization::ChosenOn(&[]))
+                .unwrap()
+                .regression
+                .reads_characters()
+        );
+        for characters in [false, true] {
+            let again = fit(Regularization::Fixed { c: 1.0, characters }).unwrap();
+            assert_eq!(again.regression.reads_characters(), characters);
+        }
     }
 
     #[test]
