@@ -1,7 +1,8 @@
 """Character n-grams beside the n-gram regression, emulated on `few_labels_proxy.py`'s cuts.
 
-A lead, not a built feature (`docs/results.md`, "A lead, offline: character n-grams in the
-regression"). For every cut it trains the network alone (`rulelens train proxy.rules
+The offline emulation that led to the regression's character n-grams (`docs/results.md`,
+"Character n-grams in the regression, emulated offline"; built since: "Character n-grams in
+the regression" there). For every cut it trains the network alone (`rulelens train proxy.rules
 --seed 0 --ngram-weight 0`), reads its probabilities of the dev and test lines (`rulelens
 predict --format json`), and adds to their logarithms the log-probabilities of a
 regression fitted here, at the weight and temperature of least dev log loss, as `train`
