@@ -900,6 +900,16 @@ mod tests {
         assert_eq!(sentence.logits(0..words.len()), regression.bias);
     }
 
+    /// The bias and the parts of each label's logit of `words` add up to it.
+    fn assert_parts_add_up(regression: &NgramRegression, words: &[u32]) {
+        for label in 0..2 {
+            let parts = regression.parts(words, label);
+            let sum = regression.bias(label) + parts.iter().map(|(_, x)| x).sum::<f32>();
+            let logit = regression.logits(words, 0..0)[label];
+            assert!((sum - logit).abs() < 1e-5, "{words:?}: {sum} {logit}");
+        }
+    }
+
     #[test]
     fn the_regression_learns_case_folded_n_grams_and_a_deleted_span_joins_its_neighbours() {
         let v = vocabulary();
@@ -991,12 +1001,7 @@ mod tests {
             let words = ids(&v, text);
             assert_every_deletion_prepared(&regression, &words);
             // The parts (a word's vector with its unigram) add up to each logit.
-            for label in 0..2 {
-                let parts = regression.parts(&words, label);
-                let sum = regression.bias(label) + parts.iter().map(|(_, x)| x).sum::<f32>();
-                let logit = regression.logits(&words, 0..0)[label];
-                assert!((sum - logit).abs() < 1e-5, "{text:?}: {sum} {logit}");
-            }
+            assert_parts_add_up(&regression, &words);
         }
         // A word no train line holds has a part of its own; one that train holds shares its
         // unigram's.
@@ -1071,12 +1076,7 @@ mod tests {
         for text in ["prizes", "see you prizes", "prizes free prizes"] {
             let words = ids(&v, text);
             assert_every_deletion_prepared(&regression, &words);
-            for label in 0..2 {
-                let parts = regression.parts(&words, label);
-                let sum = regression.bias(label) + parts.iter().map(|(_, x)| x).sum::<f32>();
-                let logit = regression.logits(&words, 0..0)[label];
-                assert!((sum - logit).abs() < 1e-5, "{text:?}: {sum} {logit}");
-            }
+            assert_parts_add_up(&regression, &words);
         }
         let ranges: Vec<Range<usize>> = regression
             .parts(&ids(&v, "prizes free prizes"), 1)
