@@ -68,12 +68,12 @@ pub enum FitEvent<'a> {
     /// Every member of an ensemble trained; the dev accuracy of their averaged logits.
     Ensemble { members: usize, dev_accuracy: f64 },
     /// The n-gram regression beside the network was fitted, or a warm start's previous one
-    /// `reused`: its n-grams, its character n-grams, the words whose vectors it reads (0 for
-    /// n-grams alone), the C
-    /// chosen on dev, its weight (asked for, the previous one's,
-    /// or chosen on a gold dev from `weights_tried`), the dev accuracy of the network with
-    /// it, and on a gold dev the temperature of its probabilities fitted there
-    /// (`checkpoint::Manifest::probability_scale`) with their log loss at it.
+    /// `reused`: its n-grams, its character n-grams (0 where dev left them out), the words
+    /// whose vectors it reads (0 for n-grams alone), the C chosen on dev, its weight (asked
+    /// for, the previous one's, or chosen on a gold dev from `weights_tried`), the dev
+    /// accuracy of the network with it, and on a gold dev the temperature of its
+    /// probabilities fitted there (`checkpoint::Manifest::probability_scale`) with their log
+    /// loss at it.
     NgramRegression {
         n_features: usize,
         character_features: usize,

@@ -61,8 +61,8 @@ use std::path::Path;
 /// (`softmax_regression::Selection::LogLoss`); 7: the regression fitted again with dev's
 /// gold lines once C and its weight are chosen (`data::with_dev_gold`); 8: the FA-RNN trained
 /// again with dev's gold lines once dev has chosen its epochs ([`train_again_with_dev`]); 9:
-/// the regression reads a line's character n-grams beside its word n-grams
-/// (`nn/character_ngrams.rs`).
+/// the regression reads a line's character n-grams beside its word n-grams, where a gold dev
+/// keeps them (`nn/character_ngrams.rs`).
 pub const TRAINING_VERSION: u32 = 9;
 
 /// A fitted network with its manifest, ready to use or to save.

@@ -92,8 +92,7 @@ pub(super) fn refit_with_dev<'a>(
 /// (`docs/results.md`, "A hundred lines, many draws"). Given a `refit` (made only on a
 /// gold dev, for a regression not reused), the regression beside the network is the one
 /// fitted again with dev's gold lines at the chosen C (with character n-grams where dev kept
-/// them), at the chosen weight and
-/// temperature; the dev accuracy and log loss reported are those measured before. On
+/// them), at the chosen weight and temperature; the dev accuracy and log loss reported are those measured before. On
 /// held-out lines a hundred short sentences gain 3.4 points, 1 % of TREC 1.6
 /// (`docs/results.md`, "Dev's gold lines in the regression's last fit").
 pub(super) fn with_ngram_regression(
