@@ -10,7 +10,8 @@
 //! Beside the n-grams, the row holds a block of the line's character 3- to 5-grams within
 //! words, of unit length of its own (`nn/character_ngrams.rs`), and the line's mean word
 //! vector, where the network reads word vectors (`nn/mean_vector.rs`): the n-grams say
-//! nothing of a word no train line holds, its spelling and its vector do.
+//! nothing of a word no train line holds, its spelling and its vector do. A gold dev may
+//! leave the character block out ([`Regularization::ChosenOn`]).
 //!
 //! Only a trained network gets one: the untrained network is the rules' alone, so it still
 //! predicts what the rules predict. The logits stay sums of parts: the network's, and one
