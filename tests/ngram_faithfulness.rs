@@ -14,8 +14,9 @@
 //!   measured) re-scored from the line's text with that span cut out (a fresh tokenization
 //!   and a full run of the network, not the prefix states the hover reuses);
 //! - each top pattern's span is one whose deletion lowers the pattern's score the most;
-//! - the n-gram regression beside the network (the defaults have one) adds to the
-//!   prediction's score what the hover says, and the parts it lists add up to that;
+//! - the n-gram regression beside the network (the defaults have one, and here it reads
+//!   character n-grams) adds to the prediction's score what the hover says, and the parts
+//!   it lists add up to that;
 //! - and the same for the lines whose n-grams the hover's budget cuts, once measured ahead
 //!   of their hover as the language server does in the background
 //!   (`TrainedFaRnn::measure_ahead`): then every n-gram length is measured on each line of up
@@ -291,6 +292,11 @@ fn check_hovers(
         let regression = net
             .ngram_regression()
             .expect("the defaults' n-gram regression");
+        // Dev keeps its character n-grams on both examples: their parts are checked too.
+        assert!(
+            regression.n_character_features() > 0,
+            "{what}: the regression reads no character n-grams"
+        );
         let parts = view
             .ngram_regression
             .as_ref()
