@@ -138,13 +138,10 @@ impl CharacterTable {
         }
     }
 
-    /// Each feature's count in the sentence `words` without its tokens `deleted`.
-    fn counts(&self, words: &[u32], deleted: Range<usize>) -> HashMap<u32, f32> {
+    /// Each feature's count in the sentence `words`.
+    fn counts(&self, words: &[u32]) -> HashMap<u32, f32> {
         let mut counts: HashMap<u32, f32> = HashMap::new();
-        for (i, &id) in words.iter().enumerate() {
-            if deleted.contains(&i) {
-                continue;
-            }
+        for &id in words {
             for &(feature, count) in self.word(id) {
                 *counts.entry(feature).or_insert(0.0) += count;
             }
@@ -155,16 +152,9 @@ impl CharacterTable {
     /// The block's row of the sentence `words`, unit length, its features numbered from
     /// `first`; empty when it holds no train n-gram.
     pub fn row(&self, words: &[u32], first: u32) -> SparseRow {
-        let mut row: SparseRow = self
-            .counts(words, 0..0)
-            .into_iter()
-            .map(|(feature, count)| (feature, count * self.table.idf()[feature as usize]))
-            .collect();
-        row.sort_by_key(|&(feature, _)| feature);
-        let norm = row.iter().map(|(_, x)| x * x).sum::<f32>().sqrt();
-        for (feature, x) in &mut row {
+        let mut row = self.table.row_of_counts(self.counts(words));
+        for (feature, _) in &mut row {
             *feature += first;
-            *x /= norm;
         }
         row
     }
@@ -224,7 +214,7 @@ impl CharacterRows {
 
     /// `words` prepared for scoring deletions ([`CharacterSentence::add_to`]).
     pub fn sentence(&self, words: &[u32]) -> CharacterSentence<'_> {
-        let counts = self.table.counts(words, 0..0);
+        let counts = self.table.counts(words);
         let (sum, norm2) = self.sums(&counts);
         CharacterSentence {
             rows: self,
@@ -251,44 +241,6 @@ impl CharacterRows {
     /// The weights of feature `feature`, one per label.
     fn weights(&self, feature: u32) -> &[f32] {
         &self.weight[feature as usize * self.n_labels..][..self.n_labels]
-    }
-
-    /// Label `label`'s part of each word of `words`: (the token where the word first
-    /// occurs, the part of all its tokens' character n-grams), in the order words first
-    /// occur; they add up to what [`CharacterRows::add_to`] adds.
-    pub fn parts(&self, words: &[u32], label: usize) -> Vec<(usize, f32)> {
-        let counts = self.table.counts(words, 0..0);
-        let (_, norm2) = self.sums(&counts);
-        if norm2 == 0.0 {
-            return Vec::new();
-        }
-        let norm = norm2.sqrt();
-        let idf = self.table.table.idf();
-        let mut first: HashMap<u32, usize> = HashMap::new();
-        let mut parts: Vec<(usize, f32)> = Vec::new();
-        for (i, &id) in words.iter().enumerate() {
-            let features = self.table.word(id);
-            if features.is_empty() {
-                continue;
-            }
-            let part: f64 = features
-                .iter()
-                .map(|&(feature, count)| {
-                    f64::from(count)
-                        * f64::from(idf[feature as usize])
-                        * f64::from(self.weights(feature)[label])
-                })
-                .sum::<f64>()
-                / norm;
-            match first.get(&id) {
-                Some(&at) => parts[at].1 += part as f32,
-                None => {
-                    first.insert(id, parts.len());
-                    parts.push((i, part as f32));
-                }
-            }
-        }
-        parts
     }
 
     /// Its tensors under their names after `prefix`, on `device`.
@@ -395,6 +347,42 @@ pub struct CharacterSentence<'a> {
 }
 
 impl CharacterSentence<'_> {
+    /// Label `label`'s part of each word of the sentence: (the token where the word first
+    /// occurs, the part of all its tokens' character n-grams), in the order words first
+    /// occur; they add up to what [`CharacterSentence::add_to`] adds with nothing deleted.
+    pub fn parts(&self, label: usize) -> Vec<(usize, f32)> {
+        if self.norm2 == 0.0 {
+            return Vec::new();
+        }
+        let norm = self.norm2.sqrt();
+        let (table, idf) = (&self.rows.table, self.rows.table.table.idf());
+        let mut first: HashMap<u32, usize> = HashMap::new();
+        let mut parts: Vec<(usize, f32)> = Vec::new();
+        for (i, &id) in self.words.iter().enumerate() {
+            let features = table.word(id);
+            if features.is_empty() {
+                continue;
+            }
+            let part: f64 = features
+                .iter()
+                .map(|&(feature, count)| {
+                    f64::from(count)
+                        * f64::from(idf[feature as usize])
+                        * f64::from(self.rows.weights(feature)[label])
+                })
+                .sum::<f64>()
+                / norm;
+            match first.get(&id) {
+                Some(&at) => parts[at].1 += part as f32,
+                None => {
+                    first.insert(id, parts.len());
+                    parts.push((i, part as f32));
+                }
+            }
+        }
+        parts
+    }
+
     /// Adds the part of the sentence without its tokens `deleted` to `logits`, as
     /// [`CharacterRows::add_to`] computes it up to rounding (nothing when no n-gram is left).
     pub fn add_to(&self, deleted: Range<usize>, logits: &mut [f32]) {

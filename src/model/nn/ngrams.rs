@@ -329,10 +329,10 @@ impl NgramRegression {
             .filter(|(_, (tokens, _))| tokens.len() == 1)
             .map(|(i, (tokens, _))| (tokens.start, i))
             .collect();
-        let characters = self
+        let characters = sentence
             .characters
             .as_ref()
-            .map(|rows| rows.parts(words, label));
+            .map(|characters| characters.parts(label));
         let vectors = self.word_rows.as_ref().map(|rows| rows.parts(words, label));
         for (at, part) in characters.into_iter().chain(vectors).flatten() {
             match words_at.get(&at) {

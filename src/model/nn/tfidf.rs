@@ -92,6 +92,12 @@ impl<K: Hash + Ord + Clone> TfidfTable<K> {
                 *counts.entry(index).or_insert(0.0) += 1.0;
             }
         }
+        self.row_of_counts(counts)
+    }
+
+    /// The row of a line holding each feature `counts` says it holds, unit length, features
+    /// in order; empty when it holds none.
+    pub fn row_of_counts(&self, counts: HashMap<u32, f32>) -> SparseRow {
         let mut row: SparseRow = counts
             .into_iter()
             .map(|(index, count)| (index, count * self.idf[index as usize]))
