@@ -8,8 +8,13 @@
 //! line holds; its vector does (`docs/results.md`, "The mean word vector beside the
 //! n-grams").
 //!
+//! The weights of the mean vector's features are kept beside the rows, so that a word the
+//! vocabulary did not hold when the regression was fitted gets its row when a loaded model
+//! is opened to it (`train/open_vocabulary.rs`).
+//!
 //! Limits: at most [`MAX_WORD_ROW_WEIGHTS`] weights (words with a vector × labels); past
-//! it, or without word vectors, the regression reads n-grams alone.
+//! it, or without word vectors, the regression reads n-grams alone; words opened past it
+//! get no row.
 
 use crate::model::nn::embeddings::{Vocabulary, WordVectors};
 use candle_core::{Device, Result, Tensor};
@@ -28,6 +33,10 @@ pub const FEATURE_SCALE: f64 = 1.0;
 /// The checkpoint names of the part's tensors, after the regression's prefix: the words'
 /// vocabulary ids ([K], as 32-bit floats) and their rows ([K × C]).
 pub const WORD_ROW_TENSORS: [&str; 2] = ["vector_words", "vector_weight"];
+
+/// The checkpoint name, after the regression's prefix, of the weights that fold a word's
+/// vector into its row ([D × C]; absent in checkpoints of training version 9 or older).
+pub const WORD_ROW_FOLD_TENSOR: &str = "vector_fold";
 
 /// The word vectors a regression is fitted with: the features of a line's mean vector.
 pub struct MeanVectors<'a> {
@@ -80,22 +89,39 @@ impl<'a> MeanVectors<'a> {
     pub fn fold(&self, weights: &[f64], n_labels: usize, factor: f32) -> WordRows {
         let dim = self.vectors.dim;
         let scale = FEATURE_SCALE / (dim as f64).sqrt();
-        let mut ids = Vec::new();
-        let mut weight = Vec::new();
-        for (id, _) in self.vectors.known.iter().enumerate().filter(|(_, k)| **k) {
-            let vector = &self.vectors.data[id * dim..][..dim];
-            ids.push(id as u32);
-            for c in 0..n_labels {
-                let logit: f64 = vector
-                    .iter()
-                    .enumerate()
-                    .map(|(d, &x)| f64::from(x) * weights[d * n_labels + c])
-                    .sum();
-                weight.push(factor * (logit * scale) as f32);
-            }
-        }
-        WordRows::new(ids, weight, n_labels)
+        let fold: Vec<f32> = weights
+            .iter()
+            .map(|&w| (f64::from(factor) * scale * w) as f32)
+            .collect();
+        let ids: Vec<u32> = (0..self.vectors.known.len() as u32)
+            .filter(|&id| self.vectors.known[id as usize])
+            .collect();
+        let weight = ids
+            .iter()
+            .flat_map(|&id| {
+                folded(
+                    &self.vectors.data[id as usize * dim..][..dim],
+                    &fold,
+                    n_labels,
+                )
+            })
+            .collect();
+        WordRows::new(ids, weight, Some(fold), n_labels)
     }
+}
+
+/// A vector's row: the vector times `fold` ([D × C] row-major).
+fn folded(vector: &[f32], fold: &[f32], n_labels: usize) -> Vec<f32> {
+    (0..n_labels)
+        .map(|c| {
+            let logit: f64 = vector
+                .iter()
+                .enumerate()
+                .map(|(d, &x)| f64::from(x) * f64::from(fold[d * n_labels + c]))
+                .sum();
+            logit as f32
+        })
+        .collect()
 }
 
 /// Each word's row: its part of every label's logit before the mean over a line's counted
@@ -108,11 +134,14 @@ pub struct WordRows {
     index: HashMap<u32, u32>,
     /// [K × C] row-major.
     weight: Vec<f32>,
+    /// What folds a word's vector into its row: [D × C] row-major (none in a checkpoint of
+    /// training version 9 or older).
+    fold: Option<Vec<f32>>,
     n_labels: usize,
 }
 
 impl WordRows {
-    fn new(ids: Vec<u32>, weight: Vec<f32>, n_labels: usize) -> WordRows {
+    fn new(ids: Vec<u32>, weight: Vec<f32>, fold: Option<Vec<f32>>, n_labels: usize) -> WordRows {
         let index = ids
             .iter()
             .enumerate()
@@ -122,8 +151,34 @@ impl WordRows {
             ids,
             index,
             weight,
+            fold,
             n_labels,
         }
+    }
+
+    /// The rows with a row added for each word of `vectors`' vocabulary from id `first` on
+    /// that has a vector (`vectors` of a vocabulary that extends this one's), while the
+    /// rows stay within [`MAX_WORD_ROW_WEIGHTS`]; the same rows without the fold.
+    pub fn opened(&self, vectors: &WordVectors, first: usize) -> WordRows {
+        let Some(fold) = &self.fold else {
+            return self.clone();
+        };
+        let (dim, labels) = (vectors.dim, self.n_labels);
+        let room = (MAX_WORD_ROW_WEIGHTS / labels.max(1)).saturating_sub(self.ids.len());
+        let mut rows = self.clone();
+        if fold.len() != dim * labels {
+            return rows;
+        }
+        for id in (first..vectors.known.len())
+            .filter(|&id| vectors.known[id])
+            .take(room)
+        {
+            let row = folded(&vectors.data[id * dim..][..dim], fold, labels);
+            rows.index.insert(id as u32, rows.ids.len() as u32);
+            rows.ids.push(id as u32);
+            rows.weight.extend(row);
+        }
+        rows
     }
 
     /// How many words have a row.
@@ -135,6 +190,7 @@ impl WordRows {
     pub fn scaled(&self, k: f32) -> WordRows {
         WordRows {
             weight: self.weight.iter().map(|w| w * k).collect(),
+            fold: (self.fold.as_ref()).map(|fold| fold.iter().map(|w| w * k).collect()),
             ..self.clone()
         }
     }
@@ -201,7 +257,7 @@ impl WordRows {
             .iter()
             .flat_map(|&(_, row)| row.iter().copied())
             .collect();
-        Some(WordRows::new(ids, weight, self.n_labels))
+        Some(WordRows::new(ids, weight, self.fold.clone(), self.n_labels))
     }
 
     /// Its tensors under their names after `prefix`, on `device`.
@@ -209,7 +265,7 @@ impl WordRows {
         let k = self.ids.len();
         let ids: Vec<f32> = self.ids.iter().map(|&id| id as f32).collect();
         let [words, weight] = WORD_ROW_TENSORS;
-        Ok(vec![
+        let mut tensors = vec![
             (
                 format!("{prefix}{words}"),
                 Tensor::from_vec(ids, k, device)?,
@@ -218,15 +274,27 @@ impl WordRows {
                 format!("{prefix}{weight}"),
                 Tensor::from_vec(self.weight.clone(), (k, self.n_labels), device)?,
             ),
-        ])
+        ];
+        if let Some(fold) = &self.fold {
+            tensors.push((
+                format!("{prefix}{WORD_ROW_FOLD_TENSOR}"),
+                Tensor::from_vec(
+                    fold.clone(),
+                    (fold.len() / self.n_labels, self.n_labels),
+                    device,
+                )?,
+            ));
+        }
+        Ok(tensors)
     }
 
-    /// The rows a checkpoint's two tensors hold (see [`WORD_ROW_TENSORS`]), for a vocabulary
-    /// of `n_words` words and `n_labels` labels, checked: the ids whole, ascending and in the
-    /// vocabulary, the weights finite and within [`MAX_WORD_ROW_WEIGHTS`].
+    /// The rows a checkpoint's tensors hold (see [`WORD_ROW_TENSORS`] and, where there is
+    /// one, [`WORD_ROW_FOLD_TENSOR`]), for a vocabulary of `n_words` words and `n_labels`
+    /// labels, checked: the ids whole, ascending and in the vocabulary, the weights finite
+    /// and within [`MAX_WORD_ROW_WEIGHTS`].
     pub fn from_tensors(
-        words: &Tensor,
-        weight: &Tensor,
+        [words, weight]: [&Tensor; 2],
+        fold: Option<&Tensor>,
         n_words: usize,
         n_labels: usize,
         prefix: &str,
@@ -256,8 +324,29 @@ impl WordRows {
                 "the n-gram regression's word vectors name a word id the vocabulary does not have, or one twice"
             );
         }
+        let fold = match fold {
+            Some(fold) => {
+                let dim = fold.dim(0)?;
+                if fold.dims() != [dim, n_labels]
+                    || dim.saturating_mul(n_labels) > MAX_WORD_ROW_WEIGHTS
+                {
+                    candle_core::bail!(
+                        "the tensor `{prefix}{WORD_ROW_FOLD_TENSOR}` has shape {:?}, not [dimensions, {n_labels}] within {MAX_WORD_ROW_WEIGHTS} weights",
+                        fold.dims()
+                    );
+                }
+                let fold: Vec<f32> = fold.flatten_all()?.to_vec1()?;
+                if !fold.iter().all(|w| w.is_finite()) {
+                    candle_core::bail!(
+                        "the tensor `{prefix}{WORD_ROW_FOLD_TENSOR}` is not all finite"
+                    );
+                }
+                Some(fold)
+            }
+            None => None,
+        };
         let ids = ids.into_iter().map(|id| id as u32).collect();
-        Ok(WordRows::new(ids, weight, n_labels))
+        Ok(WordRows::new(ids, weight, fold, n_labels))
     }
 }
 

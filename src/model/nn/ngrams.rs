@@ -35,7 +35,9 @@ use crate::model::nn::character_ngrams::{
     CHARACTER_TENSORS, CharacterRows, CharacterSentence, CharacterTable,
 };
 use crate::model::nn::embeddings::{Vocabulary, WordVectors};
-use crate::model::nn::mean_vector::{MeanVectors, WORD_ROW_TENSORS, WordRows, WordRowsSentence};
+use crate::model::nn::mean_vector::{
+    MeanVectors, WORD_ROW_FOLD_TENSOR, WORD_ROW_TENSORS, WordRows, WordRowsSentence,
+};
 use crate::model::nn::network::Network;
 use crate::model::nn::softmax_regression::{Selection, SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::tfidf::TfidfTable;
@@ -298,6 +300,24 @@ impl NgramRegression {
         })
     }
 
+    /// The regression for the vocabulary `to`, which extends `from`, this regression's, with
+    /// words after its own (a loaded model opened to a text's words,
+    /// `train/open_vocabulary.rs`): a new word reads the n-grams of the word it is a case
+    /// variant of, its character n-grams and, given `to`'s `vectors`, its vector's row.
+    /// `None` where [`NgramRegression::remapped`] gives none.
+    pub fn opened(
+        &self,
+        from: &Vocabulary,
+        to: &Vocabulary,
+        vectors: Option<&WordVectors>,
+    ) -> Option<NgramRegression> {
+        let mut opened = self.remapped(from, to)?;
+        if let (Some(rows), Some(vectors)) = (&opened.word_rows, vectors) {
+            opened.word_rows = Some(rows.opened(vectors, from.len()));
+        }
+        Some(opened)
+    }
+
     /// The parts of label `label`'s logit of the sentence `words`: one per n-gram of the line
     /// that train had (its tf-idf value times its weight, a word's unigram with the parts of
     /// its character n-grams and its vector added), each with the tokens where it first
@@ -503,8 +523,14 @@ impl NgramRegression {
         // The mean vector's part: both of its tensors, or neither (a checkpoint of training
         // version 4 or older, or a network without word vectors).
         let [words_name, weight_name] = WORD_ROW_TENSORS;
+        // What folds a word's vector into its row: absent in a checkpoint of training
+        // version 9 or older.
+        let fold = parts.remove(WORD_ROW_FOLD_TENSOR);
         let word_rows = match (parts.remove(words_name), parts.remove(weight_name)) {
             (Some(words), Some(weight)) => Some((words, weight)),
+            (None, None) if fold.is_some() => {
+                candle_core::bail!("the tensor `{NGRAM_PREFIX}{words_name}` is missing")
+            }
             (None, None) => None,
             (None, Some(_)) => {
                 candle_core::bail!("the tensor `{NGRAM_PREFIX}{words_name}` is missing")
@@ -583,8 +609,8 @@ impl NgramRegression {
             .collect();
         let word_rows = match word_rows {
             Some((words, weight)) => Some(WordRows::from_tensors(
-                &words,
-                &weight,
+                [&words, &weight],
+                fold.as_ref(),
                 vocabulary.len(),
                 n_labels,
                 NGRAM_PREFIX,
@@ -972,6 +998,92 @@ mod tests {
         for (a, b) in spam.iter().zip(&doubled) {
             assert!((2.0 * a - b).abs() < 1e-6, "{spam:?} {doubled:?}");
         }
+    }
+
+    #[test]
+    fn a_regression_opened_to_new_words_scores_them_as_one_fitted_with_them_does() {
+        // Train's words, then after them words no train line holds: `money` (a vector),
+        // `Cash` (a case variant of `cash`) and `prizez` (spelled like `prize`; no vector).
+        let small = Vocabulary::new(["free", "prize", "now", "cash", "win", "see", "you", "at"]);
+        let mut words: Vec<&str> = small.words()[1..].iter().map(String::as_str).collect();
+        words.extend(["dinner", "mum", "money", "Cash", "prizez"]);
+        let large = Vocabulary::new(words.iter().copied());
+        let mut vectors = vectors(&large);
+        let prizez = large.id("prizez") as usize;
+        vectors.known[prizez] = false;
+        vectors.data[prizez * 2..][..2].copy_from_slice(&[0.5, 0.5]);
+        let texts = [
+            ("free prize now", 1),
+            ("win cash now", 1),
+            ("free cash", 1),
+            ("see you at", 0),
+            ("you at now", 0),
+        ];
+        let fit = |v: &Vocabulary, vectors: &WordVectors| {
+            let lines: Vec<Vec<u32>> = texts.iter().map(|(text, _)| ids(v, text)).collect();
+            let train: Vec<NgramTrainLine> = lines
+                .iter()
+                .zip(&texts)
+                .map(|(w, &(_, label))| (w.as_slice(), Target::Label(label)))
+                .collect();
+            let dev: Vec<NgramLine> = lines
+                .iter()
+                .zip(&texts)
+                .map(|(w, &(_, label))| (w.as_slice(), Some(label)))
+                .collect();
+            let regularization = Regularization::ChosenOn(&dev[..3]);
+            (NgramRegression::fit((v, Some(vectors)), &train, regularization, 2, 1.5))
+                .unwrap()
+                .regression
+        };
+        let small_vectors = WordVectors {
+            data: vectors.data[..small.len() * 2].to_vec(),
+            known: vectors.known[..small.len()].to_vec(),
+            ..vectors.clone()
+        };
+        let fitted = fit(&small, &small_vectors);
+        let with_them = fit(&large, &vectors);
+        let opened = fitted.opened(&small, &large, Some(&vectors)).unwrap();
+        assert_eq!(
+            opened.n_vector_words(),
+            fitted.n_vector_words() + 4,
+            "`dinner`, `mum`, `money` and `Cash`"
+        );
+        for text in [
+            "money",
+            "Cash money",
+            "win prizez now",
+            "see you Cash mum",
+            "free",
+        ] {
+            let words = ids(&large, text);
+            let (a, b) = (opened.logits(&words, 0..0), with_them.logits(&words, 0..0));
+            for (a, b) in a.iter().zip(&b) {
+                assert!((a - b).abs() < 1e-5, "{text}: {a} against {b}");
+            }
+            assert_every_deletion_prepared(&opened, &words);
+            assert_parts_add_up(&opened, &words);
+        }
+        // Read as the unknown word, the new words say nothing; opened, they speak.
+        let unknown = fitted.logits(&ids(&small, "money Cash prizez"), 0..0);
+        assert_eq!(unknown, fitted.bias);
+        let read = opened.logits(&ids(&large, "money Cash prizez"), 0..0);
+        assert!(
+            read[1] - read[0] > unknown[1] - unknown[0] + 0.1,
+            "{read:?}"
+        );
+        // A regression of an older checkpoint (without what folds a vector) opens to the
+        // new words' n-grams and spellings, not their vectors.
+        let mut tensors: HashMap<String, Tensor> = (fitted.named_tensors(&Device::Cpu))
+            .unwrap()
+            .into_iter()
+            .collect();
+        tensors.remove("ngrams.vector_fold").expect("the fold");
+        let older = NgramRegression::take_from(&mut tensors, Some(&small), 2)
+            .unwrap()
+            .unwrap();
+        let older = older.opened(&small, &large, Some(&vectors)).unwrap();
+        assert_eq!(older.n_vector_words(), fitted.n_vector_words());
     }
 
     #[test]

@@ -62,8 +62,10 @@ use std::path::Path;
 /// gold lines once C and its weight are chosen (`data::with_dev_gold`); 8: the FA-RNN trained
 /// again with dev's gold lines once dev has chosen its epochs ([`train_again_with_dev`]); 9:
 /// the regression reads a line's character n-grams beside its word n-grams, where a gold dev
-/// keeps them (`nn/character_ngrams.rs`).
-pub const TRAINING_VERSION: u32 = 9;
+/// keeps them (`nn/character_ngrams.rs`); 10: the regression keeps what folds a word's vector
+/// into its row, so that a loaded model reads a word past its vocabulary through its vector
+/// (`train/open_vocabulary.rs`).
+pub const TRAINING_VERSION: u32 = 10;
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
