@@ -42,8 +42,10 @@ use rulelens::ide::{
     analyze, hover_line,
 };
 use rulelens::limits::ReadLimits;
+use rulelens::model::checkpoint::Manifest;
 use rulelens::model::{
-    Batch, ModelKind, Mvma, Network, Sentence, TrainingSettings, Vocabulary, fit, load_model,
+    Batch, LoadedModel, ModelKind, Mvma, Network, Sentence, TrainingSettings, Vocabulary, fit,
+    load_model,
 };
 use rulelens::rules_file::RulesFile;
 use rulelens::text::tokenize;
@@ -204,7 +206,132 @@ fn check_example(name: &str, members: usize) -> Tally {
         "{name}: lines of up to 128 tokens still capped: {ahead:?}"
     );
     tally.measured_ahead = long.len();
+    check_opened(
+        name,
+        (&rules, &analysis),
+        (&fitted.manifest, &net),
+        &fitted.vocabulary,
+        &dev,
+    );
     tally
+}
+
+/// Words of the bundled vectors that neither example's train or dev lines hold (checked).
+const PAST_THE_VOCABULARY: [&str; 8] = [
+    "lighthouse",
+    "sweepstakes",
+    "bonanza",
+    "umbrella",
+    "grandmother",
+    "picnic",
+    "Lighthouse",
+    "lighthousez",
+];
+
+/// The model opened to dev lines with words past its vocabulary spliced in
+/// (`LoadedModel::opened_to`): the lines whose words it held read as before, the new words
+/// move the prediction, and the hovers over the lines that hold them are what the opened
+/// network does (as [`check_hovers`] checks them).
+fn check_opened(
+    name: &str,
+    (rules, analysis): (&RulesFile, &RulesAnalysis),
+    (manifest, net): (&Manifest, &Arc<dyn Network>),
+    vocabulary: &Option<Vocabulary>,
+    dev: &[&Example],
+) {
+    let model = LoadedModel {
+        manifest: manifest.clone(),
+        rules: rules.clone(),
+        net: net.clone(),
+        vocabulary: vocabulary.clone(),
+    };
+    let known = vocabulary.as_ref().expect("word vectors");
+    let new: Vec<&str> = PAST_THE_VOCABULARY
+        .into_iter()
+        .filter(|word| known.id(word) == 0)
+        .collect();
+    assert_eq!(new.len(), PAST_THE_VOCABULARY.len(), "{name}: {new:?}");
+    let lines: Vec<Example> = dev
+        .iter()
+        .take(40)
+        .enumerate()
+        .map(|(i, example)| Example {
+            text: format!(
+                "{} {} {}",
+                new[i % new.len()],
+                example.text,
+                new[(i + 3) % new.len()]
+            ),
+            text_range: None,
+            ..(*example).clone()
+        })
+        .collect();
+    let texts: Vec<&str> = lines.iter().map(|e| e.text.as_str()).collect();
+    let opened = model
+        .opened_to(&texts, &Device::Cpu)
+        .unwrap()
+        .expect("opened to the new words");
+    // Every token of the lines that the vocabulary lacks, once, after its words.
+    let mut past: Vec<String> = Vec::new();
+    for text in &texts {
+        for token in tokenize(text).iter() {
+            if known.id(token.text) == 0 && !past.iter().any(|w| w == token.text) {
+                past.push(token.text.to_string());
+            }
+        }
+    }
+    let opened_words = opened.vocabulary.as_ref().unwrap();
+    assert_eq!(
+        &opened_words.words()[..known.len()],
+        known.words(),
+        "{name}"
+    );
+    assert_eq!(&opened_words.words()[known.len()..], &past[..], "{name}");
+    // Lines of words it held read as before; the new words move the log-probabilities.
+    let old: Vec<&str> = dev.iter().take(40).map(|e| e.text.as_str()).collect();
+    let before = model.probabilities(&old, 64, &Device::Cpu).unwrap();
+    let after = opened.probabilities(&old, 64, &Device::Cpu).unwrap();
+    for (a, b) in before.iter().flatten().zip(after.iter().flatten()) {
+        assert!((a - b).abs() < 1e-9, "{name}: {a} against {b}");
+    }
+    let unknown = model.probabilities(&texts, 64, &Device::Cpu).unwrap();
+    let read = opened.probabilities(&texts, 64, &Device::Cpu).unwrap();
+    let moved = unknown
+        .iter()
+        .zip(&read)
+        .filter(|(a, b)| {
+            a.iter()
+                .zip(*b)
+                .any(|(x, y)| (x.ln() - y.ln()).abs() > 1e-3)
+        })
+        .count();
+    assert!(moved > lines.len() / 2, "{name}: {moved} lines moved");
+    // The regression reads the new words' vectors (`lighthousez` has none of its own).
+    let (vector_words, before) = (
+        opened.net.ngram_regression().unwrap().n_vector_words(),
+        net.ngram_regression().unwrap().n_vector_words(),
+    );
+    assert!(
+        vector_words > before && vector_words < before + past.len(),
+        "{name}: {before} → {vector_words} of {past:?}"
+    );
+    let network = TrainedNetwork::prepare(Unprepared {
+        manifest: opened.manifest.clone(),
+        net: opened.net.clone(),
+        vocabulary: opened.vocabulary.as_ref(),
+        analysis,
+        reconstruct: None,
+        cancelled: &|| false,
+    })
+    .expect("prepared");
+    let tensors = Tensors {
+        net: opened.net.as_ref(),
+        scale: manifest.probability_scale(),
+        vocabulary: opened.vocabulary.as_ref(),
+    };
+    let lines: Vec<&Example> = lines.iter().collect();
+    let tally = check_hovers(name, rules, &tensors, &network, &lines, 1);
+    assert_eq!(tally.lines, lines.len(), "{name}: {tally:?}");
 }
 
 /// The tensor network a hover is checked against, with what reads a line into it.

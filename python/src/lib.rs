@@ -568,8 +568,14 @@ impl Model {
         let rows = py
             .detach(|| {
                 let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-                self.loaded
-                    .probabilities(&texts, PREDICT_BATCH, &Device::Cpu)
+                // The texts' words past the vocabulary read through their vectors and
+                // spellings, as `rulelens eval` reads a corpus's.
+                let opened = self.loaded.opened_to(&texts, &Device::Cpu)?;
+                (opened.as_ref().unwrap_or(&self.loaded)).probabilities(
+                    &texts,
+                    PREDICT_BATCH,
+                    &Device::Cpu,
+                )
             })
             .map_err(|error| PyValueError::new_err(error.to_string()))?;
         let k = self.loaded.manifest.labels.len();
@@ -586,6 +592,15 @@ impl Model {
     /// after training.
     fn _explain(&self, py: Python<'_>, text: &str) -> PyResult<Explanation> {
         py.detach(|| {
+            // A text with words past the vocabulary is explained by the model opened to
+            // them, which `predict` reads it with; other texts by the one prepared once.
+            let opened = (self.loaded)
+                .opened_to(&[text], &Device::Cpu)
+                .map_err(|error| error.to_string())?;
+            if let Some(opened) = opened {
+                let explainer = Explainer::prepare(&opened).map_err(|error| error.to_string())?;
+                return explainer.explain(text);
+            }
             let explainer = self.explainer.get_or_init(|| {
                 Explainer::prepare(&self.loaded).map_err(|error| error.to_string())
             });

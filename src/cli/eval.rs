@@ -35,15 +35,21 @@ pub fn run(args: EvalArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode>
     let device = &super::device::open(args.device)?;
     let (model_dir, corpus_path) = (args.model_dir.as_path(), args.corpus.as_path());
     let (json_output, zero_shot) = (args.format == Format::Json, args.zero_shot);
+    let model = load_model(model_dir, zero_shot, device, read_limits)?;
+    let file = corpus::read_file(corpus_path, read_limits)?;
+    // The corpus's words past the vocabulary read through their vectors and spellings.
+    let texts: Vec<&str> = file.examples.iter().map(|e| e.text.as_str()).collect();
     let LoadedModel {
         manifest,
         rules,
         net,
         vocabulary,
-    } = load_model(model_dir, zero_shot, device, read_limits)?;
+    } = match model.opened_to(&texts, device)? {
+        Some(opened) => opened,
+        None => model,
+    };
     let system = &rules.system;
     let max_tokens = manifest.settings.max_sentence_tokens;
-    let file = corpus::read_file(corpus_path, read_limits)?;
     let sentences: Vec<Sentence> = file
         .examples
         .iter()

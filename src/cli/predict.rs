@@ -56,12 +56,19 @@ pub fn run(args: PredictArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCo
         top,
         zero_shot,
     } = args;
+    let model = load_model(&model_dir, zero_shot, &Device::Cpu, read_limits)?;
+    let texts = sentences(texts, read_limits)?;
+    // The texts' words past the vocabulary read through their vectors and spellings.
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let LoadedModel {
         manifest,
         rules,
         net,
         vocabulary,
-    } = load_model(&model_dir, zero_shot, &Device::Cpu, read_limits)?;
+    } = match model.opened_to(&refs, &Device::Cpu)? {
+        Some(opened) => opened,
+        None => model,
+    };
     // The network prepared as the editor prepares it, on its own rules and no corpora.
     let analysis = analyze(Arc::new(rules), Vec::new(), &|| false)
         .map_err(|_| anyhow::anyhow!("cancelled"))?;
@@ -83,7 +90,7 @@ pub fn run(args: PredictArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCo
     let rules = &analysis.rules;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    for text in sentences(texts, read_limits)? {
+    for text in texts {
         let line = Line {
             text: &text,
             gold: None,

@@ -59,6 +59,7 @@ pub use train::learn::{
 pub use train::load::{
     LoadedModel, TextReader, load_model, load_model_for, load_previous, probabilities_of,
 };
+pub use train::open_vocabulary::MAX_OPENED_WORDS;
 pub use train::settings::{
     DeviceKind, MAX_BATCH_SIZE, MAX_EPOCHS, MAX_RANK, MAX_SENTENCE_TOKENS, ModelKind,
     NGRAM_WEIGHTS, TrainingSettings,

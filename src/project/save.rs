@@ -16,13 +16,14 @@ use crate::ide::{
 };
 use crate::limits::ReadLimits;
 use crate::model::{
-    DeviceKind, EmbeddingsError, FitEvent, TrainingSettings, VectorSource, WhyFull, fit_from,
-    load_model_for, load_previous,
+    DeviceKind, EmbeddingsError, FitEvent, LoadedModel, TrainingSettings, VectorSource, WhyFull,
+    fit_from, load_model_for, load_previous,
 };
 use crate::rules_file::RulesFile;
 use crate::suggest::{
     Corpora, LearnedRule, SuggestConfig, Suggestion, WordNeighbours, suggest, suggest_learned,
 };
+use candle_core::Device;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -240,10 +241,30 @@ pub fn load_network(
         limits,
     )
     .map_err(|error| error.to_string())?;
+    prepare(loaded, analysis, reconstruct, cancelled)
+}
+
+/// Prepares `model` for the editor, opened to the words of the corpora `analysis` binds
+/// (`model::LoadedModel::opened_to`), so that a hover over one of their lines reads its
+/// words past the vocabulary as `rulelens eval` on that corpus does.
+fn prepare(
+    model: LoadedModel,
+    analysis: &RulesAnalysis,
+    reconstruct: &ReconstructConfig,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<TrainedNetwork, String> {
+    let texts: Vec<&str> = (analysis.corpora.iter())
+        .flat_map(|run| run.file.examples.iter().map(|e| e.text.as_str()))
+        .collect();
+    let model = match model.opened_to(&texts, &Device::Cpu) {
+        Ok(Some(opened)) => opened,
+        Ok(None) => model,
+        Err(error) => return Err(error.to_string()),
+    };
     TrainedNetwork::prepare(Unprepared {
-        manifest: loaded.manifest,
-        net: loaded.net,
-        vocabulary: loaded.vocabulary.as_ref(),
+        manifest: model.manifest,
+        net: model.net,
+        vocabulary: model.vocabulary.as_ref(),
         analysis,
         reconstruct: Some(reconstruct),
         cancelled,
@@ -304,14 +325,12 @@ pub fn train_network(
     );
     let mut fitted = fitted.map_err(|error| error.to_string())?;
     let cached = fitted.save(dir).map_err(|error| error.to_string());
-    let network = TrainedNetwork::prepare(Unprepared {
+    let model = LoadedModel {
         manifest: fitted.manifest,
+        rules: (*analysis.rules).clone(),
         net: fitted.net.into(),
-        vocabulary: fitted.vocabulary.as_ref(),
-        analysis,
-        reconstruct: Some(reconstruct),
-        cancelled,
-    })
-    .map_err(|error| error.to_string())?;
+        vocabulary: fitted.vocabulary,
+    };
+    let network = prepare(model, analysis, reconstruct, cancelled)?;
     Ok(FreshlyTrained { network, cached })
 }

@@ -675,10 +675,19 @@ impl Network for Sopa {
 
 /// Word vectors scaled to unit length, the unknown word's (row 0) zero.
 fn unit_rows(values: &[f32], dim: usize) -> Vec<f32> {
+    let mut rows = unit_length(values, dim);
+    let unknown = dim.min(rows.len());
+    rows[..unknown].fill(0.0);
+    rows
+}
+
+/// Vectors ([n × `dim`]) scaled to unit length, as SoPa's word embedding holds a word's (a
+/// zero vector stays zero).
+pub(crate) fn unit_length(values: &[f32], dim: usize) -> Vec<f32> {
     let mut rows = values.to_vec();
-    for (i, row) in rows.chunks_mut(dim.max(1)).enumerate() {
+    for row in rows.chunks_mut(dim.max(1)) {
         let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if i == 0 || norm == 0.0 {
+        if norm == 0.0 {
             row.fill(0.0);
         } else {
             row.iter_mut().for_each(|x| *x /= norm);

@@ -68,6 +68,24 @@ pub(crate) struct Declaration<'a> {
     pub(crate) device: &'a Device,
 }
 
+/// The rows `kind`'s word embedding holds for words whose vectors are `vectors` ([n × `dim`]),
+/// as its declaration makes them: the FA-RNN family's the vectors themselves, SoPa's scaled
+/// to unit length, both never trained. `None` for the black boxes, which train theirs: a row
+/// training never saw is not what it would have made of the word.
+pub(crate) fn frozen_embedding_rows(
+    kind: ModelKind,
+    vectors: &[f32],
+    dim: usize,
+) -> Option<Vec<f32>> {
+    match kind {
+        ModelKind::FaRnn | ModelKind::FaGru | ModelKind::BiFaRnn | ModelKind::BiFaGru => {
+            Some(vectors.to_vec())
+        }
+        ModelKind::Sopa => Some(sopa::unit_length(vectors, dim)),
+        ModelKind::Slstm | ModelKind::MvmaG => None,
+    }
+}
+
 impl Declaration<'_> {
     /// Declares the network from `start`. From a checkpoint the only errors are the
     /// tensors' ([`FitError::Train`]).

@@ -16,5 +16,6 @@ pub(crate) mod learn;
 pub(crate) mod load;
 pub(crate) mod members;
 mod ngram_fit;
+pub(crate) mod open_vocabulary;
 pub(crate) mod settings;
 pub(crate) mod warm;
