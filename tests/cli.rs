@@ -1486,6 +1486,51 @@ fn the_regression_fitted_again_with_dev_says_dev_is_not_held_out() {
 }
 
 #[test]
+fn eval_reads_words_past_the_vocabulary_through_the_bundled_vectors_and_says_how_many() {
+    let dir = std::env::temp_dir().join(format!("rulelens-cli-opened-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("model");
+    // The bundled vectors, so that the model opens to words its corpora lack.
+    assert_succeeded(&rulelens(&[
+        "train",
+        "tests/data/train/tiny.rules",
+        "--epochs",
+        "1",
+        "--members",
+        "1",
+        "--out",
+        model.to_str().unwrap(),
+    ]));
+    let eval = |corpus: &Path, format: &str| {
+        let output = rulelens(&[
+            "eval",
+            model.to_str().unwrap(),
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--format",
+            format,
+        ]);
+        assert_succeeded(&output);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let train = Path::new("tests/data/train/train.tsv");
+    let report: Value = serde_json::from_str(&eval(train, "json")).unwrap();
+    assert_eq!(report["words_past_vocabulary"], 0, "{report}");
+    assert!(!eval(train, "text").contains("past the network's vocabulary"));
+    // Two words no train or dev line holds, one of them twice; `win` is the rules'.
+    let new = dir.join("new.tsv");
+    std::fs::write(&new, "spam\twin a quokka now\nham\tthe Zeppelin quokka\n").unwrap();
+    let report: Value = serde_json::from_str(&eval(&new, "json")).unwrap();
+    assert_eq!(report["words_past_vocabulary"], 2, "{report}");
+    let text = eval(&new, "text");
+    assert!(
+        text.contains("2 words past the network's vocabulary read through their vectors"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn zero_shot_network_without_embeddings_is_the_rule_system() {
     let dir = std::env::temp_dir().join(format!("rulelens-cli-zero-{}", std::process::id()));
     let out = dir.to_str().unwrap();

@@ -268,7 +268,7 @@ fn check_opened(
         .collect();
     let texts: Vec<&str> = lines.iter().map(|e| e.text.as_str()).collect();
     let opened = model
-        .opened_to(&texts, &Device::Cpu)
+        .opened_to(&texts)
         .unwrap()
         .expect("opened to the new words");
     // Every token of the lines that the vocabulary lacks, once, after its words.

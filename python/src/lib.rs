@@ -570,7 +570,7 @@ impl Model {
                 let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
                 // The texts' words past the vocabulary read through their vectors and
                 // spellings, as `rulelens eval` reads a corpus's.
-                let opened = self.loaded.opened_to(&texts, &Device::Cpu)?;
+                let opened = self.loaded.opened_to(&texts)?;
                 (opened.as_ref().unwrap_or(&self.loaded)).probabilities(
                     &texts,
                     PREDICT_BATCH,
@@ -595,7 +595,7 @@ impl Model {
             // A text with words past the vocabulary is explained by the model opened to
             // them, which `predict` reads it with; other texts by the one prepared once.
             let opened = (self.loaded)
-                .opened_to(&[text], &Device::Cpu)
+                .opened_to(&[text])
                 .map_err(|error| error.to_string())?;
             if let Some(opened) = opened {
                 let explainer = Explainer::prepare(&opened).map_err(|error| error.to_string())?;

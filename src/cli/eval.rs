@@ -37,17 +37,15 @@ pub fn run(args: EvalArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode>
     let (json_output, zero_shot) = (args.format == Format::Json, args.zero_shot);
     let model = load_model(model_dir, zero_shot, device, read_limits)?;
     let file = corpus::read_file(corpus_path, read_limits)?;
-    // The corpus's words past the vocabulary read through their vectors and spellings.
-    let texts: Vec<&str> = file.examples.iter().map(|e| e.text.as_str()).collect();
-    let LoadedModel {
-        manifest,
-        rules,
-        net,
-        vocabulary,
-    } = match model.opened_to(&texts, device)? {
-        Some(opened) => opened,
-        None => model,
-    };
+    let (
+        LoadedModel {
+            manifest,
+            rules,
+            net,
+            vocabulary,
+        },
+        opened_words,
+    ) = opened_to_corpus(model, &file)?;
     let system = &rules.system;
     let max_tokens = manifest.settings.max_sentence_tokens;
     let sentences: Vec<Sentence> = file
@@ -113,6 +111,7 @@ pub fn run(args: EvalArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode>
             "rules_accuracy": rules_accuracy,
             "agreement_with_rules": agreement,
             "regression_fitted_on_corpus": refit_on_corpus.is_some(),
+            "words_past_vocabulary": opened_words,
             "labels": names.iter().zip(&labels).map(|(name, m)| json!({
                 "name": name,
                 "support": m.support,
@@ -145,6 +144,12 @@ pub fn run(args: EvalArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode>
             percent(rules_accuracy),
             percent(agreement)
         )?;
+        if opened_words > 0 {
+            outln!(
+                "  {opened_words} words past the network's vocabulary read through their vectors \
+                 and spellings\n"
+            )?;
+        }
         if let Some(refit) = refit_on_corpus {
             let learned = if manifest.metrics.trained_again_with_dev.is_some() {
                 "the network was trained again and the n-gram regression fitted again"
@@ -172,4 +177,21 @@ pub fn run(args: EvalArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode>
         out!("{}", table.render("  "))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `model` opened to the words of `file` past its vocabulary, which then read through their
+/// vectors and spellings (`LoadedModel::opened_to`), and how many it was opened to.
+fn opened_to_corpus(
+    model: LoadedModel,
+    file: &corpus::CorpusFile,
+) -> candle_core::Result<(LoadedModel, usize)> {
+    let texts: Vec<&str> = file.examples.iter().map(|e| e.text.as_str()).collect();
+    let words = |model: &LoadedModel| model.vocabulary.as_ref().map_or(0, |v| v.len());
+    Ok(match model.opened_to(&texts)? {
+        Some(opened) => {
+            let new = words(&opened) - words(&model);
+            (opened, new)
+        }
+        None => (model, 0),
+    })
 }

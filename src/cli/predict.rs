@@ -65,7 +65,7 @@ pub fn run(args: PredictArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCo
         rules,
         net,
         vocabulary,
-    } = match model.opened_to(&refs, &Device::Cpu)? {
+    } = match model.opened_to(&refs)? {
         Some(opened) => opened,
         None => model,
     };

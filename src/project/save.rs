@@ -23,7 +23,6 @@ use crate::rules_file::RulesFile;
 use crate::suggest::{
     Corpora, LearnedRule, SuggestConfig, Suggestion, WordNeighbours, suggest, suggest_learned,
 };
-use candle_core::Device;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -256,7 +255,7 @@ fn prepare(
     let texts: Vec<&str> = (analysis.corpora.iter())
         .flat_map(|run| run.file.examples.iter().map(|e| e.text.as_str()))
         .collect();
-    let model = match model.opened_to(&texts, &Device::Cpu) {
+    let model = match model.opened_to(&texts) {
         Ok(Some(opened)) => opened,
         Ok(None) => model,
         Err(error) => return Err(error.to_string()),

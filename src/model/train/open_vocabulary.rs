@@ -40,8 +40,9 @@ const WORD_EMBEDDING: &str = "word_embedding";
 
 impl LoadedModel {
     /// The model opened to the words of `texts` past its vocabulary (see the module's doc),
-    /// on `device`; `None` when there are none, or the model does not open.
-    pub fn opened_to(&self, texts: &[&str], device: &Device) -> Result<Option<LoadedModel>> {
+    /// on the device its network is on; `None` when there are none, or the model does not
+    /// open.
+    pub fn opened_to(&self, texts: &[&str]) -> Result<Option<LoadedModel>> {
         let (Some(vocabulary), Some(identity)) = (&self.vocabulary, &self.manifest.embeddings)
         else {
             return Ok(None);
@@ -69,15 +70,14 @@ impl LoadedModel {
         let (dim, first) = (vectors.dim, vocabulary.len());
         let rows =
             frozen_embedding_rows(kind, &vectors.data[first * dim..], dim).unwrap_or_default();
-        let rows = Tensor::from_vec(rows, (opened.len() - first, dim), device)?;
         let (network, regression) = match self.net.as_any().downcast_ref::<WithNgrams>() {
             Some(with) => (with.network.as_ref(), Some(&with.ngrams)),
             None => (self.net.as_ref(), None),
         };
-        let mut tensors: HashMap<String, Tensor> = HashMap::new();
-        for (name, tensor) in network.named_tensors() {
-            tensors.insert(name, tensor.to_device(device)?);
-        }
+        let mut tensors: HashMap<String, Tensor> = network.named_tensors().into_iter().collect();
+        let device =
+            &(tensors.values().next()).map_or(Device::Cpu, |tensor| tensor.device().clone());
+        let rows = Tensor::from_vec(rows, (opened.len() - first, dim), device)?;
         for (name, tensor) in tensors.iter_mut() {
             if name.ends_with(WORD_EMBEDDING) {
                 if tensor.dims() != [first, dim] {
