@@ -98,27 +98,32 @@ impl CharacterTable {
 
     /// `table` with the features of each word of `vocabulary`.
     fn of_words(table: TfidfTable<CharacterGram>, vocabulary: &Vocabulary) -> CharacterTable {
-        let mut offsets = vec![0u32; 1];
-        let mut entries = Vec::new();
-        for (id, word) in vocabulary.words().iter().enumerate() {
+        let empty = CharacterTable {
+            table,
+            offsets: vec![0],
+            entries: Vec::new(),
+        };
+        empty.with_words_from(vocabulary, 0)
+    }
+
+    /// The table with the features of `vocabulary`'s words from id `first` on, where it has
+    /// those of its first `first` words (`vocabulary` extends the one it was made for).
+    fn with_words_from(mut self, vocabulary: &Vocabulary, first: usize) -> CharacterTable {
+        for (id, word) in vocabulary.words().iter().enumerate().skip(first) {
             if id > 0 {
                 let mut counts: HashMap<u32, f32> = HashMap::new();
                 for gram in word_grams(word) {
-                    if let Some(feature) = table.feature(&gram) {
+                    if let Some(feature) = self.table.feature(&gram) {
                         *counts.entry(feature).or_insert(0.0) += 1.0;
                     }
                 }
-                let start = entries.len();
-                entries.extend(counts);
-                entries[start..].sort_by_key(|&(feature, _)| feature);
+                let start = self.entries.len();
+                self.entries.extend(counts);
+                self.entries[start..].sort_by_key(|&(feature, _)| feature);
             }
-            offsets.push(entries.len() as u32);
+            self.offsets.push(self.entries.len() as u32);
         }
-        CharacterTable {
-            table,
-            offsets,
-            entries,
-        }
+        self
     }
 
     /// How many character n-grams it has.
@@ -204,6 +209,16 @@ impl CharacterRows {
         CharacterRows {
             table: self.table.for_vocabulary(to),
             ..self.clone()
+        }
+    }
+
+    /// The block for the vocabulary `to`, which extends this block's with words from id
+    /// `first` on: theirs are added, the others' kept.
+    pub fn opened(&self, to: &Vocabulary, first: usize) -> CharacterRows {
+        CharacterRows {
+            table: self.table.clone().with_words_from(to, first),
+            weight: self.weight.clone(),
+            n_labels: self.n_labels,
         }
     }
 

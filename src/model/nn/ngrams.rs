@@ -304,18 +304,33 @@ impl NgramRegression {
     /// words after its own (a loaded model opened to a text's words,
     /// `train/open_vocabulary.rs`): a new word reads the n-grams of the word it is a case
     /// variant of, its character n-grams and, given `to`'s `vectors`, its vector's row.
-    /// `None` where [`NgramRegression::remapped`] gives none.
+    /// `None` where `to` does not extend `from` or is past [`MAX_NGRAM_VOCABULARY`]. The old
+    /// words keep their ids, so its n-grams and rows are its own: only the new words' are
+    /// made, not the whole regression remapped.
     pub fn opened(
         &self,
         from: &Vocabulary,
         to: &Vocabulary,
         vectors: Option<&WordVectors>,
     ) -> Option<NgramRegression> {
-        let mut opened = self.remapped(from, to)?;
-        if let (Some(rows), Some(vectors)) = (&opened.word_rows, vectors) {
-            opened.word_rows = Some(rows.opened(vectors, from.len()));
+        let first = from.len();
+        if to.len() > MAX_NGRAM_VOCABULARY || to.words().get(..first) != Some(from.words()) {
+            return None;
         }
-        Some(opened)
+        let word_rows = match (&self.word_rows, vectors) {
+            (Some(rows), Some(vectors)) => Some(rows.opened(vectors, first)),
+            (rows, _) => rows.clone(),
+        };
+        Some(NgramRegression {
+            // An old word's class is the first of its lowercase form, which comes first.
+            classes: classes(to),
+            table: self.table.clone(),
+            weight: self.weight.clone(),
+            characters: (self.characters.as_ref()).map(|rows| rows.opened(to, first)),
+            word_rows,
+            bias: self.bias.clone(),
+            n_labels: self.n_labels,
+        })
     }
 
     /// The parts of label `label`'s logit of the sentence `words`: one per n-gram of the line
@@ -1064,6 +1079,9 @@ mod tests {
             assert_every_deletion_prepared(&opened, &words);
             assert_parts_add_up(&opened, &words);
         }
+        // It opens only to a vocabulary that keeps its words' ids.
+        let reordered = Vocabulary::new(large.words()[1..].iter().rev().map(String::as_str));
+        assert!(fitted.opened(&small, &reordered, Some(&vectors)).is_none());
         // Read as the unknown word, the new words say nothing; opened, they speak.
         let unknown = fitted.logits(&ids(&small, "money Cash prizez"), 0..0);
         assert_eq!(unknown, fitted.bias);
