@@ -302,35 +302,87 @@ impl Collector {
     }
 }
 
-/// Feeds [`BUNDLED`] to `collector`.
+/// Feeds [`BUNDLED`] to `collector`: the wanted words' rows, looked up in
+/// [`BundledIndex`], and the sum of every row.
 fn read_bundled(collector: &mut Collector) -> Result<(), EmbeddingsError> {
-    let bad = |message: &str| EmbeddingsError::Bundled(message.to_string());
-    let u32_at = |at: usize| -> Result<usize, EmbeddingsError> {
-        let bytes = BUNDLED
-            .get(at..at + 4)
-            .ok_or_else(|| bad("truncated header"))?;
-        Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize)
-    };
-    if BUNDLED.get(..8) != Some(b"RLWV0001".as_slice()) {
-        return Err(bad("no RLWV0001 magic"));
-    }
-    let (n_words, dim, list_bytes) = (u32_at(8)?, u32_at(12)?, u32_at(16)?);
-    let list = BUNDLED
-        .get(20..20 + list_bytes)
-        .and_then(|bytes| std::str::from_utf8(bytes).ok())
-        .ok_or_else(|| bad("the word list is truncated or not UTF-8"))?;
-    let values = &BUNDLED[20 + list_bytes..];
-    if dim == 0 || values.len() != n_words * dim * 2 || list.lines().count() != n_words {
-        return Err(bad("its sizes do not add up"));
-    }
-    let mut vector = vec![0f32; dim];
-    for (word, row) in list.lines().zip(values.chunks_exact(dim * 2)) {
-        for (value, bits) in vector.iter_mut().zip(row.chunks_exact(2)) {
-            *value = half::f16::from_bits(u16::from_le_bytes([bits[0], bits[1]])).to_f32();
+    let index = BundledIndex::get()?;
+    collector.dim = Some(index.dim);
+    collector.sum.clone_from(&index.sum);
+    collector.n_vectors = index.values.len() / (2 * index.dim);
+    for (word, slot) in &mut collector.wanted {
+        if let Some(&row) = index.rows.get(word.as_str()) {
+            *slot = Some(index.row(row));
+            collector.n_wanted_found += 1;
         }
-        collector.add(word, || vector.clone(), &vector);
     }
     Ok(())
+}
+
+/// [`BUNDLED`] read once a process: each word's row and the sum of every row, so that a
+/// vocabulary's vectors are looked up rather than the whole table decoded on every read (a
+/// loaded model opened to a text's words reads theirs on every call). It holds a map of the
+/// 100,000 words into the table, about 4 MB, for the rest of the process.
+struct BundledIndex {
+    dim: usize,
+    rows: HashMap<&'static str, usize>,
+    /// The rows, N·D float16.
+    values: &'static [u8],
+    /// The sum of every row, in table order.
+    sum: Vec<f64>,
+}
+
+impl BundledIndex {
+    fn get() -> Result<&'static BundledIndex, EmbeddingsError> {
+        static INDEX: std::sync::OnceLock<Result<BundledIndex, String>> =
+            std::sync::OnceLock::new();
+        INDEX
+            .get_or_init(BundledIndex::read)
+            .as_ref()
+            .map_err(|message| EmbeddingsError::Bundled(message.clone()))
+    }
+
+    fn read() -> Result<BundledIndex, String> {
+        let bad = |message: &str| message.to_string();
+        let u32_at = |at: usize| -> Result<usize, String> {
+            let bytes = BUNDLED
+                .get(at..at + 4)
+                .ok_or_else(|| bad("truncated header"))?;
+            Ok(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize)
+        };
+        if BUNDLED.get(..8) != Some(b"RLWV0001".as_slice()) {
+            return Err(bad("no RLWV0001 magic"));
+        }
+        let (n_words, dim, list_bytes) = (u32_at(8)?, u32_at(12)?, u32_at(16)?);
+        let list = BUNDLED
+            .get(20..20 + list_bytes)
+            .and_then(|bytes| std::str::from_utf8(bytes).ok())
+            .ok_or_else(|| bad("the word list is truncated or not UTF-8"))?;
+        let values = &BUNDLED[20 + list_bytes..];
+        if dim == 0 || values.len() != n_words * dim * 2 || list.lines().count() != n_words {
+            return Err(bad("its sizes do not add up"));
+        }
+        let mut index = BundledIndex {
+            dim,
+            rows: HashMap::with_capacity(n_words),
+            values,
+            sum: vec![0.0; dim],
+        };
+        for (row, word) in list.lines().enumerate() {
+            index.rows.insert(word, row);
+            let vector = index.row(row);
+            for (total, value) in index.sum.iter_mut().zip(vector) {
+                *total += f64::from(value);
+            }
+        }
+        Ok(index)
+    }
+
+    /// The vector of row `row`.
+    fn row(&self, row: usize) -> Vec<f32> {
+        (self.values[row * self.dim * 2..][..self.dim * 2].chunks_exact(2))
+            .map(|bits| half::f16::from_bits(u16::from_le_bytes([bits[0], bits[1]])).to_f32())
+            .collect()
+    }
 }
 
 /// Feeds a GloVe text file to `collector`; returns the file's SHA-256.
