@@ -672,18 +672,11 @@ fn text_without_spaces_is_ruled_by_its_words() {
     )
     .unwrap();
     let model = dir.join("model");
-    assert_succeeded(&rulelens(&[
-        "train",
-        trained.to_str().unwrap(),
-        "--embeddings",
-        vectors.to_str().unwrap(),
-        "--epochs",
-        "1",
-        "--members",
-        "1",
-        "--out",
-        model.to_str().unwrap(),
-    ]));
+    train_one_member_one_epoch(
+        &trained,
+        &model,
+        &["--embeddings", vectors.to_str().unwrap()],
+    );
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(model.join("manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["tokenizer_version"], 2);
@@ -1109,6 +1102,23 @@ fn train_one_epoch(rules: &Path, model: &Path) {
     ]));
 }
 
+/// `rulelens train RULES --epochs 1 --members 1 --out MODEL` with `extra` flags.
+fn train_one_member_one_epoch(rules: &Path, model: &Path, extra: &[&str]) {
+    let (rules, model) = (rules.to_str().unwrap(), model.to_str().unwrap());
+    let mut args = vec![
+        "train",
+        rules,
+        "--epochs",
+        "1",
+        "--members",
+        "1",
+        "--out",
+        model,
+    ];
+    args.extend_from_slice(extra);
+    assert_succeeded(&rulelens(&args));
+}
+
 /// `rulelens predict MODEL --format json "win a prize"`.
 fn predict_win_a_prize(model: &Path) -> Output {
     rulelens(&[
@@ -1491,16 +1501,7 @@ fn eval_reads_words_past_the_vocabulary_through_the_bundled_vectors_and_says_how
     std::fs::create_dir_all(&dir).unwrap();
     let model = dir.join("model");
     // The bundled vectors, so that the model opens to words its corpora lack.
-    assert_succeeded(&rulelens(&[
-        "train",
-        "tests/data/train/tiny.rules",
-        "--epochs",
-        "1",
-        "--members",
-        "1",
-        "--out",
-        model.to_str().unwrap(),
-    ]));
+    train_one_member_one_epoch(Path::new("tests/data/train/tiny.rules"), &model, &[]);
     let eval = |corpus: &Path, format: &str| {
         let output = rulelens(&[
             "eval",
