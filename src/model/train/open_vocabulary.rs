@@ -5,9 +5,8 @@
 //! it knows of words: its vector (the network's word embedding, which training never
 //! changes, gets the word's row from the bundled table), and in the n-gram regression its
 //! vector's row and its character n-grams (`NgramRegression::opened`). No train line holds a
-//! new word, so the opened model computes
-//! what it would have computed had training's vocabulary held it (`docs/results.md`, "Words
-//! past the vocabulary").
+//! new word, so the opened model computes what it would have computed had training's
+//! vocabulary held it (`docs/results.md`, "Words past the vocabulary").
 //!
 //! Opened: the FA-RNN family and SoPa trained with the bundled vectors. The black boxes train
 //! their embedding, so a row training never saw is not what training would have made of the
@@ -18,7 +17,8 @@
 //! (each text's first `max_sentence_tokens` tokens); the rest read as the unknown word. A new
 //! word costs a row of D floats in each ensemble member's word embedding, and its character
 //! n-grams and vector row in the regression (whose own limits hold: past
-//! `MAX_WORD_ROW_WEIGHTS` a new word gets no vector row).
+//! `MAX_WORD_ROW_WEIGHTS` a new word gets no vector row, and past `MAX_NGRAM_VOCABULARY`
+//! words the model is not opened).
 
 use crate::limits::ReadLimits;
 use crate::model::nn::embeddings::{VectorSource, Vocabulary, bundled_sha256, read_vectors};
@@ -110,16 +110,11 @@ impl LoadedModel {
             .map_err(|error| candle_core::Error::Msg(error.to_string()))?
             .net;
         let net: Box<dyn Network> = match regression {
-            Some(regression) => {
-                let regression = regression
-                    .opened(vocabulary, &opened, Some(&vectors))
-                    .ok_or_else(|| {
-                        candle_core::Error::Msg(
-                            "the n-gram regression does not open to the new words".to_string(),
-                        )
-                    })?;
-                Box::new(WithNgrams::new(net, regression)?)
-            }
+            // Past the regression's vocabulary limit the model stays as it is.
+            Some(regression) => match regression.opened(vocabulary, &opened, Some(&vectors)) {
+                Some(regression) => Box::new(WithNgrams::new(net, regression)?),
+                None => return Ok(None),
+            },
             None => net,
         };
         let mut manifest = self.manifest.clone();
