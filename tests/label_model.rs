@@ -13,7 +13,7 @@ use rulelens::corpus::Example;
 use rulelens::ide::testing::rules_of;
 use rulelens::labeling::{estimate, labeling_rules, summarize_examples};
 use rulelens::limits::ReadLimits;
-use rulelens::model::checkpoint::LabelModelMetrics;
+use rulelens::model::checkpoint::{DevFigure, LabelModelMetrics};
 use rulelens::model::{FitEvent, TrainingSettings, accuracy, fit, labeled};
 use rulelens::rules_file::RulesFile;
 
@@ -59,6 +59,7 @@ fn trained_without_labels(
         ..TrainingSettings::DEFAULT
     };
     let mut taught = None;
+    let (mut said, mut epoch_figures) = (Vec::new(), Vec::new());
     let fitted = fit(
         rules,
         &without_labels(train),
@@ -66,8 +67,11 @@ fn trained_without_labels(
         &settings,
         &ReadLimits::DEFAULT,
         &mut |event| {
-            if let FitEvent::LabelModel(used) = event {
-                taught = Some(used);
+            said.extend(event.lines());
+            match event {
+                FitEvent::LabelModel(used) => taught = Some(used),
+                FitEvent::Epoch(_, figure) => epoch_figures.push(figure),
+                _ => {}
             }
         },
         &|| false,
@@ -77,6 +81,22 @@ fn trained_without_labels(
     assert_eq!(used.gold_lines, 0);
     assert!(used.dev_from_label_model);
     assert_eq!(fitted.manifest.metrics.label_model, Some(used));
+    // Dev's figures are agreement with the label model, and are named so: each epoch's, the
+    // n-gram regression's line and the manifest's.
+    let agreement = DevFigure::LabelModelAgreement;
+    assert_eq!(fitted.manifest.metrics.dev_figure(), agreement);
+    assert!(!epoch_figures.is_empty());
+    assert!(epoch_figures.iter().all(|&figure| figure == agreement));
+    assert!(
+        said.iter()
+            .any(|line| line.starts_with("with the n-gram regression")
+                && line.contains("dev agreement with the label model")),
+        "{said:#?}"
+    );
+    assert!(
+        !said.iter().any(|line| line.contains("dev accuracy")),
+        "{said:#?}"
+    );
     let rules_accuracy = evaluate(
         &rules.system,
         dev.iter().map(|e| (e.text.as_str(), e.label.as_deref())),
@@ -167,6 +187,8 @@ fn with_some_gold_lines_the_network_learns_from_them_and_the_regression_from_all
     assert_eq!(used.gold_lines, n_gold);
     assert!(used.network_from_gold && !used.dev_from_label_model);
     let metrics = &fitted.manifest.metrics;
+    // A gold dev measures accuracy.
+    assert_eq!(metrics.dev_figure(), DevFigure::Accuracy);
     assert_eq!(metrics.train_examples, n_gold);
     let regression = metrics.ngram_regression.as_ref().expect("a regression");
     // The gold lines alone hold far fewer n-grams than the taught lines beside them.

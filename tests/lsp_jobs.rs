@@ -654,6 +654,14 @@ fn a_save_trains_from_unlabeled_corpora_and_the_rule_hover_shows_estimates() {
     save(&mut server, &rules_uri);
     let logs = logs_until(&mut server, |logs| count(logs, "trained in") == 1);
     assert_eq!(count(&logs, "training failed"), 0, "{logs:#?}");
+    // With no gold label in dev, what training measured there is agreement with the label
+    // model, and the log says so rather than calling it accuracy.
+    let trained = logs.iter().find(|l| l.contains("trained in")).unwrap();
+    assert!(
+        trained.contains("dev agreement with the label model"),
+        "{trained}"
+    );
+    assert_eq!(count(&logs, "dev accuracy"), 0, "{logs:#?}");
     let line = rules.lines().position(|l| l.starts_with("spam:")).unwrap();
     let hover = server.request(
         "textDocument/hover",

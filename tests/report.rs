@@ -335,7 +335,9 @@ fn the_command_writes_the_page_and_refuses_bad_input() {
 }
 
 /// On corpora without gold labels the report shows the label model's estimates: each rule's
-/// estimated precision in the rules table, the same as `rulelens check` computes.
+/// estimated precision in the rules table, the same as `rulelens check` computes; and the
+/// training curve of a network whose dev had no gold label is named for what it measured,
+/// agreement with the label model, not accuracy.
 #[test]
 fn unlabeled_corpora_get_the_label_models_estimates() {
     let rules_path = root().join("examples/sms/sms.rules");
@@ -346,7 +348,36 @@ fn unlabeled_corpora_get_the_label_models_estimates() {
         }
     }
     let dir = scratch("unlabeled");
+    let folder = dir.join("models").join("sms-0123456789abcdef");
+    std::fs::create_dir_all(&folder).unwrap();
+    let curve = [0.52, 0.9, 0.94];
+    let mut taught = manifest(&file, &curve);
+    taught.metrics.label_model = Some(checkpoint::LabelModelMetrics {
+        gold_lines: 0,
+        unlabeled_lines: 1838,
+        estimated_accuracy: 0.92,
+        dev_from_label_model: true,
+        network_from_gold: false,
+        silence_teaches_default: false,
+    });
+    std::fs::write(
+        folder.join(checkpoint::MANIFEST_FILE),
+        serde_json::to_vec(&taught).unwrap(),
+    )
+    .unwrap();
     let report = report_of(&file, &corpora, &dir.join("models"), &dir.join("bench"));
+    assert_eq!(report.curves.len(), 1);
+    let page = render(&report).unwrap();
+    let curves_svg = &page[page.find("data-chart=\"training-curves\"").unwrap()..];
+    let curves_svg = &curves_svg[..curves_svg.find("</figure>").unwrap()];
+    assert!(curves_svg.contains("Dev agreement with the label model per epoch"));
+    assert_eq!(
+        count(curves_svg, "dev agreement with the label model"),
+        // the axis, and a hover title per epoch
+        1 + curve.len(),
+        "{curves_svg}"
+    );
+    assert!(!curves_svg.contains("ev accuracy"), "{curves_svg}");
     let rules = labeling_rules(&file);
     let train = &report.corpora[0];
     let estimates = train.estimates.as_ref().expect("estimates");
@@ -361,7 +392,6 @@ fn unlabeled_corpora_get_the_label_models_estimates() {
             .all(|s| s.incorrect == 0 && s.correct == 0)
     );
     assert!(train.rules.iter().any(|s| s.unlabeled > 0));
-    let page = render(&report).unwrap();
     let first = estimates.precision[0].unwrap();
     assert!(page.contains("est. precision"));
     assert!(page.contains(&format!("{:.1} %", 100.0 * first)), "{first}");

@@ -283,8 +283,9 @@ def train(
     stops on agreement with the label model.
     ``progress(epoch, dev_accuracy, loss)`` hears every dev measurement (epoch 0 is the
     untrained network, whose loss is ``None``), an ensemble's (``members``, 5 by default for
-    the FA-RNN family) member by member, each from its epoch 0; an exception it raises
-    stops nothing but is raised when training ends.
+    the FA-RNN family) member by member, each from its epoch 0; where ``dev`` has no gold
+    label, ``dev_accuracy`` is that agreement, not accuracy. An exception it raises stops
+    nothing but is raised when training ends.
     """
     unknown = sorted(set(settings) - set(TRAINING_DEFAULTS))
     if unknown:

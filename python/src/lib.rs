@@ -710,7 +710,7 @@ fn _train(
     let mut failed: Option<PyErr> = None;
     let fitted = py.detach(|| {
         let mut on_event = |event: FitEvent| {
-            if let (FitEvent::Epoch(report), Some(progress)) = (event, &progress)
+            if let (FitEvent::Epoch(report, _), Some(progress)) = (event, &progress)
                 && failed.is_none()
             {
                 Python::attach(|py| {

@@ -161,11 +161,12 @@ pub fn run(args: BenchArgs, read_limits: &ReadLimits) -> anyhow::Result<ExitCode
                 ));
             }
         }
-        BenchEvent::Training(FitEvent::Epoch(report)) => {
+        BenchEvent::Training(FitEvent::Epoch(report, figure)) => {
             if let Some(bar) = &bar {
                 bar.set_message(format!(
-                    "{current}: epoch {}, dev {:.2} %",
+                    "{current}: epoch {}, {} {:.2} %",
                     report.epoch,
+                    figure.name(),
                     100.0 * report.dev_accuracy
                 ));
             }

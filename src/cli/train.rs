@@ -160,8 +160,8 @@ impl TrainingProgress {
                     bar.set_position(0);
                 }
             }
-            FitEvent::Epoch(report) => {
-                let line = report.summary();
+            FitEvent::Epoch(report, figure) => {
+                let line = report.summary(*figure);
                 match &self.bar {
                     Some(bar) => {
                         bar.set_position(report.epoch as u64);
@@ -236,7 +236,8 @@ fn summary(fitted: &Fitted, out: &Path) -> String {
         None => kept,
     };
     format!(
-        "dev accuracy {:.2}% ({} {:.2}%, {kept}); checkpoint written to {}",
+        "{} {:.2}% ({} {:.2}%, {kept}); checkpoint written to {}",
+        metrics.dev_figure().name(),
         100.0 * metrics.dev_accuracy,
         fitted.manifest.started_from(),
         100.0 * metrics.zero_shot_dev_accuracy,

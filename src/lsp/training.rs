@@ -10,6 +10,7 @@ use super::config::Settings;
 use super::registry::Networks;
 use super::state::{JobRequest, Session, TrainingDemand};
 use crate::ide::{Role, TrainedNetwork};
+use crate::model::checkpoint::DevFigure;
 use crate::model::{FitEvent, ModelKind, TrainingSettings, WARM_SCHEDULE};
 use crate::project::{FreshlyTrained, NetworkPlan, SavedAnalysis, train_network};
 use std::path::PathBuf;
@@ -38,10 +39,12 @@ pub(super) struct Fetch<'a> {
 enum TrainingNews {
     /// Whether it starts from the previous network, and why or how (only when it may).
     Start { warm: bool, lines: Vec<String> },
+    /// An epoch's dev figure, the best of its member so far, and what they measure.
     Epoch {
         epoch: usize,
         dev_accuracy: f64,
         best: f64,
+        figure: DevFigure,
     },
     /// The data training uses: the number of training sentences.
     Data { n_train: usize, lines: Vec<String> },
@@ -234,12 +237,13 @@ fn start_training(
                         warm: false,
                         lines: event.lines(),
                     },
-                    FitEvent::Epoch(report) => {
+                    FitEvent::Epoch(report, figure) => {
                         best = best.max(report.dev_accuracy);
                         TrainingNews::Epoch {
                             epoch: report.epoch,
                             dev_accuracy: report.dev_accuracy,
                             best,
+                            figure: *figure,
                         }
                     }
                     FitEvent::Data { n_train, .. } => TrainingNews::Data {
@@ -326,11 +330,12 @@ impl Followed {
                 epoch,
                 dev_accuracy,
                 best,
+                figure,
             } => {
                 let (member, members, measurements) =
                     (self.member, self.members, self.measurements);
                 let message = format!(
-                    "{file}: {}{} {epoch}/{measurements}, dev accuracy {:.1}% (best {:.1}%)",
+                    "{file}: {}{} {epoch}/{measurements}, {} {:.1}% (best {:.1}%)",
                     if members > 1 {
                         format!("member {}/{members}, ", member + 1)
                     } else {
@@ -341,6 +346,7 @@ impl Followed {
                     } else {
                         "epoch"
                     },
+                    figure.name(),
                     100.0 * dev_accuracy,
                     100.0 * best
                 );
@@ -420,7 +426,8 @@ async fn finish_training(
             session.log(
                 MessageType::INFO,
                 format!(
-                    "{file}: trained in {seconds:.1} s: dev accuracy {:.2}% ({} {:.2}%), best epoch {} of {}",
+                    "{file}: trained in {seconds:.1} s: {} {:.2}% ({} {:.2}%), best epoch {} of {}",
+                    metrics.dev_figure().name(),
                     100.0 * metrics.dev_accuracy,
                     trained.network.manifest().started_from(),
                     100.0 * metrics.zero_shot_dev_accuracy,
@@ -441,7 +448,11 @@ async fn finish_training(
                 ),
             }
             (
-                format!("{file}: dev accuracy {:.2}%", 100.0 * metrics.dev_accuracy),
+                format!(
+                    "{file}: {} {:.2}%",
+                    metrics.dev_figure().name(),
+                    100.0 * metrics.dev_accuracy
+                ),
                 Some(trained.network),
             )
         }

@@ -210,7 +210,7 @@ async fn train_yardstick(
             Some(&cache),
             &limits,
             &mut |event| match event {
-                BenchEvent::Training(FitEvent::Epoch(report)) => {
+                BenchEvent::Training(FitEvent::Epoch(report, _)) => {
                     let _ = sender.send((report.epoch, report.dev_accuracy));
                 }
                 BenchEvent::Failed { message, .. } => failure = Some(message),

@@ -298,7 +298,8 @@ pub fn precision_coverage(
 }
 
 /// The dev accuracy of each checkpoint after each epoch (epoch 0: the network training
-/// started from), a line per checkpoint.
+/// started from), a line per checkpoint; a checkpoint whose dev had no gold label draws its
+/// agreement with the label model, and the axis and its points say so.
 pub fn training_curves(curves: &[TrainingCurve]) -> Result<Chart, ChartError> {
     let longest = curves
         .iter()
@@ -333,7 +334,7 @@ pub fn training_curves(curves: &[TrainingCurve]) -> Result<Chart, ChartError> {
         chart
             .configure_mesh()
             .x_desc("epoch")
-            .y_desc("dev accuracy")
+            .y_desc(TrainingCurve::measured(curves))
             .x_label_formatter(&|v| format!("{v:.0}"))
             .y_label_formatter(&|v| format!("{:.1} %", 100.0 * v))
             .label_style((FONT, 12))
@@ -369,8 +370,9 @@ pub fn training_curves(curves: &[TrainingCurve]) -> Result<Chart, ChartError> {
                     x,
                     y,
                     title: format!(
-                        "{}: epoch {epoch}, dev accuracy {:.2} %{best}",
+                        "{}: epoch {epoch}, {} {:.2} %{best}",
                         name(curve),
+                        curve.figure.name(),
                         100.0 * accuracy
                     ),
                 });

@@ -19,7 +19,7 @@ use crate::labeling::{
 };
 use crate::limits::ReadLimits;
 use crate::model::ModelKind;
-use crate::model::checkpoint::read_manifest;
+use crate::model::checkpoint::{DevFigure, read_manifest};
 use crate::project::bench::{BenchData, BenchPlan, Cell, cached_results, summarize};
 use crate::rules_file::RulesFile;
 use crate::suggest::Suggestion;
@@ -124,7 +124,8 @@ pub struct NearestMiss {
     pub why: String,
 }
 
-/// A checkpoint's dev accuracy per epoch.
+/// A checkpoint's dev accuracy per epoch (or, where its dev had no gold label, its agreement
+/// with the label model: `figure`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrainingCurve {
     /// The checkpoint folder's name.
@@ -135,6 +136,22 @@ pub struct TrainingCurve {
     /// Dev accuracy at each measurement, the starting network first.
     pub dev_accuracy: Vec<f64>,
     pub best_epoch: usize,
+    pub figure: DevFigure,
+}
+
+impl TrainingCurve {
+    /// What the curves' values measure, for a person: the figure they share, or both where
+    /// some were measured on a gold dev and some were not.
+    pub fn measured(curves: &[TrainingCurve]) -> &'static str {
+        let figures = || curves.iter().map(|curve| curve.figure);
+        match figures().next() {
+            Some(first) if figures().all(|figure| figure == first) => first.name(),
+            Some(_) => {
+                "dev accuracy, or agreement with the label model where dev has no gold label"
+            }
+            None => DevFigure::Accuracy.name(),
+        }
+    }
 }
 
 /// The first `limit` lines of `examples` whose gold label `file`'s rules do not predict,
@@ -283,6 +300,7 @@ fn training_curves(
             .and_then(|meta| meta.modified())
             .unwrap_or(SystemTime::UNIX_EPOCH);
         let current = manifest.rules.sha256 == current_sha256;
+        let figure = manifest.metrics.dev_figure();
         found.push((
             current,
             modified,
@@ -292,6 +310,7 @@ fn training_curves(
                 current,
                 dev_accuracy: manifest.metrics.dev_accuracy_by_epoch,
                 best_epoch: manifest.metrics.best_epoch,
+                figure,
             },
         ));
     }

@@ -11,7 +11,7 @@
 use crate::report::charts::{
     self, Chart, ChartError, HoverPoint, bench_accuracy, confusion_heatmap, precision_coverage,
 };
-use crate::report::data::{CorpusReport, Report};
+use crate::report::data::{CorpusReport, Report, TrainingCurve};
 use crate::suggest::Suggestion;
 use serde::Serialize;
 
@@ -211,12 +211,18 @@ pub fn render(report: &Report) -> Result<String, RenderError> {
         .enumerate()
         .map(|(index, corpus)| corpus_view(report, index, corpus))
         .collect::<Result<Vec<_>, RenderError>>()?;
+    // Every name a figure has starts with an ASCII letter.
+    let measured = TrainingCurve::measured(&report.curves);
     let curves = if report.curves.is_empty() {
         None
     } else {
         Some(ChartView::new(
             "training-curves".into(),
-            "Dev accuracy per epoch of the networks the model cache holds for these rules".into(),
+            format!(
+                "{}{} per epoch of the networks the model cache holds for these rules",
+                measured[..1].to_uppercase(),
+                &measured[1..]
+            ),
             charts::training_curves(&report.curves)?,
         ))
     };

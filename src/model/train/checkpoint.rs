@@ -108,7 +108,9 @@ pub struct Metrics {
     /// Dev accuracy of the network training started from: the untrained network, or the
     /// warm-started one for a warm start ([`Manifest::started_from`]).
     pub zero_shot_dev_accuracy: f64,
-    /// The network's dev accuracy: an ensemble's, of its members' logits averaged.
+    /// The network's dev accuracy: an ensemble's, of its members' logits averaged. Where dev
+    /// has no gold label, this and every dev figure here is agreement with the label model
+    /// ([`Metrics::dev_figure`]).
     pub dev_accuracy: f64,
     /// The epoch kept, of those run (an ensemble's first member's; `members` has each).
     pub best_epoch: usize,
@@ -138,6 +140,15 @@ pub struct Metrics {
     pub trained_again_with_dev: Option<TrainedAgain>,
 }
 
+impl Metrics {
+    /// What the dev figures above measure ([`DevFigure`]).
+    pub fn dev_figure(&self) -> DevFigure {
+        self.label_model
+            .as_ref()
+            .map_or(DevFigure::Accuracy, LabelModelMetrics::dev_figure)
+    }
+}
+
 /// The network trained again with dev's gold lines ([`Metrics::trained_again_with_dev`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TrainedAgain {
@@ -146,6 +157,28 @@ pub struct TrainedAgain {
     pub dev_lines: usize,
     /// The epochs each member trained again for: those it had kept on dev.
     pub epochs: Vec<usize>,
+}
+
+/// What a training's dev figures measure: accuracy against dev's gold labels, or, where dev
+/// has no gold label, agreement with the label model's most probable label of each dev line
+/// ([`LabelModelMetrics::dev_from_label_model`]), which says how well the network says the
+/// rules back, not how often it is right. Every place that shows a dev figure names it by
+/// [`DevFigure::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DevFigure {
+    #[default]
+    Accuracy,
+    LabelModelAgreement,
+}
+
+impl DevFigure {
+    /// The figure's name, as a person reads it before its value: `dev accuracy 91.40%`.
+    pub fn name(self) -> &'static str {
+        match self {
+            DevFigure::Accuracy => "dev accuracy",
+            DevFigure::LabelModelAgreement => "dev agreement with the label model",
+        }
+    }
 }
 
 /// What the label model of the rules did for training (`labeling::LabelModel`): the train
@@ -172,6 +205,17 @@ pub struct LabelModelMetrics {
     /// manifests. A black box is taught them whatever this says.
     #[serde(default)]
     pub silence_teaches_default: bool,
+}
+
+impl LabelModelMetrics {
+    /// What the dev figures of a training the label model taught measure.
+    pub fn dev_figure(&self) -> DevFigure {
+        if self.dev_from_label_model {
+            DevFigure::LabelModelAgreement
+        } else {
+            DevFigure::Accuracy
+        }
+    }
 }
 
 /// How the n-gram regression beside a network was fitted.

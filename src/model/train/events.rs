@@ -7,7 +7,9 @@ use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::decompose::Method;
 use crate::model::nn::embeddings::EmbeddingsError;
 use crate::model::nn::probabilities::Calibration;
-use crate::model::train::checkpoint::{LabelModelMetrics, TrainedAgain, WarmStartRecord};
+use crate::model::train::checkpoint::{
+    DevFigure, LabelModelMetrics, TrainedAgain, WarmStartRecord,
+};
 use crate::model::train::learn::{EpochReport, TrainError};
 use crate::model::train::settings::ModelKind;
 use crate::model::train::warm::WhyFull;
@@ -65,15 +67,20 @@ pub enum FitEvent<'a> {
         members: usize,
         seed: u64,
     },
-    /// Every member of an ensemble trained; the dev accuracy of their averaged logits.
-    Ensemble { members: usize, dev_accuracy: f64 },
+    /// Every member of an ensemble trained; the dev accuracy of their averaged logits (or
+    /// what `figure` says the dev figures measure).
+    Ensemble {
+        members: usize,
+        dev_accuracy: f64,
+        figure: DevFigure,
+    },
     /// The n-gram regression beside the network was fitted, or a warm start's previous one
     /// `reused`: its n-grams, its character n-grams (0 where dev left them out), the words
     /// whose vectors it reads (0 for n-grams alone), the C chosen on dev, its weight (asked
     /// for, the previous one's, or chosen on a gold dev from `weights_tried`), the dev
-    /// accuracy of the network with it, and on a gold dev the temperature of its
-    /// probabilities fitted there (`checkpoint::Manifest::probability_scale`) with their log
-    /// loss at it.
+    /// accuracy of the network with it (or what `figure` says the dev figures measure), and
+    /// on a gold dev the temperature of its probabilities fitted there
+    /// (`checkpoint::Manifest::probability_scale`) with their log loss at it.
     NgramRegression {
         n_features: usize,
         character_features: usize,
@@ -83,6 +90,7 @@ pub enum FitEvent<'a> {
         weights_tried: usize,
         reused: bool,
         dev_accuracy: f64,
+        figure: DevFigure,
         calibration: Option<Calibration>,
         /// Dev's gold lines it was then fitted again with (`data::with_dev_gold`), or a
         /// reused one was; 0: none.
@@ -92,8 +100,9 @@ pub enum FitEvent<'a> {
     /// for the epochs it kept on dev (`fit::train_again_with_dev`).
     TrainedAgain(&'a TrainedAgain),
     /// An epoch ended (epoch 0 is the untrained network); with a warm start, a dev
-    /// measurement (0 is the warm-started network before fine-tuning).
-    Epoch(&'a EpochReport),
+    /// measurement (0 is the warm-started network before fine-tuning). The figure says what
+    /// its dev accuracy measures.
+    Epoch(&'a EpochReport, DevFigure),
     /// The network starts from the previous one ([`fit_from`](crate::model::fit_from)).
     WarmStart(&'a WarmStartRecord),
     /// [`fit_from`](crate::model::fit_from) trains from scratch, and why.
@@ -211,8 +220,10 @@ impl FitEvent<'_> {
             FitEvent::Ensemble {
                 members,
                 dev_accuracy,
+                figure,
             } => vec![format!(
-                "the {members} members' logits averaged: dev accuracy {:.2}%",
+                "the {members} members' logits averaged: {} {:.2}%",
+                figure.name(),
                 100.0 * dev_accuracy
             )],
             FitEvent::NgramRegression { .. } => self.ngram_regression_lines(),
@@ -228,7 +239,7 @@ impl FitEvent<'_> {
                     .collect::<Vec<_>>()
                     .join(", ")
             )],
-            FitEvent::Epoch(_) => Vec::new(),
+            FitEvent::Epoch(..) => Vec::new(),
             FitEvent::WarmStart(record) => vec![format!(
                 "warm start: {} of {} patterns keep their trained parameters ({} new or changed, {} gone); rank {} kept + {} new",
                 record.kept_patterns,
@@ -255,6 +266,7 @@ impl FitEvent<'_> {
             weights_tried,
             reused,
             dev_accuracy,
+            figure,
             calibration,
             refit_dev_lines,
         } = self
@@ -262,9 +274,10 @@ impl FitEvent<'_> {
             return Vec::new();
         };
         let mut lines = vec![format!(
-            "with the n-gram regression beside it ({}, C {c}, weight {weight}{}): dev accuracy {:.2}%{}",
+            "with the n-gram regression beside it ({}, C {c}, weight {weight}{}): {} {:.2}%{}",
             regression_reads(*n_features, *character_features, *vector_words),
             weight_from(*reused, *weights_tried),
+            figure.name(),
             100.0 * dev_accuracy,
             calibration.map_or(String::new(), |fitted| format!(
                 "; probabilities at temperature {:.2}, fitted on dev, log loss {:.3}",

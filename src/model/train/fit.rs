@@ -25,8 +25,8 @@ use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::sopa;
 use crate::model::train::checkpoint::{
-    self, CheckpointError, DecompositionRecord, EmbeddingsIdentity, LabelModelMetrics, Manifest,
-    MemberMetrics, Metrics, NgramMetrics, RulesIdentity, TrainedAgain, WarmStartRecord,
+    self, CheckpointError, DecompositionRecord, DevFigure, EmbeddingsIdentity, LabelModelMetrics,
+    Manifest, MemberMetrics, Metrics, NgramMetrics, RulesIdentity, TrainedAgain, WarmStartRecord,
 };
 use crate::model::train::data::{
     check_longest_sentence, network_system, training_data, with_dev_gold, word_input,
@@ -194,8 +194,18 @@ pub fn fit_from(
         dev_scoring,
         device: &device,
     };
-    let reports = train_side_by_side(&built_members, settings, common, on_event, cancelled)?;
+    let figure = data
+        .label_model
+        .map_or(DevFigure::Accuracy, |used| used.dev_figure());
+    let reports = train_side_by_side(
+        &built_members,
+        settings,
+        (common, figure),
+        on_event,
+        cancelled,
+    )?;
     let measure = DevMeasure {
+        figure,
         scoring: dev_scoring,
         dev: &dev_data,
         settings,
@@ -289,7 +299,7 @@ impl LastSteps<'_> {
         let (train_data, network_train, label_model, dev_data) = self.data;
         // Without a gold dev label, dev holds the label model's labels, which the rules (and
         // so the network) already agree with: neither C nor the weight is chosen on them.
-        let gold_dev = !label_model.is_some_and(|used| used.dev_from_label_model);
+        let gold_dev = measure.figure == DevFigure::Accuracy;
         let started = std::time::Instant::now();
         let fitted = match self.input {
             Some(input) if settings.wants_ngram_regression() => ngram_regression(
@@ -305,7 +315,7 @@ impl LastSteps<'_> {
             return Ok((net, None));
         };
         let beside = NgramsBeside {
-            gold_dev,
+            figure: measure.figure,
             network_accuracy,
             seconds: started.elapsed().as_secs_f64(),
         };
@@ -464,6 +474,7 @@ fn combine(
     on_event(FitEvent::Ensemble {
         members: n_members,
         dev_accuracy: accuracy,
+        figure: measure.figure,
     });
     Ok(Combined {
         net,
@@ -574,11 +585,11 @@ fn train_again_with_dev(
 
 /// Trains the built members side by side, on the cores there are ([`side_by_side`]), each
 /// from its seed and on its schedule; an ensemble's members (after the first, said before
-/// it was built) say when they start.
+/// it was built) say when they start, and each epoch what its dev figure measures.
 fn train_side_by_side(
     built_members: &[(Built, Schedule)],
     settings: &TrainingSettings,
-    common: Common,
+    (common, figure): (Common, DevFigure),
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Vec<TrainReport>, FitError> {
@@ -604,7 +615,7 @@ fn train_side_by_side(
                 seed: members[index].settings.seed,
             }),
             MemberEvent::Starts { .. } => {}
-            MemberEvent::Epoch(report) => on_event(FitEvent::Epoch(report)),
+            MemberEvent::Epoch(report) => on_event(FitEvent::Epoch(report, figure)),
         },
         cancelled,
     )?;
@@ -754,6 +765,8 @@ fn warm_members(
 
 /// How a fitted network's dev accuracy is measured.
 struct DevMeasure<'a> {
+    /// What its accuracy measures: dev's gold labels, or the label model's.
+    figure: DevFigure,
     scoring: DevScoring<'a>,
     dev: &'a [LabeledSentence],
     settings: &'a TrainingSettings,

@@ -40,6 +40,7 @@ use crate::model::nn::embeddings::Vocabulary;
 use crate::model::nn::network::Network;
 use crate::model::nn::rng::SplitMix64;
 use crate::model::nn::threads::on_two_threads;
+use crate::model::train::checkpoint::DevFigure;
 #[cfg(doc)]
 use crate::model::train::settings::MIN_PATIENCE_UPDATES;
 use crate::model::train::settings::{HEAD_LEARNING_RATE, TrainingSettings};
@@ -82,12 +83,14 @@ pub struct EpochReport {
 
 impl EpochReport {
     /// The epoch in a few words, as `rulelens train` shows it beside its progress bar (or
-    /// after `epoch N: `): `loss 0.2113  dev accuracy 91.40% (best)`.
-    pub fn summary(&self) -> String {
+    /// after `epoch N: `): `loss 0.2113  dev accuracy 91.40% (best)`, the dev figure named
+    /// by what it measures (`figure`).
+    pub fn summary(&self, figure: DevFigure) -> String {
         format!(
-            "loss {}  dev accuracy {:.2}%{}{}",
+            "loss {}  {} {:.2}%{}{}",
             self.loss
                 .map_or_else(|| "-".to_string(), |l| format!("{l:.4}")),
+            figure.name(),
             100.0 * self.dev_accuracy,
             if self.best { " (best)" } else { "" },
             match self.skipped_batches {

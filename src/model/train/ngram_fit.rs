@@ -14,7 +14,7 @@ use crate::model::nn::ngrams::{
 };
 use crate::model::nn::probabilities::{Calibration, calibrate};
 use crate::model::nn::softmax_regression::Target;
-use crate::model::train::checkpoint::{DevRefit, LabelModelMetrics, NgramMetrics};
+use crate::model::train::checkpoint::{DevFigure, DevRefit, LabelModelMetrics, NgramMetrics};
 use crate::model::train::data::with_dev_gold;
 use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::learn::{LabeledSentence, share_first_largest};
@@ -24,10 +24,11 @@ use crate::model::train::settings::{
 };
 use crate::model::train::warm::data_sha256;
 
-/// What deciding on the n-gram regression beside a network knows: whether dev has gold
-/// labels, the network's dev accuracy alone, and the seconds the regression's fit took.
+/// What deciding on the n-gram regression beside a network knows: what dev's figures
+/// measure (whether dev has gold labels), the network's dev accuracy alone, and the seconds
+/// the regression's fit took.
 pub(super) struct NgramsBeside {
-    pub gold_dev: bool,
+    pub figure: DevFigure,
     pub network_accuracy: f64,
     pub seconds: f64,
 }
@@ -105,10 +106,11 @@ pub(super) fn with_ngram_regression(
     on_event: &mut dyn FnMut(FitEvent),
 ) -> Result<NetworkWithNgrams, FitError> {
     let NgramsBeside {
-        gold_dev,
+        figure,
         network_accuracy,
         seconds,
     } = beside;
+    let gold_dev = figure == DevFigure::Accuracy;
     // Each weight with the factor on the fitted regression's logits: a warm start's keeps
     // its weight, already in; a new one, fitted at weight 1, takes each weight to choose from
     // on the gold dev in turn.
@@ -203,6 +205,7 @@ pub(super) fn with_ngram_regression(
         weights_tried: candidates.len(),
         reused: was_reused,
         dev_accuracy: accuracy,
+        figure,
         calibration,
         refit_dev_lines: refit.as_ref().map_or(0, |record| record.dev_lines),
     });
