@@ -649,10 +649,16 @@ fn a_save_trains_from_unlabeled_corpora_and_the_rule_hover_shows_estimates() {
     let mut server = Server::start();
     let mut options = training(&dir.join("cache"), 0.0);
     options["training"]["learnPatterns"] = json!(false);
+    // A yardstick is measured on dev's gold lines: without one it is not trained.
+    options["yardstick"] = json!({ "train": true, "model": "mvma-g", "cache": dir.join("bench") });
     server.initialize(json!({ "window": { "workDoneProgress": true } }), options);
     server.open(&rules_uri, "rules", &rules);
     save(&mut server, &rules_uri);
     let logs = logs_until(&mut server, |logs| count(logs, "trained in") == 1);
+    std::thread::sleep(Duration::from_secs(1));
+    let later = logs_until(&mut server, |_| true);
+    assert_eq!(count(&logs, "training the yardstick"), 0, "{logs:#?}");
+    assert_eq!(count(&later, "training the yardstick"), 0, "{later:#?}");
     assert_eq!(count(&logs, "training failed"), 0, "{logs:#?}");
     // With no gold label in dev, what training measured there is agreement with the label
     // model, and the log says so rather than calling it accuracy.

@@ -64,7 +64,12 @@ pub fn spawn(
 ) {
     let settings = session.snapshot().settings.clone();
     let analysis = saved.analysis.clone();
-    if analysis.corpus("train").is_none() || analysis.corpus("dev").is_none() {
+    // It is measured on dev's gold lines, as the rules beside it are: without one there is
+    // no figure to set beside theirs.
+    let gold_dev = analysis
+        .corpus("dev")
+        .is_some_and(|dev| dev.evaluation.n_labeled > 0);
+    if analysis.corpus("train").is_none() || !gold_dev {
         set(session, job, None);
         return;
     }
