@@ -10,6 +10,7 @@ use crate::model::nn::probabilities::Calibration;
 use crate::model::train::checkpoint::{
     DevFigure, LabelModelMetrics, TrainedAgain, WarmStartRecord,
 };
+use crate::model::train::data::MIN_DEFAULT_REACH;
 use crate::model::train::learn::{EpochReport, TrainError};
 use crate::model::train::settings::ModelKind;
 use crate::model::train::warm::WhyFull;
@@ -199,7 +200,10 @@ impl FitEvent<'_> {
                     100.0 * used.estimated_accuracy
                 )];
                 if used.silence_teaches_default {
-                    lines.push("the lines no rule fires on are among them, taught the label model's answer for the rules' silence: nothing else speaks for the default label (no rule of its own, no gold line of it)".to_string());
+                    lines.push(format!(
+                        "the lines no rule fires on are among them, taught the label model's answer for the rules' silence: nothing else speaks for the default label (no gold line of it, and no rule of its own or rules that fire on under {:.0}% of its lines)",
+                        100.0 * MIN_DEFAULT_REACH
+                    ));
                 }
                 if used.network_from_gold {
                     lines.push("the network learns from the gold lines; the n-gram regression beside it from them and the taught ones".to_string());

@@ -54,7 +54,7 @@ use std::path::Path;
 /// repeated to weigh as much as the lines the label model teaches (`data::gold_repeats`); 3:
 /// the network learns from the gold lines alone where the regression learns from the taught
 /// ones too (`data::network_from_gold`); 4: the lines no rule fires on taught where only
-/// they speak for the default label (`data::only_silence_speaks_for_default`), and the
+/// they speak for the default label (`data::silence_speaks_for_default`), and the
 /// regression's weight 30 without a gold dev (`settings::UNLABELED_DEV_NGRAM_WEIGHT`); 5:
 /// the regression reads the line's mean word vector beside its n-grams
 /// (`nn/mean_vector.rs`); 6: the regression's C chosen by its dev log loss
@@ -64,8 +64,9 @@ use std::path::Path;
 /// the regression reads a line's character n-grams beside its word n-grams, where a gold dev
 /// keeps them (`nn/character_ngrams.rs`); 10: the regression keeps what folds a word's vector
 /// into its row, so that a loaded model reads a word past its vocabulary through its vector
-/// (`train/open_vocabulary.rs`).
-pub const TRAINING_VERSION: u32 = 10;
+/// (`train/open_vocabulary.rs`); 11: the lines no rule fires on taught also where the
+/// default's rules reach under `data::MIN_DEFAULT_REACH` of its lines.
+pub const TRAINING_VERSION: u32 = 11;
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
