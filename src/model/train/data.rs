@@ -15,7 +15,7 @@ use crate::model::train::build::{labeled, labeled_or_unknown, unlabeled, vocabul
 use crate::model::train::checkpoint::{EmbeddingsIdentity, LabelModelMetrics};
 use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::learn::{LabeledSentence, MAX_TRAINING_BYTES, evenly_spaced};
-use crate::model::train::settings::{ModelKind, TrainingSettings};
+use crate::model::train::settings::{MIN_DEFAULT_REACH, ModelKind, TrainingSettings};
 use crate::rules_file::RulesFile;
 
 /// The most labels of a train corpus that the rules do not name a network learns: beyond
@@ -239,17 +239,6 @@ pub(crate) fn training_data(
         label_model,
     })
 }
-
-/// The least share of the default label's lines, as the label model estimates them on the
-/// train lines without a gold label, that rules of the default must fire on for the lines no
-/// rule fires on to be left out ([`silence_speaks_for_default`]). SMS's spam rules with one
-/// ham rule of their `thanks` or `i … miss` (reaching 1.8 % and 1.3 % of ham) and no gold
-/// label learned spam on most lines with the silence left out (dev 45.80 %, the rules
-/// 91.60 %) and give the rules back with it taught (91.80 %); every other file measured
-/// reaches more (random halves of SMS's rules 6.9 % to 30 %, where leaving the silence out
-/// gains 5.2 to 6.6 points over teaching it; SMS's and TREC's whole files 38 % and 95 %;
-/// `docs/results.md`, "Rules that scarcely speak for the default").
-pub const MIN_DEFAULT_REACH: f64 = 0.05;
 
 /// Whether the lines no rule fires on speak for the rules' default label, so that they are
 /// taught (the label model's answer there, the default's mostly), as a black box's are: no

@@ -10,9 +10,8 @@ use crate::model::nn::probabilities::Calibration;
 use crate::model::train::checkpoint::{
     DevFigure, LabelModelMetrics, TrainedAgain, WarmStartRecord,
 };
-use crate::model::train::data::MIN_DEFAULT_REACH;
 use crate::model::train::learn::{EpochReport, TrainError};
-use crate::model::train::settings::ModelKind;
+use crate::model::train::settings::{MIN_DEFAULT_REACH, ModelKind};
 use crate::model::train::warm::WhyFull;
 use std::fmt;
 

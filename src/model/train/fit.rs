@@ -65,7 +65,7 @@ use std::path::Path;
 /// keeps them (`nn/character_ngrams.rs`); 10: the regression keeps what folds a word's vector
 /// into its row, so that a loaded model reads a word past its vocabulary through its vector
 /// (`train/open_vocabulary.rs`); 11: the lines no rule fires on taught also where the
-/// default's rules reach under `data::MIN_DEFAULT_REACH` of its lines.
+/// default's rules reach under `settings::MIN_DEFAULT_REACH` of its lines.
 pub const TRAINING_VERSION: u32 = 11;
 
 /// A fitted network with its manifest, ready to use or to save.
