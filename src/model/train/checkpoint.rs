@@ -201,9 +201,10 @@ pub struct LabelModelMetrics {
     pub network_from_gold: bool,
     /// Whether the unlabeled lines no rule fires on were taught (the label model's answer
     /// there) because nothing else speaks for the default label: no gold train line has it,
-    /// and no rule votes for it or those that do reach under `settings::MIN_DEFAULT_REACH` of its
-    /// lines (`data::silence_speaks_for_default`); false in older manifests. A black box is
-    /// taught them whatever this says.
+    /// and no rule votes for it or the lines some rule fires on hold under
+    /// `settings::MIN_DEFAULT_REACH` of its lines by the label model's estimate
+    /// (`data::silence_speaks_for_default`); false in older manifests. A black box is taught
+    /// them whatever this says.
     #[serde(default)]
     pub silence_teaches_default: bool,
 }

@@ -242,8 +242,9 @@ pub(crate) fn training_data(
 
 /// Whether the lines no rule fires on speak for the rules' default label, so that they are
 /// taught (the label model's answer there, the default's mostly), as a black box's are: no
-/// gold line of `gold` has the default, and no rule votes for it, or those that do reach
-/// under [`MIN_DEFAULT_REACH`] of its lines. Left out, what teaches the default is then
+/// gold line of `gold` has the default, and no rule votes for it, or the lines some rule
+/// fires on hold under [`MIN_DEFAULT_REACH`] of its lines as the label model estimates them
+/// ([`Teacher::default_reach`]). Left out, what teaches the default is then
 /// nothing or a few lines of one kind, and a spam filter written as spam rules and `default
 /// ham` learned spam everywhere (SMS with its ham rules taken out and no gold label, dev
 /// 12.80 % left out, 91.80 % taught; apparel with induced `neg` rules and `default pos`,

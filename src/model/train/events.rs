@@ -200,7 +200,7 @@ impl FitEvent<'_> {
                 )];
                 if used.silence_teaches_default {
                     lines.push(format!(
-                        "the lines no rule fires on are among them, taught the label model's answer for the rules' silence: nothing else speaks for the default label (no gold line of it, and no rule of its own or rules that fire on under {:.0}% of its lines)",
+                        "the lines no rule fires on are among them, taught the label model's answer for the rules' silence: nothing else speaks for the default label (no gold line of it, and no rule of its own, or the lines the rules fire on hold under {:.0}% of it by the label model's estimate)",
                         100.0 * MIN_DEFAULT_REACH
                     ));
                 }

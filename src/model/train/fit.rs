@@ -64,8 +64,8 @@ use std::path::Path;
 /// the regression reads a line's character n-grams beside its word n-grams, where a gold dev
 /// keeps them (`nn/character_ngrams.rs`); 10: the regression keeps what folds a word's vector
 /// into its row, so that a loaded model reads a word past its vocabulary through its vector
-/// (`train/open_vocabulary.rs`); 11: the lines no rule fires on taught also where the
-/// default's rules reach under `settings::MIN_DEFAULT_REACH` of its lines.
+/// (`train/open_vocabulary.rs`); 11: the lines no rule fires on taught also where the lines
+/// the rules fire on hold under `settings::MIN_DEFAULT_REACH` of the default's lines.
 pub const TRAINING_VERSION: u32 = 11;
 
 /// A fitted network with its manifest, ready to use or to save.

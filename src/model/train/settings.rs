@@ -403,8 +403,8 @@ pub const DEFAULT_NGRAM_WEIGHT: f64 = 3.0;
 pub const UNLABELED_DEV_NGRAM_WEIGHT: f64 = 30.0;
 
 /// The least share of the default label's lines, as the label model estimates them on the
-/// train lines without a gold label, that rules of the default must fire on for the lines no
-/// rule fires on to be left out (`data::silence_speaks_for_default`). SMS's spam rules with one
+/// train lines without a gold label, that the lines some rule fires on must hold for the
+/// lines no rule fires on to be left out (`data::silence_speaks_for_default`). SMS's spam rules with one
 /// ham rule of their `thanks` or `i … miss` (reaching 1.8 % and 1.3 % of ham) and no gold
 /// label learned spam on most lines with the silence left out (dev 45.80 %, the rules
 /// 91.60 %) and give the rules back with it taught (91.80 %); every other file measured
