@@ -143,9 +143,7 @@ pub struct Metrics {
 impl Metrics {
     /// What the dev figures above measure ([`DevFigure`]).
     pub fn dev_figure(&self) -> DevFigure {
-        self.label_model
-            .as_ref()
-            .map_or(DevFigure::Accuracy, LabelModelMetrics::dev_figure)
+        DevFigure::of(self.label_model.as_ref())
     }
 }
 
@@ -172,6 +170,15 @@ pub enum DevFigure {
 }
 
 impl DevFigure {
+    /// What the dev figures of a training measure, from what its label model did (`None`:
+    /// every line had a gold label).
+    pub fn of(label_model: Option<&LabelModelMetrics>) -> DevFigure {
+        match label_model {
+            Some(used) if used.dev_from_label_model => DevFigure::LabelModelAgreement,
+            _ => DevFigure::Accuracy,
+        }
+    }
+
     /// The figure's name, as a person reads it before its value: `dev accuracy 91.40%`.
     pub fn name(self) -> &'static str {
         match self {
@@ -207,17 +214,6 @@ pub struct LabelModelMetrics {
     /// them whatever this says.
     #[serde(default)]
     pub silence_teaches_default: bool,
-}
-
-impl LabelModelMetrics {
-    /// What the dev figures of a training the label model taught measure.
-    pub fn dev_figure(&self) -> DevFigure {
-        if self.dev_from_label_model {
-            DevFigure::LabelModelAgreement
-        } else {
-            DevFigure::Accuracy
-        }
-    }
 }
 
 /// How the n-gram regression beside a network was fitted.

@@ -195,9 +195,7 @@ pub fn fit_from(
         dev_scoring,
         device: &device,
     };
-    let figure = data
-        .label_model
-        .map_or(DevFigure::Accuracy, |used| used.dev_figure());
+    let figure = DevFigure::of(data.label_model.as_ref());
     let reports = train_side_by_side(
         &built_members,
         settings,
