@@ -10,7 +10,7 @@
 //! looks itself: every [`POLL_INTERVAL`] it reads the modification time and length of each
 //! bound corpus file (at most [`MAX_POLLED_FILES`], on the blocking pool), a few system
 //! calls, and a change since the round before (for a file seen for the first time, a
-//! modification since the watcher started) starts the save jobs. A poll rather than the
+//! modification since the server was initialized) starts the save jobs. A poll rather than the
 //! operating system's notifications (the `notify` crate): bound corpora are a few files,
 //! known by path, possibly outside the workspace, and a poll needs no thread, handle or
 //! platform code of its own. A corpus open in the editor is left out: its buffer is what the
@@ -40,10 +40,13 @@ const CORPUS_GLOBS: [&str; 2] = ["**/*.tsv", "**/*.jsonl"];
 
 /// Starts watching the corpus files, through the client where it can, else here.
 pub fn start(session: Arc<Session>) {
+    // Taken before the client is asked (it may take up to [`CLIENT_TIMEOUT`] to answer), so
+    // that a file written while it answers counts as changed when the poll first sees it.
+    let started = SystemTime::now();
     tokio::spawn(async move {
         let registered =
             session.snapshot().client.watched_files_registration && register(&session).await;
-        poll(session, !registered).await;
+        poll(session, !registered, started).await;
     });
 }
 
@@ -173,9 +176,9 @@ fn word_list_files(snapshot: &Snapshot, key: &Path) -> Vec<PathBuf> {
 type Stamp = Option<(Option<SystemTime>, u64)>;
 
 /// Looks at the word-list files, and the bound corpus files when `corpora` (no client
-/// watches them), every [`POLL_INTERVAL`] until `shutdown`.
-async fn poll(session: Arc<Session>, corpora: bool) {
-    let started = SystemTime::now();
+/// watches them), every [`POLL_INTERVAL`] until `shutdown`; `started` is when the server
+/// was initialized, before any document was opened.
+async fn poll(session: Arc<Session>, corpora: bool, started: SystemTime) {
     let mut seen: HashMap<PathBuf, Stamp> = HashMap::new();
     let mut interval = tokio::time::interval(POLL_INTERVAL);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -214,7 +217,8 @@ async fn poll(session: Arc<Session>, corpora: bool) {
         let Ok(stamped) = stamped else { continue };
         // A file seen for the first time may have changed after the save job that read it
         // (the job starts when the rules are opened, the round may come seconds later): it
-        // counts as changed when it was modified since the watcher started.
+        // counts as changed when it was modified since the server was initialized. At worst
+        // that analyzes again a file the first analysis already read.
         let changed: Vec<PathBuf> = stamped
             .iter()
             .filter(|(path, stamp)| match seen.get(*path) {

@@ -61,13 +61,17 @@ def make_client() -> LanguageClient:
         client.diagnostic_refreshes += 1
         client.news.set()
 
-    def register(client: LanguageClient, params: types.RegistrationParams):
+    async def register(client: LanguageClient, params: types.RegistrationParams):
+        if client.registration_delay:
+            await asyncio.sleep(client.registration_delay)
         client.registrations.extend(params.registrations)
         client.news.set()
 
     client.refreshed = []
     client.diagnostic_refreshes = 0
     client.registrations = []
+    # Seconds the client takes to answer `client/registerCapability` (a busy editor).
+    client.registration_delay = 0.0
     # VS Code watches files for the server (`workspace/didChangeWatchedFiles`).
     features[types.CLIENT_REGISTER_CAPABILITY] = register
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish

@@ -74,7 +74,10 @@ async def test_a_word_list_file_written_on_disk_is_read_again(
 ):
     """A rules file reads a word list its author has not written yet (E0406); once the file
     is on disk, the server's watcher notices (whatever the client watches), the open rules
-    document is analyzed again and the error goes."""
+    document is analyzed again and the error goes. The client answers the server's request to
+    watch files late (a busy editor), and the file is written before the answer: the watcher
+    still counts it as changed when it first sees it."""
+    client.registration_delay = 1.5
     await start(client, request, workspace, training={"enabled": False})
     path = workspace / "lists.rules"
     path.write_text('default ham\nwords lures from "lures.txt"\nspam: $* @lures $*\n')
