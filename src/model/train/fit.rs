@@ -199,7 +199,8 @@ pub fn fit_from(
     let reports = train_side_by_side(
         &built_members,
         settings,
-        (common, figure),
+        common,
+        figure,
         on_event,
         cancelled,
     )?;
@@ -588,7 +589,8 @@ fn train_again_with_dev(
 fn train_side_by_side(
     built_members: &[(Built, Schedule)],
     settings: &TrainingSettings,
-    (common, figure): (Common, DevFigure),
+    common: Common,
+    figure: DevFigure,
     on_event: &mut dyn FnMut(FitEvent),
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Vec<TrainReport>, FitError> {
