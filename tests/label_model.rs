@@ -1,7 +1,8 @@
 //! Learning from rules and unlabeled text: the bundled SMS and TREC corpora with their
 //! labels cut off (`cut -f2`), as a rule writer without labels has them. Training on them
-//! (the label model's probabilities of the lines the rules fire on) beats the rules on the
-//! labeled dev lines it never saw the labels of; and the label model's estimated precisions
+//! (the label model's probabilities of the lines the rules fire on, or, where it estimates
+//! the rules weak, the sentence encoder's regression's) beats the rules on the labeled dev
+//! lines it never saw the labels of; and the label model's estimated precisions
 //! of the rules are near their true precisions where the rules are nearly independent.
 
 mod common;
@@ -29,18 +30,21 @@ fn without_labels(examples: &[Example]) -> Vec<Example> {
 
 /// Trains on `name`'s train and dev lines without their labels, and returns the rules' and
 /// the network's accuracy on the labeled dev lines.
-fn rules_and_network_on_dev(name: &str) -> (f64, f64) {
+fn rules_and_network_on_dev(name: &str) -> (f64, f64, LabelModelMetrics) {
     let (rules, train, dev) = example(name);
     let (rules_accuracy, network_accuracy, used) = trained_without_labels(&rules, &train, &dev);
-    // Only the lines some rule fires on are taught: the default has rules of its own.
-    let covered = evaluate(
+    assert!(!used.silence_teaches_default);
+    (rules_accuracy, network_accuracy, used)
+}
+
+/// How many of `name`'s train lines some rule fires on.
+fn covered(name: &str) -> usize {
+    let (rules, train, _) = example(name);
+    evaluate(
         &rules.system,
         train.iter().map(|e| (e.text.as_str(), e.label.as_deref())),
     )
-    .n_covered;
-    assert_eq!(used.unlabeled_lines, covered);
-    assert!(!used.silence_teaches_default);
-    (rules_accuracy, network_accuracy)
+    .n_covered
 }
 
 /// Trains `rules` on `train` and `dev` without their labels, and returns the rules' and the
@@ -81,16 +85,20 @@ fn trained_without_labels(
     assert_eq!(used.gold_lines, 0);
     assert!(used.dev_from_label_model);
     assert_eq!(fitted.manifest.metrics.label_model, Some(used));
-    // Dev's figures are agreement with the label model, and are named so: each epoch's, the
-    // n-gram regression's line and the manifest's.
-    let agreement = DevFigure::LabelModelAgreement;
+    // Dev's figures are agreement with the teacher's labels, and are named so: each epoch's,
+    // the n-gram regression's line and the manifest's.
+    let agreement = if used.encoder_teaches {
+        DevFigure::EncoderAgreement
+    } else {
+        DevFigure::LabelModelAgreement
+    };
     assert_eq!(fitted.manifest.metrics.dev_figure(), agreement);
     assert!(!epoch_figures.is_empty());
     assert!(epoch_figures.iter().all(|&figure| figure == agreement));
     assert!(
         said.iter()
             .any(|line| line.starts_with("with the n-gram regression")
-                && line.contains("dev agreement with the label model")),
+                && line.contains(agreement.name())),
         "{said:#?}"
     );
     assert!(
@@ -108,16 +116,28 @@ fn trained_without_labels(
     (rules_accuracy, network_accuracy, used)
 }
 
+/// SMS's rules, which the label model estimates right on 92 % of train: it teaches the
+/// lines some rule fires on (the default has rules of its own, so the silence is left out).
 #[test]
 fn training_on_unlabeled_sms_beats_the_rules() {
-    let (rules, network) = rules_and_network_on_dev("sms");
+    let (rules, network, used) = rules_and_network_on_dev("sms");
+    assert!(!used.encoder_teaches);
+    assert_eq!(used.unlabeled_lines, covered("sms"));
     assert!(network > rules + 0.005, "{network} against {rules}");
 }
 
+/// TREC's rules, which the label model estimates right on 53 % of train: the sentence
+/// encoder's regression teaches every unlabeled line instead. Taught the label model's
+/// probabilities, the same network (one member, one epoch) gets 60.8 % of dev, with the
+/// encoder 68.8 %, past the 65.3 % of Snorkel's label model in ASTRA's table.
 #[test]
 fn training_on_unlabeled_trec_beats_the_rules() {
-    let (rules, network) = rules_and_network_on_dev("trec");
+    let (rules, network, used) = rules_and_network_on_dev("trec");
+    assert!(used.encoder_teaches);
+    let (_, train, _) = example("trec");
+    assert_eq!(used.unlabeled_lines, train.len());
     assert!(network > rules + 0.05, "{network} against {rules}");
+    assert!(network > 0.653, "{network}");
 }
 
 /// A spam filter written as spam rules and `default ham` (SMS's rules without their ham

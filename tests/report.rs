@@ -359,6 +359,7 @@ fn unlabeled_corpora_get_the_label_models_estimates() {
         dev_from_label_model: true,
         network_from_gold: false,
         silence_teaches_default: false,
+        encoder_teaches: false,
     });
     std::fs::write(
         folder.join(checkpoint::MANIFEST_FILE),

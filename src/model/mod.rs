@@ -8,6 +8,7 @@
 
 pub mod aggregation;
 mod baseline;
+pub(crate) mod encoder;
 pub(crate) mod fa_rnn;
 pub(crate) mod mvma;
 pub(crate) mod nn;

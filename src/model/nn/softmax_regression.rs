@@ -229,6 +229,15 @@ impl SoftmaxRegression {
         (value, gradient)
     }
 
+    /// The probability of each label for `row`.
+    pub fn probabilities(&self, row: &[(u32, f32)]) -> Vec<f32> {
+        let logits = self.logits(&self.theta, row);
+        let max = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let exp: Vec<f64> = logits.iter().map(|l| (l - max).exp()).collect();
+        let sum: f64 = exp.iter().sum();
+        exp.iter().map(|e| (e / sum) as f32).collect()
+    }
+
     /// The mean negative log-probability of the label, over the `rows` with a label the
     /// model knows (0 for none).
     pub fn log_loss(&self, rows: &[(SparseRow, Option<usize>)]) -> f64 {

@@ -167,6 +167,8 @@ pub enum DevFigure {
     #[default]
     Accuracy,
     LabelModelAgreement,
+    /// Where the sentence encoder's regression taught dev ([`LabelModelMetrics::encoder_teaches`]).
+    EncoderAgreement,
 }
 
 impl DevFigure {
@@ -174,6 +176,9 @@ impl DevFigure {
     /// every line had a gold label).
     pub fn of(label_model: Option<&LabelModelMetrics>) -> DevFigure {
         match label_model {
+            Some(used) if used.dev_from_label_model && used.encoder_teaches => {
+                DevFigure::EncoderAgreement
+            }
             Some(used) if used.dev_from_label_model => DevFigure::LabelModelAgreement,
             _ => DevFigure::Accuracy,
         }
@@ -184,6 +189,7 @@ impl DevFigure {
         match self {
             DevFigure::Accuracy => "dev accuracy",
             DevFigure::LabelModelAgreement => "dev agreement with the label model",
+            DevFigure::EncoderAgreement => "dev agreement with the encoder's regression",
         }
     }
 }
@@ -214,6 +220,11 @@ pub struct LabelModelMetrics {
     /// them whatever this says.
     #[serde(default)]
     pub silence_teaches_default: bool,
+    /// Whether the sentence encoder's regression taught the lines without a gold label (and
+    /// dev's, where dev had none) in place of the label model, which taught it
+    /// (`train/encoder_teacher.rs`); false in older manifests.
+    #[serde(default)]
+    pub encoder_teaches: bool,
 }
 
 /// How the n-gram regression beside a network was fitted.

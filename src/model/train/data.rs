@@ -5,14 +5,18 @@
 use crate::automata::RuleSystem;
 use crate::corpus::Example;
 use crate::labeling::{
-    LabelMatrix, LabelModel, LabelingRule, gold_labels, label_matrix, labeling_rules,
+    Gold, LabelMatrix, LabelModel, LabelingRule, gold_labels, label_matrix, labeling_rules,
 };
 use crate::limits::ReadLimits;
 use crate::model::fa_rnn::WordInput;
 use crate::model::nn::embeddings::{VectorSource, Vocabulary, read_vectors};
 use crate::model::nn::network::Network;
+use crate::model::nn::softmax_regression::Target;
 use crate::model::train::build::{labeled, labeled_or_unknown, unlabeled, vocabulary};
 use crate::model::train::checkpoint::{EmbeddingsIdentity, LabelModelMetrics};
+use crate::model::train::encoder_teacher::{
+    DevLines, EncoderTeaching, TrainLines, encoder_teaching,
+};
 use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::learn::{LabeledSentence, MAX_TRAINING_BYTES, evenly_spaced};
 use crate::model::train::settings::{MIN_DEFAULT_REACH, ModelKind, TrainingSettings};
@@ -171,16 +175,26 @@ pub(crate) fn training_data(
         let teacher = Teacher::fit(rules, system, train_examples)?;
         let silence_teaches_default =
             silence_speaks_for_default(system, &train, &teacher, train_examples);
-        let (soft, truncated) = unlabeled(
-            system,
-            vocabulary,
-            train_examples,
-            max_tokens,
-            teacher.probabilities(
-                &teacher.train_matrix,
-                settings.model.is_black_box() || silence_teaches_default,
+        let encoder = if silence_teaches_default {
+            None
+        } else {
+            teacher.encoder_teaching(system, train_examples, dev_examples)?
+        };
+        let (soft, truncated) = match &encoder {
+            Some(taught) => unlabeled(system, vocabulary, train_examples, max_tokens, |i| {
+                Some(taught.train[i].clone())
+            }),
+            None => unlabeled(
+                system,
+                vocabulary,
+                train_examples,
+                max_tokens,
+                teacher.probabilities(
+                    &teacher.train_matrix,
+                    settings.model.is_black_box() || silence_teaches_default,
+                ),
             ),
-        );
+        };
         soft_truncated += truncated;
         let estimated_accuracy = soft
             .iter()
@@ -189,13 +203,18 @@ pub(crate) fn training_data(
             .sum::<f64>()
             / soft.len().max(1) as f64;
         if dev_unlabeled {
-            let (dev, truncated) = unlabeled(
-                system,
-                vocabulary,
-                dev_examples,
-                max_tokens,
-                teacher.probabilities(&teacher.matrix(dev_examples), true),
-            );
+            let (dev, truncated) = match &encoder {
+                Some(taught) => unlabeled(system, vocabulary, dev_examples, max_tokens, |i| {
+                    Some(taught.dev[i].clone())
+                }),
+                None => unlabeled(
+                    system,
+                    vocabulary,
+                    dev_examples,
+                    max_tokens,
+                    teacher.probabilities(&teacher.matrix(dev_examples), true),
+                ),
+            };
             // Dev is measured against the most probable label alone.
             all_dev = dev
                 .into_iter()
@@ -210,6 +229,7 @@ pub(crate) fn training_data(
             dev_from_label_model: dev_unlabeled,
             network_from_gold: network_from_gold(train.len(), vocabulary.is_some(), settings),
             silence_teaches_default,
+            encoder_teaches: encoder.is_some(),
         });
         let n_gold = train.len();
         for _ in 1..gold_repeats(n_gold, soft.len()) {
@@ -396,6 +416,65 @@ impl<'a> Teacher<'a> {
             &self.rules,
             examples.iter().map(|e| e.text.as_str()),
         )
+    }
+
+    /// The sentence encoder's teaching of the train and dev lines where it teaches in place
+    /// of the label model (`encoder_teacher.rs`), or `None`. Its regression is taught what
+    /// the label model teaches: the gold train lines (of labels `system` knows), each
+    /// [`gold_repeats`] times, and the label model's probabilities of the lines some rule
+    /// fired on.
+    fn encoder_teaching(
+        &self,
+        system: &RuleSystem,
+        train_examples: &[Example],
+        dev_examples: &[Example],
+    ) -> Result<Option<EncoderTeaching>, FitError> {
+        let k = self.model.n_labels();
+        let gold = gold_labels(system, train_examples);
+        let train_probabilities = self.model.probabilities(&self.train_matrix);
+        let targets: Vec<Option<Target>> = (0..train_examples.len())
+            .map(|i| match gold[i].label() {
+                Some(label) => Some(Target::Label(label)),
+                None if gold[i] == Gold::Unlabeled && !self.train_matrix.fired(i).is_empty() => {
+                    Some(Target::Distribution(
+                        train_probabilities[i * k..(i + 1) * k]
+                            .iter()
+                            .map(|&p| p as f32)
+                            .collect(),
+                    ))
+                }
+                None => None,
+            })
+            .collect();
+        let n_gold = targets
+            .iter()
+            .filter(|t| matches!(t, Some(Target::Label(_))))
+            .count();
+        let n_taught = targets.iter().flatten().count() - n_gold;
+        let dev_probabilities = self.model.probabilities(&self.matrix(dev_examples));
+        let train_lines = TrainLines {
+            texts: train_examples.iter().map(|e| e.text.as_str()).collect(),
+            targets,
+            gold_repeats: gold_repeats(n_gold, n_taught),
+        };
+        let dev_lines = DevLines {
+            texts: dev_examples.iter().map(|e| e.text.as_str()).collect(),
+            gold: gold_labels(system, dev_examples)
+                .iter()
+                .map(|g| g.label().filter(|&l| l < k))
+                .collect(),
+            label_model: dev_probabilities
+                .chunks(k.max(1))
+                .map(<[f64]>::to_vec)
+                .collect(),
+        };
+        encoder_teaching(
+            &train_lines,
+            &dev_lines,
+            k,
+            self.model.estimated_accuracy(&self.train_matrix, &gold),
+        )
+        .map_err(|error| FitError::Config(format!("the sentence encoder: {error}")))
     }
 
     /// How much of the probability the label model gives label `default` on the lines of
@@ -610,6 +689,7 @@ mod tests {
             dev_from_label_model: false,
             network_from_gold,
             silence_teaches_default: false,
+            encoder_teaches: false,
         };
         assert_eq!(network_lines(Some(used(true)), 3_678), 46);
         assert_eq!(network_lines(Some(used(false)), 3_678), 3_678);

@@ -3,6 +3,7 @@
 //! the language server's log and progress), and the errors it stops with ([`FitError`]),
 //! shared by the steps of [`fit`](crate::model::fit).
 
+use crate::model::encoder::ENCODER_NAME;
 use crate::model::fa_rnn::Reading;
 use crate::model::fa_rnn::decompose::Method;
 use crate::model::nn::embeddings::EmbeddingsError;
@@ -109,6 +110,40 @@ pub enum FitEvent<'a> {
     FullTraining { why: WhyFull },
 }
 
+/// What training says of the teacher of the lines without a gold label.
+fn label_model_lines(used: &LabelModelMetrics) -> Vec<String> {
+    let teacher = if used.encoder_teaches {
+        format!(
+            "a regression on the sentence encoder's vectors ({ENCODER_NAME}), which the rules' label model taught"
+        )
+    } else {
+        "the rules' label model".to_string()
+    };
+    let mut lines = vec![format!(
+        "{} gold train line{} and {} without a gold label, taught by {teacher} (its estimated accuracy on them {:.2}%)",
+        used.gold_lines,
+        plural(used.gold_lines),
+        used.unlabeled_lines,
+        100.0 * used.estimated_accuracy
+    )];
+    if used.silence_teaches_default {
+        lines.push(format!(
+                "the lines no rule fires on are among them, taught the label model's answer for the rules' silence: nothing else speaks for the default label (no gold line of it, and no rule of its own, or the lines the rules fire on hold under {:.0}% of it by the label model's estimate)",
+                100.0 * MIN_DEFAULT_REACH
+            ));
+    }
+    if used.network_from_gold {
+        lines.push("the network learns from the gold lines; the n-gram regression beside it from them and the taught ones".to_string());
+    }
+    if used.dev_from_label_model {
+        lines.push(format!(
+                "dev has no gold label: training stops on agreement with {}'s most probable label of each dev line",
+                if used.encoder_teaches { "the encoder's regression" } else { "the label model" }
+            ));
+    }
+    lines
+}
+
 impl FitEvent<'_> {
     /// What the event says, as lines for a person (without the rules file's name, which
     /// the caller puts before them where it helps): `rulelens train` prints them, the
@@ -190,28 +225,7 @@ impl FitEvent<'_> {
                 }
                 lines
             }
-            FitEvent::LabelModel(used) => {
-                let mut lines = vec![format!(
-                    "{} gold train line{} and {} without a gold label, taught by the rules' label model (its estimated accuracy on them {:.2}%)",
-                    used.gold_lines,
-                    plural(used.gold_lines),
-                    used.unlabeled_lines,
-                    100.0 * used.estimated_accuracy
-                )];
-                if used.silence_teaches_default {
-                    lines.push(format!(
-                        "the lines no rule fires on are among them, taught the label model's answer for the rules' silence: nothing else speaks for the default label (no gold line of it, and no rule of its own, or the lines the rules fire on hold under {:.0}% of it by the label model's estimate)",
-                        100.0 * MIN_DEFAULT_REACH
-                    ));
-                }
-                if used.network_from_gold {
-                    lines.push("the network learns from the gold lines; the n-gram regression beside it from them and the taught ones".to_string());
-                }
-                if used.dev_from_label_model {
-                    lines.push("dev has no gold label: training stops on agreement with the label model's most probable label of each dev line".to_string());
-                }
-                lines
-            }
+            FitEvent::LabelModel(used) => label_model_lines(used),
             FitEvent::Member {
                 index,
                 members,

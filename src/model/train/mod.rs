@@ -8,6 +8,7 @@
 pub(crate) mod build;
 pub mod checkpoint;
 pub(crate) mod data;
+mod encoder_teacher;
 pub(crate) mod events;
 mod family;
 pub(crate) mod fit;
