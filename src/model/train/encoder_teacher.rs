@@ -10,7 +10,8 @@
 //!
 //! It teaches in place of the label model where the label model leaves the rules' silence
 //! out (where the silence speaks for the default, the regression learns "some rule fired"
-//! less sharply than the rules' words) and teaches at least [`MIN_ENCODER_LINES`], and then:
+//! less sharply than the rules' words) and teaches at least [`MIN_ENCODER_LINES`], train and
+//! dev holding at most [`MAX_ENCODER_LINES`] together, and then:
 //! - with gold dev lines, where its dev log loss is the smaller of the two teachers';
 //! - without, where the label model's estimated accuracy of the rules on train is under
 //!   [`ENCODER_TEACHES_BELOW`].
@@ -34,6 +35,12 @@ pub const ENCODER_TEACHES_BELOW: f64 = 0.85;
 /// label) for the encoder's regression to be fitted: it weighs 384 dimensions per label,
 /// and from a few dozen lines it learns their noise.
 pub const MIN_ENCODER_LINES: usize = 200;
+
+/// The most train and dev lines the encoder teaches, together: each line's vector is held
+/// as a regression row (3 KB) and copied for the fits running at once, about 12 KB a line at
+/// the peak, 240 MB at the limit, and the fits' time grows with the lines. Past it the
+/// label model teaches.
+pub const MAX_ENCODER_LINES: usize = 20_000;
 
 /// How many folds the train lines' probabilities come from.
 const FOLDS: usize = 5;
@@ -83,7 +90,7 @@ pub(crate) fn encoder_teaching(
         .iter()
         .filter(|t| matches!(t, Some(Target::Distribution(_))))
         .count();
-    if n_taught < MIN_ENCODER_LINES {
+    if n_taught < MIN_ENCODER_LINES || train.texts.len() + dev.texts.len() > MAX_ENCODER_LINES {
         return Ok(None);
     }
     let encoder = SentenceEncoder::bundled()?;
@@ -259,6 +266,15 @@ mod tests {
         few.texts.truncate(MIN_ENCODER_LINES - 1);
         assert!(
             encoder_teaching(&few, &dev, 2, Some(0.5))
+                .unwrap()
+                .is_none()
+        );
+        // Past the limit on lines, nothing is encoded.
+        let mut many = train_lines();
+        many.texts.resize(MAX_ENCODER_LINES + 1, "");
+        many.targets.resize(MAX_ENCODER_LINES + 1, None);
+        assert!(
+            encoder_teaching(&many, &dev, 2, Some(0.5))
                 .unwrap()
                 .is_none()
         );
