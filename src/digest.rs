@@ -1,7 +1,8 @@
 //! SHA-256 digests as lowercase hex, declared once for every layer that names a text by its
 //! hash: the checkpoint manifest (rules, word lists, weights), the model and bench caches,
-//! a word list's fingerprint, the bundled word vectors, and the editor's check that a code
-//! action still applies to the text it was computed on. The ground floor: it imports nothing
+//! a word list's fingerprint, the bundled word vectors, the sentence encoder's remembered
+//! line vectors, and the editor's check that a code action still applies to the text it
+//! was computed on. The ground floor: it imports nothing
 //! of the crate.
 
 use sha2::{Digest, Sha256};

@@ -20,6 +20,7 @@ pub use fa_rnn::decompose;
 pub use train::checkpoint;
 
 pub use baseline::{Baseline, BaselineFit, BaselineLine, fit_baseline};
+pub use encoder::SentenceEncoder;
 pub use fa_rnn::bidirectional::{BACKWARD_PREFIX, BiFaRnn};
 pub use fa_rnn::decompose::{AlsConfig, Decomposition, Method};
 pub use fa_rnn::gates::{GATE_BIAS, GATE_SLOPE};

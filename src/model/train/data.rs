@@ -15,10 +15,10 @@ use crate::model::nn::softmax_regression::Target;
 use crate::model::train::build::{labeled, labeled_or_unknown, unlabeled, vocabulary};
 use crate::model::train::checkpoint::{EmbeddingsIdentity, LabelModelMetrics};
 use crate::model::train::encoder_teacher::{
-    DevLines, EncoderTeaching, TrainLines, encoder_teaching,
+    DevLines, EncoderTeaching, TrainLines, encoder_teaching, may_teach,
 };
 use crate::model::train::events::{FitError, FitEvent};
-use crate::model::train::learn::{LabeledSentence, MAX_TRAINING_BYTES, evenly_spaced};
+use crate::model::train::learn::{LabeledSentence, MAX_TRAINING_BYTES, TrainError, evenly_spaced};
 use crate::model::train::settings::{MIN_DEFAULT_REACH, ModelKind, TrainingSettings};
 use crate::rules_file::RulesFile;
 
@@ -154,6 +154,7 @@ pub(crate) fn training_data(
     train_examples: &[Example],
     dev_examples: &[Example],
     settings: &TrainingSettings,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<TrainingData, FitError> {
     let max_tokens = settings.max_sentence_tokens;
     let (all_train, train_truncated) = labeled(system, vocabulary, train_examples, max_tokens);
@@ -178,7 +179,7 @@ pub(crate) fn training_data(
         let encoder = if silence_teaches_default {
             None
         } else {
-            teacher.encoder_teaching(system, train_examples, dev_examples)?
+            teacher.encoder_teaching(system, train_examples, dev_examples, cancelled)?
         };
         let (soft, truncated) = match &encoder {
             Some(taught) => unlabeled(system, vocabulary, train_examples, max_tokens, |i| {
@@ -428,9 +429,19 @@ impl<'a> Teacher<'a> {
         system: &RuleSystem,
         train_examples: &[Example],
         dev_examples: &[Example],
+        cancelled: &dyn Fn() -> bool,
     ) -> Result<Option<EncoderTeaching>, FitError> {
         let k = self.model.n_labels();
         let gold = gold_labels(system, train_examples);
+        let dev_gold: Vec<Option<usize>> = gold_labels(system, dev_examples)
+            .iter()
+            .map(|g| g.label().filter(|&l| l < k))
+            .collect();
+        let estimated_accuracy = self.model.estimated_accuracy(&self.train_matrix, &gold);
+        // Where the label model keeps teaching, nothing more is prepared.
+        if !may_teach(dev_gold.iter().any(Option::is_some), estimated_accuracy) {
+            return Ok(None);
+        }
         let train_probabilities = self.model.probabilities(&self.train_matrix);
         let targets: Vec<Option<Target>> = (0..train_examples.len())
             .map(|i| match gold[i].label() {
@@ -459,22 +470,18 @@ impl<'a> Teacher<'a> {
         };
         let dev_lines = DevLines {
             texts: dev_examples.iter().map(|e| e.text.as_str()).collect(),
-            gold: gold_labels(system, dev_examples)
-                .iter()
-                .map(|g| g.label().filter(|&l| l < k))
-                .collect(),
+            gold: dev_gold,
             label_model: dev_probabilities
                 .chunks(k.max(1))
                 .map(<[f64]>::to_vec)
                 .collect(),
         };
-        encoder_teaching(
-            &train_lines,
-            &dev_lines,
-            k,
-            self.model.estimated_accuracy(&self.train_matrix, &gold),
-        )
-        .map_err(|error| FitError::Config(format!("the sentence encoder: {error}")))
+        let taught = encoder_teaching(&train_lines, &dev_lines, k, estimated_accuracy, cancelled)
+            .map_err(|error| FitError::Config(format!("the sentence encoder: {error}")))?;
+        if cancelled() {
+            return Err(TrainError::Cancelled.into());
+        }
+        Ok(taught)
     }
 
     /// How much of the probability the label model gives label `default` on the lines of
@@ -579,7 +586,16 @@ mod tests {
                 model,
                 ..TrainingSettings::DEFAULT
             };
-            training_data(&rules, &rules.system, None, &train, &dev, &settings).unwrap()
+            training_data(
+                &rules,
+                &rules.system,
+                None,
+                &train,
+                &dev,
+                &settings,
+                &|| false,
+            )
+            .unwrap()
         };
         let rule_network = data(ModelKind::FaRnn);
         let used = rule_network.label_model.unwrap();
@@ -621,6 +637,7 @@ mod tests {
             &train,
             &[line("hello", Some("ham"))],
             &settings,
+            &|| false,
         )
         .unwrap();
         assert!(data.label_model.is_none());
@@ -628,7 +645,15 @@ mod tests {
         // With every line labeled there is no label model.
         let labeled = [line("free prize", Some("spam")), line("hi", Some("ham"))];
         let settings = TrainingSettings::DEFAULT;
-        let data = training_data(&rules, &rules.system, None, &labeled, &labeled, &settings);
+        let data = training_data(
+            &rules,
+            &rules.system,
+            None,
+            &labeled,
+            &labeled,
+            &settings,
+            &|| false,
+        );
         assert!(data.unwrap().label_model.is_none());
     }
 
@@ -646,7 +671,9 @@ mod tests {
         let taught = |text: &str, train: &[Example]| {
             let rules = rules_of(text);
             let settings = TrainingSettings::DEFAULT;
-            let data = training_data(&rules, &rules.system, None, train, &dev, &settings);
+            let data = training_data(&rules, &rules.system, None, train, &dev, &settings, &|| {
+                false
+            });
             let used = data.unwrap().label_model.unwrap();
             (used.silence_teaches_default, used.unlabeled_lines)
         };
@@ -737,6 +764,7 @@ mod tests {
             &train,
             &dev,
             &TrainingSettings::DEFAULT,
+            &|| false,
         )
         .unwrap();
         let used = data.label_model.unwrap();
@@ -768,6 +796,7 @@ mod tests {
             &gold_train,
             &dev,
             &TrainingSettings::DEFAULT,
+            &|| false,
         )
         .unwrap();
         let (lines, from_dev) = with_dev_gold(&data.train, data.label_model, &data.dev, n_labels);

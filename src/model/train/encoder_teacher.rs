@@ -18,10 +18,11 @@
 //!
 //! Measured in `docs/results.md` ("The encoder as the teacher, built"): TREC with no gold
 //! label 60.80 → 67.80 % on dev; SMS, whose rules the label model estimates at 92 %, keeps
-//! the label model. Cost: the encoder over train and dev (3.6 ms a TREC question on two
-//! cores) and six regressions on 384 features (ten where a gold dev chooses C).
+//! the label model. Cost: the encoder over train and dev's distinct lines not met before
+//! (2 ms a TREC question on two cores; `model::encoder::line_vectors`) and six regressions
+//! on 384 features (ten where a gold dev chooses C).
 
-use crate::model::encoder::{DIM, SentenceEncoder};
+use crate::model::encoder::{DIM, line_vectors};
 use crate::model::nn::softmax_regression::{Selection, SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::threads::on_two_threads;
 
@@ -73,16 +74,26 @@ pub(crate) struct EncoderTeaching {
     pub dev: Vec<Vec<f32>>,
 }
 
-/// The encoder's teaching where it is to teach (the module's doc), or `None`;
-/// `estimated_accuracy` is the label model's estimate of the rules' accuracy on train.
+/// Whether the encoder may teach, before anything is encoded or fitted: with gold dev lines
+/// (whose log loss then chooses the teacher), or where the label model's estimate of the
+/// rules' accuracy on train is under [`ENCODER_TEACHES_BELOW`].
+pub(crate) fn may_teach(gold_dev: bool, estimated_accuracy: Option<f64>) -> bool {
+    gold_dev || estimated_accuracy.is_some_and(|a| a < ENCODER_TEACHES_BELOW)
+}
+
+/// The encoder's teaching where it is to teach (the module's doc), or `None`, also where
+/// `cancelled` said so first (polled between the encoder's batches and before the folds'
+/// fits; the caller asks it again); `estimated_accuracy` is the label model's estimate of
+/// the rules' accuracy on train.
 pub(crate) fn encoder_teaching(
     train: &TrainLines,
     dev: &DevLines,
     n_labels: usize,
     estimated_accuracy: Option<f64>,
+    cancelled: &dyn Fn() -> bool,
 ) -> candle_core::Result<Option<EncoderTeaching>> {
     let gold_dev = dev.gold.iter().any(Option::is_some);
-    if !gold_dev && estimated_accuracy.is_none_or(|a| a >= ENCODER_TEACHES_BELOW) {
+    if !may_teach(gold_dev, estimated_accuracy) {
         return Ok(None);
     }
     let n_taught = train
@@ -93,15 +104,15 @@ pub(crate) fn encoder_teaching(
     if n_taught < MIN_ENCODER_LINES || train.texts.len() + dev.texts.len() > MAX_ENCODER_LINES {
         return Ok(None);
     }
-    let encoder = SentenceEncoder::bundled()?;
-    let rows = |vectors: &[f32]| -> Vec<SparseRow> {
-        vectors
-            .chunks(DIM)
-            .map(|v| (0u32..).zip(v.iter().copied()).collect())
-            .collect()
+    let texts: Vec<&str> = train.texts.iter().chain(&dev.texts).copied().collect();
+    let Some(vectors) = line_vectors(&texts, cancelled)? else {
+        return Ok(None);
     };
-    let train_rows = rows(&encoder.encode(&train.texts)?);
-    let dev_rows = rows(&encoder.encode(&dev.texts)?);
+    let mut train_rows: Vec<SparseRow> = vectors
+        .chunks(DIM)
+        .map(|v| (0u32..).zip(v.iter().copied()).collect())
+        .collect();
+    let dev_rows = train_rows.split_off(train.texts.len());
     let taught = |skip_fold: Option<usize>| -> Vec<(SparseRow, Target)> {
         let mut taught = Vec::new();
         for (i, target) in train.targets.iter().enumerate() {
@@ -144,7 +155,7 @@ pub(crate) fn encoder_teaching(
         SoftmaxRegression::fit(&all, DIM, n_labels, UNCHOSEN_C)
     };
     let folds: Vec<usize> = (0..FOLDS).collect();
-    let fold_probabilities = on_two_threads(
+    let Some(fold_probabilities) = on_two_threads(
         &folds,
         &|&fold| {
             let model = SoftmaxRegression::fit(&taught(Some(fold)), DIM, n_labels, full.c);
@@ -155,9 +166,10 @@ pub(crate) fn encoder_teaching(
                 .map(|row| model.probabilities(row))
                 .collect::<Vec<_>>()
         },
-        &|| false,
-    )
-    .unwrap_or_default();
+        cancelled,
+    ) else {
+        return Ok(None);
+    };
     let mut train_probabilities: Vec<Vec<f32>> = vec![Vec::new(); train.texts.len()];
     for (fold, probabilities) in fold_probabilities.into_iter().enumerate() {
         for (i, p) in (fold..train.texts.len()).step_by(FOLDS).zip(probabilities) {
@@ -241,7 +253,7 @@ mod tests {
             label_model: vec![vec![0.5, 0.5]],
         };
         let n = train_lines().texts.len() - 2;
-        let taught = encoder_teaching(&train_lines(), &dev, 2, Some(0.5))
+        let taught = encoder_teaching(&train_lines(), &dev, 2, Some(0.5), &|| false)
             .unwrap()
             .expect("the label model's estimate is under the threshold");
         assert!(
@@ -260,12 +272,18 @@ mod tests {
         for p in &taught.train {
             assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4);
         }
+        // A newer save's cancellation stops it between the encoder's batches.
+        assert!(
+            encoder_teaching(&train_lines(), &dev, 2, Some(0.5), &|| true)
+                .unwrap()
+                .is_none()
+        );
         // From a few lines the regression is not fitted.
         let mut few = train_lines();
         few.targets.truncate(MIN_ENCODER_LINES - 1);
         few.texts.truncate(MIN_ENCODER_LINES - 1);
         assert!(
-            encoder_teaching(&few, &dev, 2, Some(0.5))
+            encoder_teaching(&few, &dev, 2, Some(0.5), &|| false)
                 .unwrap()
                 .is_none()
         );
@@ -274,15 +292,21 @@ mod tests {
         many.texts.resize(MAX_ENCODER_LINES + 1, "");
         many.targets.resize(MAX_ENCODER_LINES + 1, None);
         assert!(
-            encoder_teaching(&many, &dev, 2, Some(0.5))
+            encoder_teaching(&many, &dev, 2, Some(0.5), &|| false)
                 .unwrap()
                 .is_none()
         );
         // Where the label model trusts the rules, it keeps teaching.
         assert!(
-            encoder_teaching(&train_lines(), &dev, 2, Some(ENCODER_TEACHES_BELOW))
-                .unwrap()
-                .is_none()
+            encoder_teaching(
+                &train_lines(),
+                &dev,
+                2,
+                Some(ENCODER_TEACHES_BELOW),
+                &|| false
+            )
+            .unwrap()
+            .is_none()
         );
     }
 
@@ -296,14 +320,14 @@ mod tests {
         // A label model that is always right and sure beats any regression ...
         let sure = dev(vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
         assert!(
-            encoder_teaching(&train_lines(), &sure, 2, Some(0.99))
+            encoder_teaching(&train_lines(), &sure, 2, Some(0.99), &|| false)
                 .unwrap()
                 .is_none()
         );
         // ... and one that is always wrong loses to it, whatever its estimate.
         let wrong = dev(vec![vec![0.01, 0.99], vec![0.99, 0.01]]);
         assert!(
-            encoder_teaching(&train_lines(), &wrong, 2, Some(0.99))
+            encoder_teaching(&train_lines(), &wrong, 2, Some(0.99), &|| false)
                 .unwrap()
                 .is_some()
         );

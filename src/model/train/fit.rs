@@ -151,6 +151,7 @@ pub fn fit_from(
         train_examples,
         dev_examples,
         settings,
+        cancelled,
     )?;
     let data_events = data.events(settings.max_sentence_tokens);
     let (train_data, dev_data) = (data.train, data.dev);
