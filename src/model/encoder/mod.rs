@@ -14,10 +14,10 @@
 pub(crate) mod wordpiece;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::digest::sha256_hex;
+use crate::model::nn::threads::on_two_threads_in_chunks;
 use candle_core::{D, DType, Device, Module, Tensor};
 use candle_nn::{LayerNorm, Linear, ops::softmax_last_dim};
 use wordpiece::WordPiece;
@@ -206,10 +206,10 @@ impl SentenceEncoder {
     }
 
     /// Each text's vector, [texts × DIM] row-major, each row of unit length (the start
-    /// and end pieces are always read), or `None` where `cancelled` said so first. The
-    /// batches are shared by two threads, each taking the next batch not yet taken, since
-    /// the command line keeps candle's products on one thread (`main.rs`); this thread
-    /// polls `cancelled` before each of its batches and tells the other.
+    /// and end pieces are always read), or `None` where `cancelled` said so first (polled
+    /// before each batch). The batches are shared by two threads, each taking the next batch
+    /// not yet taken, since the command line keeps candle's products on one thread
+    /// (`main.rs`).
     pub fn encode(
         &self,
         texts: &[&str],
@@ -227,49 +227,17 @@ impl SentenceEncoder {
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| pieces[i].len());
         let batches: Vec<&[usize]> = order.chunks(BATCH).collect();
-        let next = AtomicUsize::new(0);
-        let stop = AtomicBool::new(false);
-        // The batches one thread encoded, each with its number, until none is left or
-        // `poll` says stop.
-        let work = |poll: &dyn Fn() -> bool| -> candle_core::Result<Vec<(usize, Vec<f32>)>> {
-            let mut done = Vec::new();
-            while !poll() {
-                let b = next.fetch_add(1, Ordering::Relaxed);
-                let Some(batch) = batches.get(b) else { break };
-                done.push((
-                    b,
-                    self.encode_batch(batch.iter().map(|&i| pieces[i].as_slice()))?,
-                ));
-            }
-            Ok(done)
-        };
-        let (mine, theirs) = std::thread::scope(|scope| {
-            let other = scope.spawn(|| {
-                let done = work(&|| stop.load(Ordering::Relaxed));
-                // An error ends the other thread's work too.
-                stop.fetch_or(done.is_err(), Ordering::Relaxed);
-                done
-            });
-            let mine = work(&|| {
-                let now = cancelled() || stop.load(Ordering::Relaxed);
-                stop.fetch_or(now, Ordering::Relaxed);
-                now
-            });
-            stop.fetch_or(mine.is_err(), Ordering::Relaxed);
-            (
-                mine,
-                other
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            )
-        });
-        let (mine, theirs) = (mine?, theirs?);
-        if mine.len() + theirs.len() < batches.len() {
+        let Some(vectors) = on_two_threads_in_chunks(
+            &batches,
+            1,
+            &|batch| self.encode_batch(batch.iter().map(|&i| pieces[i].as_slice())),
+            cancelled,
+        ) else {
             return Ok(None);
-        }
+        };
         let mut out = vec![0.0f32; texts.len() * DIM];
-        for (b, vectors) in mine.into_iter().chain(theirs) {
-            for (row, &i) in vectors.chunks(DIM).zip(batches[b]) {
+        for (batch, vectors) in batches.iter().zip(vectors) {
+            for (row, &i) in vectors?.chunks(DIM).zip(*batch) {
                 out[i * DIM..(i + 1) * DIM].copy_from_slice(row);
             }
         }
