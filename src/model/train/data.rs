@@ -228,12 +228,7 @@ pub(crate) fn training_data(
             unlabeled_lines: soft.len(),
             estimated_accuracy,
             dev_from_label_model: dev_unlabeled,
-            network_from_gold: network_from_gold(
-                train.len(),
-                vocabulary.is_some(),
-                settings,
-                encoder.as_ref().is_some_and(|taught| taught.rules_weak),
-            ),
+            network_from_gold: network_from_gold(train.len(), vocabulary.is_some(), settings),
             silence_teaches_default,
             encoder_teaches: encoder.is_some(),
         });
@@ -313,24 +308,8 @@ fn silence_speaks_for_default(
 /// regression included: 77.13 %); at 1 %, 63.00 % and 65.20 % (61.93 %); SMS at 1 % 96.40 %
 /// both (`docs/results.md`, "The network from gold lines, the regression from all").
 /// Without a gold line, or without a regression, the network learns from every line.
-///
-/// So does a rule network where the sentence encoder teaches in place of the label model and
-/// the label model estimates the rules weak (`encoder_teaches_weak_rules`,
-/// [`EncoderTeaching::rules_weak`]): the encoder's lines are not the rules said back. With
-/// the FA-RNN, 1 % of TREC (estimate 52.8 %) 71.63 → 72.30 % and 10 % 81.11 → 82.44 %
-/// (seeds 0–2); SoPa, which learns its patterns from the lines it reads, 70.59 → 69.55 % at
-/// 1 %, so it keeps the gold lines; SMS (92.2 %), taught, 96.92 → 96.63 % at 1 %
-/// (`docs/results.md`, "The encoder's lines reach the network").
-fn network_from_gold(
-    n_gold: usize,
-    reads_vectors: bool,
-    settings: &TrainingSettings,
-    encoder_teaches_weak_rules: bool,
-) -> bool {
-    n_gold > 0
-        && reads_vectors
-        && settings.wants_ngram_regression()
-        && !(encoder_teaches_weak_rules && settings.model.is_rule_network())
+fn network_from_gold(n_gold: usize, reads_vectors: bool, settings: &TrainingSettings) -> bool {
+    n_gold > 0 && reads_vectors && settings.wants_ngram_regression()
 }
 
 /// How many of the first `n_train` train lines the network learns from: the gold lines
@@ -717,28 +696,19 @@ mod tests {
     }
 
     /// The network learns from the gold lines alone where some train line has one and an
-    /// n-gram regression beside it learns from the taught ones (but a rule network where the
-    /// encoder teaches weak rules); else from every line.
+    /// n-gram regression beside it learns from the taught ones; else from every line.
     #[test]
     fn the_network_learns_from_the_gold_lines_where_the_regression_learns_from_all() {
         let settings = TrainingSettings::DEFAULT;
-        assert!(network_from_gold(46, true, &settings, false));
-        assert!(!network_from_gold(0, true, &settings, false));
+        assert!(network_from_gold(46, true, &settings));
+        assert!(!network_from_gold(0, true, &settings));
         // Without word vectors there is no regression, nor with a weight of 0 on it.
-        assert!(!network_from_gold(46, false, &settings, false));
+        assert!(!network_from_gold(46, false, &settings));
         let no_regression = TrainingSettings {
             ngram_weight: Some(0.0),
             ..TrainingSettings::DEFAULT
         };
-        assert!(!network_from_gold(46, true, &no_regression, false));
-        // Where the encoder teaches and the rules are estimated weak, a rule network learns
-        // from the taught lines too, and SoPa from the gold lines still.
-        assert!(!network_from_gold(46, true, &settings, true));
-        let sopa = TrainingSettings {
-            model: ModelKind::Sopa,
-            ..TrainingSettings::DEFAULT
-        };
-        assert!(network_from_gold(46, true, &sopa, true));
+        assert!(!network_from_gold(46, true, &no_regression));
         let used = |network_from_gold| LabelModelMetrics {
             gold_lines: 46,
             unlabeled_lines: 1_838,

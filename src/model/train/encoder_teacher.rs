@@ -72,11 +72,6 @@ pub(crate) struct DevLines<'a> {
 pub(crate) struct EncoderTeaching {
     pub train: Vec<Vec<f32>>,
     pub dev: Vec<Vec<f32>>,
-    /// Whether the label model estimates the rules' accuracy on train under
-    /// [`ENCODER_TEACHES_BELOW`]: the encoder's lines then carry more than the rules, and
-    /// they reach a rule network too where gold train lines would have it learn from them
-    /// alone (`data::network_from_gold`).
-    pub rules_weak: bool,
 }
 
 /// Whether the encoder may teach, before anything is encoded or fitted: with gold dev lines
@@ -185,7 +180,6 @@ pub(crate) fn encoder_teaching(
     Ok(Some(EncoderTeaching {
         train: train_probabilities,
         dev: dev_probabilities,
-        rules_weak: may_teach(false, estimated_accuracy),
     }))
 }
 
@@ -273,7 +267,6 @@ mod tests {
             taught.train[n + 1]
         );
         assert!(taught.dev[0][0] > taught.dev[0][1], "{:?}", taught.dev[0]);
-        assert!(taught.rules_weak);
         // Each line's probabilities come from a fit that did not read it: the rules' lines
         // too are taught, and sum to one.
         for p in &taught.train {
@@ -333,9 +326,10 @@ mod tests {
         );
         // ... and one that is always wrong loses to it, whatever its estimate.
         let wrong = dev(vec![vec![0.01, 0.99], vec![0.99, 0.01]]);
-        let taught = encoder_teaching(&train_lines(), &wrong, 2, Some(0.99), &|| false)
-            .unwrap()
-            .expect("the encoder's regression has the smaller dev log loss");
-        assert!(!taught.rules_weak);
+        assert!(
+            encoder_teaching(&train_lines(), &wrong, 2, Some(0.99), &|| false)
+                .unwrap()
+                .is_some()
+        );
     }
 }

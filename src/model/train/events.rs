@@ -134,8 +134,6 @@ fn label_model_lines(used: &LabelModelMetrics) -> Vec<String> {
     }
     if used.network_from_gold {
         lines.push("the network learns from the gold lines; the n-gram regression beside it from them and the taught ones".to_string());
-    } else if used.gold_lines > 0 && used.unlabeled_lines > 0 {
-        lines.push("the network learns from the gold lines and the taught ones".to_string());
     }
     if used.dev_from_label_model {
         lines.push(format!(

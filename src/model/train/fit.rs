@@ -67,10 +67,8 @@ use std::path::Path;
 /// (`train/open_vocabulary.rs`); 11: the lines no rule fires on taught also where the lines
 /// the rules fire on hold under `settings::MIN_DEFAULT_REACH` of the default's lines; 12:
 /// the sentence encoder's regression teaches the lines without a gold label where the label
-/// model estimates the rules' accuracy low or does worse on dev (`train/encoder_teacher.rs`);
-/// 13: where it teaches and the rules are estimated weak, its lines reach a rule network
-/// beside the gold ones (`data::network_from_gold`).
-pub const TRAINING_VERSION: u32 = 13;
+/// model estimates the rules' accuracy low or does worse on dev (`train/encoder_teacher.rs`).
+pub const TRAINING_VERSION: u32 = 12;
 
 /// A fitted network with its manifest, ready to use or to save.
 pub struct Fitted {
