@@ -9,16 +9,19 @@
 //!     and every diagnostic range lies in the text, on char boundaries.
 //! (c) Minimization is canonical: regexes with the same language compile to equal `Dfa`s.
 //! (d) `LineIndex` round-trips byte offsets and UTF-16 positions.
+//! (e) A rule system without some of its rules (`RuleSystem::without_rules`, the rules
+//!     training leaves out) classifies every sentence as the file with those rules deleted,
+//!     and its label formulas are true where that file's labels fire.
 
 mod common;
 
 use common::backtrack;
 use proptest::collection::vec;
 use proptest::prelude::*;
-use rulelens::automata::{CompileConfig, Failure, PatternElements};
+use rulelens::automata::{CompileConfig, Failure, PatternElements, RuleSystem};
 use rulelens::diagnostic::Diagnostic;
-use rulelens::syntax::PatternId;
 use rulelens::syntax::ast::{Regex, RegexKind};
+use rulelens::syntax::{LabelId, PatternId};
 use rulelens::text::{LineCol, LineIndex, TokenKind};
 use text_size::{TextRange, TextSize};
 
@@ -649,6 +652,62 @@ proptest! {
                 prop_assert_eq!(back.line, line);
                 prop_assert!(back.col <= col.min(units), "{:?} -> {:?} -> {:?}", pos, offset, back);
             }
+        }
+    }
+}
+
+/// A rules file of `rules` (label index, pattern) with the labels `a`, `b`, `c` (`c` the
+/// default), one statement a line; `deleted` rules are blank lines, so that the others keep
+/// their lines. Each label's first rule matches nothing and stays, so that the labels'
+/// priority is the same with and without the deleted rules.
+fn rules_file(rules: &[(usize, Re)], deleted: &[usize]) -> String {
+    let mut text = String::from("default c\na: never\nb: never\nc: never\n");
+    for (index, (label, re)) in rules.iter().enumerate() {
+        if !deleted.contains(&index) {
+            text.push_str(&format!("{}: {}", ["a", "b", "c"][*label], re.rules()));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+fn compile_text(text: &str) -> RuleSystem {
+    let parse = rulelens::syntax::parse(text);
+    let (rules, _) = rulelens::syntax::lower(&parse, text);
+    rulelens::automata::compile(&rules, &CompileConfig::default()).0
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// (e) Leaving rules out is deleting them: the same prediction, labels fired and rules
+    /// fired (by line) on every sentence.
+    #[test]
+    fn a_system_without_rules_classifies_as_the_file_without_them(
+        rules in vec((0..3usize, pattern_strategy()), 1..6),
+        left_out in vec(any::<bool>(), 6),
+        sentences in vec(vec(0..POOL.len(), 0..8), 1..8),
+    ) {
+        let deleted: Vec<usize> = (0..rules.len()).filter(|&i| left_out[i]).collect();
+        let full = compile_text(&rules_file(&rules, &[]));
+        // The three rules that match nothing come first.
+        let without = full.without_rules(&deleted.iter().map(|i| i + 3).collect::<Vec<_>>());
+        let expected = compile_text(&rules_file(&rules, &deleted));
+        prop_assert_eq!(without.rules().len(), expected.rules().len());
+        for tokens in &sentences {
+            let text = Sentence { tokens: tokens.clone(), upper: Vec::new() }.text();
+            let (got, want) = (without.classify(&text), expected.classify(&text));
+            prop_assert_eq!(got.prediction, want.prediction, "{:?} on {:?}", deleted, text);
+            prop_assert_eq!(&got.fired, &want.fired);
+            // The label formulas, which the network's aggregation is built from, agree too.
+            for (c, &fired) in want.fired.iter().enumerate() {
+                let formula = without.label_formula(LabelId(c as u32));
+                prop_assert_eq!(formula.eval(&|p: PatternId| got.matched[p.index()]), fired);
+            }
+            let lines = |system: &RuleSystem, fired: &[usize]| -> Vec<u32> {
+                fired.iter().map(|&r| system.rules()[r].line).collect()
+            };
+            prop_assert_eq!(lines(&without, &got.rules_fired), lines(&expected, &want.rules_fired));
         }
     }
 }

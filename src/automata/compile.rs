@@ -15,9 +15,9 @@ use super::lint;
 use super::minimize::minimize;
 use super::nfa::{self, Nfa, TooLarge};
 use super::prefilter::Prefilter;
-use super::rule_system::{CompiledPattern, Core, RuleSystem, SystemRule};
+use super::rule_system::{CompiledPattern, Core, RuleSystem, SystemRule, label_formula};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::syntax::{Formula, LabelId, RuleSet, ast};
+use crate::syntax::{LabelId, RuleSet, ast};
 
 /// Compiles a rule set; diagnostics cover automata that passed a cap and language
 /// problems (see `docs/diagnostics.md`, W03xx and E0305).
@@ -134,10 +134,7 @@ pub fn compile(rules: &RuleSet, config: &CompileConfig) -> (RuleSystem, Vec<Diag
         label_formulas: rules
             .labels
             .iter()
-            .map(|label| match label.rules.as_slice() {
-                [rule] => rule.formula.clone(),
-                rules => Formula::Or(rules.iter().map(|rule| rule.formula.clone()).collect()),
-            })
+            .map(|label| label_formula(label.rules.iter().map(|rule| &rule.formula)))
             .collect(),
         rules: system_rules,
         prefilter,

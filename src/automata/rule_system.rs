@@ -73,6 +73,15 @@ pub struct RuleSystem {
     pub(crate) compile_work: u64,
 }
 
+/// A label's formula: the OR of its rules' formulas, or the one rule's own.
+pub(crate) fn label_formula<'a>(rules: impl IntoIterator<Item = &'a Formula>) -> Formula {
+    let mut formulas: Vec<Formula> = rules.into_iter().cloned().collect();
+    match formulas.len() {
+        1 => formulas.swap_remove(0),
+        _ => Formula::Or(formulas),
+    }
+}
+
 /// Reusable buffers for classification.
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
@@ -164,6 +173,40 @@ impl RuleSystem {
             }
         }
         system
+    }
+
+    /// This system without the rules at `left_out` (indices into [`RuleSystem::rules`]): each
+    /// label's formula is the OR of the rules it keeps, so that it classifies as the file
+    /// with those rules deleted would, but that its labels keep their priority as written.
+    /// Its patterns and alphabet stay, so that a network built from it has the same
+    /// parameters. For the rules training leaves out (`model/train/left_out.rs`).
+    pub fn without_rules(&self, left_out: &[usize]) -> RuleSystem {
+        let kept: Vec<SystemRule> = (self.rules.iter().enumerate())
+            .filter(|(index, _)| !left_out.contains(index))
+            .map(|(_, rule)| rule.clone())
+            .collect();
+        let named = (0..self.named_labels).map(|label| {
+            label_formula(
+                (kept.iter())
+                    .filter(|rule| rule.label.index() == label)
+                    .map(|rule| &rule.formula),
+            )
+        });
+        let corpus = self.label_formulas[self.named_labels..].iter().cloned();
+        RuleSystem {
+            label_formulas: named.chain(corpus).collect(),
+            prefilter: Prefilter::new(
+                &self
+                    .patterns
+                    .iter()
+                    .map(|p| p.dfa.as_ref())
+                    .collect::<Vec<_>>(),
+                kept.iter().map(|rule| &rule.formula),
+                &self.alphabet,
+            ),
+            rules: kept,
+            ..self.clone()
+        }
     }
 
     /// Classifies a text.
