@@ -14,8 +14,11 @@ use rulelens::corpus::Example;
 use rulelens::ide::testing::rules_of;
 use rulelens::labeling::{estimate, labeling_rules, summarize_examples};
 use rulelens::limits::ReadLimits;
-use rulelens::model::checkpoint::{DevFigure, LabelModelMetrics};
-use rulelens::model::{FitEvent, TrainingSettings, accuracy, fit, labeled};
+use rulelens::model::checkpoint::{self, DevFigure, LabelModelMetrics};
+use rulelens::model::{
+    FitEvent, Fitted, TextReader, TrainingSettings, accuracy, evenly_spaced, fit, labeled,
+    load_model, probabilities_of,
+};
 use rulelens::rules_file::RulesFile;
 
 fn without_labels(examples: &[Example]) -> Vec<Example> {
@@ -332,4 +335,120 @@ fn one_pass_gives_the_figures_of_separate_passes() {
         estimate(&rules, &labeling, &examples).unwrap()
     );
     assert!(figures.rules.iter().any(|rule| rule.unlabeled > 0));
+}
+
+/// At 1 % of TREC as the paper picks it (train's 50 evenly spaced gold lines, the rest of
+/// train unlabeled, and 50 evenly spaced lines of dev as dev), training leaves out the rules
+/// the 100 gold lines contradict, `desc: $* ( explain | describe | what ) $*` among them
+/// (right on 14 of the 58 it fires on). On the 450 dev lines it never read, the network
+/// without them beats the one trained with every rule; saved and loaded, it is the same
+/// network, and loaded untrained it is every rule as written.
+#[test]
+fn at_one_percent_of_trec_the_rules_the_gold_lines_contradict_are_left_out() {
+    let (rules, train, all_dev) = example("trec");
+    let gold = evenly_spaced(train.len(), 0.01);
+    let train: Vec<Example> = (train.iter().enumerate())
+        .map(|(i, e)| Example {
+            label: if gold.contains(&i) {
+                e.label.clone()
+            } else {
+                None
+            },
+            ..e.clone()
+        })
+        .collect();
+    let read = evenly_spaced(all_dev.len(), 0.1);
+    let dev: Vec<Example> = read.iter().map(|&i| all_dev[i].clone()).collect();
+    let held: Vec<Example> = (all_dev.iter().enumerate())
+        .filter(|(i, _)| !read.contains(i))
+        .map(|(_, e)| e.clone())
+        .collect();
+    // One network and a few epochs, to keep the test short.
+    let settings = TrainingSettings {
+        members: Some(1),
+        epochs: 8,
+        ..TrainingSettings::DEFAULT
+    };
+    let fitted = |settings: &TrainingSettings| {
+        let mut said = Vec::new();
+        let fitted = fit(
+            &rules,
+            &train,
+            &dev,
+            settings,
+            &ReadLimits::DEFAULT,
+            &mut |event| said.extend(event.lines()),
+            &|| false,
+        )
+        .unwrap();
+        (fitted, said)
+    };
+    let on_held = |fitted: &Fitted| {
+        let (sentences, _) = labeled(&rules.system, fitted.vocabulary.as_ref(), &held, 1024);
+        accuracy(fitted.net.as_ref(), &sentences, 256, &Device::Cpu).unwrap()
+    };
+    let (mut without, said) = fitted(&settings);
+    let (every, _) = fitted(&TrainingSettings {
+        keep_every_rule: true,
+        ..settings.clone()
+    });
+    assert!(every.manifest.rules_left_out.is_empty());
+    let what = (rules.source.text.lines())
+        .position(|line| line.starts_with("desc: $* ( explain | describe | what ) $*"))
+        .expect("TREC's `what` rule") as u32
+        + 1;
+    let left_out = without.manifest.rules_left_out.clone();
+    let figures = left_out.iter().find(|rule| rule.line == what);
+    let figures = figures.unwrap_or_else(|| panic!("{left_out:?}"));
+    assert_eq!((figures.right, figures.gold_lines), (14, 58));
+    assert!(
+        said.iter()
+            .any(|line| line.contains(&format!("line {what} (`desc`, right on 14 of 58)"))),
+        "{said:#?}"
+    );
+    // 73.11 % against 72.22 % in the tests' build, 74.44 % against 71.78 % in a release one.
+    let (kept, all) = (on_held(&without), on_held(&every));
+    assert!(kept > all, "{kept} against {all}");
+
+    let dir = std::env::temp_dir().join(format!("rulelens-left-out-{}", std::process::id()));
+    without.save(&dir).unwrap();
+    let loaded = load_model(&dir, false, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
+    let zero_shot = load_model(&dir, true, &Device::Cpu, &ReadLimits::DEFAULT).unwrap();
+    assert_eq!(loaded.manifest.rules_left_out, left_out);
+    assert!(zero_shot.manifest.rules_left_out.is_empty());
+    // A record that names a rule of another label is refused, naming it.
+    let manifest_path = dir.join(checkpoint::MANIFEST_FILE);
+    let text = std::fs::read_to_string(&manifest_path).unwrap();
+    let recorded = format!("\"line\": {what},\n      \"label\": \"desc\"");
+    assert!(text.contains(&recorded), "{text}");
+    let foreign = recorded.replace("desc", "hum");
+    std::fs::write(&manifest_path, text.replace(&recorded, &foreign)).unwrap();
+    let Err(error) = load_model(&dir, false, &Device::Cpu, &ReadLimits::DEFAULT) else {
+        panic!("a record of a rule the file does not have was read");
+    };
+    std::fs::remove_dir_all(&dir).unwrap();
+    let message = format!("(`hum`, line {what}), which the rules file does not have");
+    assert!(error.to_string().contains(&message), "{error}");
+    let texts: Vec<&str> = held.iter().map(|e| e.text.as_str()).collect();
+    let reader = TextReader {
+        system: &loaded.rules.system,
+        vocabulary: without.vocabulary.as_ref(),
+        max_tokens: settings.max_sentence_tokens,
+        probability_scale: without.manifest.probability_scale(),
+    };
+    let trained = probabilities_of(without.net.as_ref(), &reader, &texts, 256, &Device::Cpu);
+    let read_back = loaded.probabilities(&texts, 256, &Device::Cpu).unwrap();
+    for (a, b) in trained.unwrap().iter().zip(&read_back) {
+        assert!(
+            a.iter().zip(b).all(|(p, q)| (p - q).abs() < 1e-6),
+            "{a:?} against {b:?}"
+        );
+    }
+    // Untrained, it is every rule as written.
+    let untrained = zero_shot.probabilities(&texts, 256, &Device::Cpu).unwrap();
+    for (text, p) in texts.iter().zip(&untrained) {
+        let best = (0..p.len()).fold(0, |b, c| if p[c] > p[b] { c } else { b });
+        let rules_say = rules.system.classify(text).prediction.map(|l| l.index());
+        assert_eq!(Some(best), rules_say, "{text}");
+    }
 }

@@ -239,9 +239,10 @@ fn check_opened(
     vocabulary: &Option<Vocabulary>,
     dev: &[&Example],
 ) {
+    // As loading makes it: the rules training left out, left out.
     let model = LoadedModel {
         manifest: manifest.clone(),
-        rules: rules.clone(),
+        rules: manifest.network_rules(rules).unwrap(),
         net: net.clone(),
         vocabulary: vocabulary.clone(),
     };

@@ -76,6 +76,7 @@ fn manifest(file: &RulesFile, curve: &[f64]) -> Manifest {
         labels: file.system.labels().to_vec(),
         training_data_sha256: None,
         warm_start: None,
+        rules_left_out: Vec::new(),
         decomposition: None,
         backward_decomposition: None,
         embeddings: None,

@@ -208,6 +208,7 @@ fn manifest(setup: &Setup) -> checkpoint::Manifest {
         tensors: Default::default(),
         training_data_sha256: None,
         warm_start: None,
+        rules_left_out: Vec::new(),
     }
 }
 

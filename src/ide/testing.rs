@@ -98,6 +98,8 @@ pub fn trained_model(
         learning_rate: Some(0.05),
         // One network, as a save trains by default (`tests/ensemble.rs` has ensembles).
         members: Some(1),
+        // Untrained, the network of every rule, as `--zero-shot` loads a checkpoint.
+        keep_every_rule: epochs == 0,
         ..TrainingSettings::default()
     };
     let fitted = fit_on(analysis, &config);

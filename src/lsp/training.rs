@@ -54,6 +54,8 @@ enum TrainingNews {
         members: usize,
         lines: Vec<String>,
     },
+    /// What goes to the log alone: the rules training left out.
+    Logged(Vec<String>),
 }
 
 /// Trains the network of `plan`, caches its checkpoint and prepares it, with progress and
@@ -258,6 +260,7 @@ fn start_training(
                             lines: event.lines(),
                         }
                     }
+                    FitEvent::RulesLeftOut(_) => TrainingNews::Logged(event.lines()),
                     _ => return,
                 };
                 let _ = sender.send(news);
@@ -303,6 +306,10 @@ impl Followed {
                     shown: None,
                 }
             }
+            TrainingNews::Logged(lines) => Told {
+                logged: logged(&lines),
+                shown: None,
+            },
             TrainingNews::Data { n_train, lines } => {
                 if self.warm_start {
                     self.measurements = WARM_SCHEDULE.measurements(n_train, run.batch_size);
@@ -387,11 +394,13 @@ async fn follow_training(
     loop {
         tokio::select! {
             Some(news) = news.recv() => {
+                // What goes to the log alone comes before training says how it starts.
+                let says_how = !matches!(news, TrainingNews::Logged(_));
                 let Told { logged, shown } = followed.read(run, news);
                 for (level, line) in logged {
                     run.session.log(level, line);
                 }
-                if progress.is_none() {
+                if progress.is_none() && says_how {
                     *progress = Some(run.begin(followed.warm_start).await);
                 }
                 let Some((message, percentage)) = shown else {

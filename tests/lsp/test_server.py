@@ -79,6 +79,11 @@ async def test_save_publishes_corpus_diagnostics_and_training_progress(
     epochs = [r.message for r in reports if isinstance(r, types.WorkDoneProgressReport)]
     assert any("epoch 2/2, dev accuracy" in (m or "") for m in epochs), epochs
     assert "dev accuracy" in reports[-1].message
+    # The log names the rule the gold lines contradict, which training left out.
+    logged = [m.message for m in client.log_messages]
+    assert any(
+        "1 rule left out" in m and "line 76 (`ham`, right on 3 of 8)" in m for m in logged
+    ), logged
 
     # The rules file gets corpus-aware findings (a pattern that never matches train, at
     # least), placed on its current text.

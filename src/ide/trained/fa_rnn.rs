@@ -136,16 +136,11 @@ impl TrainedFaRnn {
             cancelled,
         } = from;
         let net = net.as_ref();
-        // The rules' labels, then those of the corpus the network learned beside them.
-        let mut rules = analysis.rules.clone();
-        let known = rules.system.labels().len();
-        if manifest.labels.len() > known {
-            let mut extended = (*rules).clone();
-            extended.system = extended
-                .system
-                .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
-            rules = Arc::new(extended);
-        }
+        // The rules' labels, then those of the corpus the network learned beside them; the
+        // rules training left out, left out.
+        let rules = Arc::new(
+            (manifest.network_rules(&analysis.rules)).map_err(TrainedModelError::Manifest)?,
+        );
         let system = &rules.system;
         let max_tokens = manifest.settings.max_sentence_tokens;
         let scorer = FaRnnScorer::new(net, system, vocabulary, max_tokens).map_err(tensors)?;

@@ -94,6 +94,8 @@ impl Role {
 pub enum TrainedModelError {
     /// The network's tensors could not be read (a message from the tensor library).
     Tensors(String),
+    /// Its manifest does not fit the rules (a message naming the record).
+    Manifest(String),
     Cancelled,
 }
 
@@ -102,6 +104,9 @@ impl fmt::Display for TrainedModelError {
         match self {
             TrainedModelError::Tensors(message) => {
                 write!(f, "cannot read the network's parameters: {message}")
+            }
+            TrainedModelError::Manifest(message) => {
+                write!(f, "its manifest does not fit the rules: {message}")
             }
             TrainedModelError::Cancelled => write!(f, "cancelled"),
         }

@@ -9,7 +9,7 @@
 //! temporary name in the same folder and renamed into place, weights first, so a folder
 //! never pairs a manifest with weights it does not describe.
 
-use crate::automata::CompileConfig;
+use crate::automata::{CompileConfig, RuleSystem};
 use crate::digest::sha256_hex;
 use crate::limits::{Limit, ReadLimits};
 use crate::model::train::settings::TrainingSettings;
@@ -100,12 +100,50 @@ pub struct EmbeddingsIdentity {
     pub backed_off: usize,
 }
 
+/// A rule training left out, with what the gold lines said of it (`left_out.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOutRule {
+    /// Its index among the rules in file order (`RuleSystem::rules`), which a change of
+    /// comments or layout keeps.
+    pub rule: usize,
+    /// Its 1-based line in the text trained from.
+    pub line: u32,
+    /// The label it votes for.
+    pub label: String,
+    /// The gold lines it fired on, and how many of them have its label.
+    pub gold_lines: usize,
+    pub right: usize,
+}
+
+/// The indices of the rules `left_out` names, each checked against `system`'s rules (a
+/// manifest's record is read from disk): it must name a rule of the label it records.
+pub(crate) fn rule_indices(
+    left_out: &[LeftOutRule],
+    system: &RuleSystem,
+) -> Result<Vec<usize>, String> {
+    left_out
+        .iter()
+        .map(|left| {
+            let label = (system.rules().get(left.rule))
+                .map(|rule| system.labels()[rule.label.index()].as_str());
+            match label {
+                Some(label) if label == left.label => Ok(left.rule),
+                _ => Err(format!(
+                    "it leaves out rule {} (`{}`, line {}), which the rules file does not have",
+                    left.rule, left.label, left.line
+                )),
+            }
+        })
+        .collect()
+}
+
 /// The figures a training run measured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
     pub train_examples: usize,
     pub dev_examples: usize,
-    /// Dev accuracy of the network training started from: the untrained network, or the
+    /// Dev accuracy of the network training started from: the untrained network (of the
+    /// rules it kept, where it left some out: [`Manifest::rules_left_out`]), or the
     /// warm-started one for a warm start ([`Manifest::started_from`]).
     pub zero_shot_dev_accuracy: f64,
     /// The network's dev accuracy: an ensemble's, of its members' logits averaged. Where dev
@@ -330,6 +368,11 @@ pub struct Manifest {
     pub weights_sha256: String,
     /// Every tensor's shape, by name.
     pub tensors: BTreeMap<String, Vec<usize>>,
+    /// The rules training left out, which the gold lines contradicted (`left_out.rs`):
+    /// loading leaves them out again. A network loaded untrained (`--zero-shot`) is every
+    /// rule, and its manifest has none here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules_left_out: Vec<LeftOutRule>,
 }
 
 impl Manifest {
@@ -346,6 +389,23 @@ impl Manifest {
             .and_then(|ngrams| ngrams.temperature)
             .unwrap_or(1.0);
         self.settings.effective_logit_scale() / temperature
+    }
+
+    /// The rules the network predicts with, from those it was trained from as the file
+    /// holds them (`written`): the labels it learned from the corpus appended to the rules',
+    /// and the rules training left out ([`Manifest::rules_left_out`]) left out. An error
+    /// names a record that does not fit the rules.
+    pub fn network_rules(&self, written: &RulesFile) -> Result<RulesFile, String> {
+        let known = written.system.labels().len();
+        let mut system =
+            (written.system).with_labels(self.labels.iter().skip(known).map(String::as_str));
+        if !self.rules_left_out.is_empty() {
+            system = system.without_rules(&rule_indices(&self.rules_left_out, &system)?);
+        }
+        Ok(RulesFile {
+            system,
+            ..written.clone()
+        })
     }
 
     /// Whether the network was trained from exactly `text` (comments and layout included:

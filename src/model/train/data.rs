@@ -165,7 +165,7 @@ pub(crate) fn training_data(
     let pick = |data: &[LabeledSentence], indices: Vec<usize>| -> Vec<LabeledSentence> {
         indices.into_iter().map(|i| data[i].clone()).collect()
     };
-    let mut train = pick(&all_train, evenly_spaced(all_train.len(), fraction));
+    let mut train = pick(&all_train, train_lines_read(all_train.len(), fraction));
     let dev_unlabeled = all_dev.is_empty() && dev_examples.iter().any(|e| e.label.is_none());
     let mut label_model = None;
     let mut soft_truncated = 0;
@@ -239,11 +239,10 @@ pub(crate) fn training_data(
         train.extend(soft);
     }
     let n_gold = label_model.map_or(train.len(), |used| used.gold_lines);
-    let dev = if fraction <= 0.01 && n_gold > 0 && !dev_unlabeled {
-        let share = n_gold as f64 / all_dev.len().max(1) as f64;
-        pick(&all_dev, evenly_spaced(all_dev.len(), share))
-    } else {
+    let dev = if dev_unlabeled {
         all_dev
+    } else {
+        pick(&all_dev, dev_lines_read(all_dev.len(), n_gold, fraction))
     };
     if train.is_empty() {
         return Err(FitError::NoData { split: "train" });
@@ -259,6 +258,23 @@ pub(crate) fn training_data(
         n_dropped,
         label_model,
     })
+}
+
+/// Which of train's `n_gold` gold lines (of labels the network knows) training reads: those
+/// evenly spaced at `fraction` (the paper's low-resource subsets).
+pub(crate) fn train_lines_read(n_gold: usize, fraction: f64) -> Vec<usize> {
+    evenly_spaced(n_gold, fraction)
+}
+
+/// Which of dev's `n_dev` gold lines training reads, where it reads `n_train` of train's:
+/// every one, but at a fraction of 1 % or less as many as train's, evenly spaced (a dev of
+/// the same size, as the paper's low-resource runs have).
+pub(crate) fn dev_lines_read(n_dev: usize, n_train: usize, fraction: f64) -> Vec<usize> {
+    if fraction <= 0.01 && n_train > 0 {
+        evenly_spaced(n_dev, n_train as f64 / n_dev.max(1) as f64)
+    } else {
+        (0..n_dev).collect()
+    }
 }
 
 /// Whether the lines no rule fires on speak for the rules' default label, so that they are

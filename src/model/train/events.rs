@@ -9,7 +9,7 @@ use crate::model::fa_rnn::decompose::Method;
 use crate::model::nn::embeddings::EmbeddingsError;
 use crate::model::nn::probabilities::Calibration;
 use crate::model::train::checkpoint::{
-    DevFigure, LabelModelMetrics, TrainedAgain, WarmStartRecord,
+    DevFigure, LabelModelMetrics, LeftOutRule, TrainedAgain, WarmStartRecord,
 };
 use crate::model::train::learn::{EpochReport, TrainError};
 use crate::model::train::settings::{MIN_DEFAULT_REACH, ModelKind};
@@ -47,6 +47,9 @@ pub enum FitEvent<'a> {
         labels: &'a [String],
         model: ModelKind,
     },
+    /// The rules the gold lines training reads contradict, which it leaves out
+    /// (`left_out.rs`).
+    RulesLeftOut(&'a [LeftOutRule]),
     /// A reversed pattern passed the state cap; the backward direction ignores it.
     ReversedTooLarge { pattern: &'a str },
     /// The data training will use, how many of its sentences are longer than the network
@@ -199,6 +202,19 @@ impl FitEvent<'_> {
                 model.display_name(),
                 if labels.len() == 1 { "it" } else { "them" },
                 model.how_it_learns_unnamed_labels()
+            )],
+            FitEvent::RulesLeftOut(left_out) => vec![format!(
+                "{} rule{} left out, which the gold lines contradict: {}; the network and the label model read the others (--keep-every-rule, the server's training.keepEveryRule, keeps them; --zero-shot is every rule)",
+                left_out.len(),
+                plural(left_out.len()),
+                left_out
+                    .iter()
+                    .map(|rule| format!(
+                        "line {} (`{}`, right on {} of {})",
+                        rule.line, rule.label, rule.right, rule.gold_lines
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )],
             FitEvent::ReversedTooLarge { pattern } => vec![format!(
                 "warning: the reversed automaton of pattern `{pattern}` passes the state cap; the backward direction ignores the pattern"

@@ -203,7 +203,7 @@ pub fn load_model_for(
 /// corpus bindings resolve there), `None` for the manifest's own text.
 fn assemble(
     model_dir: &Path,
-    manifest: Manifest,
+    mut manifest: Manifest,
     tensors: HashMap<String, Tensor>,
     rules_bytes: &[u8],
     rules_path: Option<&Path>,
@@ -212,7 +212,7 @@ fn assemble(
 ) -> Result<LoadedModel, CheckpointError> {
     checkpoint::check_rules(&manifest, rules_bytes, rules_path)?;
     checkpoint::check_tokenizer(&manifest, rules_bytes, model_dir)?;
-    let mut rules = match rules_path {
+    let rules = match rules_path {
         Some(_) => RulesFile::analyze(
             SourceText::from_bytes(rules_bytes),
             rules_path,
@@ -262,11 +262,15 @@ fn assemble(
         });
     }
     let model = manifest.settings.model;
-    // The labels the rules name, then those the network learned from the corpus.
-    let known = rules.system.labels().len();
-    rules.system = rules
-        .system
-        .with_labels(manifest.labels.iter().skip(known).map(String::as_str));
+    // The labels the rules name, then those the network learned from the corpus; the rules
+    // training left out, left out, but for the untrained network, which is every rule.
+    if zero_shot {
+        manifest.rules_left_out.clear();
+    }
+    let rules = (manifest.network_rules(&rules)).map_err(|message| CheckpointError::Manifest {
+        path: model_dir.join(checkpoint::MANIFEST_FILE),
+        message,
+    })?;
     if !model.is_rule_network() {
         check_manifest_against_weights(&manifest, &rules).map_err(foreign)?;
     }

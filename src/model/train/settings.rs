@@ -310,6 +310,13 @@ pub struct TrainingSettings {
     /// so. `bench` keeps dev out, as it measures on dev.
     #[arg(long)]
     pub hold_out_dev: bool,
+    /// Keeps every rule in the network and the label model. By default training leaves out
+    /// each rule wrong on at least two more of the gold lines it reads (train's, and dev's
+    /// unless `--hold-out-dev`) than it is right on: a network that starts as the rules does
+    /// not learn such a rule away from a few dozen lines. Its pattern stays; `train` names
+    /// the rules left out, and `--zero-shot` is every rule.
+    #[arg(long)]
+    pub keep_every_rule: bool,
     /// Decomposition rank, by ALS; default: the exact decomposition when its rank is at most
     /// 1024, else ALS at 1024.
     #[arg(long, value_name = "R")]
@@ -443,6 +450,7 @@ impl TrainingSettings {
         members: None,
         ngram_weight: None,
         hold_out_dev: false,
+        keep_every_rule: false,
         rank: None,
         fraction: 1.0,
         epochs: 60,
@@ -458,6 +466,14 @@ impl TrainingSettings {
         sopa: SopaSettings::DEFAULT,
         slstm: SlstmSettings::DEFAULT,
     };
+
+    /// The settings member `i` of an ensemble trains with: the seed `seed + i`.
+    pub fn of_member(&self, i: usize) -> TrainingSettings {
+        TrainingSettings {
+            seed: self.seed.wrapping_add(i as u64),
+            ..self.clone()
+        }
+    }
 
     /// Epochs without a better dev accuracy before training on `n_train` sentences stops:
     /// `patience`, or more where that many epochs make fewer than [`MIN_PATIENCE_UPDATES`]

@@ -919,6 +919,7 @@ mod tests {
             labels: Vec::new(),
             training_data_sha256: Some("data".into()),
             warm_start: None,
+            rules_left_out: Vec::new(),
             decomposition: None,
             backward_decomposition: None,
             embeddings: None,
