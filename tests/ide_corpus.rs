@@ -481,6 +481,41 @@ fn model_findings_report_patterns_the_network_overrules() {
     assert!(model.findings(&analysis).is_empty());
 }
 
+/// `spam: $* free $*` (line 2) is right on one of the four train lines it fires on, and on
+/// one of dev's four (dev is train again): training leaves it out, and I0504 says so on its
+/// pattern whatever the evidence, with the gold lines that judged it.
+#[test]
+fn a_rule_training_left_out_is_reported_on_its_pattern() {
+    let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TRAIN)]);
+    let file = &analysis.rules;
+    let model = trained_model(&analysis, &ReconstructConfig::default(), 2);
+    let left_out: Vec<(u32, &str, usize, usize)> = (model.manifest.rules_left_out.iter())
+        .map(|rule| (rule.line, rule.label.as_str(), rule.right, rule.gold_lines))
+        .collect();
+    assert_eq!(left_out, [(2, "spam", 2, 8)]);
+    // The network reads the rules without it: the call rule decides `free call me later`.
+    let ham = model.rules.system.label_by_name("ham");
+    assert_eq!(
+        model.rules.system.classify("free call me later").prediction,
+        ham
+    );
+    let findings = model.findings(&analysis);
+    let finding = (findings.iter())
+        .find(|finding| finding.pattern == key(file, 2))
+        .unwrap_or_else(|| panic!("{findings:?}"));
+    assert_eq!(finding.code, Code::OverruledByModel);
+    assert!(
+        finding.message.starts_with(
+            "training left the `spam` rule of line 2 out of the FA-RNN: it is right on 2 of \
+             the 8 gold lines it fires on, and the network overrules it on "
+        ),
+        "{}",
+        finding.message
+    );
+    let placed = place(&findings, file);
+    assert!(placed.iter().any(|d| d.range == find(RULES, "$* free $*")));
+}
+
 #[test]
 fn a_briefly_trained_model_keeps_its_bookkeeping_consistent() {
     let analysis = analysis_of(RULES, &[("train", TRAIN), ("dev", TRAIN)]);

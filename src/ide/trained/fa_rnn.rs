@@ -25,7 +25,7 @@ use crate::ide::measured_lines::{MEASURED_LINE_BUDGET, MeasuredLine, MeasuredLin
 use crate::model::checkpoint::Manifest;
 use crate::model::{FaRnnScorer, Network, Vocabulary, WeightedAutomaton, on_two_threads};
 use crate::rules_file::{RulesFile, same_language};
-use crate::syntax::{LabelId, PatternId, print_regex};
+use crate::syntax::{Formula, LabelId, PatternId, print_regex};
 use crate::text::{SourceText, tokenize};
 use std::sync::Arc;
 use text_size::TextRange;
@@ -403,6 +403,8 @@ impl TrainedFaRnn {
     /// I0504: patterns the trained network overrules on at least half of the train lines they
     /// decide (lines they match whose rule-system prediction is their label): there the rules
     /// and the untrained network follow the pattern, and the trained network has learned not to.
+    /// A rule of one pattern that training left out (`Manifest::rules_left_out`) is reported
+    /// whatever the evidence: the trained network does not read it at all.
     /// It must have been prepared with `analysis`.
     pub fn findings(&self, analysis: &RulesAnalysis) -> Vec<Finding> {
         let model = self;
@@ -439,9 +441,37 @@ impl TrainedFaRnn {
                 }
             }
         }
+        // The rules training left out that are one pattern alone, by that pattern.
+        let left_out = |p: usize| {
+            (model.manifest.rules_left_out.iter()).find(|left| {
+                (system.rules().get(left.rule))
+                    .is_some_and(|rule| rule.formula == Formula::Pattern(PatternId(p as u32)))
+            })
+        };
         let mut findings = Vec::new();
         let keys = PatternKey::all(rules);
         for (p, [decided, overruled, right]) in counts.into_iter().enumerate() {
+            if let Some(left) = left_out(p) {
+                findings.push(Finding {
+                    code: Code::OverruledByModel,
+                    pattern: keys[p].clone(),
+                    message: format!(
+                        "training left {} out of the {}: it is right on {} of the {} gold lines it fires on, and the network overrules it on {} of the {} train lines it decides",
+                        describe(rules, p),
+                        model.manifest.settings.model.display_name(),
+                        left.right,
+                        left.gold_lines,
+                        overruled,
+                        decided
+                    ),
+                    help: Some(
+                        "narrow the rule or remove it; the setting `training.keepEveryRule` keeps every rule in the network"
+                            .to_string(),
+                    ),
+                    related: None,
+                });
+                continue;
+            }
             if overruled < MIN_EVIDENCE || 2 * overruled < decided {
                 continue;
             }
