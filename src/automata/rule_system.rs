@@ -180,18 +180,23 @@ impl RuleSystem {
     /// with those rules deleted would, but that its labels keep their priority as written.
     /// Its patterns and alphabet stay, so that a network built from it has the same
     /// parameters. For the rules training leaves out (`model/train/left_out.rs`).
+    /// Linear in the rules and `left_out` (a manifest read from disk names them).
     pub fn without_rules(&self, left_out: &[usize]) -> RuleSystem {
-        let kept: Vec<SystemRule> = (self.rules.iter().enumerate())
-            .filter(|(index, _)| !left_out.contains(index))
-            .map(|(_, rule)| rule.clone())
+        let mut dropped = vec![false; self.rules.len()];
+        for &index in left_out {
+            if let Some(dropped) = dropped.get_mut(index) {
+                *dropped = true;
+            }
+        }
+        let kept: Vec<SystemRule> = (self.rules.iter().zip(&dropped))
+            .filter(|(_, dropped)| !**dropped)
+            .map(|(rule, _)| rule.clone())
             .collect();
-        let named = (0..self.named_labels).map(|label| {
-            label_formula(
-                (kept.iter())
-                    .filter(|rule| rule.label.index() == label)
-                    .map(|rule| &rule.formula),
-            )
-        });
+        let mut by_label: Vec<Vec<&Formula>> = vec![Vec::new(); self.named_labels];
+        for rule in &kept {
+            by_label[rule.label.index()].push(&rule.formula);
+        }
+        let named = by_label.into_iter().map(label_formula);
         let corpus = self.label_formulas[self.named_labels..].iter().cloned();
         RuleSystem {
             label_formulas: named.chain(corpus).collect(),

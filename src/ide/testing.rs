@@ -4,7 +4,7 @@
 //! marks the cursor in a rules text, and results render as the lines they point into with
 //! `^` under each range. Not part of the API.
 
-use crate::corpus::{CorpusFile, Format};
+use crate::corpus::{CorpusFile, Example, Format};
 use crate::explain::ReconstructConfig;
 use crate::ide::{
     PatternKey, RulesAnalysis, TrainedFaRnn, TrainedNetwork, TrainedPatterns, Unprepared, analyze,
@@ -51,6 +51,17 @@ pub fn rules(text: &str) -> RulesFile {
         None,
         &Default::default(),
     )
+}
+
+/// A corpus line of `text`, labeled `label` (`None`: unlabeled), at line 0 without ranges.
+pub fn example_line(text: &str, label: Option<&str>) -> Example {
+    Example {
+        text: text.to_string(),
+        label: label.map(str::to_string),
+        line: 0,
+        text_range: None,
+        label_range: None,
+    }
 }
 
 pub fn corpus(name: &str, format: Format, text: &str) -> CorpusFile {

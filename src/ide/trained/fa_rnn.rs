@@ -22,11 +22,12 @@ use crate::ide::hover::config::{HoverConfig, match_span, token_range};
 use crate::ide::hover::document::{Block, Document, Inline, described};
 use crate::ide::hover::pieces::{note, plural, render_verdict, snippet};
 use crate::ide::measured_lines::{MEASURED_LINE_BUDGET, MeasuredLine, MeasuredLines};
-use crate::model::checkpoint::Manifest;
+use crate::model::checkpoint::{LeftOutRule, Manifest};
 use crate::model::{FaRnnScorer, Network, Vocabulary, WeightedAutomaton, on_two_threads};
 use crate::rules_file::{RulesFile, same_language};
 use crate::syntax::{Formula, LabelId, PatternId, print_regex};
 use crate::text::{SourceText, tokenize};
+use std::collections::HashMap;
 use std::sync::Arc;
 use text_size::TextRange;
 
@@ -442,16 +443,16 @@ impl TrainedFaRnn {
             }
         }
         // The rules training left out that are one pattern alone, by that pattern.
-        let left_out = |p: usize| {
-            (model.manifest.rules_left_out.iter()).find(|left| {
-                (system.rules().get(left.rule))
-                    .is_some_and(|rule| rule.formula == Formula::Pattern(PatternId(p as u32)))
+        let left_out: HashMap<usize, &LeftOutRule> = (model.manifest.rules_left_out.iter())
+            .filter_map(|left| match system.rules().get(left.rule)?.formula {
+                Formula::Pattern(p) => Some((p.index(), left)),
+                _ => None,
             })
-        };
+            .collect();
         let mut findings = Vec::new();
         let keys = PatternKey::all(rules);
         for (p, [decided, overruled, right]) in counts.into_iter().enumerate() {
-            if let Some(left) = left_out(p) {
+            if let Some(left) = left_out.get(&p) {
                 findings.push(Finding {
                     code: Code::OverruledByModel,
                     pattern: keys[p].clone(),

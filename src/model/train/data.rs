@@ -569,17 +569,7 @@ pub(crate) fn check_longest_sentence(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ide::testing::rules_of;
-
-    fn line(text: &str, label: Option<&str>) -> Example {
-        Example {
-            text: text.to_string(),
-            label: label.map(str::to_string),
-            line: 0,
-            text_range: None,
-            label_range: None,
-        }
-    }
+    use crate::ide::testing::{example_line as line, rules_of};
 
     /// Unlabeled train lines are taught the label model's probabilities where some rule
     /// fires on them (every one for a black box); gold lines stay gold; a dev without gold

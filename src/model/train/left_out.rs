@@ -61,6 +61,7 @@ pub(crate) fn rules_to_leave_out(
     let gold: Vec<&Example> = (train_read.iter().map(|&i| train_gold[i]))
         .chain(dev_read.iter().map(|&i| dev_gold[i]))
         .collect();
+    // Fewer gold lines than the margin contradict no rule.
     if gold.len() < MIN_WRONG_PAST_RIGHT {
         return Vec::new();
     }
@@ -109,18 +110,8 @@ pub(crate) fn leave_out(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ide::testing::rules_of;
+    use crate::ide::testing::{example_line as line, rules_of};
     use crate::model::train::checkpoint::rule_indices;
-
-    fn line(text: &str, label: Option<&str>) -> Example {
-        Example {
-            text: text.to_string(),
-            label: label.map(str::to_string),
-            line: 0,
-            text_range: None,
-            label_range: None,
-        }
-    }
 
     /// `spam: $* you $*` (line 3) is wrong on three of the four gold lines it fires on, one
     /// of them dev's; `spam: $* free $*` (line 2) right on both of its own; `spam: $* win $*`
