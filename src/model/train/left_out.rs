@@ -17,7 +17,7 @@
 
 use crate::automata::RuleSystem;
 use crate::corpus::Example;
-use crate::labeling::{Gold, label_matrix, labeling_rules, summarize};
+use crate::labeling::{labeling_rules, summarize_examples};
 use crate::model::train::checkpoint::LeftOutRule;
 use crate::model::train::data::{dev_lines_read, train_lines_read};
 use crate::model::train::events::FitEvent;
@@ -58,20 +58,17 @@ pub(crate) fn rules_to_leave_out(
         .filter(|e| e.label.is_some() && !settings.hold_out_dev)
         .collect();
     let dev_read = dev_lines_read(dev_gold.len(), train_read.len(), settings.fraction);
-    let gold: Vec<&Example> = (train_read.iter().map(|&i| train_gold[i]))
+    let gold: Vec<Example> = (train_read.iter().map(|&i| train_gold[i]))
         .chain(dev_read.iter().map(|&i| dev_gold[i]))
+        .cloned()
         .collect();
     // Fewer gold lines than the margin contradict no rule.
     if gold.len() < MIN_WRONG_PAST_RIGHT {
         return Vec::new();
     }
+    // `check`'s figures of each rule (a label the rules do not name is wrong for every rule).
     let rules = labeling_rules(file);
-    let matrix = label_matrix(file, &rules, gold.iter().map(|e| e.text.as_str()));
-    let labels: Vec<Gold> = gold
-        .iter()
-        .map(|e| Gold::of(system, e.label.as_deref()))
-        .collect();
-    let summaries = summarize(&matrix, &rules, &labels);
+    let summaries = summarize_examples(file, &rules, &gold);
     (rules.iter().zip(&summaries).enumerate())
         .filter(|(_, (_, summary))| summary.incorrect >= summary.correct + MIN_WRONG_PAST_RIGHT)
         .map(|(rule, (labeling, summary))| LeftOutRule {
