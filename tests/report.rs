@@ -361,6 +361,7 @@ fn unlabeled_corpora_get_the_label_models_estimates() {
         network_from_gold: false,
         silence_teaches_default: false,
         encoder_teaches: false,
+        silence_rules_reach: None,
     });
     std::fs::write(
         folder.join(checkpoint::MANIFEST_FILE),

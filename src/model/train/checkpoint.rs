@@ -207,6 +207,9 @@ pub enum DevFigure {
     LabelModelAgreement,
     /// Where the sentence encoder's regression taught dev ([`LabelModelMetrics::encoder_teaches`]).
     EncoderAgreement,
+    /// Where dev's lines no rule fires on were taught past a filter's silence
+    /// ([`LabelModelMetrics::silence_rules_reach`]), and the others by the label model.
+    SilenceTeachingAgreement,
 }
 
 impl DevFigure {
@@ -216,6 +219,9 @@ impl DevFigure {
         match label_model {
             Some(used) if used.dev_from_label_model && used.encoder_teaches => {
                 DevFigure::EncoderAgreement
+            }
+            Some(used) if used.dev_from_label_model && used.silence_rules_reach.is_some() => {
+                DevFigure::SilenceTeachingAgreement
             }
             Some(used) if used.dev_from_label_model => DevFigure::LabelModelAgreement,
             _ => DevFigure::Accuracy,
@@ -228,6 +234,9 @@ impl DevFigure {
             DevFigure::Accuracy => "dev accuracy",
             DevFigure::LabelModelAgreement => "dev agreement with the label model",
             DevFigure::EncoderAgreement => "dev agreement with the encoder's regression",
+            DevFigure::SilenceTeachingAgreement => {
+                "dev agreement with the labels taught past the rules' silence"
+            }
         }
     }
 }
@@ -263,6 +272,13 @@ pub struct LabelModelMetrics {
     /// (`train/encoder_teacher.rs`); false in older manifests.
     #[serde(default)]
     pub encoder_teaches: bool,
+    /// Where a filter's silence was taught past the rules (`train/silence_teacher.rs`): the
+    /// estimated share of the rules' label's lines the rules fire on, by which each line no
+    /// rule fires on was taught that label at the sentence encoder's regression's
+    /// probability that a rule of it fires there, over this; absent otherwise and in older
+    /// manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub silence_rules_reach: Option<f64>,
 }
 
 /// How the n-gram regression beside a network was fitted.

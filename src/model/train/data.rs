@@ -20,6 +20,9 @@ use crate::model::train::encoder_teacher::{
 use crate::model::train::events::{FitError, FitEvent};
 use crate::model::train::learn::{LabeledSentence, MAX_TRAINING_BYTES, TrainError, evenly_spaced};
 use crate::model::train::settings::{MIN_DEFAULT_REACH, ModelKind, TrainingSettings};
+use crate::model::train::silence_teacher::{
+    DevGold, DevLine, Fired, SilenceTeaching, silence_teaching,
+};
 use crate::rules_file::RulesFile;
 
 /// The most labels of a train corpus that the rules do not name a network learns: beyond
@@ -176,10 +179,13 @@ pub(crate) fn training_data(
         let teacher = Teacher::fit(rules, system, train_examples)?;
         let silence_teaches_default =
             silence_speaks_for_default(system, &train, &teacher, train_examples);
-        let encoder = if silence_teaches_default {
-            None
+        let (encoder, past_silence) = if silence_teaches_default {
+            let past = teacher.past_silence(system, train_examples, dev_examples, cancelled)?;
+            (None, past)
         } else {
-            teacher.encoder_teaching(system, train_examples, dev_examples, cancelled)?
+            let taught =
+                teacher.encoder_teaching(system, train_examples, dev_examples, cancelled)?;
+            (taught, None)
         };
         let (soft, truncated) = match &encoder {
             Some(taught) => unlabeled(system, vocabulary, train_examples, max_tokens, |i| {
@@ -193,6 +199,9 @@ pub(crate) fn training_data(
                 teacher.probabilities(
                     &teacher.train_matrix,
                     settings.model.is_black_box() || silence_teaches_default,
+                    past_silence
+                        .as_ref()
+                        .map(|past| (past, &past.teaching.train[..])),
                 ),
             ),
         };
@@ -213,7 +222,13 @@ pub(crate) fn training_data(
                     vocabulary,
                     dev_examples,
                     max_tokens,
-                    teacher.probabilities(&teacher.matrix(dev_examples), true),
+                    teacher.probabilities(
+                        &teacher.matrix(dev_examples),
+                        true,
+                        past_silence
+                            .as_ref()
+                            .map(|past| (past, &past.teaching.dev[..])),
+                    ),
                 ),
             };
             // Dev is measured against the most probable label alone.
@@ -231,6 +246,7 @@ pub(crate) fn training_data(
             network_from_gold: network_from_gold(train.len(), vocabulary.is_some(), settings),
             silence_teaches_default,
             encoder_teaches: encoder.is_some(),
+            silence_rules_reach: past_silence.map(|past| past.teaching.reach),
         });
         let n_gold = train.len();
         for _ in 1..gold_repeats(n_gold, soft.len()) {
@@ -500,6 +516,84 @@ impl<'a> Teacher<'a> {
         Ok(taught)
     }
 
+    /// Where the silence teaches the default of a filter (two labels: the default and the
+    /// one the other rules name), the teaching of the lines no rule fires on past the rules'
+    /// silence (`silence_teacher.rs`), its train lines aligned with `train_examples` (a gold
+    /// line's `None`), or `None` where it does not teach.
+    fn past_silence(
+        &self,
+        system: &RuleSystem,
+        train_examples: &[Example],
+        dev_examples: &[Example],
+        cancelled: &dyn Fn() -> bool,
+    ) -> Result<Option<PastSilence>, FitError> {
+        let k = self.model.n_labels();
+        let Some(default) = system.default_label().map(|d| d.index()) else {
+            return Ok(None);
+        };
+        if k != 2 {
+            return Ok(None);
+        }
+        let label = 1 - default;
+        let of_label = |matrix: &LabelMatrix, i: usize| {
+            matrix
+                .fired(i)
+                .iter()
+                .any(|&r| self.rules[r].label == label)
+        };
+        let train_probabilities = self.model.probabilities(&self.train_matrix);
+        let unlabeled: Vec<usize> = (0..train_examples.len())
+            .filter(|&i| train_examples[i].label.is_none())
+            .collect();
+        let train: Vec<(&str, Fired)> = unlabeled
+            .iter()
+            .map(|&i| {
+                let fired = if self.train_matrix.fired(i).is_empty() {
+                    Fired::Silent
+                } else {
+                    Fired::Rule {
+                        of_label: of_label(&self.train_matrix, i),
+                        label_model: train_probabilities[i * k + label],
+                    }
+                };
+                (train_examples[i].text.as_str(), fired)
+            })
+            .collect();
+        let dev_matrix = self.matrix(dev_examples);
+        let dev_probabilities = self.model.probabilities(&dev_matrix);
+        let dev_gold = gold_labels(system, dev_examples);
+        let dev: Vec<DevLine> = dev_examples
+            .iter()
+            .enumerate()
+            .map(|(i, example)| DevLine {
+                text: &example.text,
+                fired: !dev_matrix.fired(i).is_empty(),
+                gold: dev_gold[i].label().filter(|&g| g < k).map(|g| DevGold {
+                    of_label: g == label,
+                    label_model: dev_probabilities[i * k + g],
+                }),
+            })
+            .collect();
+        let Some(mut teaching) = silence_teaching(&train, &dev, cancelled)
+            .map_err(|error| FitError::Config(format!("the sentence encoder: {error}")))?
+        else {
+            if cancelled() {
+                return Err(TrainError::Cancelled.into());
+            }
+            return Ok(None);
+        };
+        let mut aligned = vec![None; train_examples.len()];
+        for (&i, q) in unlabeled.iter().zip(teaching.train) {
+            aligned[i] = q;
+        }
+        teaching.train = aligned;
+        Ok(Some(PastSilence {
+            teaching,
+            label,
+            default,
+        }))
+    }
+
     /// How much of the probability the label model gives label `default` on the lines of
     /// `train_examples` (those it was fitted on) without a gold label lies on lines some rule
     /// fired on: the share of the default's estimated lines the rules reach; `None` where it
@@ -521,18 +615,43 @@ impl<'a> Teacher<'a> {
         (total > 0.0).then(|| reached / total)
     }
 
-    /// Line `i` of `matrix`'s probabilities, where `all_lines` or some rule fired on it.
+    /// Line `i` of `matrix`'s probabilities, where `all_lines` or some rule fired on it;
+    /// where `past` teaches line `i` past a filter's silence (its per-line probabilities of
+    /// the rules' label), that teaching instead.
     fn probabilities<'m>(
         &self,
         matrix: &'m LabelMatrix,
         all_lines: bool,
+        past: Option<(&'m PastSilence, &'m [Option<f32>])>,
     ) -> impl FnMut(usize) -> Option<Vec<f32>> + 'm {
         let k = self.model.n_labels();
         let all = self.model.probabilities(matrix);
         move |i: usize| {
+            if let Some(q) = past.and_then(|(past, taught)| Some(past.row(taught[i]?))) {
+                return Some(q);
+            }
             (all_lines || !matrix.fired(i).is_empty())
                 .then(|| all[i * k..(i + 1) * k].iter().map(|&p| p as f32).collect())
         }
+    }
+}
+
+/// The teaching past a filter's silence (`Teacher::past_silence`): the rules' label and the
+/// default, by index.
+struct PastSilence {
+    teaching: SilenceTeaching,
+    label: usize,
+    default: usize,
+}
+
+impl PastSilence {
+    /// The probabilities taught a line past the silence: the rules' label at `q`, the
+    /// default at the rest.
+    fn row(&self, q: f32) -> Vec<f32> {
+        let mut row = vec![0.0; 2];
+        row[self.label] = q;
+        row[self.default] = 1.0 - q;
+        row
     }
 }
 
@@ -723,6 +842,7 @@ mod tests {
             network_from_gold,
             silence_teaches_default: false,
             encoder_teaches: false,
+            silence_rules_reach: None,
         };
         assert_eq!(network_lines(Some(used(true)), 3_678), 46);
         assert_eq!(network_lines(Some(used(false)), 3_678), 3_678);

@@ -135,13 +135,25 @@ fn label_model_lines(used: &LabelModelMetrics) -> Vec<String> {
                 100.0 * MIN_DEFAULT_REACH
             ));
     }
+    if let Some(reach) = used.silence_rules_reach {
+        lines.push(format!(
+            "past the rules' silence, each line no rule fires on is taught the rules' label at a regression's probability, on the sentence encoder's vectors ({ENCODER_NAME}), that a rule of it fires there, over {:.1}%: the share of that label's lines the rules are estimated to fire on",
+            100.0 * reach
+        ));
+    }
     if used.network_from_gold {
         lines.push("the network learns from the gold lines; the n-gram regression beside it from them and the taught ones".to_string());
     }
     if used.dev_from_label_model {
         lines.push(format!(
-                "dev has no gold label: training stops on agreement with {}'s most probable label of each dev line",
-                if used.encoder_teaches { "the encoder's regression" } else { "the label model" }
+                "dev has no gold label: training stops on agreement with {} of each dev line",
+                if used.encoder_teaches {
+                    "the encoder's regression's most probable label"
+                } else if used.silence_rules_reach.is_some() {
+                    "the most probable label taught (past the rules' silence where no rule fires, else the label model's)"
+                } else {
+                    "the label model's most probable label"
+                }
             ));
     }
     lines

@@ -20,4 +20,5 @@ pub(crate) mod members;
 mod ngram_fit;
 pub(crate) mod open_vocabulary;
 pub(crate) mod settings;
+mod silence_teacher;
 pub(crate) mod warm;
