@@ -105,13 +105,9 @@ pub(crate) fn encoder_teaching(
         return Ok(None);
     }
     let texts: Vec<&str> = train.texts.iter().chain(&dev.texts).copied().collect();
-    let Some(vectors) = line_vectors(&texts, cancelled)? else {
+    let Some(mut train_rows) = encoded_rows(&texts, cancelled)? else {
         return Ok(None);
     };
-    let mut train_rows: Vec<SparseRow> = vectors
-        .chunks(DIM)
-        .map(|v| (0u32..).zip(v.iter().copied()).collect())
-        .collect();
     let dev_rows = train_rows.split_off(train.texts.len());
     let taught = |skip_fold: Option<usize>| -> Vec<(SparseRow, Target)> {
         let mut taught = Vec::new();
@@ -180,6 +176,20 @@ pub(crate) fn encoder_teaching(
     Ok(Some(EncoderTeaching {
         train: train_probabilities,
         dev: dev_probabilities,
+    }))
+}
+
+/// Each text's encoder vector as a regression row, or `None` where `cancelled` said so
+/// first ([`line_vectors`]).
+pub(crate) fn encoded_rows(
+    texts: &[&str],
+    cancelled: &dyn Fn() -> bool,
+) -> candle_core::Result<Option<Vec<SparseRow>>> {
+    Ok(line_vectors(texts, cancelled)?.map(|vectors| {
+        vectors
+            .chunks(DIM)
+            .map(|v| (0u32..).zip(v.iter().copied()).collect())
+            .collect()
     }))
 }
 

@@ -22,10 +22,10 @@
 //! ([`silence_teaching`]). Measured in `docs/results.md` ("The rules' label past their
 //! silence"): SMS's spam rules alone, no gold label, dev 91.80 → 97.00 %.
 
-use crate::model::encoder::{DIM, line_vectors};
+use crate::model::encoder::DIM;
 use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::threads::on_two_threads;
-use crate::model::train::encoder_teacher::MAX_ENCODER_LINES;
+use crate::model::train::encoder_teacher::{MAX_ENCODER_LINES, encoded_rows};
 
 /// The fewest unlabeled train lines a rule of the label must fire on for `g` to be fitted:
 /// with fewer, `c`, a mean over them, is noise. The fewest measured here, where it gained,
@@ -105,13 +105,9 @@ pub(crate) fn silence_teaching(
         .map(|(text, _)| *text)
         .chain(dev.iter().map(|line| line.text))
         .collect();
-    let Some(vectors) = line_vectors(&texts, cancelled)? else {
+    let Some(mut rows) = encoded_rows(&texts, cancelled)? else {
         return Ok(None);
     };
-    let mut rows: Vec<SparseRow> = vectors
-        .chunks(DIM)
-        .map(|v| (0u32..).zip(v.iter().copied()).collect())
-        .collect();
     let dev_rows = rows.split_off(train.len());
     let taught = |skip_fold: Option<usize>| -> Vec<(SparseRow, Target)> {
         (0..train.len())
