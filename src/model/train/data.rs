@@ -535,12 +535,6 @@ impl<'a> Teacher<'a> {
             return Ok(None);
         }
         let label = 1 - default;
-        let of_label = |matrix: &LabelMatrix, i: usize| {
-            matrix
-                .fired(i)
-                .iter()
-                .any(|&r| self.rules[r].label == label)
-        };
         let train_probabilities = self.model.probabilities(&self.train_matrix);
         let unlabeled: Vec<usize> = (0..train_examples.len())
             .filter(|&i| train_examples[i].label.is_none())
@@ -548,11 +542,12 @@ impl<'a> Teacher<'a> {
         let train: Vec<(&str, Fired)> = unlabeled
             .iter()
             .map(|&i| {
-                let fired = if self.train_matrix.fired(i).is_empty() {
+                let rules = self.train_matrix.fired(i);
+                let fired = if rules.is_empty() {
                     Fired::Silent
                 } else {
                     Fired::Rule {
-                        of_label: of_label(&self.train_matrix, i),
+                        of_label: rules.iter().any(|&r| self.rules[r].label == label),
                         label_model: train_probabilities[i * k + label],
                     }
                 };
