@@ -193,8 +193,8 @@ pub(crate) fn encoded_rows(
     }))
 }
 
-/// The mean negative log of the probabilities given the gold labels.
-fn mean_log_loss(probabilities: impl Iterator<Item = f64>) -> f64 {
+/// The mean negative log of the probabilities given the gold labels (infinite for none).
+pub(crate) fn mean_log_loss(probabilities: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = probabilities.fold((0.0, 0usize), |(sum, n), p| {
         (sum - p.max(1e-12).ln(), n + 1)
     });

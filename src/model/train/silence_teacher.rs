@@ -25,7 +25,7 @@
 use crate::model::encoder::DIM;
 use crate::model::nn::softmax_regression::{SoftmaxRegression, SparseRow, Target};
 use crate::model::nn::threads::on_two_threads;
-use crate::model::train::encoder_teacher::{MAX_ENCODER_LINES, encoded_rows};
+use crate::model::train::encoder_teacher::{MAX_ENCODER_LINES, encoded_rows, mean_log_loss};
 
 /// The fewest unlabeled train lines a rule of the label must fire on for `g` to be fitted:
 /// with fewer, `c`, a mean over them, is noise. The fewest measured here, where it gained,
@@ -159,17 +159,17 @@ pub(crate) fn silence_teaching(
     let dev_g: Vec<f64> = dev_rows.iter().map(|row| g_of(&fits[FOLDS], row)).collect();
     // The log loss of each teacher on dev's gold lines: where a rule fired both teach the
     // label model's probabilities, so only the silent lines tell them apart.
-    let (mut silence, mut label_model, mut n_gold) = (0.0, 0.0, 0usize);
-    for (line, &g) in dev.iter().zip(&dev_g) {
-        let (Some(gold), false) = (line.gold, line.fired) else {
-            continue;
-        };
-        let q = share(g);
-        silence -= if gold.of_label { q } else { 1.0 - q }.max(1e-12).ln();
-        label_model -= gold.label_model.max(1e-12).ln();
-        n_gold += 1;
-    }
-    if n_gold > 0 && silence >= label_model {
+    let silent_gold: Vec<(DevGold, f64)> = dev
+        .iter()
+        .zip(&dev_g)
+        .filter(|(line, _)| !line.fired)
+        .filter_map(|(line, &g)| Some((line.gold?, share(g))))
+        .collect();
+    let past_silence_loss = mean_log_loss(
+        (silent_gold.iter()).map(|&(gold, q)| if gold.of_label { q } else { 1.0 - q }),
+    );
+    let label_model_loss = mean_log_loss(silent_gold.iter().map(|(gold, _)| gold.label_model));
+    if !silent_gold.is_empty() && past_silence_loss >= label_model_loss {
         return Ok(None);
     }
     let silent = |fired: &Fired| matches!(fired, Fired::Silent);
